@@ -1,0 +1,30 @@
+"""Entry point of the ``noisefloor`` command: the top-level click group.
+
+Each command group lives in its own module of :mod:`noisefloor.cli` and is attached here.
+"""
+
+from __future__ import annotations
+
+import click
+
+from noisefloor import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="noisefloor")
+def cli() -> None:
+    """Is a claimed multi-agent LLM gain real, or inside the run-to-run noise floor?"""
+
+
+def _attach() -> None:
+    # One line per command module; each module exposes the click object(s) it defines.
+    from noisefloor.cli import audit, contrast, floor, log, passk
+
+    cli.add_command(audit.audit)
+    cli.add_command(floor.floor)
+    cli.add_command(contrast.contrast)
+    cli.add_command(passk.passk)
+    cli.add_command(log.log)
+
+
+_attach()
