@@ -1,0 +1,102 @@
+"""The versioned trial-record schema: one JSON object per trial.
+
+Every reader in :mod:`noisefloor.logs` (strict JSONL, tau2-bench, tau-bench, the noise-floor
+paper's per-protocol layout) produces :class:`TrialRecord` objects, and the harness and the
+coordination protocols write them, so everything downstream reads one shape.
+
+``noisefloor log schema`` prints :func:`trial_record_json_schema`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+#: The schema version written by this release. Readers accept exactly the versions listed in
+#: :data:`SUPPORTED_SCHEMA_VERSIONS`.
+SCHEMA_VERSION = "1"
+SUPPORTED_SCHEMA_VERSIONS = ("1",)
+
+#: Columns of the trial DataFrame, in order (see :func:`noisefloor.logs.load_trials`).
+KEY_FIELDS = ("benchmark", "model", "protocol", "seed", "task_id", "trial")
+
+
+class TrialRecord(BaseModel):
+    """One attempt of one task by one configuration.
+
+    Required fields must be present in every record; ``reward`` and ``termination_reason``
+    may be ``null`` but not missing (a missing field and an explicit null stay different:
+    ``reward: null`` means the trial never produced a reward, a missing ``reward`` is an error).
+
+    Attributes
+    ----------
+    schema_version : str
+        Version of this schema; currently ``"1"``.
+    benchmark : str
+        Benchmark and domain, e.g. ``"tau2/retail"``.
+    model : str
+        Model (or model pair) under test.
+    protocol : str
+        Coordination configuration under test (``no_coord``, ``pull``, ``intercept``, ...).
+    seed : int or None
+        Run seed; ``None`` when the source log does not record one.
+    task_id : str
+        Task identifier, always a string (``"007"`` is never coerced to ``7``).
+    trial : int
+        Index of the attempt within the run, >= 0.
+    reward : float or None
+        Reward on [0, 1]; ``None`` when the trial never ran (harness or infrastructure error).
+    termination_reason : str or None
+        Why the trial ended (``"user_stop"``, ``"max_steps"``, ``"harness_error:..."``, ...).
+    infrastructure_error : bool
+        True when the trial failed for reasons outside the agent (API outage, harness crash).
+    store_events_at_start : int or None, optional
+        Number of events in the task's coordination store when the trial started.
+    injections : int or None, optional
+        Number of coordination injections (e.g. ``[PEER-WARNING]`` blocks) during the trial.
+    first_request_sha256 : str or None, optional
+        Hex SHA-256 of the first model request, used to certify clean null contrasts.
+    extra : dict or None, optional
+        Free-form metadata carried through unchanged.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    schema_version: Literal["1"]
+    benchmark: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    protocol: str = Field(min_length=1)
+    seed: int | None
+    task_id: str = Field(min_length=1)
+    trial: int = Field(ge=0)
+    reward: float | None
+    termination_reason: str | None
+    infrastructure_error: bool
+    store_events_at_start: int | None = Field(default=None, ge=0)
+    injections: int | None = Field(default=None, ge=0)
+    first_request_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    extra: dict[str, Any] | None = None
+
+    @field_validator("reward", mode="before")
+    @classmethod
+    def _reward_in_unit_interval(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("reward must be a number in [0, 1] or null, not a boolean")
+        if isinstance(value, int):
+            value = float(value)
+        if isinstance(value, float):
+            if math.isnan(value) or math.isinf(value):
+                raise ValueError(f"reward must be a finite number in [0, 1] or null, got {value}")
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"reward must lie in [0, 1], got {value}")
+        return value
+
+
+def trial_record_json_schema() -> dict[str, Any]:
+    """Return the JSON Schema (draft 2020-12) of :class:`TrialRecord` as a dict."""
+    schema = TrialRecord.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"noisefloor/trial-record/v{SCHEMA_VERSION}"
+    return schema
