@@ -1,0 +1,193 @@
+"""The task interface every collaboration-tax task implements.
+
+A task turns a seed into an :class:`Instance` (the whole problem, what the solo control
+reads), splits it into two private :class:`View` objects whose union is necessary for the
+answer, renders each as text, states the prompts, and grades an answer deterministically on
+[0, 1]. Answers are plain JSON-serialisable Python values whose shape each task documents in
+``answer_format``.
+
+Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), sections 1 and 7.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+#: Message prefix that marks the partner's messages in a collaborative dialogue.
+OTHER_AGENT_PREFIX = "[other agent]:"
+#: Termination marker: the line that commits the pair (or the solo agent) to an answer.
+FINAL_MARKER = "FINAL ANSWER:"
+
+DIFFICULTIES = (0, 1, 2)
+DEFAULT_DIFFICULTY = 1
+
+FAMILIES = ("spatial", "relational", "csp")
+
+
+class _Unparsed:
+    """Sentinel for free text the task's parser could not read as an answer (scores 0)."""
+
+    _instance: ClassVar[_Unparsed | None] = None
+
+    def __new__(cls) -> _Unparsed:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNPARSED"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNPARSED = _Unparsed()
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One generated problem.
+
+    Attributes
+    ----------
+    task : str
+        Registered task name.
+    seed : int
+        Seed it was generated from; the same (task, seed, difficulty) gives the same instance.
+    difficulty : int
+        0 (easy), 1 (default) or 2 (hard).
+    data : dict
+        Task-specific content (JSON-serialisable): the complete problem.
+    conventions : dict
+        Declared surface conventions of each view, ``{"a": {...}, "b": {...}}`` (origin corner,
+        axis order, index base, naming, unit, timezone, date format, ...). The two must differ
+        in at least one key.
+    """
+
+    task: str
+    seed: int
+    difficulty: int
+    data: dict[str, Any]
+    conventions: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class View:
+    """One agent's private half of an instance.
+
+    Attributes
+    ----------
+    agent : str
+        ``"a"`` or ``"b"``.
+    data : dict
+        The facts this agent holds, already expressed in its own conventions.
+    conventions : dict
+        This view's surface conventions (same as ``instance.conventions[agent]``).
+    """
+
+    agent: str
+    data: dict[str, Any]
+    conventions: dict[str, Any] = field(default_factory=dict)
+
+
+class Task(ABC):
+    """Base class of a split-view task. Subclass it and decorate with :func:`harness.register`.
+
+    Subclasses set the class attributes ``name``, ``family`` (one of :data:`FAMILIES`),
+    ``description`` (one line) and ``answer_format`` (how to write an answer after the
+    termination marker, with an example), and implement the abstract methods.
+    """
+
+    name: ClassVar[str]
+    family: ClassVar[str]
+    description: ClassVar[str]
+    answer_format: ClassVar[str]
+
+    # ----- the problem ---------------------------------------------------------------
+    @abstractmethod
+    def generate(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> Instance:
+        """Deterministically generate an instance from ``seed`` (use ``random.Random(seed)``
+        or ``numpy.random.default_rng(seed)``; never global state)."""
+
+    @abstractmethod
+    def split(self, instance: Instance) -> tuple[View, View]:
+        """Partition the instance into two views whose union is necessary for the answer."""
+
+    @abstractmethod
+    def render(self, instance: Instance) -> str:
+        """The full instance as text: everything the solo control reads."""
+
+    @abstractmethod
+    def render_view(self, view: View) -> str:
+        """One view as text, exactly as that agent reads it."""
+
+    @abstractmethod
+    def oracle(self, instance: Instance) -> Any:
+        """The correct answer (by BFS, topological sort, constraint solving, ...)."""
+
+    @abstractmethod
+    def parse(self, text: str) -> Any:
+        """Parse an answer written in ``answer_format``; return :data:`UNPARSED` when the text
+        cannot be read. Must never raise on arbitrary text."""
+
+    @abstractmethod
+    def grade(self, instance: Instance, answer: Any) -> float:
+        """Deterministic score on [0, 1]: 1.0 exactly for a correct answer, documented partial
+        credit otherwise, 0.0 for no answer (``None`` or :data:`UNPARSED`)."""
+
+    @abstractmethod
+    def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
+        """Union-necessity probe: a new instance that keeps view ``keep`` ("a" or "b")
+        exactly as it is and regenerates the other half from ``seed``. For some seeds the
+        oracle answer of the result must differ from ``oracle(instance)``."""
+
+    # ----- prompts (shared wording; tasks may extend) ---------------------------------
+    def solo_prompt(self, instance: Instance) -> str:
+        """System+user prompt of the solo control on the full instance."""
+        return (
+            f"You are solving a {self.family} puzzle on your own.\n\n"
+            f"{self.render(instance)}\n\n"
+            f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
+            f"your answer in this format: {self.answer_format}"
+        )
+
+    def agent_prompt(self, view: View) -> str:
+        """Prompt of one collaborating agent: its private view, the partner's message prefix
+        and the termination marker with the answer format."""
+        return (
+            f"You and another agent are solving a {self.family} puzzle together. Each of you "
+            "holds a private part of the information; neither part is enough on its own, and "
+            "the other agent may describe things in different conventions than yours.\n"
+            f"Messages from your partner arrive prefixed with '{OTHER_AGENT_PREFIX}'. Whatever "
+            "you write is sent to your partner.\n\n"
+            f"Your private information:\n{self.render_view(view)}\n\n"
+            f"When both of you agree, either of you ends the dialogue by writing one line that "
+            f"starts with '{FINAL_MARKER}' followed by the answer in this format: "
+            f"{self.answer_format}"
+        )
+
+    # ----- answers -------------------------------------------------------------------
+    def extract_answer(self, text: str) -> Any:
+        """Find the last termination marker in ``text`` and parse what follows it.
+
+        Returns :data:`UNPARSED` when there is no marker or the parser cannot read it.
+        """
+        if not isinstance(text, str):
+            return UNPARSED
+        matches = list(re.finditer(re.escape(FINAL_MARKER), text, flags=re.IGNORECASE))
+        if not matches:
+            return UNPARSED
+        tail = text[matches[-1].end():].strip()
+        try:
+            return self.parse(tail)
+        except Exception:  # a parser bug must not crash a run; the answer is unreadable
+            return UNPARSED
+
+    def views(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> tuple[Instance, View, View]:
+        """Convenience: generate and split in one call."""
+        instance = self.generate(seed, difficulty)
+        a, b = self.split(instance)
+        return instance, a, b

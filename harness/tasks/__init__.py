@@ -1,0 +1,1 @@
+"""Task modules, one per family (``spatial``, ``relational``, ``csp``); importing them registers the tasks."""
