@@ -1,0 +1,110 @@
+"""The coordination-active subset: where the coordination mechanism had a chance to act.
+
+Noise-floor paper, "The coordination-active subset": tasks where both compared protocols
+failed trial 0, so both task-scoped stores hold peer events at trial 1; the protocols are then
+compared on trial 1. Where ``store_events_at_start`` is logged, the subset can instead be the
+tasks whose store was non-empty at the start of trial 1 in both arms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.stats import _validate
+from noisefloor.stats.contrasts import Contrast, paired_contrast
+from noisefloor.stats.passk import PassHatK, is_success, pass_hat_k
+
+
+def coordination_active_tasks(
+    trials: pd.DataFrame, a: str, b: str, *, definition: str = "failed_trial0", trial: int = 1
+) -> tuple[str, ...]:
+    """Task ids of the coordination-active subset of contrast ``a-b``.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records of one benchmark, model and seed (columns ``protocol``, ``task_id``,
+        ``trial``, ``reward``; ``store_events_at_start`` for ``definition="store"``).
+    a, b : str
+        The two protocols.
+    definition : {"failed_trial0", "store"}, default "failed_trial0"
+        ``"failed_trial0"``: both protocols failed trial 0 (reward defined and not within 1e-6
+        of 1). ``"store"``: ``store_events_at_start > 0`` at ``trial`` in both arms.
+    trial : int, default 1
+        The trial the contrast is compared on (used by ``definition="store"``).
+
+    Returns
+    -------
+    tuple of str
+        Sorted task ids.
+
+    Raises
+    ------
+    ValueError
+        On an unknown definition, or ``definition="store"`` without a logged store size.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"protocol": ["p", "p", "q", "q"], "task_id": ["1", "2", "1", "2"],
+    ...                   "trial": 0, "reward": [0.0, 1.0, 0.0, 0.0]})
+    >>> coordination_active_tasks(t, "p", "q")
+    ('1',)
+    """
+    _validate.choice("definition", definition, ("failed_trial0", "store"))
+    sets = []
+    for proto in (a, b):
+        if definition == "failed_trial0":
+            rows = trials[(trials["protocol"].astype(str) == proto) & (trials["trial"] == 0)]
+            reward = rows["reward"].astype(float).to_numpy()
+            failed = ~np.isnan(reward) & ~is_success(reward)
+            sets.append(set(rows["task_id"].astype(str).to_numpy()[failed]))
+        else:
+            if "store_events_at_start" not in trials.columns:
+                raise ValueError("definition='store' needs a store_events_at_start column")
+            rows = trials[(trials["protocol"].astype(str) == proto) & (trials["trial"] == trial)]
+            events = rows["store_events_at_start"]
+            if events.isna().all():
+                raise ValueError(f"protocol {proto!r} trial {trial}: store_events_at_start is not "
+                                 "logged; use definition='failed_trial0'")
+            active = events.fillna(0).astype(int).to_numpy() > 0
+            sets.append(set(rows["task_id"].astype(str).to_numpy()[active]))
+    return tuple(sorted(sets[0] & sets[1]))
+
+
+def coordination_active_contrast(
+    trials: pd.DataFrame, a: str, b: str, *, definition: str = "failed_trial0", trial: int = 1,
+    infrastructure_errors: str = "exclude",
+) -> Contrast:
+    """Contrast ``a-b`` on ``trial`` restricted to the coordination-active subset.
+
+    Parameters and errors as in :func:`coordination_active_tasks` and
+    :func:`~noisefloor.stats.contrasts.paired_contrast`.
+
+    Returns
+    -------
+    Contrast
+        W/L/T and the uncorrected sign test on the subset (the paper reports 1.00, 0.29 and
+        0.33 for its three contrasts).
+    """
+    subset = coordination_active_tasks(trials, a, b, definition=definition, trial=trial)
+    return paired_contrast(trials, a, b, trial=trial, tasks=subset,
+                           infrastructure_errors=infrastructure_errors)
+
+
+def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -> PassHatK:
+    """pass^k over the trials whose store was non-empty at trial start.
+
+    The noise-floor paper's minimum reporting protocol: pass^k restricted to trials where the
+    coordination mechanism was logically active (``store_events_at_start > 0``).
+
+    Raises
+    ------
+    ValueError
+        If ``store_events_at_start`` is not logged.
+    """
+    if "store_events_at_start" not in trials.columns or trials["store_events_at_start"].isna().all():
+        raise ValueError("coordination-active pass^k needs store_events_at_start in the trial log")
+    active = trials[trials["store_events_at_start"].fillna(0).astype(int) > 0]
+    return pass_hat_k(active, k, **kwargs)
