@@ -11,6 +11,7 @@ Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), 
 
 from __future__ import annotations
 
+import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -185,6 +186,62 @@ class Task(ABC):
             return self.parse(tail)
         except Exception:  # a parser bug must not crash a run; the answer is unreadable
             return UNPARSED
+
+    # ----- optional hooks used by the property tests (tests/harness/test_properties.py) --
+    def format_answer(self, answer: Any) -> str:
+        """Write ``answer`` as text in ``answer_format`` (what follows the termination marker).
+
+        The default is ``json.dumps(answer)``. The property tests check the round trip
+        ``grade(instance, parse(format_answer(oracle(instance)))) == 1`` only for tasks that
+        override this method.
+        """
+        return json.dumps(answer)
+
+    def corrupt(self, instance: Instance, answer: Any) -> Any:
+        """A wrong variant of a correct ``answer``; the property tests require that it scores
+        below 1. Override it when the generic mutation below may stay correct for your task.
+
+        Default: a list or tuple of two or more items is reversed (or loses its last item if
+        reversing changes nothing), a one-item list becomes empty, a dict gets its first value
+        replaced by the string ``"<corrupted>"``, a string gets ``"<corrupted>"`` appended, a
+        bool is negated, a number gets 1 added.
+        """
+        if isinstance(answer, (list, tuple)):
+            items = list(answer)
+            if len(items) >= 2:
+                rev = items[::-1]
+                return rev if rev != items else items[:-1]
+            return []
+        if isinstance(answer, dict):
+            if not answer:
+                return {"<corrupted>": "<corrupted>"}
+            out = dict(answer)
+            out[next(iter(out))] = "<corrupted>"
+            return out
+        if isinstance(answer, str):
+            return answer + "<corrupted>"
+        if isinstance(answer, bool):
+            return not answer
+        if isinstance(answer, (int, float)):
+            return answer + 1
+        return UNPARSED
+
+    def naive_answer(self, instance: Instance) -> Any:
+        """Surface-friction probe: the answer a solver gets by pasting the two views together
+        verbatim, reading every fact of view ``b`` as if it were written in view ``a``'s
+        conventions, and solving that (``None`` if the pasted problem has no answer).
+
+        Return ``NotImplemented`` (the default) when the task cannot define it; the
+        surface-friction test then only checks that the declared conventions differ.
+        """
+        return NotImplemented
+
+    def solve_text(self, text: str) -> Any:
+        """A solver that reads only the full rendering ``render(instance)`` and returns the
+        answer; ``NotImplemented`` (the default) when the task has none. Used by the
+        solo-tractability test to show the rendering contains everything needed.
+        """
+        return NotImplemented
 
     def views(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> tuple[Instance, View, View]:
         """Convenience: generate and split in one call."""
