@@ -1,0 +1,462 @@
+"""The noise floor: how far apart two runs that cannot differ land.
+
+A null contrast compares two arms that cannot differ by construction: trial 0 across
+protocols (every store is empty, every reader a no-op) or a re-run of one configuration
+against itself. A *clean* null contrast also has byte-identical first requests. From the
+per-seed W/L/T of the null contrasts, :func:`noise_floor` pools each contrast over seeds by
+summing counts and reports
+
+- the **floor**: the pooled upper 95% bound of the clean contrast(s),
+- the **envelope**: the largest pooled upper bound over all null contrasts,
+- the spread of the null gaps and the number of informative (untied) pairs.
+
+Source: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired
+Noise-Floor Protocol for Multi-Agent LLM Benchmarks" (``shared/seeds/001_*.txt``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.stats.contrasts import paired_contrast
+from noisefloor.stats.multiplicity import adjust_pvalues
+from noisefloor.stats.paired import sign_test
+from noisefloor.stats.pooling import gap_variance, pool_random_effects
+
+#: Columns of a null-contrast count table (input of :func:`noise_floor`).
+NULL_COLUMNS = ("contrast", "kind", "clean", "seed", "wins", "losses", "ties")
+
+POOLED = "pooled"
+
+
+def excursion_bound(ci_low: float, ci_high: float) -> float:
+    """Upper bound of the gap's interval in the direction of its larger excursion.
+
+    ``max(ci_high, -ci_low)``: for a null contrast the sign of ``a-b`` is arbitrary, so the
+    floor must not depend on which arm is written first. On the noise-floor paper's
+    contrasts, written in the paper's orientation, this equals the upper CI.
+
+    Examples
+    --------
+    >>> excursion_bound(-0.0244, 0.1182), excursion_bound(-0.2, 0.05)
+    (0.1182, 0.2)
+    """
+    if math.isnan(ci_low) or math.isnan(ci_high):
+        return math.nan
+    return max(ci_high, -ci_low)
+
+
+@dataclass(frozen=True)
+class NoiseFloor:
+    """Result of :func:`noise_floor`.
+
+    Attributes
+    ----------
+    floor : float
+        Pooled upper bound (proportion) of the clean null contrast; the largest one if several
+        are clean. When no contrast is certified clean, the bound over all null contrasts
+        (then ``basis == "null"`` and ``reason`` says so). NaN without informative pairs.
+    floor_contrast : str
+        The contrast that sets the floor.
+    envelope : float
+        Largest pooled upper bound over all null contrasts (proportion).
+    envelope_contrast : str
+        The contrast that sets the envelope.
+    basis : str
+        ``"clean"`` or ``"null"`` (no clean contrast available).
+    null_gap_sd : float
+        Standard deviation (ddof=1) of the per-seed null gaps: the run-to-run sigma used by the
+        monitors. NaN with fewer than two gaps.
+    null_gap_min, null_gap_max : float
+        Smallest and largest per-seed null gap.
+    n_informative : int
+        Untied pairs summed over every per-seed null contrast.
+    n_seeds : int
+        Number of distinct seeds.
+    per_seed_floor : dict
+        Seed -> bound of the clean contrast(s) at that seed.
+    confidence : float
+        Interval level (default 0.95).
+    reason : str
+        Caveats (no clean contrast, undefined values); empty otherwise.
+    table : pandas.DataFrame
+        One row per (contrast, seed) and per pooled contrast (``seed == "pooled"``); see
+        :meth:`to_frame`.
+    """
+
+    floor: float
+    floor_contrast: str
+    envelope: float
+    envelope_contrast: str
+    basis: str
+    null_gap_sd: float
+    null_gap_min: float
+    null_gap_max: float
+    n_informative: int
+    n_seeds: int
+    per_seed_floor: dict
+    confidence: float
+    reason: str
+    table: pd.DataFrame = field(repr=False, compare=False)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Per-seed and pooled null contrasts.
+
+        Columns: ``contrast, kind, clean, seed, wins, losses, ties, n, gap, p_value,
+        p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``p_bonferroni`` corrects over the
+        null contrasts of the same seed (or of the pooled family); ``bound`` is
+        :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
+        between-seed standard deviation of the gap.
+        """
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """Plain-dict view (JSON-ready) with the table as a list of records."""
+        return {
+            "floor": self.floor,
+            "floor_contrast": self.floor_contrast,
+            "envelope": self.envelope,
+            "envelope_contrast": self.envelope_contrast,
+            "basis": self.basis,
+            "null_gap_sd": self.null_gap_sd,
+            "null_gap_min": self.null_gap_min,
+            "null_gap_max": self.null_gap_max,
+            "n_informative": self.n_informative,
+            "n_seeds": self.n_seeds,
+            "per_seed_floor": {str(k): v for k, v in self.per_seed_floor.items()},
+            "confidence": self.confidence,
+            "reason": self.reason,
+            "contrasts": self.table.to_dict(orient="records"),
+        }
+
+
+def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
+    rows = []
+    for rec in frame.to_dict(orient="records"):
+        t = sign_test(rec["wins"], rec["losses"], rec["ties"], confidence=confidence)
+        rows.append({**rec, "n": t.n, "gap": t.gap, "p_value": t.p_value, "ci_low": t.ci_low,
+                     "ci_high": t.ci_high, "bound": excursion_bound(t.ci_low, t.ci_high),
+                     "reason": t.reason})
+    return rows
+
+
+def _bonferroni(rows: list[dict], family_key) -> None:
+    families: dict = {}
+    for i, r in enumerate(rows):
+        families.setdefault(family_key(r), []).append(i)
+    for idx in families.values():
+        adj = adjust_pvalues([rows[i]["p_value"] for i in idx], method="bonferroni")
+        for i, p in zip(idx, adj.p_adjusted):
+            rows[i]["p_bonferroni"] = p
+
+
+def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> NoiseFloor:
+    """The noise floor and envelope from per-seed counts of null contrasts.
+
+    Parameters
+    ----------
+    null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
+        One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
+        (bool), ``seed``, ``wins``, ``losses``, ``ties`` (non-negative ints) and optionally
+        ``kind`` (``"trial0"`` or ``"aa"``). Build it with :func:`null_contrasts_from_counts`
+        or :func:`null_contrasts_from_trials`.
+    confidence : float, default 0.95
+        Interval level.
+
+    Returns
+    -------
+    NoiseFloor
+        Floor, envelope, spread of null gaps, informative pairs, and the full table.
+
+    Raises
+    ------
+    ValueError
+        If the table is empty, a column is missing, a count is negative or not an integer, or
+        a (contrast, seed) pair appears twice.
+
+    Notes
+    -----
+    Each contrast is pooled over seeds by summing W/L/T (the paper's method) and its
+    Wilson-mapped interval computed (:func:`~noisefloor.stats.paired.sign_test`). A
+    contrast's bound is :func:`excursion_bound` of that interval. floor = max bound over
+    clean contrasts, envelope = max bound over all null contrasts. The random-effects tau
+    of each contrast (DerSimonian-Laird over per-seed gaps) is reported beside it.
+
+    References
+    ----------
+    Kaliyev & Maryanskyy (2026), section "The noise floor": the clean-contrast pooled upper CI
+    is about 12 pp and the largest pooled upper CI about 15 pp.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"contrast": ["no_coord-intercept"] * 2 + ["pull-intercept"] * 2,
+    ...                   "clean": [True, True, False, False], "seed": [1, 2, 1, 2],
+    ...                   "wins": [21, 13, 27, 18], "losses": [11, 13, 9, 21],
+    ...                   "ties": [68, 74, 64, 61]})
+    >>> f = noise_floor(t)
+    >>> round(f.floor, 3), round(f.envelope, 3), f.envelope_contrast
+    (0.118, 0.153, 'pull-intercept')
+    """
+    if not isinstance(null_contrasts, pd.DataFrame):
+        raise TypeError(f"null_contrasts must be a DataFrame, got {type(null_contrasts).__name__}")
+    required = ("contrast", "clean", "seed", "wins", "losses", "ties")
+    missing = [c for c in required if c not in null_contrasts.columns]
+    if missing:
+        raise ValueError(f"null_contrasts lacks column(s) {missing}; expected {list(required)}")
+    if null_contrasts.empty:
+        raise ValueError("null_contrasts is empty: a noise floor needs at least one null contrast")
+    frame = null_contrasts.copy()
+    if "kind" not in frame.columns:
+        frame["kind"] = "null"
+    frame["seed"] = frame["seed"].astype(object).where(frame["seed"].notna(), "none")
+    frame["seed"] = frame["seed"].map(lambda s: int(s) if isinstance(s, (float, np.floating))
+                                      and float(s).is_integer() else s)
+    dup = frame.duplicated(["contrast", "seed"], keep=False)
+    if dup.any():
+        r = frame[dup].iloc[0]
+        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {r['seed']!r}")
+    for col in ("wins", "losses", "ties"):
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = values.isna() | (values < 0) | (values % 1 != 0)
+        if bad.any():
+            i = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"null_contrasts row {i}: {col} must be a non-negative integer, got "
+                             f"{frame[col].iloc[i]!r}")
+        frame[col] = values.astype(int)
+    frame["clean"] = frame["clean"].astype(bool)
+    frame = frame[["contrast", "kind", "clean", "seed", "wins", "losses", "ties"]]
+
+    per_seed = _stat_rows(frame, confidence)
+    _bonferroni(per_seed, lambda r: r["seed"])
+    for r in per_seed:
+        r["tau"] = math.nan
+
+    pooled_counts = (frame.groupby("contrast", sort=False)
+                     .agg(kind=("kind", "first"), clean=("clean", "all"), wins=("wins", "sum"),
+                          losses=("losses", "sum"), ties=("ties", "sum"))
+                     .reset_index())
+    pooled_counts.insert(3, "seed", POOLED)
+    pooled = _stat_rows(pooled_counts, confidence)
+    _bonferroni(pooled, lambda r: POOLED)
+    for r in pooled:
+        seeds = frame[frame["contrast"] == r["contrast"]]
+        gaps = [(w - lo) / (w + lo + t) for w, lo, t in zip(seeds.wins, seeds.losses, seeds.ties)
+                if w + lo + t]
+        variances = [gap_variance(w, lo, t) for w, lo, t in
+                     zip(seeds.wins, seeds.losses, seeds.ties) if w + lo + t]
+        r["tau"] = pool_random_effects(gaps, variances).tau if len(gaps) >= 2 else math.nan
+
+    columns = ["contrast", "kind", "clean", "seed", "wins", "losses", "ties", "n", "gap",
+               "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
+    table = pd.DataFrame(per_seed + pooled, columns=columns)
+
+    reasons = []
+    pooled_df = table[table["seed"] == POOLED]
+    clean_df = pooled_df[pooled_df["clean"]]
+    basis = "clean"
+    if clean_df.empty:
+        basis = "null"
+        clean_df = pooled_df
+        reasons.append("no null contrast is certified clean (identical first requests); the floor "
+                       "is taken over all null contrasts and equals the envelope")
+    floor, floor_contrast = _max_bound(clean_df)
+    envelope, envelope_contrast = _max_bound(pooled_df)
+    if math.isnan(floor):
+        reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
+
+    seed_rows = table[table["seed"] != POOLED]
+    gaps = seed_rows["gap"].dropna().to_numpy(dtype=float)
+    per_seed_floor = {}
+    for seed, rows in seed_rows.groupby("seed", sort=True):
+        chosen = rows[rows["clean"]] if basis == "clean" else rows
+        per_seed_floor[seed] = _max_bound(chosen)[0]
+    return NoiseFloor(
+        floor=floor, floor_contrast=floor_contrast, envelope=envelope,
+        envelope_contrast=envelope_contrast, basis=basis,
+        null_gap_sd=float(np.std(gaps, ddof=1)) if gaps.size >= 2 else math.nan,
+        null_gap_min=float(gaps.min()) if gaps.size else math.nan,
+        null_gap_max=float(gaps.max()) if gaps.size else math.nan,
+        n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
+        n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
+        confidence=confidence, reason="; ".join(reasons), table=table,
+    )
+
+
+def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
+    defined = rows[rows["bound"].notna()]
+    if defined.empty:
+        return math.nan, ""
+    best = defined.loc[defined["bound"].idxmax()]
+    return float(best["bound"]), str(best["contrast"])
+
+
+def null_contrasts_from_counts(
+    counts: pd.DataFrame, *, clean: tuple[str, ...] = ("no_coord-intercept",)
+) -> pd.DataFrame:
+    """Select the null contrasts of a published paired-count table.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        A table like the noise-floor paper's (columns ``seed, trial, subset, contrast, wins,
+        losses, ties``); rows at ``trial == 0`` (and ``subset == "all"`` when that column
+        exists) are null contrasts.
+    clean : tuple of str, default ("no_coord-intercept",)
+        Contrast labels whose first requests are byte-identical; either orientation matches.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``contrast, kind, clean, seed, wins, losses, ties`` (kind ``"trial0"``).
+
+    Raises
+    ------
+    ValueError
+        If no row is a null contrast.
+    """
+    mask = counts["trial"].astype(int) == 0
+    if "subset" in counts.columns:
+        mask &= counts["subset"].astype(str) == "all"
+    rows = counts[mask]
+    if rows.empty:
+        raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
+                         "contrast to build a floor from")
+    clean_set = set(clean) | {"-".join(reversed(c.split("-", 1))) for c in clean}
+    out = pd.DataFrame({
+        "contrast": rows["contrast"].astype(str).to_numpy(),
+        "kind": "trial0",
+        "clean": rows["contrast"].astype(str).isin(clean_set).to_numpy(),
+        "seed": rows["seed"].to_numpy(),
+        "wins": rows["wins"].astype(int).to_numpy(),
+        "losses": rows["losses"].astype(int).to_numpy(),
+        "ties": rows["ties"].astype(int).to_numpy(),
+    })
+    return out
+
+
+def _first_requests_match(trials: pd.DataFrame, a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> bool:
+    if "first_request_sha256" not in trials.columns:
+        return False
+    ha = a_rows.set_index(a_rows["task_id"].astype(str))["first_request_sha256"]
+    hb = b_rows.set_index(b_rows["task_id"].astype(str))["first_request_sha256"]
+    common = ha.index.intersection(hb.index)
+    if len(common) == 0:
+        return False
+    ha, hb = ha.loc[common], hb.loc[common]
+    if ha.isna().any() or hb.isna().any():
+        return False
+    return bool((ha.astype(str) == hb.astype(str)).all())
+
+
+def _store_inactive(rows: pd.DataFrame) -> bool:
+    if "store_events_at_start" not in rows.columns:
+        return True
+    return bool((rows["store_events_at_start"].fillna(0).astype(int) == 0).all())
+
+
+def null_contrasts_from_trials(
+    trials: pd.DataFrame,
+    *,
+    clean_pairs=(),
+    trial0: bool = True,
+    reruns: bool = True,
+    infrastructure_errors: str = "exclude",
+) -> pd.DataFrame:
+    """Null contrasts from per-trial logs.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Output of :func:`noisefloor.logs.load_trials` (or any frame with ``protocol, task_id,
+        trial, reward`` and optionally ``benchmark, model, seed, infrastructure_error,
+        store_events_at_start, first_request_sha256``).
+    clean_pairs : iterable of str or (str, str)
+        Protocol pairs the user certifies clean (``"no_coord-intercept"`` or a tuple), in
+        addition to those whose ``first_request_sha256`` match on every paired task.
+    trial0 : bool, default True
+        Include trial 0 across every pair of protocols (the stores are empty at trial 0).
+    reruns : bool, default True
+        Include re-runs of one configuration against itself: trial i vs trial j (i < j) of one
+        protocol, when its store was empty at both trials (``store_events_at_start`` absent or
+        0); a pair where the store was populated is not a null contrast and is skipped.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``contrast, kind, clean, seed, wins, losses, ties, n_only_a, n_only_b,
+        n_excluded``; the label is prefixed by ``benchmark/model:`` when the log holds more
+        than one of them. Tasks present in one arm only are counted in ``n_only_*``.
+
+    Raises
+    ------
+    ValueError
+        If no null contrast can be formed (one protocol with one trial, say).
+    """
+    pairs = set()
+    for p in clean_pairs:
+        a, b = p.split("-", 1) if isinstance(p, str) else p
+        pairs |= {(a, b), (b, a)}
+    group_cols = [c for c in ("benchmark", "model") if c in trials.columns]
+    frame = trials.copy()
+    if "seed" not in frame.columns:
+        frame["seed"] = pd.NA
+    rows = []
+    groups = list(frame.groupby(group_cols, sort=True, dropna=False)) if group_cols else [((), frame)]
+    multi = len(groups) > 1
+    for gkey, g in groups:
+        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
+        prefix = ("/".join(map(str, gkey)) + ":") if multi else ""
+        for seed, s in g.groupby(g["seed"].astype(object).where(g["seed"].notna(), "none"),
+                                 sort=True):
+            protocols = sorted(map(str, s["protocol"].unique()))
+            if trial0:
+                for a, b in itertools.combinations(protocols, 2):
+                    ra = s[(s["protocol"].astype(str) == a) & (s["trial"] == 0)]
+                    rb = s[(s["protocol"].astype(str) == b) & (s["trial"] == 0)]
+                    if ra.empty or rb.empty:
+                        continue
+                    c = paired_contrast(s, a, b, trial=0, infrastructure_errors=infrastructure_errors)
+                    clean = (a, b) in pairs or _first_requests_match(s, ra, rb)
+                    rows.append(_row(prefix + c.label, "trial0", clean, seed, c))
+            if reruns:
+                for p in protocols:
+                    sp = s[s["protocol"].astype(str) == p]
+                    for i, j in itertools.combinations(sorted(sp["trial"].unique()), 2):
+                        ri, rj = sp[sp["trial"] == i], sp[sp["trial"] == j]
+                        if not (_store_inactive(ri) and _store_inactive(rj)):
+                            continue
+                        c = paired_contrast(s, p, p, trial=int(i), trial_b=int(j),
+                                            infrastructure_errors=infrastructure_errors)
+                        clean = _first_requests_match(s, ri, rj)
+                        rows.append(_row(prefix + c.label, "aa", clean, seed, c))
+    if not rows:
+        raise ValueError("no null contrast can be formed: the log needs trial 0 of two protocols, "
+                         "or two trials of one configuration with an empty store")
+    out = pd.DataFrame(rows)
+    n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
+    if n_only:
+        warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "
+                      "(counted in n_only_a / n_only_b)", stacklevel=2)
+    return out
+
+
+def _row(label: str, kind: str, clean: bool, seed, c) -> dict:
+    return {"contrast": label, "kind": kind, "clean": bool(clean), "seed": seed, "wins": c.wins,
+            "losses": c.losses, "ties": c.ties, "n_only_a": len(c.tasks_only_a),
+            "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded)}
+
+
+def noise_floor_from_trials(trials: pd.DataFrame, *, clean_pairs=(), confidence: float = 0.95,
+                            **kwargs) -> NoiseFloor:
+    """Convenience: :func:`null_contrasts_from_trials` then :func:`noise_floor`."""
+    null = null_contrasts_from_trials(trials, clean_pairs=clean_pairs, **kwargs)
+    return noise_floor(null, confidence=confidence)

@@ -1,0 +1,248 @@
+"""Published figures in: paired-count tables and tables of claimed gains (CSV).
+
+These are the inputs of the audit when no per-trial log exists: a paper's W/L/T counts per
+contrast and seed, and a list of headline deltas. Bad input raises :class:`TableError` naming
+the file, the line and the field. Lines starting with ``#`` are comments (the bundled tables
+name their source there).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+#: Accepted column names (first is canonical) of a paired-count table.
+COUNT_COLUMNS = {
+    "model": ("model",),
+    "benchmark": ("benchmark", "domain"),
+    "seed": ("seed",),
+    "trial": ("trial",),
+    "subset": ("subset",),
+    "contrast": ("contrast",),
+    "wins": ("wins",),
+    "losses": ("losses",),
+    "ties": ("ties",),
+}
+#: Accepted column names of a claims table.
+CLAIM_COLUMNS = {
+    "paper": ("paper",),
+    "benchmark": ("benchmark",),
+    "reported": ("reported", "reported_effect"),
+    "effect_low": ("effect_low",),
+    "effect_high": ("effect_high",),
+    "unit": ("unit",),
+}
+REQUIRED_COUNT = ("seed", "trial", "contrast", "wins", "losses", "ties")
+REQUIRED_CLAIM = ("paper", "effect_high", "unit")
+
+
+class TableError(ValueError):
+    """A problem in an input table, located by file, line and field."""
+
+    def __init__(self, path: str, line: int | None, field: str | None, message: str):
+        self.path, self.line, self.field = path, line, field
+        where = path if line is None else f"{path}:{line}"
+        if field:
+            where += f": field {field!r}"
+        super().__init__(f"{where}: {message}")
+
+
+def _read_rows(source, display: str):
+    """Yield (line_number, header, row) for each data row, skipping comments and blank lines."""
+    text = source.read_text(encoding="utf-8-sig") if isinstance(source, Path) else source
+    lines = [(i + 1, line) for i, line in enumerate(text.splitlines())
+             if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise TableError(display, None, None, "no header row: the file is empty")
+    header_no, header_line = lines[0]
+    header = [h.strip() for h in next(csv.reader(io.StringIO(header_line)))]
+    out = []
+    for no, line in lines[1:]:
+        row = next(csv.reader(io.StringIO(line)))
+        if len(row) != len(header):
+            raise TableError(display, no, None, f"expected {len(header)} fields "
+                             f"({', '.join(header)}), found {len(row)}")
+        out.append((no, dict(zip(header, (v.strip() for v in row)))))
+    return header_no, header, out
+
+
+def _resolve(header, spec, required, display, header_no):
+    mapping = {}
+    for canon, names in spec.items():
+        for name in names:
+            if name in header:
+                mapping[canon] = name
+                break
+    missing = [c for c in required if c not in mapping]
+    if missing:
+        raise TableError(display, header_no, missing[0],
+                         f"missing column; expected columns {', '.join(required)} (found "
+                         f"{', '.join(header)})")
+    return mapping
+
+
+def _int(value: str, display: str, line: int, field: str, minimum: int = 0) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise TableError(display, line, field, f"expected an integer >= {minimum}, got {value!r}") from None
+    if number < minimum:
+        raise TableError(display, line, field, f"expected an integer >= {minimum}, got {number}")
+    return number
+
+
+def _float(value: str, display: str, line: int, field: str) -> float:
+    if value == "":
+        return math.nan
+    try:
+        number = float(value)
+    except ValueError:
+        raise TableError(display, line, field, f"expected a number in percentage points, got {value!r}") from None
+    if not math.isfinite(number):
+        raise TableError(display, line, field, f"expected a finite number, got {value!r}")
+    return number
+
+
+def _source(path) -> tuple[object, str]:
+    if path is None:
+        raise ValueError("path must be given")
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such file")
+    return p, str(p)
+
+
+def read_paired_counts(path=None) -> pd.DataFrame:
+    """Read a paired-count table (CSV).
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        CSV with columns ``seed, trial, contrast, wins, losses, ties`` and optionally
+        ``model, benchmark`` (or ``domain``), ``subset`` (default ``"all"``). Without a path the
+        bundled table of the noise-floor paper is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``model, benchmark, seed, trial, subset, contrast, wins, losses, ties, line``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    TableError
+        On a missing column, a wrong number of fields, a non-integer or negative count, a
+        contrast not written ``a-b``, or a duplicate (model, benchmark, seed, trial, subset,
+        contrast), naming file, line and field.
+
+    Examples
+    --------
+    >>> t = read_paired_counts()
+    >>> len(t), int(t["wins"].sum())
+    (12, 177)
+    """
+    if path is None:
+        text = resources.files("noisefloor.data").joinpath("paper_paired_counts.csv").read_text(
+            encoding="utf-8")
+        source, display = text, "<bundled paper_paired_counts.csv>"
+    else:
+        source, display = _source(path)
+    header_no, header, rows = _read_rows(source, display)
+    cols = _resolve(header, COUNT_COLUMNS, REQUIRED_COUNT, display, header_no)
+    records, seen = [], {}
+    for no, row in rows:
+        rec = {
+            "model": row.get(cols.get("model", ""), "") or "",
+            "benchmark": row.get(cols.get("benchmark", ""), "") or "",
+            "seed": _int(row[cols["seed"]], display, no, "seed", minimum=-(2**63)),
+            "trial": _int(row[cols["trial"]], display, no, "trial"),
+            "subset": (row.get(cols.get("subset", ""), "") or "all"),
+            "contrast": row[cols["contrast"]],
+        }
+        if rec["contrast"].count("-") < 1 or rec["contrast"].startswith("-") or rec["contrast"].endswith("-"):
+            raise TableError(display, no, "contrast", f"expected 'a-b', got {rec['contrast']!r}")
+        for f in ("wins", "losses", "ties"):
+            rec[f] = _int(row[cols[f]], display, no, f)
+        key = tuple(rec[k] for k in ("model", "benchmark", "seed", "trial", "subset", "contrast"))
+        if key in seen:
+            raise TableError(display, no, "contrast", f"duplicate row: same model, benchmark, seed, "
+                             f"trial, subset and contrast as line {seen[key]}")
+        seen[key] = no
+        rec["line"] = no
+        records.append(rec)
+    if not records:
+        raise TableError(display, None, None, "no data rows")
+    return pd.DataFrame(records)
+
+
+def read_claims(path=None) -> pd.DataFrame:
+    """Read a table of claimed gains (CSV), effects in percentage points.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        CSV with columns ``paper, effect_high, unit`` and optionally ``benchmark``,
+        ``reported`` (or ``reported_effect``, the text as published), ``effect_low``. A range
+        gives both ends; an upper bound only (``<10 pp``) leaves ``effect_low`` empty. Without
+        a path the bundled table of the noise-floor paper's ten claims is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``paper, benchmark, reported, effect_low, effect_high, unit, line`` with effects
+        converted to proportions (pp / 100; other units are divided by 100 too and flagged by
+        the audit).
+
+    Raises
+    ------
+    FileNotFoundError, TableError
+        As for :func:`read_paired_counts`; also when ``effect_low > effect_high`` or the unit
+        is empty.
+
+    Examples
+    --------
+    >>> c = read_claims()
+    >>> len(c), float(c["effect_high"].max())
+    (10, 0.22)
+    """
+    if path is None:
+        text = resources.files("noisefloor.data").joinpath("paper_published_claims.csv").read_text(
+            encoding="utf-8")
+        source, display = text, "<bundled paper_published_claims.csv>"
+    else:
+        source, display = _source(path)
+    header_no, header, rows = _read_rows(source, display)
+    cols = _resolve(header, CLAIM_COLUMNS, REQUIRED_CLAIM, display, header_no)
+    records = []
+    for no, row in rows:
+        paper = row[cols["paper"]]
+        if not paper:
+            raise TableError(display, no, "paper", "expected a non-empty paper name")
+        high = _float(row[cols["effect_high"]], display, no, "effect_high")
+        if math.isnan(high):
+            raise TableError(display, no, "effect_high", "expected a number (the claim's upper end)")
+        low = _float(row.get(cols.get("effect_low", ""), ""), display, no, "effect_low")
+        if not math.isnan(low) and low > high:
+            raise TableError(display, no, "effect_low",
+                             f"effect_low ({low}) is greater than effect_high ({high})")
+        unit = row[cols["unit"]]
+        if not unit:
+            raise TableError(display, no, "unit", "expected a unit such as 'pp'")
+        records.append({
+            "paper": paper,
+            "benchmark": row.get(cols.get("benchmark", ""), "") or "",
+            "reported": row.get(cols.get("reported", ""), "") or "",
+            "effect_low": round(low / 100.0, 12) if not math.isnan(low) else math.nan,
+            "effect_high": round(high / 100.0, 12),
+            "unit": unit,
+            "line": no,
+        })
+    if not records:
+        raise TableError(display, None, None, "no data rows")
+    return pd.DataFrame(records)
