@@ -1,0 +1,346 @@
+"""Agreement per label: the analysis of a multi-label annotation study in one call.
+
+A study where several human raters (and optionally an automated judge) each give every item one
+label per question -- e.g. whether each of the four grounding stages L1-L4 failed in a
+transcript -- is summarised as a table with one row per (label, metric): Fleiss' kappa and
+Krippendorff's alpha among the human raters, and Cohen's kappa between the judge and the human
+majority (or between the two raters when there are exactly two and no judge).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.stats.agreement import (
+    FLEISS_METHODS,
+    LEVELS,
+    WEIGHTS,
+    AgreementResult,
+    _as_generator,
+    _check_choice,
+    _check_confidence,
+    _check_n_boot,
+    _resolve_categories,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
+
+__all__ = ["METRICS", "TIE_RULES", "AgreementTable", "agreement_by_label", "majority_label"]
+
+METRICS = ("fleiss", "cohen", "krippendorff")
+TIE_RULES = ("exclude", "lowest", "highest")
+
+#: Keys of one row of ``noisefloor agreement --json``, in order.
+SUMMARY_KEYS = (
+    "label", "metric", "value", "ci_low", "ci_high", "n_items", "n_raters",
+    "observed_agreement", "reason",
+)
+
+
+@dataclass(frozen=True)
+class AgreementTable:
+    """Per-label agreement results.
+
+    Attributes
+    ----------
+    results : tuple of AgreementResult
+        One per (label, metric), labels in first-seen order, metrics in the order asked for.
+        ``AgreementResult.label`` names the label; ``comparison`` who was compared.
+    judge : str or None
+        The rater compared with the human majority, if any.
+    raters : tuple of str
+        The human raters.
+    tie : str
+        Rule applied when the human majority is tied (see :func:`majority_label`).
+    """
+
+    results: tuple
+    judge: str | None
+    raters: tuple
+    tie: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per result: every scalar field of :class:`AgreementResult`, plus
+        ``landis_koch`` (the Landis and Koch 1977 band, a reading aid beside the number)."""
+        if not self.results:
+            return pd.DataFrame(columns=list(SUMMARY_KEYS))
+        frame = pd.concat([r.to_frame() for r in self.results], ignore_index=True)
+        front = list(SUMMARY_KEYS)
+        return frame[front + [c for c in frame.columns if c not in front]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"judge", "raters", "tie", "results": [AgreementResult.to_dict(), ...]}``."""
+        return {
+            "judge": self.judge,
+            "raters": list(self.raters),
+            "tie": self.tie,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+def majority_label(labels: Sequence[Any], categories: Sequence[Any], tie: str) -> Any:
+    """The most frequent label, with an explicit rule for ties.
+
+    Parameters
+    ----------
+    labels : sequence
+        One item's labels from the human raters (missing ratings already removed).
+    categories : sequence
+        The category order, used by the ``"lowest"``/``"highest"`` rules.
+    tie : {"exclude", "lowest", "highest"}
+        ``"exclude"``: a tied item has no majority (returns None and is left out of the
+        judge comparison, counted in the result's note); ``"lowest"``/``"highest"``: the tied
+        category that comes first/last in ``categories`` (for 0/1 labels, ``"highest"`` calls a
+        2-2 split positive).
+
+    Returns
+    -------
+    label or None
+
+    Examples
+    --------
+    >>> majority_label([1, 1, 0], [0, 1], "exclude")
+    1
+    >>> majority_label([1, 0, 1, 0], [0, 1], "exclude") is None
+    True
+    >>> majority_label([1, 0, 1, 0], [0, 1], "highest")
+    1
+    """
+    _check_choice("tie", tie, TIE_RULES)
+    if len(labels) == 0:
+        return None
+    values, counts = np.unique(np.array([categories.index(x) for x in labels]), return_counts=True)
+    top = values[counts == counts.max()]
+    if top.size == 1:
+        return categories[int(top[0])]
+    if tie == "exclude":
+        return None
+    return categories[int(top.min() if tie == "lowest" else top.max())]
+
+
+def agreement_by_label(
+    annotations: pd.DataFrame,
+    *,
+    metrics: Sequence[str] = METRICS,
+    judge: str | None = None,
+    raters: Sequence[str] | None = None,
+    weights: str = "none",
+    level: str = "nominal",
+    categories: Sequence[Any] | None = None,
+    fleiss_method: str = "fleiss",
+    tie: str = "exclude",
+    confidence: float = 0.95,
+    n_boot: int = 1000,
+    rng: int | np.random.Generator | None = None,
+) -> AgreementTable:
+    """Agreement per label among human raters, and of a judge against their majority.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table with columns ``item``, ``rater``, ``label`` and optionally ``category`` (the
+        question each label answers, e.g. ``"L1"``); as returned by
+        :func:`noisefloor.logs.annotations.read_annotations`. Without ``category`` (or with it
+        empty) the whole table is one label named ``"all"``.
+    metrics : sequence of {"fleiss", "cohen", "krippendorff"}, default all three
+        Which coefficients to compute for every label.
+    judge : str, optional
+        A rater to compare with the majority of the human raters (Cohen's kappa). The judge
+        never enters Fleiss' kappa or alpha.
+    raters : sequence of str, optional
+        The human raters (default: every rater except ``judge``).
+    weights : {"none", "linear", "quadratic"}, default "none"
+        Cohen's kappa weights.
+    level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
+        Krippendorff's level of measurement.
+    categories : sequence, optional
+        Category order for every label (default: the labels observed for that question,
+        sorted).
+    fleiss_method : {"fleiss", "randolph"}, default "fleiss"
+    tie : {"exclude", "lowest", "highest"}, default "exclude"
+        Rule for a tied human majority (see :func:`majority_label`).
+    confidence : float, default 0.95
+    n_boot : int, default 1000
+        Bootstrap resamples of items for every interval.
+    rng : int or numpy.random.Generator, optional
+        One generator drives every bootstrap, in row order, so a seed fixes the whole table.
+
+    Returns
+    -------
+    AgreementTable
+
+    Raises
+    ------
+    ValueError
+        Missing columns, an unknown metric/weights/level/tie, a judge or rater not in the
+        table, fewer than two human raters, an item rated twice by one rater.
+
+    Notes
+    -----
+    Fleiss' kappa needs every item rated by every human rater; when some ratings are missing
+    its row is NaN with a reason naming the incomplete items (alpha handles missing ratings).
+    Cohen's kappa without a judge is computed only for exactly two raters; otherwise its row is
+    NaN with a reason. Items without a judge rating or with a tied majority (``tie="exclude"``)
+    are left out of the judge comparison and counted in ``note``.
+
+    Examples
+    --------
+    >>> rows = [(i, r, lab) for i, labs in enumerate([(1, 1, 1, 1), (0, 0, 0, 1), (1, 1, 0, 1),
+    ...         (0, 0, 0, 0), (1, 1, 1, 0)]) for r, lab in zip(["a", "b", "c", "judge"], labs)]
+    >>> df = pd.DataFrame(rows, columns=["item", "rater", "label"])
+    >>> t = agreement_by_label(df, judge="judge", n_boot=0)
+    >>> t.to_frame()[["label", "metric", "value", "n_items"]].round(3).values.tolist()
+    [['all', 'fleiss', 0.732, 5], ['all', 'cohen', 0.167, 5], ['all', 'krippendorff', 0.75, 5]]
+    """
+    for name in ("item", "rater", "label"):
+        if name not in annotations.columns:
+            raise ValueError(
+                f"annotations needs columns item, rater, label; {name!r} is missing "
+                f"(columns: {list(annotations.columns)})"
+            )
+    metrics = tuple(metrics)
+    if not metrics:
+        raise ValueError("metrics is empty; choose from " + ", ".join(METRICS))
+    for m in metrics:
+        _check_choice("metrics", m, METRICS)
+    _check_choice("weights", weights, WEIGHTS)
+    _check_choice("level", level, LEVELS)
+    _check_choice("fleiss_method", fleiss_method, FLEISS_METHODS)
+    _check_choice("tie", tie, TIE_RULES)
+    confidence = _check_confidence(confidence)
+    n_boot = _check_n_boot(n_boot)
+    gen = _as_generator(rng)
+
+    df = annotations.copy()
+    df["item"] = df["item"].astype(str)
+    df["rater"] = df["rater"].astype(str)
+    if "category" not in df.columns:
+        df["category"] = ""
+    df["category"] = df["category"].fillna("").astype(str).replace("", "all")
+    dup = df.duplicated(["category", "item", "rater"], keep=False)
+    if dup.any():
+        first = df[dup].iloc[0]
+        raise ValueError(
+            f"item {first['item']!r} is rated more than once by rater {first['rater']!r} "
+            f"for label {first['category']!r}"
+        )
+    all_raters = list(dict.fromkeys(df["rater"]))
+    if judge is not None and judge not in all_raters:
+        raise ValueError(f"judge {judge!r} is not a rater in the table; raters: {all_raters}")
+    if raters is None:
+        humans = [r for r in all_raters if r != judge]
+    else:
+        humans = [str(r) for r in raters]
+        unknown = [r for r in humans if r not in all_raters]
+        if unknown:
+            raise ValueError(f"raters {unknown} do not appear in the table; raters: {all_raters}")
+        if judge in humans:
+            raise ValueError(f"judge {judge!r} is also listed among the human raters")
+    if len(humans) < 2:
+        raise ValueError(f"agreement needs at least two human raters; got {humans}")
+
+    results = []
+    for label, sub in df.groupby("category", sort=False):
+        cats = _resolve_categories(list(sub["label"]), categories)
+        wide = sub.pivot(index="item", columns="rater", values="label")
+        human = wide.reindex(columns=humans)
+        common = dict(confidence=confidence, n_boot=n_boot, rng=gen)
+        for metric in metrics:
+            if metric == "fleiss":
+                res = _fleiss_row(human, cats, fleiss_method, common)
+            elif metric == "krippendorff":
+                res = krippendorff_alpha(
+                    human.to_numpy(dtype=object), level=level, categories=cats, **common
+                )
+                res = replace(res, comparison=f"{len(humans)} raters")
+            else:
+                res = _cohen_row(wide, humans, judge, cats, weights, tie, common)
+            results.append(replace(res, label=str(label)))
+    return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie)
+
+
+def _undefined(metric: str, reason: str, n_items: int, n_raters: int, cats: tuple,
+               confidence: float, comparison: str, **extra: Any) -> AgreementResult:
+    return AgreementResult(
+        metric=metric, value=math.nan, ci_low=math.nan, ci_high=math.nan, confidence=confidence,
+        n_items=n_items, n_raters=n_raters, categories=cats, observed_agreement=math.nan,
+        expected_agreement=math.nan, reason=reason, comparison=comparison, **extra,
+    )
+
+
+def _fleiss_row(human: pd.DataFrame, cats: tuple, method: str, common: dict) -> AgreementResult:
+    incomplete = human[human.isna().any(axis=1)]
+    metric = "randolph" if method == "randolph" else "fleiss"
+    comparison = f"{human.shape[1]} raters"
+    if not incomplete.empty:
+        names = list(incomplete.index[:5])
+        more = f" and {len(incomplete) - 5} more" if len(incomplete) > 5 else ""
+        return _undefined(
+            metric,
+            f"not computed: Fleiss' kappa needs every item rated by every rater; items "
+            f"{names}{more} lack ratings (use krippendorff, which allows missing ratings)",
+            int(human.shape[0]), int(human.shape[1]), cats, common["confidence"], comparison,
+        )
+    res = fleiss_kappa(human.to_numpy(dtype=object), categories=cats, method=method, **common)
+    return replace(res, comparison=comparison)
+
+
+def _cohen_row(
+    wide: pd.DataFrame, humans: list, judge: str | None, cats: tuple, weights: str, tie: str,
+    common: dict,
+) -> AgreementResult:
+    conf = common["confidence"]
+    if judge is None:
+        if len(humans) != 2:
+            return _undefined(
+                "cohen",
+                f"not computed: Cohen's kappa compares two raters; there are {len(humans)} and "
+                "no judge (pass judge= / --judge)",
+                int(wide.shape[0]), len(humans), cats, conf, "", weights=weights,
+            )
+        pair = wide[humans].dropna()
+        dropped = int(wide.shape[0] - pair.shape[0])
+        note = f"{dropped} item(s) not rated by both raters left out" if dropped else ""
+        comparison = f"{humans[0]} vs {humans[1]}"
+        a, b = pair[humans[0]].tolist(), pair[humans[1]].tolist()
+    else:
+        comparison = f"{judge} vs majority of {len(humans)}"
+        a, b = [], []
+        no_judge = ties = no_humans = 0
+        for item, row in wide.iterrows():
+            jl = row.get(judge)
+            votes = [x for x in row[humans].tolist() if not pd.isna(x)]
+            if pd.isna(jl):
+                no_judge += 1
+                continue
+            if not votes:
+                no_humans += 1
+                continue
+            maj = majority_label(votes, list(cats), tie)
+            if maj is None:
+                ties += 1
+                continue
+            a.append(jl)
+            b.append(maj)
+        parts = []
+        if ties:
+            parts.append(f"{ties} item(s) with a tied majority left out (tie='exclude')")
+        if no_judge:
+            parts.append(f"{no_judge} item(s) without a judge rating left out")
+        if no_humans:
+            parts.append(f"{no_humans} item(s) without human ratings left out")
+        note = "; ".join(parts)
+    if not a:
+        return _undefined(
+            "cohen", "not computed: no item has both ratings", 0, 2, cats, conf, comparison,
+            weights=weights, note=note,
+        )
+    res = cohen_kappa(a, b, weights=weights, categories=cats, **common)
+    return replace(res, comparison=comparison, note=note)
