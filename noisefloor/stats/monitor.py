@@ -1,0 +1,1414 @@
+"""Runtime alarms for a deployed coordination protocol (noise-floor paper, "Runtime monitoring").
+
+Three alarms watch a stream of trials in time order and compare it with a release baseline:
+
+* **R1** -- a two-sided tabular CUSUM on coordination-active pass^k over a golden-task set,
+  with decision interval ``h`` in units of the noise floor's sigma (the paper's "alarm at
+  +-1.5 sigma_floor" is ``h = 1.5``; see :func:`tabular_cusum`).
+* **R2** -- the rolling-N 95th percentile of injection events per trial, alarm at 50 % or more
+  above the 95th percentile of the release baseline (the paper: "right-skew defeats Gaussian
+  2 sigma", hence a quantile rule).
+* **R3** -- the coordination-key collision rate: the share of distinct calls that share their
+  key with another distinct call, alarm above 0.5 %.
+
+The array-level functions (:func:`tabular_cusum`, :func:`rolling_quantile_monitor`,
+:func:`collision_rate_monitor`) take plain sequences; the frame-level functions
+(:func:`order_trials`, :func:`coordination_active_passk_rounds`, :func:`monitor_trials`) take the
+trial DataFrame of :func:`noisefloor.logs.load_trials` and map every alarm back to the row (file
+and line) that raised it. No I/O happens here.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.stats import _validate
+from noisefloor.stats.passk import pass_hat_k
+
+__all__ = [
+    "Alarm",
+    "CollisionRateResult",
+    "CusumResult",
+    "MonitorReport",
+    "PassKRounds",
+    "RollingQuantileResult",
+    "collision_rate_monitor",
+    "coordination_active_passk_rounds",
+    "monitor_trials",
+    "order_trials",
+    "rolling_quantile_monitor",
+    "siegmund_arl",
+    "simulate_cusum_run_lengths",
+    "tabular_cusum",
+]
+
+#: Offset added to ``h`` in Siegmund's ARL approximation (Siegmund 1985, eq. 2.57; Montgomery
+#: 2009, eq. 9.12): ``b = h + 1.166``.
+SIEGMUND_OFFSET = 1.166
+
+#: Field of a trial record's ``extra`` that carries the calls of the trial (see
+#: ``/work/notes/store_api.md``: one ``{"tool", "key", "fingerprint", "injected"}`` per call).
+COORDINATION_KEYS_FIELD = "coordination_keys"
+
+#: Field of a trial record's ``extra`` read as its time stamp, when every record has one.
+TIMESTAMP_FIELD = "timestamp"
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """One alarm raised by a monitor.
+
+    Attributes
+    ----------
+    rule : str
+        ``"R1"`` (CUSUM on pass^k), ``"R2"`` (injection quantile) or ``"R3"`` (key collisions).
+    index : int
+        0-based position in the monitored stream of the observation that raised the alarm
+        (R1: the round; R2, R3: the trial).
+    statistic : float
+        Value of the monitored statistic at that observation (R1: the CUSUM ``C+`` or ``C-``
+        in the units of the observations; R2: the rolling quantile; R3: the collision rate).
+    threshold : float
+        The threshold it crossed (R1: the decision interval ``H = h * sigma``).
+    direction : str
+        ``"upper"`` or ``"lower"`` for R1 (pass^k rose or fell); ``"above"`` for R2 and R3.
+    row : hashable or None
+        Label of the DataFrame row that completed the observation (frame-level functions);
+        ``None`` for array input.
+    """
+
+    rule: str
+    index: int
+    statistic: float
+    threshold: float
+    direction: str
+    row: Any = None
+
+    def to_dict(self) -> dict:
+        """Plain-dict view."""
+        return asdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame with one column per field."""
+        return pd.DataFrame([self.to_dict()])
+
+
+def _alarms_frame(alarms: Sequence[Alarm]) -> pd.DataFrame:
+    cols = ["rule", "index", "statistic", "threshold", "direction", "row"]
+    return pd.DataFrame([a.to_dict() for a in alarms], columns=cols)
+
+
+@dataclass(frozen=True)
+class CusumResult:
+    """Result of :func:`tabular_cusum` (alarm R1).
+
+    Attributes
+    ----------
+    target : float
+        In-control mean ``mu0`` of the observations.
+    sigma : float
+        Scale ``sigma`` the reference value and decision interval are expressed in.
+    sigma_source : str
+        Where ``sigma`` came from (``"parameter"``, ``"null_gap_sd of <type>"``, ...).
+    k, h : float
+        Reference value and decision interval in sigma units.
+    reference_value, decision_interval : float
+        ``K = k * sigma`` and ``H = h * sigma`` in the units of the observations.
+    restart : bool
+        Whether both sums restart at zero after an alarm.
+    arl0 : float
+        Two-sided in-control average run length of this (k, h) by Siegmund's approximation,
+        for normal observations whose standard deviation is ``sigma``.
+    x, c_plus, c_minus : tuple of float
+        Observations and the upper and lower cumulative sums after each one, length n.
+    alarms : tuple of Alarm
+        Every observation at which ``C+ > H`` or ``C- > H``.
+    """
+
+    target: float
+    sigma: float
+    sigma_source: str
+    k: float
+    h: float
+    reference_value: float
+    decision_interval: float
+    restart: bool
+    arl0: float
+    x: tuple[float, ...]
+    c_plus: tuple[float, ...]
+    c_minus: tuple[float, ...]
+    alarms: tuple[Alarm, ...]
+
+    @property
+    def n(self) -> int:
+        """Number of observations."""
+        return len(self.x)
+
+    def to_dict(self) -> dict:
+        """Plain-dict view (lists for the sequences, dicts for the alarms)."""
+        d = asdict(self)
+        d["x"], d["c_plus"], d["c_minus"] = list(self.x), list(self.c_plus), list(self.c_minus)
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per observation: ``index, x, c_plus, c_minus, alarm`` (``""``/upper/lower)."""
+        flag = [""] * self.n
+        for a in self.alarms:
+            flag[a.index] = a.direction if not flag[a.index] else "both"
+        return pd.DataFrame(
+            {
+                "index": np.arange(self.n),
+                "x": self.x,
+                "c_plus": self.c_plus,
+                "c_minus": self.c_minus,
+                "alarm": flag,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class RollingQuantileResult:
+    """Result of :func:`rolling_quantile_monitor` (alarm R2).
+
+    Attributes
+    ----------
+    window : int
+        N, the number of trials in each rolling window.
+    q : float
+        Quantile level (0.95 for the paper's 95th percentile).
+    rel_increase : float
+        Alarm when the rolling quantile is at least ``(1 + rel_increase)`` times the baseline's.
+    baseline_quantile : float
+        The ``q`` quantile of the baseline counts.
+    threshold : float
+        ``(1 + rel_increase) * baseline_quantile``; NaN when the baseline quantile is 0
+        (a relative rise over zero is undefined; see ``reason``).
+    n_baseline : int
+        Number of baseline trials.
+    statistic : tuple of float
+        Rolling quantile after each trial, length n; NaN for the first ``window - 1`` trials.
+    alarms : tuple of Alarm
+        Onsets: trials where the statistic reaches the threshold after being below it.
+    reason : str
+        Why the alarm could not be evaluated (or part of the stream was not); empty otherwise.
+    """
+
+    window: int
+    q: float
+    rel_increase: float
+    baseline_quantile: float
+    threshold: float
+    n_baseline: int
+    statistic: tuple[float, ...]
+    alarms: tuple[Alarm, ...]
+    reason: str = ""
+
+    @property
+    def n(self) -> int:
+        """Number of monitored trials."""
+        return len(self.statistic)
+
+    def to_dict(self) -> dict:
+        """Plain-dict view."""
+        d = asdict(self)
+        d["statistic"] = list(self.statistic)
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per trial: ``index, statistic, above`` (statistic >= threshold), ``alarm``."""
+        stat = np.asarray(self.statistic, dtype=float)
+        above = (stat >= self.threshold) if math.isfinite(self.threshold) else np.zeros(self.n, bool)
+        alarm = np.zeros(self.n, dtype=bool)
+        alarm[[a.index for a in self.alarms]] = True
+        return pd.DataFrame(
+            {"index": np.arange(self.n), "statistic": stat, "above": above, "alarm": alarm}
+        )
+
+
+@dataclass(frozen=True)
+class CollisionRateResult:
+    """Result of :func:`collision_rate_monitor` (alarm R3).
+
+    Attributes
+    ----------
+    threshold : float
+        Alarm when the collision rate is strictly above this (0.005 in the paper).
+    n_distinct_calls : tuple of int
+        Distinct calls seen up to and including each trial, length n.
+    n_colliding_calls : tuple of int
+        Of those, calls whose key is shared with at least one other distinct call.
+    rate : tuple of float
+        ``n_colliding_calls / n_distinct_calls`` after each trial; NaN before the first call.
+    collisions : tuple of (key, int)
+        Every key shared by more than one distinct call at the end, with its number of calls.
+    alarms : tuple of Alarm
+        Onsets: trials where the rate rises above the threshold after being at or below it.
+    """
+
+    threshold: float
+    n_distinct_calls: tuple[int, ...]
+    n_colliding_calls: tuple[int, ...]
+    rate: tuple[float, ...]
+    collisions: tuple[tuple[Any, int], ...]
+    alarms: tuple[Alarm, ...]
+
+    @property
+    def n(self) -> int:
+        """Number of monitored trials."""
+        return len(self.rate)
+
+    def to_dict(self) -> dict:
+        """Plain-dict view."""
+        d = asdict(self)
+        for name in ("n_distinct_calls", "n_colliding_calls", "rate"):
+            d[name] = list(d[name])
+        d["collisions"] = [list(c) for c in self.collisions]
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per trial: ``index, n_distinct_calls, n_colliding_calls, rate, alarm``."""
+        alarm = np.zeros(self.n, dtype=bool)
+        alarm[[a.index for a in self.alarms]] = True
+        return pd.DataFrame(
+            {
+                "index": np.arange(self.n),
+                "n_distinct_calls": self.n_distinct_calls,
+                "n_colliding_calls": self.n_colliding_calls,
+                "rate": self.rate,
+                "alarm": alarm,
+            }
+        )
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _real(name: str, value: object, *, positive: bool = False, nonneg: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if positive and v <= 0:
+        raise ValueError(f"{name} must be > 0, got {value!r}")
+    if nonneg and v < 0:
+        raise ValueError(f"{name} must be >= 0, got {value!r}")
+    return v
+
+
+def _positive_int(name: str, value: object) -> int:
+    v = _validate.count(name, value)
+    if v < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return v
+
+
+def _series(name: str, values: object, *, nonneg: bool = False) -> np.ndarray:
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-D sequence of numbers") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        raise ValueError(f"{name} must be finite; position {bad[0]} is {arr[bad[0]]}")
+    if nonneg and (arr < 0).any():
+        i = int(np.flatnonzero(arr < 0)[0])
+        raise ValueError(f"{name} must be >= 0; position {i} is {arr[i]}")
+    return arr
+
+
+def _sigma_of(sigma: object) -> tuple[float, str]:
+    """Accept a float or an object with ``null_gap_sd`` (a noise-floor result)."""
+    if hasattr(sigma, "null_gap_sd"):
+        value = getattr(sigma, "null_gap_sd")
+        try:
+            v = _real("sigma.null_gap_sd", value, positive=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"sigma was given as a {type(sigma).__name__} whose null_gap_sd is unusable: {exc}"
+            ) from None
+        return v, f"null_gap_sd of {type(sigma).__name__}"
+    return _real("sigma", sigma, positive=True), "parameter"
+
+
+def _rising_edges(condition: np.ndarray) -> np.ndarray:
+    prev = np.concatenate([[False], condition[:-1]])
+    return np.flatnonzero(condition & ~prev)
+
+
+# --------------------------------------------------------------------------- R1: CUSUM
+
+
+def siegmund_arl(shift: float = 0.0, *, k: float = 0.5, h: float = 1.5, sided: str = "two") -> float:
+    """Average run length of a tabular CUSUM by Siegmund's approximation.
+
+    Parameters
+    ----------
+    shift : float, default 0.0
+        Shift of the process mean in sigma units (0 gives the in-control ARL0).
+    k : float, default 0.5
+        Reference value in sigma units, >= 0.
+    h : float, default 1.5
+        Decision interval in sigma units, > 0.
+    sided : {"two", "upper", "lower"}, default "two"
+        The two-sided scheme or one of its halves.
+
+    Returns
+    -------
+    float
+        Expected number of observations until the first alarm.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-numeric or out-of-range parameter.
+
+    Notes
+    -----
+    For the upper sum, with ``Delta = shift - k`` and ``b = h + 1.166``,
+    ``ARL+ = (exp(-2 Delta b) + 2 Delta b - 1) / (2 Delta^2)`` (``b^2`` when ``Delta = 0``);
+    the lower sum uses ``Delta = -shift - k``; the two-sided ARL is
+    ``1 / (1 / ARL+ + 1 / ARL-)``. Montgomery reports the approximation as accurate for
+    normal observations; it gives 169.0 for k = 0.5, h = 4 and 469.1 for h = 5, against
+    168 and 465 in Montgomery's Table 9.3 (which a Brook-Evans Markov chain reproduces: 167.7
+    and 465.4), so it overstates ARL0 by under 1 %.
+
+    References
+    ----------
+    Siegmund, D. (1985). *Sequential Analysis*. Springer. Montgomery, D. C. (2009).
+    *Introduction to Statistical Quality Control*, 6th ed., Wiley, sec. 9.1.
+
+    Examples
+    --------
+    >>> round(siegmund_arl(0.0, k=0.5, h=4.0), 1)
+    169.0
+    >>> round(siegmund_arl(1.0, k=0.5, h=4.0), 2)
+    8.34
+    """
+    d = _real("shift", shift)
+    k = _real("k", k, nonneg=True)
+    h = _real("h", h, positive=True)
+    side = _validate.choice("sided", sided, ("two", "upper", "lower"))
+    b = h + SIEGMUND_OFFSET
+
+    def one(delta: float) -> float:
+        if abs(delta) < 1e-12:
+            return b * b
+        x = -2.0 * delta * b
+        if x > 700:
+            return math.inf
+        return (math.exp(x) - x - 1.0) / (2.0 * delta * delta)
+
+    up, lo = one(d - k), one(-d - k)
+    if side == "upper":
+        return up
+    if side == "lower":
+        return lo
+    return 1.0 / (1.0 / up + 1.0 / lo)
+
+
+def tabular_cusum(
+    x: Sequence[float],
+    *,
+    target: float,
+    sigma: float | Any,
+    k: float = 0.5,
+    h: float = 1.5,
+    restart: bool = True,
+) -> CusumResult:
+    """Two-sided tabular CUSUM of a stream of observations (alarm R1).
+
+    Parameters
+    ----------
+    x : sequence of float, shape (n,)
+        Observations in time order (for R1: coordination-active pass^k per round), finite.
+    target : float
+        In-control mean ``mu0`` (for R1: the release baseline's pass^k).
+    sigma : float or object with a ``null_gap_sd`` attribute
+        Scale of ``k`` and ``h``, > 0: the noise floor's sigma, given directly or as a
+        noise-floor result (``noisefloor.floor.NoiseFloor``) whose ``null_gap_sd`` is used.
+    k : float, default 0.5
+        Reference value in sigma units (``K = k * sigma``); 0.5 tunes the chart to a shift of
+        one sigma (Montgomery sec. 9.1.3).
+    h : float, default 1.5
+        Decision interval in sigma units (``H = h * sigma``); 1.5 is the paper's
+        "alarm at +-1.5 sigma_floor".
+    restart : bool, default True
+        Restart both sums at zero after an alarm, so a lasting shift raises an alarm about
+        every few observations and every one of them is reported.
+
+    Returns
+    -------
+    CusumResult
+        ``target, sigma, sigma_source, k, h, reference_value, decision_interval, restart,
+        arl0, x, c_plus, c_minus, alarms``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-finite observation or parameter, ``sigma <= 0``, ``k < 0`` or ``h <= 0``.
+
+    Notes
+    -----
+    The tabular CUSUM (Montgomery 2009, eqs. 9.2-9.3), with ``C+_0 = C-_0 = 0``::
+
+        C+_i = max(0, x_i - (mu0 + K) + C+_{i-1})
+        C-_i = max(0, (mu0 - K) - x_i + C-_{i-1})
+
+    and an alarm at observation i when ``C+_i > H`` (pass^k rose) or ``C-_i > H`` (fell).
+
+    *Mapping the paper's rule.* The paper specifies "CUSUM ... alarm at +-1.5 sigma_floor"
+    without a reference value. We read the 1.5 sigma as the decision interval (``h = 1.5``),
+    the level the cumulative sums are compared with, and use Montgomery's standard reference
+    value ``k = 0.5``. This is a sensitive chart: for normal observations whose standard
+    deviation equals sigma its in-control ARL is about 10.7 observations (Siegmund, see
+    ``arl0``), so it is a fast tripwire, not a quiet one. For Montgomery's textbook designs pass
+    ``h=4`` (ARL0 ~ 168) or ``h=5`` (ARL0 ~ 465). The noise floor's sigma is the spread of a
+    *gap* between two runs; a single round's pass^k spreads about sigma / sqrt(2), which
+    lengthens the in-control ARL of any (k, h) (to about 49 rounds for k = 0.5, h = 1.5).
+
+    References
+    ----------
+    Page, E. S. (1954). Continuous inspection schemes. Biometrika 41, 100-115.
+    Montgomery, D. C. (2009). *Introduction to Statistical Quality Control*, 6th ed., sec. 9.1.
+
+    Examples
+    --------
+    >>> res = tabular_cusum([0.40, 0.42, 0.39, 0.20, 0.18, 0.22], target=0.40, sigma=0.05)
+    >>> [(a.index, a.direction) for a in res.alarms]
+    [(3, 'lower'), (4, 'lower'), (5, 'lower')]
+    >>> round(res.decision_interval, 3), round(res.arl0, 1)
+    (0.075, 10.7)
+    """
+    obs = _series("x", x)
+    mu0 = _real("target", target)
+    s, source = _sigma_of(sigma)
+    k = _real("k", k, nonneg=True)
+    h = _real("h", h, positive=True)
+    if not isinstance(restart, bool):
+        raise TypeError(f"restart must be a bool, got {restart!r}")
+    kk, hh = k * s, h * s
+    up_ref, lo_ref = mu0 + kk, mu0 - kk
+    cp = cm = 0.0
+    c_plus: list[float] = []
+    c_minus: list[float] = []
+    alarms: list[Alarm] = []
+    for i, xi in enumerate(obs.tolist()):
+        cp = max(0.0, xi - up_ref + cp)
+        cm = max(0.0, lo_ref - xi + cm)
+        c_plus.append(cp)
+        c_minus.append(cm)
+        hit = False
+        if cp > hh:
+            alarms.append(Alarm("R1", i, cp, hh, "upper"))
+            hit = True
+        if cm > hh:
+            alarms.append(Alarm("R1", i, cm, hh, "lower"))
+            hit = True
+        if hit and restart:
+            cp = cm = 0.0
+    return CusumResult(
+        target=mu0,
+        sigma=s,
+        sigma_source=source,
+        k=k,
+        h=h,
+        reference_value=kk,
+        decision_interval=hh,
+        restart=restart,
+        arl0=siegmund_arl(0.0, k=k, h=h),
+        x=tuple(obs.tolist()),
+        c_plus=tuple(c_plus),
+        c_minus=tuple(c_minus),
+        alarms=tuple(alarms),
+    )
+
+
+def simulate_cusum_run_lengths(
+    n_chains: int,
+    *,
+    k: float = 0.5,
+    h: float = 1.5,
+    shift: float = 0.0,
+    rng: int | np.random.Generator | None = None,
+    max_length: int = 100_000,
+    block: int = 1_024,
+) -> np.ndarray:
+    """Simulated run lengths of the two-sided tabular CUSUM on normal observations.
+
+    Parameters
+    ----------
+    n_chains : int
+        Number of independent charts simulated (each gives one run length), >= 1.
+    k, h : float, default 0.5, 1.5
+        Reference value and decision interval in sigma units, as in :func:`tabular_cusum`.
+    shift : float, default 0.0
+        Mean of the N(shift, 1) observations (0: in control).
+    rng : int, numpy.random.Generator or None
+        Seed or generator; the same seed gives the same run lengths.
+    max_length : int, default 100000
+        Charts still silent after this many observations are censored at ``max_length + 1``.
+    block : int, default 1024
+        Observations drawn per chain per step (memory ``n_chains * block`` floats).
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (n_chains,)
+        1-based index of the first alarm of each chart (``max_length + 1`` if none).
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a parameter out of range.
+
+    Notes
+    -----
+    Vectorised over chains and over time within a block: each one-sided sum is a Lindley
+    recursion ``C_i = max(0, C_{i-1} + w_i)`` with increments ``w = z - k`` (upper) or
+    ``w = -z - k`` (lower), whose solution from ``C_0 = c >= 0`` is
+    ``C_i = c + S_i - min(0, c + min_{j <= i} S_j)`` with ``S`` the running sum of ``w``; the
+    sums are carried across blocks. This is the first-alarm run length of :func:`tabular_cusum`
+    (an alarm when either sum exceeds ``h``).
+
+    Examples
+    --------
+    >>> rl = simulate_cusum_run_lengths(2000, k=0.5, h=4.0, shift=1.0, rng=1)
+    >>> bool(7.5 < rl.mean() < 9.5)    # Montgomery Table 9.3: ARL 8.38 at a 1-sigma shift
+    True
+    """
+    m = _positive_int("n_chains", n_chains)
+    k = _real("k", k, nonneg=True)
+    h = _real("h", h, positive=True)
+    d = _real("shift", shift)
+    cap = _positive_int("max_length", max_length)
+    blk = _positive_int("block", block)
+    gen = np.random.default_rng(rng)
+    run = np.full(m, cap + 1, dtype=np.int64)
+    alive = np.arange(m)
+    cp = np.zeros(m)
+    cm = np.zeros(m)
+    t0 = 0
+    while alive.size and t0 < cap:
+        width = min(blk, cap - t0)
+        z = gen.standard_normal((alive.size, width)) + d
+        up = _lindley(cp[alive], z - k)
+        lo = _lindley(cm[alive], -z - k)
+        hit = (up > h) | (lo > h)
+        any_hit = hit.any(axis=1)
+        first = hit.argmax(axis=1)
+        run[alive[any_hit]] = t0 + first[any_hit] + 1
+        cp[alive] = up[:, -1]
+        cm[alive] = lo[:, -1]
+        alive = alive[~any_hit]
+        t0 += width
+    return run
+
+
+def _lindley(start: np.ndarray, increments: np.ndarray) -> np.ndarray:
+    """``C_i = max(0, C_{i-1} + w_i)`` for each row, from ``C_0 = start``, vectorised."""
+    s = np.cumsum(increments, axis=1)
+    running_min = np.minimum.accumulate(s, axis=1)
+    low = np.minimum(running_min + start[:, None], 0.0)
+    return start[:, None] + s - low
+
+
+# --------------------------------------------------------------------------- R2: quantile
+
+
+def rolling_quantile_monitor(
+    x: Sequence[float],
+    baseline: Sequence[float],
+    *,
+    window: int = 50,
+    q: float = 0.95,
+    rel_increase: float = 0.5,
+) -> RollingQuantileResult:
+    """Rolling-N quantile of a count per trial against a release baseline (alarm R2).
+
+    Parameters
+    ----------
+    x : sequence of float, shape (n,)
+        Injection events per trial of the monitored stream, in time order, >= 0.
+    baseline : sequence of float, shape (m,)
+        Injection events per trial of the release baseline, >= 0, m >= 1.
+    window : int, default 50
+        N, the trials in each rolling window (the paper leaves N open).
+    q : float, default 0.95
+        Quantile level, in (0, 1).
+    rel_increase : float, default 0.5
+        Alarm when the rolling quantile is >= ``(1 + rel_increase)`` times the baseline
+        quantile (the paper: ">= 50 % above release baseline"), > 0.
+
+    Returns
+    -------
+    RollingQuantileResult
+        ``window, q, rel_increase, baseline_quantile, threshold, n_baseline, statistic,
+        alarms, reason``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a non-finite or negative count, an empty baseline, or a parameter out of range.
+
+    Notes
+    -----
+    Quantiles are NumPy's default linear interpolation (Hyndman & Fan type 7, R's default
+    ``quantile(type = 7)``). The statistic at trial i >= N - 1 is the ``q`` quantile of trials
+    ``i - N + 1 .. i``; earlier trials have no full window (NaN, no alarm). An alarm is reported
+    at each onset: the first trial of every run of trials with ``statistic >= threshold``.
+    When the baseline quantile is 0 a relative rise is undefined: the threshold is NaN, no alarm
+    is raised and ``reason`` says so.
+
+    References
+    ----------
+    Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American
+    Statistician 50(4), 361-365.
+
+    Examples
+    --------
+    >>> base = [0, 1, 1, 2, 2, 2, 3, 3, 4, 4]
+    >>> res = rolling_quantile_monitor([2, 3, 2, 3, 9, 9, 9, 3], base, window=4)
+    >>> res.baseline_quantile, res.threshold
+    (4.0, 6.0)
+    >>> [(a.index, a.statistic) for a in res.alarms]
+    [(4, 8.1)]
+    """
+    obs = _series("x", x, nonneg=True)
+    base = _series("baseline", baseline, nonneg=True)
+    if base.size == 0:
+        raise ValueError("baseline must hold at least one trial")
+    n_win = _positive_int("window", window)
+    level = _validate.probability("q", q)
+    rise = _real("rel_increase", rel_increase, positive=True)
+    b = float(np.quantile(base, level))
+    reasons = []
+    stat = np.full(obs.size, np.nan)
+    if obs.size >= n_win:
+        windows = np.lib.stride_tricks.sliding_window_view(obs, n_win)
+        stat[n_win - 1 :] = np.quantile(windows, level, axis=1)
+    else:
+        reasons.append(f"fewer monitored trials ({obs.size}) than one window ({n_win})")
+    if b > 0:
+        thr = (1.0 + rise) * b
+        above = np.where(np.isnan(stat), False, stat >= thr)
+        idx = _rising_edges(above)
+        alarms = tuple(Alarm("R2", int(i), float(stat[i]), thr, "above") for i in idx)
+    else:
+        thr = math.nan
+        alarms = ()
+        reasons.insert(
+            0,
+            f"baseline {level:g} quantile is 0, so a rise of {rise:.0%} over it is undefined; "
+            "R2 raises no alarm",
+        )
+    return RollingQuantileResult(
+        window=n_win,
+        q=level,
+        rel_increase=rise,
+        baseline_quantile=b,
+        threshold=thr,
+        n_baseline=int(base.size),
+        statistic=tuple(stat.tolist()),
+        alarms=alarms,
+        reason="; ".join(reasons),
+    )
+
+
+# --------------------------------------------------------------------------- R3: collisions
+
+
+def collision_rate_monitor(
+    trials: Sequence[Iterable[Any]],
+    *,
+    key_function: Callable[[str, Any], Hashable] | None = None,
+    identity_function: Callable[[str, Any], Hashable] | None = None,
+    threshold: float = 0.005,
+) -> CollisionRateResult:
+    """Cumulative coordination-key collision rate after each trial (alarm R3).
+
+    Parameters
+    ----------
+    trials : sequence of iterables, length n
+        One entry per trial in time order, holding that trial's calls. Without
+        ``key_function`` each call is a ``(call_id, key)`` pair of hashables (e.g. the
+        ``fingerprint`` and ``key`` a reader logged). With ``key_function`` each call is a
+        ``(tool_name, arguments)`` pair, keyed by ``key_function(tool_name, arguments)`` and
+        identified by ``identity_function(tool_name, arguments)``.
+    key_function : callable or None
+        The key scheme under test, e.g. :func:`noisefloor.store.keys.canonical_key`.
+    identity_function : callable or None
+        Identity of a literal call; default
+        :func:`noisefloor.store.keys.call_fingerprint` (key order and whitespace insensitive,
+        type preserving). Only used with ``key_function``.
+    threshold : float, default 0.005
+        Alarm when the rate is strictly above this (the paper: "> 0.5 %"), in [0, 1).
+
+    Returns
+    -------
+    CollisionRateResult
+        ``threshold, n_distinct_calls, n_colliding_calls, rate, collisions, alarms``.
+
+    Raises
+    ------
+    TypeError
+        For a call that is not a pair, or an unhashable id or key.
+    ValueError
+        For a threshold out of range, or one call id logged under two different keys (the key
+        scheme is not a function of the call; the message names both trials).
+
+    Notes
+    -----
+    After trial i, let D be the distinct calls seen so far and, for each key, D_key those
+    mapping to it. The collision rate is ``sum over keys with |D_key| >= 2 of |D_key|`` divided
+    by ``|D|``: the share of distinct calls whose key also stands for another call, i.e. calls on
+    which a literal reader can fire a warning meant for a different call. It is cumulative (a
+    set property of everything seen) and NaN before the first call. An alarm is reported at each
+    onset: the first trial of every run with ``rate > threshold``.
+
+    Examples
+    --------
+    >>> trials = [[("a", "k1"), ("b", "k2")], [("a", "k1")], [("c", "k2")]]
+    >>> res = collision_rate_monitor(trials)
+    >>> res.rate
+    (0.0, 0.0, 0.6666666666666666)
+    >>> [(a.index, round(a.statistic, 3)) for a in res.alarms], res.collisions
+    ([(2, 0.667)], (('k2', 2),))
+    """
+    thr = _real("threshold", threshold, nonneg=True)
+    if thr >= 1.0:
+        raise ValueError(f"threshold must lie in [0, 1), got {threshold!r}")
+    if key_function is not None and not callable(key_function):
+        raise TypeError(f"key_function must be callable, got {key_function!r}")
+    if identity_function is not None and key_function is None:
+        raise ValueError("identity_function is only used together with key_function")
+    if key_function is not None and identity_function is None:
+        from noisefloor.store.keys import call_fingerprint as identity_function
+    if isinstance(trials, (str, bytes)):
+        raise TypeError("trials must be a sequence with one iterable of calls per trial")
+
+    key_of: dict[Hashable, tuple[Hashable, int]] = {}
+    members: dict[Hashable, int] = {}
+    distinct = colliding = 0
+    n_distinct: list[int] = []
+    n_colliding: list[int] = []
+    for t, calls in enumerate(trials):
+        for j, call in enumerate(calls):
+            if not isinstance(call, (tuple, list)) or len(call) != 2:
+                raise TypeError(
+                    f"trial {t}, call {j}: expected a pair, got {type(call).__name__} {call!r}"
+                )
+            if key_function is not None:
+                tool, args = call
+                cid, key = identity_function(tool, args), key_function(tool, args)
+            else:
+                cid, key = call
+            try:
+                seen = key_of.get(cid)
+                hash(key)
+            except TypeError:
+                raise TypeError(
+                    f"trial {t}, call {j}: call id and key must be hashable, got {call!r}"
+                ) from None
+            if seen is not None:
+                if seen[0] != key:
+                    raise ValueError(
+                        f"call {cid!r} is logged with key {seen[0]!r} at trial {seen[1]} and with "
+                        f"key {key!r} at trial {t}; a key must be a function of the call"
+                    )
+                continue
+            key_of[cid] = (key, t)
+            size = members.get(key, 0)
+            members[key] = size + 1
+            distinct += 1
+            colliding += 2 if size == 1 else (1 if size >= 2 else 0)
+        n_distinct.append(distinct)
+        n_colliding.append(colliding)
+    nd = np.asarray(n_distinct, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(nd > 0, np.asarray(n_colliding, dtype=float) / np.where(nd > 0, nd, 1), np.nan)
+    above = np.where(np.isnan(rate), False, rate > thr)
+    alarms = tuple(
+        Alarm("R3", int(i), float(rate[i]), thr, "above") for i in _rising_edges(above)
+    )
+    collisions = tuple((key, size) for key, size in members.items() if size >= 2)
+    return CollisionRateResult(
+        threshold=thr,
+        n_distinct_calls=tuple(n_distinct),
+        n_colliding_calls=tuple(n_colliding),
+        rate=tuple(rate.tolist()),
+        collisions=collisions,
+        alarms=alarms,
+    )
+
+
+# --------------------------------------------------------------------------- frame level
+
+
+def _where(frame: pd.DataFrame, label: Any) -> str:
+    """``file:line`` of a row when the frame carries provenance, else its row label."""
+    for src, line in (("source", "line"), ("source_file", "source_line"), ("file", "line")):
+        if src in frame.columns and line in frame.columns:
+            return f"{frame.at[label, src]}:{frame.at[label, line]}"
+    return f"row {label!r}"
+
+
+def _require(frame: object, name: str, columns: Sequence[str]) -> pd.DataFrame:
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame of trials, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{name} lacks column(s) {', '.join(map(repr, missing))}; expected the trial frame of "
+            "noisefloor.logs.load_trials"
+        )
+    if not frame.index.is_unique:
+        raise ValueError(f"{name} has duplicate row labels; reset its index first")
+    return frame
+
+
+def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> pd.DataFrame:
+    """Put trial records in time order.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Trial frame of :func:`noisefloor.logs.load_trials` (an ``extra`` column is optional).
+    time_field : str, default "timestamp"
+        Key of ``extra`` holding an ISO 8601 time stamp.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same rows (labels kept). If *every* record has ``extra[time_field]``, rows are sorted
+        by it (stable: equal stamps keep file order; stamps without a zone are read as UTC).
+        If *no* record has one, the frame order is kept: the order of the files as given, then
+        line order within each file, which is what ``load_trials`` returns.
+
+    Raises
+    ------
+    ValueError
+        If only some records carry a time stamp (the first one without it is named), or a
+        time stamp cannot be parsed (its file and line are named).
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"trial": [0, 1], "extra": [{"timestamp": "2026-01-02T00:00:00Z"},
+    ...                                               {"timestamp": "2026-01-01T00:00:00Z"}]})
+    >>> order_trials(df)["trial"].tolist()
+    [1, 0]
+    """
+    _require(frame, "frame", [])
+    if "extra" not in frame.columns or frame.empty:
+        return frame
+    has = frame["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None)
+    if not has.any():
+        return frame
+    if not has.all():
+        label = frame.index[~has.to_numpy()][0]
+        raise ValueError(
+            f"{_where(frame, label)}: extra.{time_field} is missing, but other records carry one; "
+            "time order needs it on every record or on none (then file order is used)"
+        )
+    stamps = []
+    for label, extra in frame["extra"].items():
+        try:
+            ts = pd.Timestamp(extra[time_field])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"{_where(frame, label)}: extra.{time_field} = {extra[time_field]!r} is not an "
+                f"ISO 8601 time stamp ({exc})"
+            ) from None
+        stamps.append(ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC"))
+    order = np.argsort(np.asarray([t.value for t in stamps], dtype=np.int64), kind="stable")
+    return frame.iloc[order]
+
+
+@dataclass(frozen=True)
+class PassKRounds:
+    """Coordination-active pass^k of a golden-task set, one value per round.
+
+    Attributes
+    ----------
+    k : int
+        The k of pass^k.
+    trials_per_round : int
+        n, the coordination-active trials of each task in one round.
+    tasks : tuple of str
+        The golden tasks (sorted).
+    values : tuple of float
+        Mean over the golden tasks of ``C(c, k) / C(n, k)`` in each round, in round order.
+    rows : tuple
+        Label of the row that completed each round (the latest of its trials in time order).
+    n_pending : int
+        Coordination-active golden trials not yet part of a complete round.
+    excluded : dict of str to int
+        Rows left out, by reason: ``infrastructure_error``, ``reward_null``,
+        ``store_unknown`` (``store_events_at_start`` null), ``store_empty`` (0 events, not
+        coordination-active), ``not_golden``.
+    reason : str
+        Why there is no round, if there is none; empty otherwise.
+    """
+
+    k: int
+    trials_per_round: int
+    tasks: tuple[str, ...]
+    values: tuple[float, ...]
+    rows: tuple[Any, ...]
+    n_pending: int
+    excluded: dict = field(default_factory=dict)
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        """Plain-dict view."""
+        d = asdict(self)
+        d["tasks"], d["values"], d["rows"] = list(self.tasks), list(self.values), list(self.rows)
+        return d
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per round: ``round, pass_hat_k, row``."""
+        return pd.DataFrame(
+            {"round": np.arange(len(self.values)), "pass_hat_k": self.values, "row": self.rows}
+        )
+
+
+_TRIAL_COLUMNS = ("task_id", "reward", "infrastructure_error", "store_events_at_start")
+
+
+def coordination_active_passk_rounds(
+    frame: pd.DataFrame,
+    *,
+    k: int = 1,
+    trials_per_round: int = 1,
+    tasks: Iterable[str] | None = None,
+    infrastructure_errors: str = "exclude",
+) -> PassKRounds:
+    """Split a time-ordered trial stream into rounds and compute pass^k of each.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Trials in time order (see :func:`order_trials`) with columns ``task_id``, ``reward``,
+        ``infrastructure_error``, ``store_events_at_start``.
+    k : int, default 1
+        The k of pass^k, 1 <= k <= ``trials_per_round``.
+    trials_per_round : int, default 1
+        n: coordination-active trials of each golden task per round. The paper's design runs
+        trial 0 (store empty) and trial 1 (store holds peer events) per task, so a round is one
+        coordination-active trial per task and pass^1 its success rate.
+    tasks : iterable of str or None
+        The golden-task set; ``None`` takes every task with a coordination-active trial.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        Leave trials with ``infrastructure_error`` out (counted in ``excluded``), or count
+        them as failures.
+
+    Returns
+    -------
+    PassKRounds
+        ``k, trials_per_round, tasks, values, rows, n_pending, excluded, reason``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a missing column, ``k`` outside ``1..trials_per_round``, or an empty task set.
+
+    Notes
+    -----
+    A trial is coordination-active when ``store_events_at_start > 0``; success is a reward
+    within 1e-6 of 1 (DESIGN.md). Each golden task's coordination-active trials, in time order,
+    are cut into consecutive blocks of n; round r is the r-th block of every golden task, and
+    exists once every golden task has completed its r-th block. Its value is the tau-bench
+    estimator averaged over tasks, ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of
+    task t in the block (Yao et al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`.
+
+    References
+    ----------
+    Yao, S. et al. (2024). tau-bench: A benchmark for tool-agent-user interaction in
+    real-world domains. arXiv:2406.12045.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"task_id": ["a", "b", "a", "b"], "reward": [1.0, 0.0, 1.0, 1.0],
+    ...                    "infrastructure_error": False, "store_events_at_start": [2, 1, 3, 2]})
+    >>> coordination_active_passk_rounds(df).values
+    (0.5, 1.0)
+    """
+    _require(frame, "frame", _TRIAL_COLUMNS)
+    n = _positive_int("trials_per_round", trials_per_round)
+    kk = _positive_int("k", k)
+    if kk > n:
+        raise ValueError(f"k must be at most trials_per_round ({n}), got {k!r}")
+    policy = _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
+
+    infra = frame["infrastructure_error"].astype(bool).to_numpy()
+    reward = pd.to_numeric(frame["reward"], errors="raise").to_numpy(dtype=float)
+    events = frame["store_events_at_start"]
+    unknown = events.isna().to_numpy()
+    active = np.zeros(len(frame), dtype=bool)
+    active[~unknown] = events[~unknown].to_numpy(dtype=np.int64) > 0
+    excluded = {"infrastructure_error": 0, "reward_null": 0, "store_unknown": 0,
+                "store_empty": 0, "not_golden": 0}
+    keep = np.ones(len(frame), dtype=bool)
+    if policy == "exclude":
+        excluded["infrastructure_error"] = int(infra.sum())
+        keep &= ~infra
+    null_reward = np.isnan(reward) & ~(infra & (policy == "fail"))
+    excluded["reward_null"] = int((keep & null_reward).sum())
+    keep &= ~null_reward
+    excluded["store_unknown"] = int((keep & unknown).sum())
+    keep &= ~unknown
+    excluded["store_empty"] = int((keep & ~active).sum())
+    keep &= active
+
+    task_ids = frame["task_id"].astype(str).to_numpy()
+    if tasks is None:
+        golden = sorted(set(task_ids[keep].tolist()))
+    else:
+        if isinstance(tasks, str):
+            raise TypeError("tasks must be an iterable of task ids, not a single string")
+        golden = sorted({str(t) for t in tasks})
+        if not golden:
+            raise ValueError("tasks must name at least one golden task")
+    is_golden = np.isin(task_ids, golden)
+    excluded["not_golden"] = int((keep & ~is_golden).sum())
+    keep &= is_golden
+
+    positions: dict[str, list[int]] = {t: [] for t in golden}
+    for pos in np.flatnonzero(keep):
+        positions[task_ids[pos]].append(int(pos))
+    counts = {t: len(p) for t, p in positions.items()}
+    n_rounds = min((c // n for c in counts.values()), default=0)
+    values: list[float] = []
+    rows: list[Any] = []
+    for r in range(n_rounds):
+        block = np.concatenate([positions[t][r * n : (r + 1) * n] for t in golden])
+        trials = pd.DataFrame(
+            {"task_id": task_ids[block], "reward": reward[block], "infrastructure_error": infra[block]}
+        )
+        values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
+        rows.append(frame.index[block.max()])
+    reason = ""
+    if not golden:
+        reason = "no coordination-active trial (store_events_at_start > 0) in the frame"
+    elif n_rounds == 0:
+        short = [t for t in golden if counts[t] < n]
+        reason = (
+            f"no complete round: {len(short)} golden task(s) have fewer than {n} "
+            f"coordination-active trial(s), e.g. {short[0]!r} has {counts[short[0]]}"
+        )
+    return PassKRounds(
+        k=kk,
+        trials_per_round=n,
+        tasks=tuple(golden),
+        values=tuple(values),
+        rows=tuple(rows),
+        n_pending=int(sum(counts.values()) - n_rounds * n * len(golden)),
+        excluded=excluded,
+        reason=reason,
+    )
+
+
+@dataclass(frozen=True)
+class MonitorReport:
+    """Result of :func:`monitor_trials`: the three alarms over one monitored stream.
+
+    Attributes
+    ----------
+    order : str
+        How records were put in time order (``"file order"`` or ``"extra.timestamp"``).
+    n_trials, n_baseline_trials : int
+        Rows of the monitored and baseline frames (after the protocol filter).
+    r1 : CusumResult or None
+        The CUSUM on coordination-active pass^k per round; None when not evaluated.
+    r1_rounds, r1_baseline_rounds : PassKRounds
+        The monitored and baseline rounds R1 is computed from.
+    r2 : RollingQuantileResult or None
+        The injection-count quantile alarm; None when not evaluated.
+    r3 : CollisionRateResult or None
+        The key-collision alarm; None when not evaluated.
+    reasons : dict of str to str
+        For each rule not evaluated (or evaluated with a caveat), why.
+    excluded : dict of str to dict
+        Rows each rule left out, by reason (nothing is dropped without being counted here).
+    alarms : tuple of Alarm
+        Every alarm of every rule, in the time order of the row that raised it.
+    provenance : tuple of dict
+        For each alarm, the raising row's ``task_id``, ``trial`` and, when present, the
+        ``source`` and ``line`` it was read from.
+    """
+
+    order: str
+    n_trials: int
+    n_baseline_trials: int
+    r1: CusumResult | None
+    r1_rounds: PassKRounds
+    r1_baseline_rounds: PassKRounds
+    r2: RollingQuantileResult | None
+    r3: CollisionRateResult | None
+    reasons: dict
+    excluded: dict
+    alarms: tuple[Alarm, ...]
+    provenance: tuple[dict, ...]
+
+    def to_dict(self) -> dict:
+        """Plain-dict view, nested (JSON-ready after NaN handling)."""
+        return {
+            "order": self.order,
+            "n_trials": self.n_trials,
+            "n_baseline_trials": self.n_baseline_trials,
+            "r1": None if self.r1 is None else self.r1.to_dict(),
+            "r1_rounds": self.r1_rounds.to_dict(),
+            "r1_baseline_rounds": self.r1_baseline_rounds.to_dict(),
+            "r2": None if self.r2 is None else self.r2.to_dict(),
+            "r3": None if self.r3 is None else self.r3.to_dict(),
+            "reasons": dict(self.reasons),
+            "excluded": {k: dict(v) for k, v in self.excluded.items()},
+            "alarms": [dict(a.to_dict(), **p) for a, p in zip(self.alarms, self.provenance)],
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per alarm: the alarm's fields plus the raising row's provenance."""
+        base = _alarms_frame(self.alarms)
+        prov = pd.DataFrame(list(self.provenance), index=base.index)
+        return pd.concat([base, prov], axis=1)
+
+
+def _calls_of(frame: pd.DataFrame, label: Any, extra: Any, field_name: str) -> list | None:
+    if not isinstance(extra, dict) or field_name not in extra or extra[field_name] is None:
+        return None
+    entries = extra[field_name]
+    if not isinstance(entries, list):
+        raise ValueError(
+            f"{_where(frame, label)}: extra.{field_name} must be a list of "
+            f'{{"tool", "key", "fingerprint"}} objects, got {type(entries).__name__}'
+        )
+    pairs = []
+    for j, entry in enumerate(entries):
+        ok = isinstance(entry, dict) and all(
+            isinstance(entry.get(f), str) and entry.get(f) for f in ("key", "fingerprint")
+        )
+        if not ok:
+            raise ValueError(
+                f"{_where(frame, label)}: extra.{field_name}[{j}] must be an object with non-empty "
+                f'string fields "key" and "fingerprint", got {entry!r}'
+            )
+        pairs.append((entry["fingerprint"], entry["key"]))
+    return pairs
+
+
+def monitor_trials(
+    frame: pd.DataFrame,
+    baseline: pd.DataFrame,
+    *,
+    sigma: float | Any | None = None,
+    k: int = 1,
+    trials_per_round: int = 1,
+    tasks: Iterable[str] | None = None,
+    cusum_k: float = 0.5,
+    cusum_h: float = 1.5,
+    window: int = 50,
+    q: float = 0.95,
+    rel_increase: float = 0.5,
+    collision_threshold: float = 0.005,
+    protocol: str | None = None,
+    infrastructure_errors: str = "exclude",
+    time_field: str = TIMESTAMP_FIELD,
+    keys_field: str = COORDINATION_KEYS_FIELD,
+) -> MonitorReport:
+    """Run the three runtime alarms of the noise-floor paper over a trial stream.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        Monitored trials (the frame of :func:`noisefloor.logs.load_trials`).
+    baseline : pandas.DataFrame
+        Release-baseline trials, same columns.
+    sigma : float, object with ``null_gap_sd``, or None
+        Noise-floor sigma for R1. ``None`` estimates it as the standard deviation (ddof 1) of
+        the baseline's round pass^k values, which needs two rounds (recorded in
+        ``r1.sigma_source``).
+    k, trials_per_round, tasks, infrastructure_errors
+        As for :func:`coordination_active_passk_rounds`; ``tasks=None`` makes the golden set
+        the baseline's coordination-active tasks.
+    cusum_k, cusum_h : float, default 0.5, 1.5
+        R1 reference value and decision interval in sigma units (:func:`tabular_cusum`).
+    window, q, rel_increase : default 50, 0.95, 0.5
+        R2 parameters (:func:`rolling_quantile_monitor`).
+    collision_threshold : float, default 0.005
+        R3 threshold (:func:`collision_rate_monitor`).
+    protocol : str or None
+        Keep only this protocol in both frames. ``None`` requires each frame to hold one.
+    time_field : str, default "timestamp"
+        ``extra`` key used for time order (:func:`order_trials`).
+    keys_field : str, default "coordination_keys"
+        ``extra`` key holding each trial's calls (``{"tool", "key", "fingerprint", ...}``).
+
+    Returns
+    -------
+    MonitorReport
+        The three results, the rows each rule left out, and every alarm with its provenance.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a frame that is not a trial frame, several protocols without ``protocol``,
+        malformed ``extra`` fields (file and line named), or a parameter out of range.
+
+    Notes
+    -----
+    R1: target ``mu0`` = mean of the baseline rounds' pass^k, CUSUM over the monitored rounds;
+    an alarm is reported at the row that completed the round. R2: the monitored and baseline
+    ``injections`` columns, null counts left out and counted. R3: ``(fingerprint, key)`` pairs
+    of ``extra[keys_field]``; trials without that field are left out and counted.
+
+    Examples
+    --------
+    >>> base = pd.DataFrame({"task_id": ["a", "b"] * 4, "protocol": "intercept",
+    ...     "reward": [1.0, 0.0] * 4, "infrastructure_error": False,
+    ...     "store_events_at_start": 1, "injections": [0, 1, 1, 2] * 2, "extra": None})
+    >>> mon = base.assign(injections=[3, 4, 4, 5] * 2)
+    >>> rep = monitor_trials(mon, base, sigma=0.1, window=4)
+    >>> [(a.rule, a.index) for a in rep.alarms]
+    [('R2', 3)]
+    >>> rep.reasons["R3"]
+    'no trial carries extra.coordination_keys'
+    """
+    _require(frame, "frame", _TRIAL_COLUMNS)
+    _require(baseline, "baseline", _TRIAL_COLUMNS)
+    frames = {"frame": frame, "baseline": baseline}
+    if protocol is not None:
+        for name, f in frames.items():
+            if "protocol" not in f.columns:
+                raise ValueError(f"{name} lacks column 'protocol' needed by protocol={protocol!r}")
+        frames = {name: f[f["protocol"] == protocol] for name, f in frames.items()}
+    elif "protocol" in frame.columns or "protocol" in baseline.columns:
+        for name, f in frames.items():
+            found = sorted(map(str, f["protocol"].dropna().unique())) if "protocol" in f else []
+            if len(found) > 1:
+                raise ValueError(
+                    f"{name} holds {len(found)} protocols ({', '.join(found)}); the alarms watch "
+                    "one deployed configuration, choose one with protocol="
+                )
+    mon = order_trials(frames["frame"], time_field=time_field)
+    base = order_trials(frames["baseline"], time_field=time_field)
+    stamped = "extra" in mon.columns and mon["extra"].map(
+        lambda e: isinstance(e, dict) and e.get(time_field) is not None
+    ).any()
+    order = f"extra.{time_field}" if stamped else "file order"
+    reasons: dict[str, str] = {}
+    excluded: dict[str, dict] = {}
+    position = {label: i for i, label in enumerate(mon.index)}
+    alarms: list[Alarm] = []
+
+    # R1
+    base_rounds = coordination_active_passk_rounds(
+        base, k=k, trials_per_round=trials_per_round, tasks=tasks,
+        infrastructure_errors=infrastructure_errors,
+    )
+    golden = base_rounds.tasks if tasks is None else tasks
+    if not golden:
+        golden = ["<none>"]
+    rounds = coordination_active_passk_rounds(
+        mon, k=k, trials_per_round=trials_per_round, tasks=golden,
+        infrastructure_errors=infrastructure_errors,
+    )
+    excluded["R1"] = rounds.excluded
+    r1 = None
+    if not base_rounds.values:
+        reasons["R1"] = f"baseline: {base_rounds.reason}"
+    elif not rounds.values:
+        reasons["R1"] = f"monitored logs: {rounds.reason}"
+    else:
+        target = float(np.mean(base_rounds.values))
+        s = sigma
+        if s is None and len(base_rounds.values) < 2:
+            reasons["R1"] = (
+                "sigma not given and the baseline has fewer than two rounds to estimate it from"
+            )
+        elif s is None and float(np.std(base_rounds.values, ddof=1)) == 0.0:
+            reasons["R1"] = "sigma not given and the baseline rounds do not vary (sd 0)"
+        else:
+            if s is None:
+                s = float(np.std(base_rounds.values, ddof=1))
+            res = tabular_cusum(rounds.values, target=target, sigma=s, k=cusum_k, h=cusum_h)
+            if sigma is None:
+                res = replace(
+                    res,
+                    sigma_source=f"sd of {len(base_rounds.values)} baseline rounds (ddof 1)",
+                )
+            r1 = replace(res, alarms=tuple(replace(a, row=rounds.rows[a.index]) for a in res.alarms))
+            alarms.extend(r1.alarms)
+
+    # R2
+    inj = mon["injections"] if "injections" in mon.columns else pd.Series(pd.NA, index=mon.index)
+    binj = base["injections"] if "injections" in base.columns else pd.Series(pd.NA, index=base.index)
+    ok, bok = inj.notna().to_numpy(), binj.notna().to_numpy()
+    excluded["R2"] = {"injections_null": int((~ok).sum()), "baseline_injections_null": int((~bok).sum())}
+    r2 = None
+    if not bok.any():
+        reasons["R2"] = "the baseline has no trial with an injections count"
+    elif not ok.any():
+        reasons["R2"] = "the monitored logs have no trial with an injections count"
+    else:
+        rows2 = mon.index[ok]
+        res2 = rolling_quantile_monitor(
+            inj[ok].to_numpy(dtype=float), binj[bok].to_numpy(dtype=float),
+            window=window, q=q, rel_increase=rel_increase,
+        )
+        r2 = replace(res2, alarms=tuple(replace(a, row=rows2[a.index]) for a in res2.alarms))
+        if r2.reason:
+            reasons["R2"] = r2.reason
+        alarms.extend(r2.alarms)
+
+    # R3
+    per_trial: list[list] = []
+    rows3: list[Any] = []
+    if "extra" in mon.columns:
+        for label, extra in mon["extra"].items():
+            pairs = _calls_of(mon, label, extra, keys_field)
+            if pairs is not None:
+                per_trial.append(pairs)
+                rows3.append(label)
+    excluded["R3"] = {"no_call_record": int(len(mon) - len(rows3))}
+    r3 = None
+    if not rows3:
+        reasons["R3"] = f"no trial carries extra.{keys_field}"
+    else:
+        res3 = collision_rate_monitor(per_trial, threshold=collision_threshold)
+        r3 = replace(res3, alarms=tuple(replace(a, row=rows3[a.index]) for a in res3.alarms))
+        alarms.extend(r3.alarms)
+
+    alarms.sort(key=lambda a: (position[a.row], a.rule))
+    provenance = []
+    for a in alarms:
+        p = {"position": position[a.row]}
+        for col in ("task_id", "trial", "source", "line"):
+            if col in mon.columns:
+                v = mon.at[a.row, col]
+                p[col] = v.item() if hasattr(v, "item") else v
+        provenance.append(p)
+    return MonitorReport(
+        order=order,
+        n_trials=int(len(mon)),
+        n_baseline_trials=int(len(base)),
+        r1=r1,
+        r1_rounds=rounds,
+        r1_baseline_rounds=base_rounds,
+        r2=r2,
+        r3=r3,
+        reasons=reasons,
+        excluded=excluded,
+        alarms=tuple(alarms),
+        provenance=tuple(provenance),
+    )
