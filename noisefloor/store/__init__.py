@@ -1,5 +1,39 @@
-"""The task-scoped negative-knowledge store (ET-MCP substrate) and its canonical keys."""
+"""The task-scoped negative-knowledge store (the ET-MCP substrate of the noise-floor paper).
 
+* :mod:`noisefloor.store.keys`: canonical coordination keys of tool calls.
+* :mod:`noisefloor.store.events`: typed, versioned events (``failed_trial_action``, ``failed_predicate``).
+* :mod:`noisefloor.store.base`: the backend interface and the task-scoped :class:`TaskView`.
+* :mod:`noisefloor.store.sqlite`: the embedded default backend (one SQLite file, WAL).
+* :mod:`noisefloor.store.mcp_server`: the MCP server (``noisefloor store serve``).
+"""
+
+from noisefloor.store.base import EventStore, ScopeViolation, StoredEvent, TaskView
+from noisefloor.store.events import (
+    EVENT_SCHEMA_VERSION,
+    Condition,
+    FailedPredicate,
+    FailedTrialAction,
+    event_from_json,
+    event_to_json,
+    parse_event,
+)
 from noisefloor.store.keys import call_fingerprint, canonical_arguments, canonical_key
+from noisefloor.store.sqlite import SQLiteEventStore
 
-__all__ = ["call_fingerprint", "canonical_arguments", "canonical_key"]
+__all__ = [
+    "EVENT_SCHEMA_VERSION",
+    "Condition",
+    "EventStore",
+    "FailedPredicate",
+    "FailedTrialAction",
+    "SQLiteEventStore",
+    "ScopeViolation",
+    "StoredEvent",
+    "TaskView",
+    "call_fingerprint",
+    "canonical_arguments",
+    "canonical_key",
+    "event_from_json",
+    "event_to_json",
+    "parse_event",
+]

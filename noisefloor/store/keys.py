@@ -12,7 +12,8 @@ how a model happened to format its JSON, so arguments are reduced to one canonic
   and ``" W1"`` are different literals); the canonical text escapes every non-ASCII code point, so
   strings holding lone surrogates (e.g. bytes decoded with ``surrogateescape``) are keyed safely;
 * ``bytes`` are kept apart from strings as ``{"$bytes": <base64>}``;
-* tuples are lists; a JSON *string* passed as the whole argument set is parsed first.
+* ``Decimal`` values key like the JSON number they denote; tuples are lists; a JSON *string*
+  passed as the whole argument set is parsed first.
 
 The key itself is ``"<tool_name>:<first 32 hex digits of SHA-256(canonical text)>"``.
 
@@ -49,7 +50,8 @@ def _number_text(value: int | float | decimal.Decimal, *, preserve_type: bool) -
             return _number_text(float(value), preserve_type=False)
         if value == value.to_integral_value():
             return _number_text(int(value), preserve_type=False) + (".d" if preserve_type else "")
-        return format(value.normalize(), "f") + (".d" if preserve_type else "")
+        # non-integral decimals are keyed as the float they denote, like JSON numbers are
+        return _number_text(float(value), preserve_type=False) + (".d" if preserve_type else "")
     if math.isnan(value):
         return '{"$float":"nan"}'
     if math.isinf(value):

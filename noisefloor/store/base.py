@@ -1,0 +1,288 @@
+"""The store interface: append events, read them back one task at a time.
+
+A backend implements four primitives (:meth:`EventStore._append_many`, :meth:`EventStore._select`,
+:meth:`EventStore._count`, :meth:`EventStore.close`); everything else, including validation of
+every filter a caller passes, lives here so all backends enforce the same guarantees:
+
+* **Task scoping.** Every read names exactly one task id, matched by exact string equality (no
+  patterns, no case folding, no trimming). Readers receive a :class:`TaskView`, whose task id is
+  fixed when it is made; no method of a view accepts another task id. Backends re-check the task
+  id of each row they return, and a mismatch raises instead of leaking.
+* **Atomic appends.** :meth:`EventStore.append_many` commits all of its events or none.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from noisefloor.store.events import FailedPredicate, FailedTrialAction, StoreEvent, parse_event
+
+__all__ = ["EventStore", "StoredEvent", "TaskView", "ScopeViolation", "MAX_QUERY_LIMIT"]
+
+#: Largest number of events one query returns.
+MAX_QUERY_LIMIT = 100_000
+
+_EVENT_TYPES = ("failed_trial_action", "failed_predicate")
+
+
+class ScopeViolation(RuntimeError):
+    """A backend returned a row of another task; raised instead of returning it."""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as read back from a store.
+
+    Attributes
+    ----------
+    event_id : int
+        Store-assigned id, increasing in commit order within one store.
+    event : FailedTrialAction or FailedPredicate
+        The validated event.
+    """
+
+    event_id: int
+    event: FailedTrialAction | FailedPredicate
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: the event's fields plus ``event_id``."""
+        return {"event_id": self.event_id, **self.event.model_dump(mode="json")}
+
+
+def _check_str(value: Any, name: str, *, optional: bool = True) -> str | None:
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, got {type(value).__name__}: {value!r:.80}")
+    if not value:
+        raise ValueError(f"{name} must be a non-empty string")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{name} must be valid Unicode text (it holds an unpaired surrogate)") from None
+    return value
+
+
+def _check_limit(limit: Any) -> int:
+    if limit is None:
+        return MAX_QUERY_LIMIT
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise TypeError(f"limit must be an int in [1, {MAX_QUERY_LIMIT}], got {limit!r}")
+    if not 1 <= limit <= MAX_QUERY_LIMIT:
+        raise ValueError(f"limit must be an int in [1, {MAX_QUERY_LIMIT}], got {limit}")
+    return limit
+
+
+class EventStore(abc.ABC):
+    """Abstract task-scoped event store. Use :class:`~noisefloor.store.SQLiteEventStore`."""
+
+    # -- backend primitives ------------------------------------------------------------------
+    @abc.abstractmethod
+    def _append_many(self, rows: Sequence[tuple[str, str, str | None, str | None, str, str]]) -> list[int]:
+        """Atomically insert rows ``(task_id, event_type, tool_name, key, created, body)``."""
+
+    @abc.abstractmethod
+    def _select(
+        self,
+        task_id: str,
+        *,
+        event_type: str | None,
+        tool_name: str | None,
+        key: str | None,
+        after_id: int,
+        limit: int,
+        newest_first: bool,
+    ) -> list[tuple[int, str, str]]:
+        """Rows ``(event_id, task_id, body)`` of one task, filtered by exact equality."""
+
+    @abc.abstractmethod
+    def _count(self, task_id: str) -> int:
+        """Number of events of one task."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the backend's resources; further calls raise."""
+
+    # -- public API --------------------------------------------------------------------------
+    def append(self, event: FailedTrialAction | FailedPredicate) -> int:
+        """Append one event and return its id (committed when this returns)."""
+        return self.append_many([event])[0]
+
+    def append_many(self, events: Iterable[FailedTrialAction | FailedPredicate]) -> list[int]:
+        """Append events atomically (all or none) and return their ids, in order.
+
+        Raises
+        ------
+        TypeError
+            If an item is not an event model (validate dicts with
+            :func:`noisefloor.store.events.parse_event` first).
+        """
+        from noisefloor.store.events import event_to_json
+
+        rows = []
+        for i, event in enumerate(events):
+            if not isinstance(event, (FailedTrialAction, FailedPredicate)):
+                raise TypeError(
+                    f"events[{i}] must be a FailedTrialAction or FailedPredicate, "
+                    f"got {type(event).__name__}"
+                )
+            rows.append(
+                (
+                    event.task_id,
+                    event.event_type,
+                    event.tool_name,
+                    event.key,
+                    event.timestamp.isoformat(),
+                    event_to_json(event),
+                )
+            )
+        if not rows:
+            return []
+        return self._append_many(rows)
+
+    def query(
+        self,
+        task_id: str,
+        *,
+        event_type: str | None = None,
+        tool_name: str | None = None,
+        key: str | None = None,
+        after_id: int = 0,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredEvent]:
+        """Events of exactly one task, optionally filtered (exact equality on every filter).
+
+        Parameters
+        ----------
+        task_id : str
+            The task; compared byte for byte.
+        event_type : {"failed_trial_action", "failed_predicate"} or None
+        tool_name, key : str or None
+            Exact tool name / coordination key (see :func:`noisefloor.store.canonical_key`).
+        after_id : int, default 0
+            Only events with a larger id (for incremental reads).
+        limit : int or None
+            At most this many events (1 .. 100000); ``None`` = 100000.
+        newest_first : bool, default False
+            Order by descending id instead of ascending.
+
+        Returns
+        -------
+        list of StoredEvent
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a filter of the wrong type or value; the message names the parameter.
+        """
+        task_id = _check_str(task_id, "task_id", optional=False)
+        if event_type is not None and event_type not in _EVENT_TYPES:
+            raise ValueError(f"event_type must be one of {_EVENT_TYPES} or None, got {event_type!r:.80}")
+        tool_name = _check_str(tool_name, "tool_name")
+        key = _check_str(key, "key")
+        if isinstance(after_id, bool) or not isinstance(after_id, int) or after_id < 0:
+            raise ValueError(f"after_id must be an int >= 0, got {after_id!r:.80}")
+        rows = self._select(
+            task_id,
+            event_type=event_type,
+            tool_name=tool_name,
+            key=key,
+            after_id=after_id,
+            limit=_check_limit(limit),
+            newest_first=bool(newest_first),
+        )
+        out = []
+        for event_id, row_task, body in rows:
+            if row_task != task_id:
+                raise ScopeViolation(f"backend returned an event of another task for {task_id!r:.80}")
+            event = _parse_body(body, event_id)
+            if event.task_id != task_id:
+                raise ScopeViolation(f"event {event_id} body names another task")
+            out.append(StoredEvent(event_id, event))
+        return out
+
+    def count(self, task_id: str) -> int:
+        """Number of events stored for ``task_id``."""
+        return self._count(_check_str(task_id, "task_id", optional=False))
+
+    def task(self, task_id: str) -> TaskView:
+        """A read view fixed to one task (what readers receive)."""
+        return TaskView(self, _check_str(task_id, "task_id", optional=False))
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def _parse_body(body: str, event_id: int) -> FailedTrialAction | FailedPredicate:
+    import json
+
+    return parse_event(json.loads(body), source=f"event {event_id}")
+
+
+class TaskView:
+    """Read-only access to the events of one task. Made by :meth:`EventStore.task`.
+
+    There is no way to widen a view: its task id is fixed at construction and none of its
+    methods takes a task id.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="A", tool_name="f", arguments={"x": 1},
+    ...                                    reward=0.0, position=1, k=3))
+    >>> store.task("A").count(), store.task("B").count()
+    (1, 0)
+    """
+
+    __slots__ = ("_store", "_task_id")
+
+    def __init__(self, store: EventStore, task_id: str) -> None:
+        self._store = store
+        self._task_id = task_id
+
+    @property
+    def task_id(self) -> str:
+        """The task this view reads."""
+        return self._task_id
+
+    def count(self) -> int:
+        """Number of events of this task."""
+        return self._store.count(self._task_id)
+
+    def find(
+        self,
+        *,
+        event_type: str | None = None,
+        tool_name: str | None = None,
+        key: str | None = None,
+        after_id: int = 0,
+        limit: int | None = None,
+        newest_first: bool = False,
+    ) -> list[StoredEvent]:
+        """This task's events, filtered as in :meth:`EventStore.query`."""
+        return self._store.query(
+            self._task_id,
+            event_type=event_type,
+            tool_name=tool_name,
+            key=key,
+            after_id=after_id,
+            limit=limit,
+            newest_first=newest_first,
+        )
+
+    def by_key(self, key: str) -> list[StoredEvent]:
+        """This task's events with coordination key ``key`` (literal or predicate key)."""
+        return self.find(key=key)
+
+    def __repr__(self) -> str:
+        return f"TaskView(task_id={self._task_id!r})"
+
+

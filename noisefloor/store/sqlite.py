@@ -1,0 +1,257 @@
+"""SQLite backend of the event store: one file, WAL journal, safe for several writer processes.
+
+Every append runs in its own ``BEGIN IMMEDIATE`` transaction, so concurrent writers queue on
+SQLite's write lock (waiting up to ``busy_timeout`` seconds) instead of failing, and a writer
+killed mid-transaction leaves nothing behind: SQLite rolls the incomplete transaction back when
+the next connection opens the file. With ``synchronous="NORMAL"`` (the default) a committed event
+survives the death of any process; ``synchronous="FULL"`` also survives power loss, at the cost of
+an fsync per commit.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from noisefloor.store.base import EventStore
+
+__all__ = ["SQLiteEventStore", "STORE_FORMAT_VERSION"]
+
+#: Version of the on-disk table layout.
+STORE_FORMAT_VERSION = "1"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS store_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id    TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    tool_name  TEXT,
+    key        TEXT,
+    created    TEXT NOT NULL,
+    body       TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS events_task_key ON events (task_id, key);
+CREATE INDEX IF NOT EXISTS events_task_tool ON events (task_id, tool_name);
+"""
+
+_SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+class SQLiteEventStore(EventStore):
+    """The embedded default store: a single SQLite file in WAL mode.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Database file (created with its tables if missing), or ``":memory:"`` for a private
+        in-memory store (one process only).
+    busy_timeout : float, default 30.0
+        Seconds a writer waits for another process's write lock before raising
+        :class:`sqlite3.OperationalError`.
+    synchronous : {"NORMAL", "FULL", "EXTRA", "OFF"}, default "NORMAL"
+        SQLite's durability level (see module notes).
+
+    Raises
+    ------
+    ValueError
+        For a bad parameter, or a file written by an incompatible store format.
+    sqlite3.DatabaseError
+        If ``path`` is not an SQLite database.
+
+    Notes
+    -----
+    One connection is kept per process and shared by its threads under a lock; after
+    ``os.fork`` the child opens its own connection on first use.
+
+    Examples
+    --------
+    >>> from noisefloor.store import FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> ids = store.append_many([
+    ...     FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+    ...                       arguments={"order_id": "#W1"}, outcome="error: shipped",
+    ...                       reward=0.0, position=p, k=3) for p in (1, 2)])
+    >>> ids
+    [1, 2]
+    >>> [e.event.position for e in store.task("T1").find()]
+    [1, 2]
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        busy_timeout: float = 30.0,
+        synchronous: str = "NORMAL",
+    ) -> None:
+        if isinstance(busy_timeout, bool) or not isinstance(busy_timeout, (int, float)) or busy_timeout < 0:
+            raise ValueError(f"busy_timeout must be a number of seconds >= 0, got {busy_timeout!r}")
+        if not isinstance(synchronous, str) or synchronous.upper() not in _SYNC_MODES:
+            raise ValueError(f"synchronous must be one of {_SYNC_MODES}, got {synchronous!r}")
+        self._path = str(path) if str(path) == ":memory:" else str(Path(path))
+        self._busy_timeout = float(busy_timeout)
+        self._synchronous = synchronous.upper()
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._pid = -1
+        self._closed = False
+        self._connect()
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    # -- connection --------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if self._closed:
+            raise RuntimeError(f"store {self._path!r} is closed")
+        if self._conn is not None and self._pid == os.getpid():
+            return self._conn
+        conn = sqlite3.connect(
+            self._path,
+            timeout=self._busy_timeout,
+            isolation_level=None,  # explicit transactions only
+            check_same_thread=False,
+        )
+        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        if self._path != ":memory:":
+            self._set_wal(conn)
+        conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+        version = self._read_format(conn)
+        if version is None:  # new file: create the tables (needs the write lock, once)
+            self._run_write(conn, lambda c: c.executescript_in_tx(_SCHEMA))
+            version = self._read_format(conn)
+        if version is None:
+            self._run_write(
+                conn,
+                lambda c: c.execute(
+                    "INSERT OR IGNORE INTO store_meta (name, value) VALUES ('format', ?)",
+                    (STORE_FORMAT_VERSION,),
+                ),
+            )
+        elif version != STORE_FORMAT_VERSION:
+            conn.close()
+            raise ValueError(
+                f"{self._path}: store format {version!r}, this release reads {STORE_FORMAT_VERSION!r}"
+            )
+        self._conn, self._pid = conn, os.getpid()
+        return conn
+
+    @staticmethod
+    def _read_format(conn: sqlite3.Connection) -> str | None:
+        has_meta = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'store_meta'"
+        ).fetchone()
+        if not has_meta:
+            return None
+        row = conn.execute("SELECT value FROM store_meta WHERE name = 'format'").fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_wal(self, conn: sqlite3.Connection) -> None:
+        deadline = time.monotonic() + self._busy_timeout
+        while True:
+            try:
+                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                break
+            except sqlite3.OperationalError as exc:  # another process is switching it
+                if not ("locked" in str(exc) or "busy" in str(exc)) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+        if str(mode).lower() != "wal":
+            raise sqlite3.OperationalError(f"{self._path}: could not enable WAL (journal_mode={mode})")
+
+    def _run_write(self, conn: sqlite3.Connection, work):  # noqa: ANN001, ANN202
+        """Run ``work(cursor)`` inside BEGIN IMMEDIATE ... COMMIT, rolling back on error."""
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(_Tx(conn))
+            conn.execute("COMMIT")
+            return result
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    # -- backend primitives ------------------------------------------------------------------
+    def _append_many(self, rows: Sequence[tuple[str, str, str | None, str | None, str, str]]) -> list[int]:
+        with self._lock:
+            conn = self._connect()
+
+            def work(tx: _Tx) -> list[int]:
+                ids = []
+                for row in rows:
+                    cur = tx.execute(
+                        "INSERT INTO events (task_id, event_type, tool_name, key, created, body) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        row,
+                    )
+                    ids.append(int(cur.lastrowid))
+                return ids
+
+            return self._run_write(conn, work)
+
+    def _select(self, task_id, *, event_type, tool_name, key, after_id, limit, newest_first):  # noqa: ANN001
+        sql = ["SELECT id, task_id, body FROM events WHERE task_id = ?"]
+        params: list[object] = [task_id]
+        for column, value in (("event_type", event_type), ("tool_name", tool_name), ("key", key)):
+            if value is not None:
+                sql.append(f"AND {column} = ?")
+                params.append(value)
+        if after_id:
+            sql.append("AND id > ?")
+            params.append(after_id)
+        sql.append("ORDER BY id DESC" if newest_first else "ORDER BY id")
+        sql.append("LIMIT ?")
+        params.append(limit)
+        with self._lock:
+            return self._connect().execute(" ".join(sql), params).fetchall()
+
+    def _count(self, task_id: str) -> int:
+        with self._lock:
+            row = self._connect().execute(
+                "SELECT COUNT(*) FROM events WHERE task_id = ?", (task_id,)
+            ).fetchone()
+        return int(row[0])
+
+    # -- administration ----------------------------------------------------------------------
+    def total_count(self) -> int:
+        """Number of events over all tasks (administration, not for readers)."""
+        with self._lock:
+            return int(self._connect().execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` result (``"ok"`` when the file is consistent)."""
+        with self._lock:
+            return str(self._connect().execute("PRAGMA integrity_check").fetchone()[0])
+
+    def close(self) -> None:
+        """Close this process's connection; later calls raise :class:`RuntimeError`."""
+        with self._lock:
+            if self._conn is not None and self._pid == os.getpid():
+                self._conn.close()
+            self._conn = None
+            self._closed = True
+
+    def __repr__(self) -> str:
+        return f"SQLiteEventStore({self._path!r})"
+
+
+class _Tx:
+    """Cursor facade used inside one write transaction."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    def execute(self, sql: str, params: Sequence[object] = ()) -> sqlite3.Cursor:
+        return self._conn.execute(sql, params)
+
+    def executescript_in_tx(self, script: str) -> None:
+        for statement in script.split(";"):
+            if statement.strip():
+                self._conn.execute(statement)
