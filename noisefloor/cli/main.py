@@ -25,6 +25,8 @@ def _attach() -> None:
     cli.add_command(contrast.contrast)
     cli.add_command(passk.passk)
     cli.add_command(log.log)
+    from noisefloor.cli import agreement  # issue 3
+    cli.add_command(agreement.agreement)
 
 
 _attach()

@@ -1,0 +1,128 @@
+"""``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
+
+Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
+:func:`noisefloor.stats.agreement_table.agreement_by_label`, the plot is
+:func:`noisefloor.agreement_plot.agreement_forest_plot`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import click
+
+from noisefloor.logs.annotations import AnnotationError, parse_label, read_annotations
+from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
+
+_EXTRA_KEYS = ("comparison", "landis_koch", "expected_agreement", "se", "note")
+
+
+def _split(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _json_value(x: object) -> object:
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x
+
+
+def _fmt(x: float, digits: int = 3) -> str:
+    return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+@click.command("agreement")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all"]),
+              default="all", show_default=True, help="Coefficient(s) to report per label.")
+@click.option("--weights", type=click.Choice(["none", "linear", "quadratic"]), default="none",
+              show_default=True, help="Cohen's kappa weights (by position in --categories).")
+@click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
+              default="nominal", show_default=True, help="Krippendorff's level of measurement.")
+@click.option("--judge", metavar="RATER", default=None,
+              help="Compare this rater with the majority of the others (Cohen's kappa).")
+@click.option("--raters", metavar="A,B,..", default=None,
+              help="The human raters; a rating by anyone else is an error.")
+@click.option("--categories", metavar="C1,C2,..", default=None,
+              help="Category order (needed for weights/ordinal when a scale point is unused).")
+@click.option("--tie", type=click.Choice(["exclude", "lowest", "highest"]), default="exclude",
+              show_default=True, help="Rule for a tied human majority (judge comparison).")
+@click.option("--randolph", is_flag=True, help="Fleiss row uses Randolph's free-marginal kappa.")
+@click.option("--layout", type=click.Choice(["long", "wide"]), default=None,
+              help="Table layout (default: guessed from the CSV header).")
+@click.option("--confidence", type=float, default=0.95, show_default=True)
+@click.option("--n-boot", type=int, default=2000, show_default=True,
+              help="Bootstrap resamples of items (0: no bootstrap interval).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, one object per row.")
+@click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
+              help="Write a per-label forest plot to PATH (.png and .svg beside each other).")
+def agreement(file, metric, weights, level, judge, raters, categories, tie, randolph, layout,
+              confidence, n_boot, seed, as_json, plot_path) -> None:
+    """Inter-rater agreement of the annotations in FILE, one row per label and metric.
+
+    FILE is CSV or JSONL. Long layout: item,rater,label[,category] (category names the
+    question, e.g. a failure stage; each becomes one output label). Wide layout (CSV):
+    item[,category],<one column per rater>.
+    """
+    metrics = ("fleiss", "cohen", "krippendorff") if metric == "all" else (metric,)
+    try:
+        df = read_annotations(file, layout=layout, raters=_with_judge(_split(raters), judge))
+        cats = _split(categories)
+        table = agreement_by_label(
+            df,
+            metrics=metrics,
+            judge=judge,
+            raters=_split(raters),
+            weights=weights,
+            level=level,
+            categories=None if cats is None else [parse_label(c) for c in cats],
+            fleiss_method="randolph" if randolph else "fleiss",
+            tie=tie,
+            confidence=confidence,
+            n_boot=n_boot,
+            rng=seed,
+        )
+    except (AnnotationError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    frame = table.to_frame()
+    if plot_path is not None:
+        from noisefloor.agreement_plot import save_agreement_plot
+
+        written = save_agreement_plot(table, plot_path)
+        if not as_json:
+            click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
+    if as_json:
+        rows = [
+            {k: _json_value(rec[k]) for k in SUMMARY_KEYS + _EXTRA_KEYS}
+            for rec in frame.to_dict(orient="records")
+        ]
+        click.echo(json.dumps(rows, indent=2))
+        return
+    pct = int(round(confidence * 100))
+    click.echo(f"{file}: {len(df)} ratings; raters {', '.join(table.raters)}"
+               + (f"; judge {judge}" if judge else ""))
+    header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
+             f"{'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} comparison"
+    click.echo(header)
+    for rec in frame.to_dict(orient="records"):
+        ci = f"[{_fmt(rec['ci_low'])}, {_fmt(rec['ci_high'])}]"
+        click.echo(
+            f"{rec['label']:<8} {rec['metric']:<13} {_fmt(rec['value']):>7} {ci:>20} "
+            f"{rec['n_items']:>5} {rec['n_raters']:>6} {_fmt(rec['observed_agreement']):>7}  "
+            f"{rec['landis_koch']:<15} {rec['comparison']}"
+        )
+        for key in ("reason", "note"):
+            if rec[key]:
+                click.echo(f"{'':<8} {key}: {rec[key]}")
+    click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
+
+
+def _with_judge(raters: list[str] | None, judge: str | None) -> list[str] | None:
+    if raters is None:
+        return None
+    return raters + ([judge] if judge and judge not in raters else [])
