@@ -182,3 +182,58 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
     p = float(binomtest(w, m, 0.5, alternative="two-sided").pvalue)
     ci_low, ci_high = wilson_mapped_ci(w, lo_, t, conf)
     return SignTest(w, lo_, t, n, gap, min(p, 1.0), ci_low, ci_high, conf, "")
+
+
+def sign_test_table(
+    counts: pd.DataFrame,
+    *,
+    family: tuple[str, ...] = ("seed", "trial", "subset"),
+    method: str = "bonferroni",
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Sign test of every row of a W/L/T table, corrected within families of rows.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame, shape (n_rows, ...)
+        Columns ``wins, losses, ties`` (non-negative ints) plus any identifying columns.
+    family : tuple of str, default ("seed", "trial", "subset")
+        Columns whose combination defines one family for the multiplicity correction
+        (missing columns are ignored). The noise-floor paper corrects over the three
+        contrasts of one seed and trial (m = 3).
+    method : {"bonferroni", "holm", "fdr_bh"}, default "bonferroni"
+        Passed to :func:`noisefloor.stats.multiplicity.adjust_pvalues`.
+    confidence : float, default 0.95
+        Level of the Wilson-mapped interval.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The input columns plus ``n, gap, p_value, p_adjusted, m, ci_low, ci_high, reason``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"seed": [1, 1, 1], "contrast": ["x", "y", "z"],
+    ...                   "wins": [21, 18, 27], "losses": [11, 10, 9], "ties": [68, 72, 64]})
+    >>> round(float(sign_test_table(t)["p_adjusted"].iloc[2]), 3)
+    0.012
+    """
+    from noisefloor.stats.multiplicity import adjust_pvalues
+
+    out = counts.copy()
+    tests = [sign_test(w, lo, t, confidence=confidence)
+             for w, lo, t in zip(out["wins"], out["losses"], out["ties"])]
+    for name in ("n", "gap", "p_value", "ci_low", "ci_high", "reason"):
+        out[name] = [getattr(t, name) for t in tests]
+    out["p_adjusted"] = math.nan
+    out["m"] = 0
+    keys = [c for c in family if c in out.columns]
+    groups = [g.index for _, g in out.groupby(keys, sort=False)] if keys else [out.index]
+    for idx in groups:
+        adj = adjust_pvalues(out.loc[idx, "p_value"].to_numpy(), method=method)
+        out.loc[idx, "p_adjusted"] = adj.p_adjusted
+        out.loc[idx, "m"] = adj.m
+    cols = [c for c in counts.columns] + ["n", "gap", "p_value", "p_adjusted", "m", "ci_low",
+                                          "ci_high", "reason"]
+    return out[cols]

@@ -1,0 +1,119 @@
+"""Markdown reports a person reads: the floor, the verdicts, the plot."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from noisefloor.audit import AuditResult
+from noisefloor.floor import NoiseFloor
+
+
+def pp(value: float, digits: int = 1, signed: bool = False) -> str:
+    """A proportion as percentage points text (``n/a`` for NaN).
+
+    Examples
+    --------
+    >>> pp(0.11816), pp(-0.03, signed=True), pp(float("nan"))
+    ('11.8', '-3.0', 'n/a')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value * 100:+.{digits}f}" if signed else f"{value * 100:.{digits}f}"
+
+
+def _p(value: float) -> str:
+    return "n/a" if value is None or math.isnan(value) else f"{value:.3g}"
+
+
+def floor_table(nf: NoiseFloor) -> pd.DataFrame:
+    """Human-facing table of the null contrasts (gaps and bounds in pp)."""
+    t = nf.to_frame()
+    return pd.DataFrame({
+        "contrast": t["contrast"] + t["clean"].map({True: " (clean)", False: ""}),
+        "seed": t["seed"].astype(str),
+        "W/L/T": [f"{w}/{lo}/{ti}" for w, lo, ti in zip(t["wins"], t["losses"], t["ties"])],
+        "gap pp": [pp(g, signed=True) for g in t["gap"]],
+        "95% CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
+                      for a, b in zip(t["ci_low"], t["ci_high"])],
+        "p": [_p(p) for p in t["p_value"]],
+        "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
+        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["seed"])],
+    })
+
+
+def verdict_table(result: AuditResult) -> pd.DataFrame:
+    """Human-facing table of the claims (effects in pp)."""
+    t = result.to_frame()
+    return pd.DataFrame({
+        "paper": t["paper"],
+        "benchmark": t["benchmark"],
+        "reported": t["reported"],
+        "placed pp": [pp(e) for e in t["effect"]],
+        "x floor": [f"{r:.2f}" for r in t["ratio"]],
+        "verdict": t["verdict"],
+        "flag": t["flag"],
+    })
+
+
+def _markdown(frame: pd.DataFrame) -> str:
+    cols = list(frame.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for rec in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(str(v).replace("|", "\\|") for v in rec) + " |")
+    return "\n".join(lines)
+
+
+def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "forest.png",
+                 source: str = "") -> str:
+    """A short Markdown report of an audit.
+
+    Parameters
+    ----------
+    result : AuditResult
+        Claims placed against the floor.
+    nf : NoiseFloor
+        The floor they were placed against.
+    figure : str or None, default "forest.png"
+        Relative path of the forest plot to embed.
+    source : str
+        Where the inputs came from (shown under the title).
+
+    Returns
+    -------
+    str
+        Markdown text.
+    """
+    c = result.counts
+    lines = [
+        "# Noise-floor audit",
+        "",
+        f"Inputs: {source}" if source else "",
+        "",
+        "## The floor",
+        "",
+        f"- **Noise floor: {pp(nf.floor)} pp**, the pooled upper 95% bound of "
+        f"`{nf.floor_contrast}` ({'a clean null contrast' if nf.basis == 'clean' else 'no contrast is certified clean'}).",
+        f"- **Envelope: {pp(nf.envelope)} pp**, the largest pooled upper bound over all null "
+        f"contrasts (`{nf.envelope_contrast}`).",
+        f"- Null gaps per seed range from {pp(nf.null_gap_min, signed=True)} to "
+        f"{pp(nf.null_gap_max, signed=True)} pp (SD {pp(nf.null_gap_sd)} pp) over {nf.n_seeds} "
+        f"seed(s), with {nf.n_informative} informative (untied) pairs.",
+    ]
+    if nf.reason:
+        lines.append(f"- Note: {nf.reason}.")
+    lines += ["", _markdown(floor_table(nf)), "",
+              "Gaps are (wins - losses) / n; intervals are Wilson 95% intervals on wins / (wins + "
+              "losses) mapped to the gap; p is the exact two-sided sign test (ties dropped), "
+              "Bonferroni over the contrasts of one seed (or of the pooled family).", "",
+              "## The claims", "",
+              f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
+              f"**{c['above']} above** it.", "",
+              _markdown(verdict_table(result)), "",
+              "A range is placed by its upper end. *Below* means unresolved against the floor: the "
+              "claim may be true, but a gap of that size also appears between two runs that cannot "
+              "differ. It is not refuted.", ""]
+    if figure:
+        lines += ["## Forest plot", "", f"![forest plot]({figure})", ""]
+    return "\n".join(lines)
