@@ -1,0 +1,132 @@
+"""Which reader a path needs: format names, automatic detection, directory expansion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from noisefloor.logs.errors import LogProblem, LogValidationError
+from noisefloor.logs.jsonparse import JSONProblem, parse_strict
+
+__all__ = ["FORMATS", "detect_format", "expand_paths"]
+
+#: Format names accepted by ``format=`` / ``--format``.
+FORMATS = ("jsonl", "paper", "tau2", "tau-bench")
+
+_MAX_DEPTH = 4
+
+
+def _first_line(path: Path, limit: int = 1 << 20) -> bytes | None:
+    with open(path, "rb") as handle:
+        while True:
+            line = handle.readline(limit)
+            if not line:
+                return None
+            if line.startswith(b"\xef\xbb\xbf"):
+                line = line[3:]
+            if line.strip():
+                return line
+
+
+def _first_byte(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head[:1]
+
+
+def detect_format(path: str | Path) -> str:
+    """Name the format of a log file or run directory.
+
+    Rules, in order: a directory holding ``results.json``, or a file with a ``simulations/``
+    directory beside it, is a tau2-bench run (``"tau2"``); a ``.json`` document starting with
+    ``[`` is a tau-bench v1 list (``"tau-bench"``), one starting with ``{`` a tau2-bench
+    ``results.json`` (``"tau2"``); otherwise the first non-blank line decides: an object with
+    ``schema_version`` is noisefloor's own JSONL (``"jsonl"``), one with ``protocol``,
+    ``task_id`` and ``trial`` but no ``schema_version`` is the paper layout (``"paper"``).
+
+    Raises
+    ------
+    LogValidationError
+        The format cannot be told (the message says to pass ``format=``).
+    """
+    path = Path(path)
+    if path.is_dir():
+        if (path / "results.json").is_file():
+            return "tau2"
+        raise LogValidationError([LogProblem(str(path), None, None,
+                                             "a directory is not one log file", kind="format")])
+    if path.name == "results.json" and (path.parent / "simulations").is_dir():
+        return "tau2"
+    if path.suffix.lower() == ".json":
+        first = _first_byte(path)
+        if first == b"[":
+            return "tau-bench"
+        if first == b"{":
+            return "tau2"
+    line = _first_line(path)
+    if line is None:
+        raise LogValidationError([LogProblem(str(path), None, None,
+                                             "empty file: no record to tell its format",
+                                             kind="format")])
+    try:
+        obj = parse_strict(line.rstrip(b"\r\n"), allow_nan=True)
+    except JSONProblem:
+        obj = None
+    if isinstance(obj, dict):
+        if "schema_version" in obj:
+            return "jsonl"
+        if {"protocol", "task_id", "trial"} <= obj.keys():
+            return "paper"
+    raise LogValidationError([LogProblem(
+        str(path), None, None,
+        "cannot tell the log format from the first record; pass format= one of "
+        + ", ".join(FORMATS), kind="format")])
+
+
+def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
+    """Expand directories into the log files (or tau2 run directories) they hold, sorted.
+
+    A directory holding ``results.json`` is one tau2-bench run; otherwise its ``*.jsonl`` and
+    ``*.json`` files and, recursively, its subdirectories (per-protocol folders, run folders)
+    are taken. A ``simulations`` folder outside a tau2 run is not read.
+
+    Raises
+    ------
+    LogValidationError
+        A path does not exist, or a directory holds no log file.
+    """
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    if not isinstance(paths, (list, tuple)) or not paths:
+        raise ValueError(f"paths must be a path or a non-empty list of paths, got {paths!r}")
+    out: list[Path] = []
+    problems = []
+    for item in paths:
+        path = Path(item)
+        if not path.exists():
+            problems.append(LogProblem(str(path), None, None, "no such file or directory",
+                                       kind="io"))
+            continue
+        found = _expand(path, 0) if path.is_dir() else [path]
+        if not found:
+            problems.append(LogProblem(str(path), None, None,
+                                       "directory holds no .jsonl/.json log", kind="io"))
+        out.extend(found)
+    if problems:
+        raise LogValidationError(problems)
+    return out
+
+
+def _expand(directory: Path, depth: int) -> list[Path]:
+    if (directory / "results.json").is_file():
+        return [directory]
+    if depth >= _MAX_DEPTH:
+        return []
+    found: list[Path] = []
+    for entry in sorted(directory.iterdir()):
+        if entry.is_dir():
+            if entry.name != "simulations":
+                found.extend(_expand(entry, depth + 1))
+        elif entry.suffix.lower() in (".jsonl", ".json"):
+            found.append(entry)
+    return found

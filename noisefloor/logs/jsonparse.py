@@ -1,0 +1,176 @@
+"""Strict JSON parsing: duplicate keys and non-finite numbers rejected, UTF-8 only.
+
+Two parsers give the same answer on every input they both accept:
+
+* :func:`parse_strict` -- the reference: the standard library's :mod:`json` with an
+  ``object_pairs_hook`` that rejects duplicate keys, a ``parse_constant`` that rejects the
+  ``NaN``/``Infinity``/``-Infinity`` literals and a ``parse_float`` that rejects numbers that
+  overflow to infinity (unless ``allow_nan=True``).
+* :func:`parse_fast` -- :mod:`orjson` (which always rejects non-finite literals) plus a sound
+  duplicate-key test: the number of ``:`` bytes in the line is an upper bound on the number of
+  keys written in it, so if it equals the number of keys in the decoded object no key can have
+  been dropped. When the test cannot decide, or the line holds a float somewhere orjson may
+  have widened an integer beyond 64 bits, the line is handed to :func:`parse_strict`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+
+__all__ = ["JSONProblem", "parse_strict", "parse_fast"]
+
+
+class JSONProblem(ValueError):
+    """A line is not one strict JSON value. ``kind`` is ``"json"``, ``"encoding"``,
+    ``"duplicate_key"`` or ``"non_finite"``."""
+
+    def __init__(self, message: str, kind: str = "json") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise JSONProblem(f"duplicate key {key!r} in one object", "duplicate_key")
+            seen.add(key)
+    return obj
+
+
+def _reject_constant(name: str) -> float:
+    raise JSONProblem(
+        f"non-finite number literal {name} (pass allow_nan=True to accept it)", "non_finite"
+    )
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise JSONProblem(
+            f"number {text} overflows to infinity (pass allow_nan=True to accept it)",
+            "non_finite",
+        )
+    return value
+
+
+def parse_strict(raw: bytes, *, allow_nan: bool = False) -> Any:
+    """Decode one JSON value from UTF-8 bytes, strictly.
+
+    Parameters
+    ----------
+    raw : bytes
+        The encoded value (one JSONL line without its newline, or a whole JSON document).
+    allow_nan : bool, default False
+        Accept the ``NaN``, ``Infinity`` and ``-Infinity`` literals and overflowing numbers.
+
+    Returns
+    -------
+    object
+        The decoded value.
+
+    Raises
+    ------
+    JSONProblem
+        Invalid UTF-8, malformed JSON, a duplicate key in one object, or a non-finite number
+        while ``allow_nan`` is False. The message gives the column.
+
+    Examples
+    --------
+    >>> parse_strict(b'{"task_id": "007"}')
+    {'task_id': '007'}
+    >>> parse_strict(b'{"a": 1, "a": 2}')
+    Traceback (most recent call last):
+    ...
+    noisefloor.logs.jsonparse.JSONProblem: duplicate key 'a' in one object
+    >>> parse_strict(b'{"reward": NaN}')
+    Traceback (most recent call last):
+    ...
+    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True to accept it)
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JSONProblem(
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})",
+            "encoding",
+        ) from None
+    try:
+        if allow_nan:
+            return json.loads(text, object_pairs_hook=_pairs_hook)
+        return json.loads(
+            text,
+            object_pairs_hook=_pairs_hook,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
+    except json.JSONDecodeError as exc:
+        raise JSONProblem(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+    except RecursionError:
+        raise JSONProblem("malformed JSON: nested too deeply") from None
+
+
+def _walk(value: Any) -> tuple[int, bool]:
+    """Count the keys of every object inside ``value``; report whether any float occurs."""
+    if isinstance(value, dict):
+        n, has_float = len(value), False
+        for item in value.values():
+            k, f = _walk(item)
+            n += k
+            has_float = has_float or f
+        return n, has_float
+    if isinstance(value, list):
+        n, has_float = 0, False
+        for item in value:
+            k, f = _walk(item)
+            n += k
+            has_float = has_float or f
+        return n, has_float
+    return 0, type(value) is float
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra") -> Any:
+    """Decode one JSONL line with :mod:`orjson`, falling back to :func:`parse_strict`.
+
+    Gives the same result and the same errors as :func:`parse_strict` for every line whose
+    top-level value is an object and whose only nested containers sit under ``free_form`` (see
+    the module docstring for why the duplicate-key test is sound). Callers that reject other
+    nested containers or floats in integer fields re-parse such lines with :func:`parse_strict`
+    before reporting (orjson widens integers beyond 64 bits to floats).
+
+    Examples
+    --------
+    >>> parse_fast(b'{"task_id": "007", "trial": 0}')
+    {'task_id': '007', 'trial': 0}
+    >>> parse_fast(b'{"extra": {"b": 1, "b": 1}}')
+    Traceback (most recent call last):
+    ...
+    noisefloor.logs.jsonparse.JSONProblem: duplicate key 'b' in one object
+    """
+    if allow_nan:
+        return parse_strict(raw, allow_nan=True)
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return parse_strict(raw)
+    if type(obj) is not dict:
+        return parse_strict(raw)
+    n_keys = len(obj)
+    nested = obj.get(free_form)
+    if nested is not None and type(nested) not in _SCALARS:
+        k, has_float = _walk(nested)
+        if has_float:
+            return parse_strict(raw)
+        n_keys += k
+    if raw.count(b":") != n_keys:
+        return parse_strict(raw)
+    return obj

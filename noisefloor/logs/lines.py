@@ -1,0 +1,102 @@
+"""Streaming a JSONL file as blocks of lines, with bounded memory.
+
+The file is read in binary blocks (8 MiB by default) and split on ``\\n``; a line longer than a
+block is carried over until its newline arrives, so memory is bounded by the block size plus
+the longest line. A UTF-8 byte-order mark at the start of the file is dropped. The text after
+the last newline, when it is not blank, is returned separately as the *tail*, so that the
+caller can tell a complete last line that merely lacks its newline from one that was cut off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["LineBlock", "iter_line_blocks", "BLOCK_BYTES"]
+
+BLOCK_BYTES = 8 * 1024 * 1024
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class LineBlock:
+    """Consecutive lines of a file.
+
+    Attributes
+    ----------
+    first_line : int
+        1-based number of ``lines[0]``.
+    lines : list of bytes
+        The lines without their ``\\n`` (a trailing ``\\r`` is kept: JSON treats it as
+        whitespace). Blank lines are included so that numbering stays exact.
+    is_tail : bool
+        True for the final text of the file that has no newline after it (then ``lines`` has
+        exactly one element).
+    """
+
+    first_line: int
+    lines: list[bytes]
+    is_tail: bool = False
+
+
+def iter_line_blocks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterator[LineBlock]:
+    """Yield the lines of ``path`` in blocks, numbering from 1.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A JSONL file.
+    block_bytes : int, default 8 MiB
+        Bytes read per system call; bounds memory together with the longest line.
+
+    Yields
+    ------
+    LineBlock
+        Blocks in file order; at most one, the last, has ``is_tail=True``.
+
+    Raises
+    ------
+    OSError
+        The file cannot be opened or read.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".jsonl", delete=False) as f:
+    ...     _ = f.write(b'\\xef\\xbb\\xbf{"a": 1}\\n\\n{"a": 2')
+    >>> [(b.first_line, b.lines, b.is_tail) for b in iter_line_blocks(f.name)]
+    [(1, [b'{"a": 1}', b''], False), (3, [b'{"a": 2'], True)]
+    >>> os.remove(f.name)
+    """
+    if block_bytes < 1:
+        raise ValueError(f"block_bytes must be >= 1, got {block_bytes}")
+    next_line = 1
+    carry = b""
+    first = True
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(block_bytes)
+            if not chunk:
+                break
+            if first:
+                first = False
+                if chunk.startswith(_BOM):
+                    chunk = chunk[len(_BOM) :]
+                elif len(chunk) < len(_BOM) and _BOM.startswith(chunk):
+                    # a BOM split across reads (tiny block sizes): read the rest of it
+                    chunk += handle.read(len(_BOM) - len(chunk))
+                    if chunk.startswith(_BOM):
+                        chunk = chunk[len(_BOM) :]
+            if carry:
+                chunk = carry + chunk
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                carry = chunk
+                continue
+            carry = chunk[cut + 1 :]
+            lines = chunk[:cut].split(b"\n")
+            yield LineBlock(next_line, lines)
+            next_line += len(lines)
+    if carry.strip():
+        yield LineBlock(next_line, [carry], is_tail=True)

@@ -1,0 +1,302 @@
+"""Public entry points: :func:`load_trials`, :func:`read_records`, :func:`validate_logs`."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
+from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
+from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows
+from noisefloor.logs.paper import iter_paper_blocks
+from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_columns
+from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
+from noisefloor.logs.tau2 import iter_tau2_blocks
+from noisefloor.logs.taubench import iter_taubench_blocks
+from noisefloor.logs.validation import FIELDS
+
+__all__ = ["load_trials", "read_records", "validate_logs", "ValidationReport"]
+
+PathLike = str | Path
+
+
+def _check_options(format: str | None, labels: dict[str, Any]) -> None:
+    if format is not None and format not in FORMATS:
+        raise ValueError(f"format must be one of {', '.join(FORMATS)} or None, got {format!r}")
+    for name, value in labels.items():
+        if value is not None and (not isinstance(value, str) or not value):
+            raise ValueError(f"{name} must be a non-empty string or None, got {value!r}")
+
+
+def _blocks(
+    path: Path, format: str | None, allow_nan: bool, sink: ProblemSink, labels: dict[str, Any],
+) -> Iterator[RecordBlock]:
+    try:
+        fmt = format or detect_format(path)
+    except LogValidationError as exc:
+        sink.add(exc.problems)
+        return
+    except OSError as exc:
+        sink.add([LogProblem(str(path), None, None, f"cannot read: {exc}", kind="io")])
+        return
+    given = {k: v for k, v in labels.items() if v is not None}
+    try:
+        if fmt == "jsonl":
+            yield from iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, expect=given)
+        elif fmt == "paper":
+            yield from iter_paper_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+        elif fmt == "tau2":
+            yield from iter_tau2_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+        else:
+            yield from iter_taubench_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+    except OSError as exc:
+        sink.add([LogProblem(str(path), None, None, f"cannot read: {exc}", kind="io")])
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    # Building millions of small dicts triggers the cyclic collector again and again although
+    # none of them can form a cycle; pausing it keeps loading linear in the file size.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
+    problems = []
+    sources = frame["source"].to_numpy()
+    lines = frame["line"].to_numpy()
+    for first, later in duplicate_rows(frame):
+        key = ", ".join(f"{k}={frame[k].iat[later]!r}" for k in KEY_FIELDS)
+        problems.append(LogProblem(
+            str(sources[later]), int(lines[later]), None,
+            f"duplicate trial ({key}) first seen at {sources[first]}:{int(lines[first])}; "
+            "a repeated trial would be counted twice", kind="duplicate_row"))
+    return problems
+
+
+def _collect(
+    paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
+    labels: dict[str, Any], sink: ProblemSink,
+) -> tuple[pd.DataFrame, list[str]]:
+    files = expand_paths(paths)  # type: ignore[arg-type]
+    builder = FrameBuilder()
+    with _gc_paused():
+        for path in files:
+            for block in _blocks(path, format, allow_nan, sink, labels):
+                columns, lines = validated_columns(block, sink, allow_nan=allow_nan)
+                builder.add(columns, block.source, lines)
+        frame = builder.build()
+    sink.add(_duplicate_problems(frame))
+    return frame, [str(p) for p in files]
+
+
+def load_trials(
+    paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+) -> pd.DataFrame:
+    """Load trial logs into one typed DataFrame, one row per trial (fail-fast).
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Files or directories. A directory holding ``results.json`` is one tau2-bench run;
+        any other directory is searched (recursively, 4 levels) for ``*.jsonl`` / ``*.json``
+        logs, e.g. the paper layout ``<protocol>/trials.jsonl``.
+    format : {"jsonl", "paper", "tau2", "tau-bench"} or None, default None
+        Reader to use for every path; None detects it per file
+        (:func:`noisefloor.logs.detect_format`).
+    allow_nan : bool, default False
+        Accept ``NaN``/``Infinity`` literals in the JSON (a NaN reward is still rejected by
+        the schema; this lets such values through in ``extra``).
+    benchmark, model, protocol : str or None, default None
+        Labels for formats that do not record them (tau2 ``protocol``, tau-bench ``model`` and
+        ``benchmark``), replacing inferred ones (tau2 ``info``, tau-bench file name). For a
+        format whose records carry the field (noisefloor JSONL; the paper layout), every
+        record must agree, else an error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Shape (n_trials, 16). Columns in order: ``schema_version`` (str), ``benchmark``
+        (str), ``model`` (str), ``protocol`` (str), ``seed`` (Int64, nullable), ``task_id``
+        (str), ``trial`` (int64), ``reward`` (float64, NaN when null), ``termination_reason``
+        (str, NaN when null), ``infrastructure_error`` (bool), ``store_events_at_start``
+        (Int64), ``injections`` (Int64), ``first_request_sha256`` (str), ``extra`` (object:
+        dict or None), ``source`` (str: file path), ``line`` (int64: line of a JSONL file, or
+        1-based record index of a JSON document). ``frame.attrs["truncated"]`` lists the
+        truncated final lines skipped (dicts: ``source, line, n_bytes, reason``) and
+        ``frame.attrs["sources"]`` the files read.
+
+    Raises
+    ------
+    LogValidationError
+        At the first bad record (malformed JSON, invalid UTF-8, duplicate key, NaN literal,
+        schema violation, a record disagreeing with a passed label), or when two rows share
+        ``(benchmark, model, protocol, seed, task_id, trial)``; the message names file, line
+        and field, and ``.problems`` lists the details.
+    ValueError
+        Bad ``paths`` or ``format``.
+
+    Warns
+    -----
+    TruncatedLineWarning
+        A final line cut off without a newline was skipped (also in ``attrs["truncated"]``).
+
+    Notes
+    -----
+    JSONL is streamed in 8 MiB blocks; memory is the DataFrame plus one block. JSON documents
+    (tau2 ``results.json``, tau-bench lists) are parsed whole, one file at a time; the tau2 dir
+    layout reads one simulation file at a time.
+
+    Examples
+    --------
+    >>> import tempfile, os, json
+    >>> rec = {"schema_version": "1", "benchmark": "tau2/retail", "model": "m",
+    ...        "protocol": "pull", "seed": 1, "task_id": "007", "trial": 0, "reward": 1.0,
+    ...        "termination_reason": "user_stop", "infrastructure_error": False}
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.jsonl")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write(json.dumps(rec) + "\\n" + json.dumps({**rec, "trial": 1}) + "\\n")
+    >>> df = load_trials(p)
+    >>> df[["task_id", "trial", "reward", "line"]]
+      task_id  trial  reward  line
+    0     007      0     1.0     1
+    1     007      1     1.0     2
+    """
+    labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
+    _check_options(format, labels)
+    sink = ProblemSink(collect=False)
+    frame, files = _collect(paths, format, allow_nan, labels, sink)
+    frame.attrs["truncated"] = [t.to_dict() for t in sink.truncated]
+    frame.attrs["sources"] = files
+    return frame
+
+
+def read_records(
+    path: PathLike, *, format: str | None = None, allow_nan: bool = False,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+) -> Iterator[TrialRecord]:
+    """Yield the validated :class:`TrialRecord` objects of one log, streaming (fail-fast).
+
+    Same parameters, checks and errors as :func:`load_trials` (``path`` may also be a
+    directory); records are yielded as they are read, so a JSONL file of any size is read in
+    bounded memory, apart from the set of trial keys kept to reject duplicates. Truncated final
+    lines are warned about (:class:`TruncatedLineWarning`) and skipped.
+
+    Examples
+    --------
+    >>> import tempfile, os, json
+    >>> rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p",
+    ...        "seed": None, "task_id": "007", "trial": 0, "reward": None,
+    ...        "termination_reason": None, "infrastructure_error": True}
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "t.jsonl")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write(json.dumps(rec) + "\\n")
+    >>> [(r.task_id, r.reward) for r in read_records(p)]
+    [('007', None)]
+    """
+    labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
+    _check_options(format, labels)
+    sink = ProblemSink(collect=False)
+    seen: dict[tuple[Any, ...], tuple[str, int]] = {}
+    for file in expand_paths(path):
+        for block in _blocks(file, format, allow_nan, sink, labels):
+            columns, lines = validated_columns(block, sink, allow_nan=allow_nan)
+            for pos, line in enumerate(lines):
+                row = {name: columns[name][pos] for name in FIELDS}
+                key = tuple(row[k] for k in KEY_FIELDS)
+                if key in seen:
+                    first = seen[key]
+                    sink.add([LogProblem(
+                        block.source, line, None,
+                        f"duplicate trial {dict(zip(KEY_FIELDS, key))} first seen at "
+                        f"{first[0]}:{first[1]}", kind="duplicate_row")])
+                seen[key] = (block.source, line)
+                yield TrialRecord.model_construct(**row)
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """Everything :func:`validate_logs` found.
+
+    Attributes
+    ----------
+    files : tuple of str
+        Files read.
+    n_valid : int
+        Records that passed every check (duplicates included: both rows are valid records).
+    problems : tuple of LogProblem
+        Every problem, in file order, duplicates last.
+    truncated : tuple of TruncatedLine
+        Truncated final lines (skipped, not errors).
+    """
+
+    files: tuple[str, ...]
+    n_valid: int
+    problems: tuple[LogProblem, ...]
+    truncated: tuple[TruncatedLine, ...]
+
+    @property
+    def ok(self) -> bool:
+        """True when there is no problem (truncated lines do not count)."""
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-dict view (JSON-serialisable)."""
+        return {
+            "files": list(self.files), "n_valid": self.n_valid, "ok": self.ok,
+            "problems": [p.to_dict() for p in self.problems],
+            "truncated": [t.to_dict() for t in self.truncated],
+        }
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per problem: ``source, line, field, kind, message, expected, received``."""
+        cols = ["source", "line", "field", "kind", "message", "expected", "received"]
+        return pd.DataFrame([{c: getattr(p, c) for c in cols} for p in self.problems],
+                            columns=cols)
+
+
+def validate_logs(
+    paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+) -> ValidationReport:
+    """Check logs and report every problem (collect-all; never raises on bad records).
+
+    Same parameters and checks as :func:`load_trials`, but every bad line is reported and
+    reading goes on. Missing paths and bad options still raise.
+
+    Returns
+    -------
+    ValidationReport
+        ``problems`` (each names file, line, field, expected and received) and ``truncated``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "bad.jsonl")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write('{"schema_version": "1", "oops"\\n\\n{"a": 1, "a": 2}\\n')
+    >>> report = validate_logs(p, format="jsonl")
+    >>> [(pr.line, pr.kind) for pr in report.problems]
+    [(1, 'json'), (3, 'duplicate_key')]
+    """
+    labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
+    _check_options(format, labels)
+    sink = ProblemSink(collect=True)
+    frame, files = _collect(paths, format, allow_nan, labels, sink)
+    return ValidationReport(tuple(files), len(frame), tuple(sink.problems),
+                            tuple(sink.truncated))
+
+
+assert len(COLUMNS) == 16  # noqa: S101 -- module invariant, not user input

@@ -1,0 +1,120 @@
+"""The noise-floor paper's per-protocol layout -> trial records.
+
+The paper's harness (Kaliyev & Maryanskyy, KDD 2026 workshop, "All 600 trials are logged as
+JSONL artifacts") keeps one folder per protocol, ``<protocol>/trials.jsonl``, one trial per
+line with at least ``protocol, task_id, trial, reward, termination_reason``. A harness error
+is written as ``reward: null`` with ``termination_reason: "harness_error:<detail>"``.
+
+Mapping, line by line:
+
+* ``protocol``: the line's, else the folder name; a line whose protocol differs from its folder
+  is an error (a file in the wrong folder would mix arms).
+* ``benchmark``, ``model``, ``seed``: the line's when it records them, else ``benchmark=``,
+  ``model=`` (required then) and null.
+* ``task_id``, ``trial``, ``reward``, ``termination_reason``, ``store_events_at_start``,
+  ``injections``, ``first_request_sha256``: copied (a missing field stays missing, an integer
+  task id is an error, as in the native format).
+* ``infrastructure_error``: the line's when given, else ``reward is null and
+  termination_reason starts with "harness_error"``.
+* every other key goes to ``extra`` (merged with the line's own ``extra`` object).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from noisefloor.logs.errors import LogProblem, describe_value
+from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
+
+__all__ = ["iter_paper_blocks", "HARNESS_ERROR_PREFIX", "PAPER_FILE_NAME"]
+
+HARNESS_ERROR_PREFIX = "harness_error"
+PAPER_FILE_NAME = "trials.jsonl"
+_COPIED = ("task_id", "trial", "reward", "termination_reason", "store_events_at_start",
+           "injections", "first_request_sha256")
+_LABELS = ("benchmark", "model", "seed", "protocol", "infrastructure_error", "schema_version",
+           "extra")
+
+
+def map_paper_line(
+    obj: Any, *, folder_protocol: str | None, benchmark: str | None, model: str | None,
+    protocol: str | None,
+) -> Any:
+    """Map one decoded line of the paper layout to TrialRecord fields (no validation)."""
+    if not isinstance(obj, dict):
+        return obj
+    rec: dict[str, Any] = {"schema_version": obj.get("schema_version", "1")}
+    for name, given in (("benchmark", benchmark), ("model", model)):
+        if name in obj:
+            rec[name] = obj[name]
+        elif given is not None:
+            rec[name] = given
+    rec["protocol"] = obj.get("protocol", protocol if protocol is not None else folder_protocol)
+    if rec["protocol"] is None:
+        del rec["protocol"]
+    rec["seed"] = obj.get("seed")
+    for name in _COPIED:
+        if name in obj:
+            rec[name] = obj[name]
+    if "infrastructure_error" in obj:
+        rec["infrastructure_error"] = obj["infrastructure_error"]
+    else:
+        reason = obj.get("termination_reason")
+        rec["infrastructure_error"] = (
+            "reward" in obj and obj["reward"] is None
+            and isinstance(reason, str) and reason.startswith(HARNESS_ERROR_PREFIX)
+        )
+    extra = {k: v for k, v in obj.items() if k not in _COPIED and k not in _LABELS}
+    own = obj.get("extra")
+    if isinstance(own, dict):
+        extra = {**own, **extra}
+    elif own is not None:
+        rec["extra"] = own  # not an object: validation names it
+        return rec
+    rec["extra"] = extra or None
+    return rec
+
+
+def iter_paper_blocks(
+    path: str | Path, *, allow_nan: bool, sink: ProblemSink,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+) -> Iterator[RecordBlock]:
+    """Read one ``<protocol>/trials.jsonl`` file of the paper layout as record blocks."""
+    path = Path(path)
+    folder = path.parent.name or None
+    expect = {k: v for k, v in (("benchmark", benchmark), ("model", model),
+                                ("protocol", protocol)) if v is not None}
+    warned_missing = False
+    for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink):
+        records = []
+        lines = []
+        for obj, line in zip(block.records, block.lines):
+            if isinstance(obj, dict):
+                problems = []
+                if (protocol is None and "protocol" in obj and folder is not None
+                        and obj["protocol"] != folder):
+                    problems.append(LogProblem(
+                        block.source, line, "protocol",
+                        f"the line's protocol differs from its folder {folder!r}",
+                        repr(folder), describe_value(obj["protocol"])))
+                missing = [n for n, given in (("benchmark", benchmark), ("model", model))
+                           if n not in obj and given is None]
+                if missing and not warned_missing:
+                    problems.append(LogProblem(
+                        block.source, line, missing[0],
+                        f"the line does not record {' or '.join(missing)}; pass "
+                        + " and ".join(f"{n}=" for n in missing), "a non-empty string",
+                        "no such key"))
+                    warned_missing = True
+                elif missing:
+                    continue  # reported once per file; the same fix applies to every line
+                if problems:
+                    sink.add(problems)
+                    continue
+            records.append(map_paper_line(obj, folder_protocol=folder, benchmark=benchmark,
+                                          model=model, protocol=protocol))
+            lines.append(line)
+        if records:
+            yield RecordBlock(block.source, lines, records, None, expect)

@@ -1,0 +1,270 @@
+"""tau2-bench runs -> trial records.
+
+tau2-bench (sierra-research/tau2-bench, ``src/tau2/data_model/simulation.py``) saves a run in
+one of two layouts:
+
+* **json**: one ``results.json`` holding ``{timestamp, info, tasks, simulations}``;
+* **dir**: ``results.json`` holding the same metadata without ``simulations`` but with a
+  ``simulation_index`` (``id, task_id, trial, reward, termination_reason, agent_cost,
+  duration`` per simulation), and one ``simulations/<id>.json`` per simulation. tau2-bench
+  treats a path as the dir layout when it is a directory or when a ``simulations/`` directory
+  sits beside the ``results.json``; so do we.
+
+Each simulation (tau2's ``SimulationRun``) maps to one :class:`~noisefloor.logs.TrialRecord`:
+
+=====================  =================================================================
+TrialRecord            tau2-bench
+=====================  =================================================================
+benchmark              ``"tau2/" + info.environment_info.domain_name``
+model                  ``info.agent_info.llm``
+protocol               ``"default"`` unless the caller passes one
+seed                   ``simulation.seed``, else ``info.seed``
+task_id                ``simulation.task_id`` (a string in tau2's model; never converted)
+trial                  ``simulation.trial``
+reward                 ``simulation.reward_info.reward``; null when ``reward_info`` is null
+                       or the simulation ended in ``infrastructure_error``
+termination_reason     ``simulation.termination_reason``
+infrastructure_error   ``termination_reason == "infrastructure_error"`` (tau2 excludes these
+                       simulations from its metrics: they never ran)
+extra                  ``simulation_id``, ``start_time``, ``duration``, ``agent_cost``,
+                       ``user_cost``, ``user_llm``
+=====================  =================================================================
+
+The record index (the ``line`` column) is the 1-based position of the simulation in
+``simulations`` (json layout) or in ``simulation_index`` (dir layout), so both layouts of one
+run give the same rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from noisefloor.logs.errors import LogProblem, describe_value
+from noisefloor.logs.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.pipeline import ProblemSink, RecordBlock
+
+__all__ = ["iter_tau2_blocks", "is_tau2_dir_layout", "tau2_paths"]
+
+SIMULATIONS_DIR = "simulations"
+INFRASTRUCTURE_ERROR = "infrastructure_error"
+
+
+def tau2_paths(path: str | Path) -> tuple[Path, Path | None]:
+    """Return ``(results.json, simulations dir or None)`` for a run file or run directory."""
+    path = Path(path)
+    if path.is_dir():
+        return path / "results.json", path / SIMULATIONS_DIR
+    sims = path.parent / SIMULATIONS_DIR
+    return path, (sims if sims.is_dir() else None)
+
+
+def is_tau2_dir_layout(path: str | Path) -> bool:
+    """True if ``path`` is a tau2-bench run in the dir layout (tau2-bench's own rule)."""
+    return tau2_paths(path)[1] is not None
+
+
+def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        sink.add([LogProblem(str(path), None, None, f"cannot read file: {exc}", kind="io")])
+        return None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return parse_strict(raw, allow_nan=allow_nan)
+    except JSONProblem as exc:
+        sink.add([LogProblem(str(path), None, None, str(exc), kind=exc.kind)])
+        return None
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def _run_labels(
+    meta: dict[str, Any], source: str, sink: ProblemSink,
+    benchmark: str | None, model: str | None, protocol: str | None,
+) -> tuple[str, str, str, Any] | None:
+    info = meta.get("info")
+    problems = []
+    if benchmark is None:
+        domain = _get(info, "environment_info", "domain_name")
+        if not isinstance(domain, str) or not domain:
+            problems.append(LogProblem(
+                source, None, "info.environment_info.domain_name",
+                "cannot name the benchmark (or pass benchmark=)", "a non-empty string",
+                describe_value(domain)))
+        else:
+            benchmark = f"tau2/{domain}"
+    if model is None:
+        llm = _get(info, "agent_info", "llm")
+        if not isinstance(llm, str) or not llm:
+            problems.append(LogProblem(
+                source, None, "info.agent_info.llm",
+                "cannot name the model (or pass model=)", "a non-empty string",
+                describe_value(llm)))
+        else:
+            model = llm
+    sink.add(problems)
+    if problems:
+        return None
+    assert benchmark is not None and model is not None  # for type checkers; guarded above
+    return benchmark, model, protocol or "default", _get(info, "seed")
+
+
+def map_simulation(
+    sim: Any, *, benchmark: str, model: str, protocol: str, info_seed: Any, user_llm: Any,
+) -> Any:
+    """Map one tau2-bench simulation object to TrialRecord fields (no validation).
+
+    A field missing from the simulation stays missing, so validation reports it.
+    """
+    if not isinstance(sim, dict):
+        return sim
+    rec: dict[str, Any] = {
+        "schema_version": "1", "benchmark": benchmark, "model": model, "protocol": protocol,
+    }
+    seed = sim.get("seed")
+    rec["seed"] = info_seed if seed is None else seed
+    for name in ("task_id", "trial", "termination_reason"):
+        if name in sim:
+            rec[name] = sim[name]
+    reward_info = sim.get("reward_info")
+    if isinstance(reward_info, dict):
+        if "reward" in reward_info:
+            rec["reward"] = reward_info["reward"]
+    elif reward_info is None:
+        rec["reward"] = None
+    else:
+        rec["reward"] = reward_info  # not an object: validation names it
+    infra = sim.get("termination_reason") == INFRASTRUCTURE_ERROR
+    rec["infrastructure_error"] = infra
+    if infra:
+        rec["reward"] = None
+    extra = {
+        "simulation_id": sim.get("id"),
+        "start_time": sim.get("start_time"),
+        "duration": sim.get("duration"),
+        "agent_cost": sim.get("agent_cost"),
+        "user_cost": sim.get("user_cost"),
+        "user_llm": user_llm,
+    }
+    rec["extra"] = extra
+    return rec
+
+
+def iter_tau2_blocks(
+    path: str | Path, *, allow_nan: bool, sink: ProblemSink,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+) -> Iterator[RecordBlock]:
+    """Read a tau2-bench run (either layout) as record blocks.
+
+    Raises (through ``sink``) a problem for a missing or unreadable ``results.json``, missing
+    ``info`` labels, a ``simulations`` entry that is not a list, and, in the dir layout, a
+    simulation file missing from the index or an index entry without its file, a file whose
+    ``id`` differs from its name, or an index entry that disagrees with its file.
+    """
+    meta_path, sims_dir = tau2_paths(path)
+    source = str(meta_path)
+    if not meta_path.is_file():
+        sink.add([LogProblem(source, None, None, "tau2-bench run has no results.json", kind="io")])
+        return
+    meta = _load_document(meta_path, allow_nan, sink)
+    if meta is None:
+        return
+    if not isinstance(meta, dict):
+        sink.add([LogProblem(source, None, None, "results.json is not a JSON object",
+                             "an object", describe_value(meta), kind="format")])
+        return
+    labels = _run_labels(meta, source, sink, benchmark, model, protocol)
+    if labels is None:
+        return
+    bench, mdl, prot, info_seed = labels
+    user_llm = _get(meta.get("info"), "user_info", "llm")
+    kwargs = dict(benchmark=bench, model=mdl, protocol=prot, info_seed=info_seed,
+                  user_llm=user_llm)
+    if sims_dir is None:
+        sims = meta.get("simulations")
+        if not isinstance(sims, list):
+            sink.add([LogProblem(source, None, "simulations", "no simulation list",
+                                 "an array of simulations", describe_value(sims), kind="format")])
+            return
+        for start in range(0, len(sims), 10_000):
+            chunk = sims[start:start + 10_000]
+            yield RecordBlock(
+                source, list(range(start + 1, start + 1 + len(chunk))),
+                [map_simulation(s, **kwargs) for s in chunk])
+        return
+    yield from _iter_dir_layout(meta, source, sims_dir, allow_nan, sink, kwargs)
+
+
+def _iter_dir_layout(
+    meta: dict[str, Any], source: str, sims_dir: Path, allow_nan: bool, sink: ProblemSink,
+    kwargs: dict[str, Any],
+) -> Iterator[RecordBlock]:
+    files = {p.stem: p for p in sorted(sims_dir.glob("*.json"))}
+    index = meta.get("simulation_index")
+    if index is None:
+        order = [(stem, None) for stem in files]
+    elif not isinstance(index, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("id"), str) for e in index
+    ):
+        sink.add([LogProblem(source, None, "simulation_index", "malformed simulation index",
+                             "an array of objects with a string id", kind="format")])
+        return
+    else:
+        order = [(e["id"], e) for e in index]
+        indexed = [e["id"] for e in index]
+        problems = []
+        seen: set[str] = set()
+        for pos, sim_id in enumerate(indexed, 1):
+            if sim_id in seen:
+                problems.append(LogProblem(source, pos, "simulation_index.id",
+                                           f"simulation {sim_id!r} is indexed twice",
+                                           kind="duplicate_row"))
+            seen.add(sim_id)
+        for pos, sim_id in enumerate(indexed, 1):
+            if sim_id not in files:
+                problems.append(LogProblem(
+                    source, pos, "simulation_index.id",
+                    f"indexed simulation has no file {SIMULATIONS_DIR}/{sim_id}.json", kind="io"))
+        for stem, file in files.items():
+            if stem not in seen:
+                problems.append(LogProblem(
+                    str(file), None, None,
+                    "simulation file is not in results.json's simulation_index", kind="format"))
+        sink.add(problems)
+        order = [(sim_id, entry) for sim_id, entry in order if sim_id in files]
+    for pos, (sim_id, entry) in enumerate(order, 1):
+        file = files[sim_id]
+        sim = _load_document(file, allow_nan, sink)
+        if sim is None:
+            continue
+        problems = []
+        if isinstance(sim, dict):
+            if sim.get("id") != sim_id:
+                problems.append(LogProblem(str(file), pos, "id", "simulation id differs from "
+                                           "its file name", repr(sim_id),
+                                           describe_value(sim.get("id"))))
+            if entry is not None:
+                reward = _get(sim, "reward_info", "reward")
+                for name, value in (("task_id", sim.get("task_id")),
+                                    ("trial", sim.get("trial")),
+                                    ("termination_reason", sim.get("termination_reason")),
+                                    ("reward", reward)):
+                    if name in entry and entry[name] != value:
+                        problems.append(LogProblem(
+                            str(file), pos, name, "results.json's simulation_index disagrees "
+                            "with the simulation file", describe_value(entry[name]),
+                            describe_value(value)))
+        if problems:
+            sink.add(problems)
+            continue
+        yield RecordBlock(str(file), [pos], [map_simulation(sim, **kwargs)])
