@@ -1,0 +1,24 @@
+"""Shared options for commands that read trial logs."""
+
+from __future__ import annotations
+
+import click
+
+FORMATS = ("auto", "jsonl", "tau2", "taubench", "paper")
+
+
+def log_options(func):
+    """``--format`` for commands that take LOG paths."""
+    return click.option(
+        "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
+        help="Log format; 'auto' detects it from each file.",
+    )(func)
+
+
+def read_logs(paths, log_format: str):
+    """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`)."""
+    from noisefloor.logs import load_trials
+
+    if not paths:
+        raise click.UsageError("give at least one LOG path")
+    return load_trials(list(paths), format=None if log_format == "auto" else log_format)

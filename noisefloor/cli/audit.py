@@ -1,0 +1,98 @@
+"""``noisefloor audit``: place published claims against a noise floor, with a forest plot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from noisefloor.audit import audit as run_audit
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.floor import noise_floor, null_contrasts_from_counts, null_contrasts_from_trials
+from noisefloor.plots import audit_forest, save_figure
+from noisefloor.published import read_claims, read_paired_counts
+from noisefloor.report import audit_report, floor_table, pp, verdict_table
+from noisefloor.stats.paired import sign_test_table
+
+
+@click.command()
+@click.option("--counts", type=click.Path(dir_okay=False), default=None,
+              help="CSV of paired W/L/T counts (default: the noise-floor paper's, bundled).")
+@click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
+              help="Per-trial log(s) to build the floor from instead of --counts (repeatable).")
+@log_options
+@click.option("--claims", type=click.Path(dir_okay=False), default=None,
+              help="CSV of claimed gains in pp (default: the paper's ten published claims).")
+@click.option("--clean", multiple=True, default=("no_coord-intercept",), show_default=True,
+              help="Null contrast certified clean (identical first requests), as 'a-b'.")
+@click.option("--out", type=click.Path(file_okay=False), default="noisefloor-report",
+              show_default=True, help="Directory for forest.png, forest.svg and report.md.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@handle_errors
+def audit(counts, logs, log_format, claims, clean, out, as_json) -> None:
+    """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
+
+    Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
+    counts on tau2-bench retail and the ten published claims they list.
+    """
+    if logs and counts:
+        raise click.UsageError("give either --counts or --log, not both")
+    others = None
+    if logs:
+        trials = read_logs(logs, log_format)
+        null = null_contrasts_from_trials(trials, clean_pairs=clean)
+        source = ", ".join(logs)
+    else:
+        table = read_paired_counts(counts)
+        null = null_contrasts_from_counts(table, clean=clean)
+        source = counts or "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
+        rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
+        if not rest.empty:
+            others = sign_test_table(rest.drop(columns=["line"]))
+    nf = noise_floor(null)
+    claim_table = read_claims(claims)
+    result = run_audit(claim_table, nf)
+
+    out_dir = Path(out)
+    written = save_figure(audit_forest(result, nf), out_dir, "forest")
+    report = audit_report(result, nf, source=source + (f"; claims: {claims}" if claims else ""))
+    (out_dir / "report.md").write_text(report, encoding="utf-8")
+    written.append(out_dir / "report.md")
+
+    if as_json:
+        emit_json({
+            "floor": result.floor, "envelope": result.envelope, "counts": result.counts,
+            "claims": [v.to_dict() for v in result.verdicts],
+            "noise_floor": nf.to_dict(),
+            "other_contrasts": others if others is not None else [],
+            "files": [str(p) for p in written],
+        })
+        return
+    click.echo(f"Noise floor from {source}")
+    click.echo(f"  floor     {pp(nf.floor)} pp  pooled upper 95% bound of {nf.floor_contrast}"
+               f" ({'clean' if nf.basis == 'clean' else 'no clean contrast'})")
+    click.echo(f"  envelope  {pp(nf.envelope)} pp  largest pooled upper bound ({nf.envelope_contrast})")
+    click.echo(f"  null gaps {pp(nf.null_gap_min, signed=True)} to {pp(nf.null_gap_max, signed=True)}"
+               f" pp over {nf.n_seeds} seed(s); {nf.n_informative} informative pairs")
+    if nf.reason:
+        click.echo(f"  note: {nf.reason}")
+    click.echo("")
+    echo_table(floor_table(nf))
+    if others is not None:
+        click.echo("\nOther contrasts in the count table (sign test; Bonferroni within seed, trial, subset)")
+        shown = others.assign(
+            **{"W/L/T": [f"{w}/{lo}/{t}" for w, lo, t in
+                         zip(others["wins"], others["losses"], others["ties"])],
+               "gap pp": [pp(g, signed=True) for g in others["gap"]],
+               "p": [f"{p:.3g}" if p == p else "n/a" for p in others["p_value"]],
+               "p_adj": [f"{p:.3g}" if p == p else "n/a" for p in others["p_adjusted"]]})
+        echo_table(shown[["seed", "trial", "subset", "contrast", "W/L/T", "gap pp", "p", "p_adj"]])
+    c = result.counts
+    click.echo(f"\nClaims: {c['below']} below the floor, {c['inside']} inside the envelope, "
+               f"{c['above']} above it (below = unresolved against the floor, not refuted)")
+    echo_table(verdict_table(result).drop(columns=["flag"]))
+    for v in result.verdicts:
+        if v.flag:
+            click.echo(f"  flagged: {v.paper}: {v.flag}")
+    click.echo("\nWrote " + ", ".join(str(p) for p in written))

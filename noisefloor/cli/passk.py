@@ -1,0 +1,51 @@
+"""``noisefloor passk``: pass^k per configuration from per-trial logs."""
+
+from __future__ import annotations
+
+import click
+
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
+
+
+@click.command()
+@click.argument("logs", nargs=-1, type=click.Path(exists=True))
+@log_options
+@click.option("--k", "ks", multiple=True, type=click.IntRange(min=1),
+              help="k (repeatable; default 1 up to the most trials any task has).")
+@click.option("--infrastructure-errors", type=click.Choice(["exclude", "fail"]), default="exclude",
+              show_default=True, help="Drop infrastructure-error trials, or count them as failures.")
+@click.option("--k-exceeds-n", type=click.Choice(["nan", "exclude", "error"]), default="nan",
+              show_default=True, help="Tasks with fewer than k trials: NaN, leave out, or fail.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@handle_errors
+def passk(logs, log_format, ks, infrastructure_errors, k_exceeds_n, as_json) -> None:
+    """pass^k of each configuration in LOG files (tau-bench estimator)."""
+    trials = read_logs(logs, log_format)
+    if not ks:
+        counted = trials[~trials["infrastructure_error"].astype(bool)]
+        most = int(counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
+                                   dropna=False).size().max())
+        ks = tuple(range(1, most + 1))
+    table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
+                             k_exceeds_n=k_exceeds_n)
+    keys = [c for c in CONFIG_COLUMNS if c in table.columns]
+    groups = []
+    for key, g in table.groupby(keys, sort=True, dropna=False):
+        key = key if isinstance(key, tuple) else (key,)
+        groups.append({**dict(zip(keys, key)),
+                       "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
+                       "n_tasks": int(g["n_tasks"].iloc[0]),
+                       "n_infrastructure_errors": int(g["n_infrastructure_errors"].iloc[0]),
+                       "details": g.drop(columns=keys).to_dict(orient="records")})
+    if as_json:
+        doc = {"groups": groups}
+        if len(groups) == 1:
+            doc = {"pass_hat_k": groups[0]["pass_hat_k"], **doc}
+        emit_json(doc)
+        return
+    shown = table[keys + ["k", "value", "n_tasks_used", "n_trials", "n_infrastructure_errors",
+                          "trials_min", "trials_max", "reason"]].copy()
+    shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
+    echo_table(shown.rename(columns={"value": "pass^k"}))
