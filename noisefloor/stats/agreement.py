@@ -694,7 +694,7 @@ def fleiss_kappa_from_counts(
     if bad.size:
         i, j = bad[0]
         raise ValueError(
-            f"counts must be non-negative integers; row {i}, column {j} holds {raw[i, j]!r}"
+            f"counts must be non-negative integers; row {i}, column {j} holds {float(raw[i, j])!r}"
         )
     sums = raw.sum(axis=1)
     if (sums != sums[0]).any():

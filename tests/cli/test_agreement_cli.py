@@ -1,0 +1,81 @@
+"""``noisefloor agreement`` end to end on fixture files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from noisefloor.cli.agreement import agreement
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
+KEYS = ["label", "metric", "value", "ci_low", "ci_high", "n_items", "n_raters",
+        "observed_agreement", "reason"]
+
+
+def _run(*args: str):
+    return CliRunner().invoke(agreement, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_json_per_label_keys_and_values():
+    res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--json", "--n-boot", "100")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    assert len(rows) == 12
+    assert list(rows[0])[:9] == KEYS
+    assert [r["label"] for r in rows[::3]] == ["L1", "L2", "L3", "L4"]
+    assert all(r["ci_low"] <= r["value"] <= r["ci_high"] for r in rows)
+
+
+def test_text_output_mentions_bands_and_notes():
+    res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--metric", "cohen",
+               "--n-boot", "50")
+    assert res.exit_code == 0, res.output
+    assert "judge vs majority of 4" in res.output
+    assert "tied majority left out" in res.output
+    assert "Landis & Koch (1977)" in res.output
+
+
+def test_wide_table_weighted_cohen_matches_irr(tmp_path):
+    # irr anxiety data, raters 2 and 3 only (wide layout): R irr::kappa2(anxiety[,2:3], "equal")
+    # gives 0.1459.
+    src = (FIX / "irr_anxiety.csv").read_text().splitlines()
+    lines = ["item,rater2,rater3"] + [",".join(l.split(",")[i] for i in (0, 2, 3)) for l in src[1:]]
+    p = tmp_path / "anx.csv"
+    p.write_text("\n".join(lines) + "\n")
+    res = _run(p, "--metric", "cohen", "--weights", "linear", "--json", "--n-boot", "0")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert row["value"] == pytest.approx(0.1459, abs=5e-5)
+    assert row["ci_low"] is None  # no bootstrap asked: null, not NaN
+    # Declared full scale 1..6 gives another (documented) value
+    res6 = _run(p, "--metric", "cohen", "--weights", "linear", "--categories", "1,2,3,4,5,6",
+                "--json", "--n-boot", "0")
+    assert json.loads(res6.output)[0]["value"] != pytest.approx(0.1459, abs=5e-3)
+
+
+def test_undefined_agreement_is_null_with_reason(tmp_path):
+    p = tmp_path / "same.csv"
+    p.write_text("item,a,b,c\n1,x,x,x\n2,x,x,x\n3,x,x,x\n")
+    res = _run(p, "--metric", "fleiss", "--json")
+    (row,) = json.loads(res.output)
+    assert row["value"] is None and row["observed_agreement"] == 1.0
+    assert "undefined" in row["reason"]
+    text = _run(p, "--metric", "fleiss").output
+    assert "n/a" in text and "reason: undefined" in text
+
+
+def test_bad_input_is_a_clean_error(tmp_path):
+    p = tmp_path / "dup.csv"
+    p.write_text("item,rater,label\n1,a,x\n1,a,y\n")
+    res = CliRunner().invoke(agreement, [str(p)])
+    assert res.exit_code == 1
+    assert "line 3" in res.output and "rated twice" in res.output
+    assert "Traceback" not in res.output
+    res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"), "--judge", "gpt"])
+    assert res.exit_code == 1 and "judge 'gpt' is not a rater" in res.output
+    res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"),
+                                         "--raters", "expert_1,expert_2"])
+    assert res.exit_code == 1 and "unknown rater" in res.output

@@ -1,0 +1,122 @@
+"""Reading long/wide annotation tables: file, line and field in every error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from noisefloor.logs.annotations import AnnotationError, parse_label, read_annotations
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_long_csv_with_category(tmp_path):
+    p = _write(tmp_path, "a.csv", "item,rater,category,label\n007,ann,L1,1\n007,bob,L1,0\n")
+    df = read_annotations(p)
+    assert df.to_dict(orient="records") == [
+        {"item": "007", "rater": "ann", "label": 1, "category": "L1", "line": 2},
+        {"item": "007", "rater": "bob", "label": 0, "category": "L1", "line": 3},
+    ]
+
+
+def test_tax_fixture_reads_completely():
+    df = read_annotations(FIX / "tax_annotations.csv")
+    assert len(df) == 100 * 5 * 4
+    assert set(df["label"]) == {0, 1}
+    assert df["line"].min() == 2 and df["line"].max() == 2001
+
+
+def test_wide_csv_empty_cell_is_missing(tmp_path):
+    p = _write(tmp_path, "w.csv", "item,ann,bob,cy\n1,a,a,\n2,b,,b\n")
+    df = read_annotations(p)
+    assert len(df) == 4
+    assert df[["item", "rater", "label", "line"]].values.tolist() == [
+        ["1", "ann", "a", 2], ["1", "bob", "a", 2], ["2", "ann", "b", 3], ["2", "cy", "b", 3],
+    ]
+
+
+def test_jsonl_long(tmp_path):
+    lines = [{"item": 1, "rater": "a", "label": "yes"}, {"item": 1, "rater": "b", "label": 2.5}]
+    p = _write(tmp_path, "a.jsonl", "\n".join(json.dumps(x) for x in lines) + "\n")
+    df = read_annotations(p)
+    assert df["label"].tolist() == ["yes", 2.5]
+    assert df["item"].tolist() == ["1", "1"]
+
+
+def test_duplicate_rating_names_both_lines(tmp_path):
+    p = _write(tmp_path, "d.csv", "item,rater,label\n1,a,x\n1,b,x\n1,a,y\n")
+    with pytest.raises(AnnotationError) as exc:
+        read_annotations(p)
+    msg = str(exc.value)
+    assert str(p) in msg and "line 4" in msg and "first on line 2" in msg and "'item'" in msg
+    assert exc.value.line == 4 and exc.value.field == "item"
+
+
+def test_duplicate_item_row_in_wide_table(tmp_path):
+    p = _write(tmp_path, "w.csv", "item,a,b\n1,x,x\n1,y,y\n")
+    with pytest.raises(AnnotationError, match="line 3.*rated twice by rater 'a'"):
+        read_annotations(p)
+
+
+def test_unknown_rater(tmp_path):
+    p = _write(tmp_path, "u.csv", "item,rater,label\n1,a,x\n1,bb,x\n")
+    with pytest.raises(AnnotationError, match=r"line 3, field 'rater': unknown rater 'bb'"):
+        read_annotations(p, raters=["a", "b"])
+
+
+@pytest.mark.parametrize(
+    "text, line, field",
+    [
+        ("item,rater,label\n1,a,\n", 2, "label"),
+        ("item,rater,label\n1,,x\n", 2, "rater"),
+        ("item,rater,label\n1,a,x\n2,a\n", 3, "<row>"),
+        ("rater,label\na,x\n", 1, "item"),
+        ("item,rater,item\n1,a,1\n", 1, "item"),
+    ],
+)
+def test_bad_csv_lines(tmp_path, text, line, field):
+    p = _write(tmp_path, "b.csv", text)
+    with pytest.raises(AnnotationError) as exc:
+        read_annotations(p)
+    assert (exc.value.line, exc.value.field) == (line, field)
+    assert str(p) in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "text, line, field",
+    [
+        ('{"item": 1, "rater": "a", "label": "x"}\n{"item": 2, "rater": "a"\n', 2, "<json>"),
+        ('{"item": 1, "rater": "a"}\n', 1, "label"),
+        ('{"item": 1, "rater": "a", "label": ""}\n', 1, "label"),
+        ('{"item": 1, "rater": "a", "label": [1]}\n', 1, "label"),
+        ("[1, 2]\n", 1, "<json>"),
+    ],
+)
+def test_bad_jsonl_lines(tmp_path, text, line, field):
+    p = _write(tmp_path, "b.jsonl", text)
+    with pytest.raises(AnnotationError) as exc:
+        read_annotations(p)
+    assert (exc.value.line, exc.value.field) == (line, field)
+
+
+def test_unsupported_and_missing_files(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        read_annotations(tmp_path / "nope.csv")
+    with pytest.raises(ValueError, match="unsupported annotation file type '.xlsx'"):
+        read_annotations(_write(tmp_path, "a.xlsx", "x"))
+    with pytest.raises(AnnotationError, match="holds no ratings"):
+        read_annotations(_write(tmp_path, "e.csv", "item,rater,label\n"))
+
+
+def test_parse_label_keeps_strings():
+    assert parse_label("007") == 7  # numbers are numbers ...
+    assert parse_label("L1") == "L1"  # ... labels stay labels
+    assert parse_label("nan") == "nan"

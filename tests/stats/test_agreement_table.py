@@ -1,0 +1,180 @@
+"""Per-label agreement table, input validation and undefined cases."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from noisefloor.logs.annotations import read_annotations
+from noisefloor.stats.agreement import (
+    cohen_kappa,
+    fleiss_kappa,
+    fleiss_kappa_from_counts,
+    krippendorff_alpha,
+)
+from noisefloor.stats.agreement_table import agreement_by_label, majority_label
+
+FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
+
+
+def _long(rows):
+    return pd.DataFrame(rows, columns=["item", "rater", "category", "label"])
+
+
+def test_tax_fixture_table_matches_direct_calls():
+    df = read_annotations(FIX / "tax_annotations.csv")
+    table = agreement_by_label(df, judge="judge", n_boot=0)
+    frame = table.to_frame()
+    assert list(frame["label"].unique()) == ["L1", "L2", "L3", "L4"]
+    assert frame.groupby("label").size().tolist() == [3, 3, 3, 3]
+    assert table.raters == ("expert_1", "expert_2", "expert_3", "expert_4")
+    # Fleiss row of L4 equals a direct call on the 4 experts' wide matrix
+    l4 = df[df["category"] == "L4"].pivot(index="item", columns="rater", values="label")
+    direct = fleiss_kappa(l4[list(table.raters)].to_numpy(dtype=object), n_boot=0)
+    row = frame[(frame.label == "L4") & (frame.metric == "fleiss")].iloc[0]
+    assert row["value"] == pytest.approx(direct.value)
+    # Cohen row: judge vs majority, ties excluded and counted
+    maj = l4[list(table.raters)].sum(axis=1)
+    decided = maj != 2
+    judge = l4.loc[decided, "judge"]
+    majority = (maj[decided] > 2).astype(int)
+    ck = cohen_kappa(judge.tolist(), majority.tolist(), n_boot=0)
+    crow = frame[(frame.label == "L4") & (frame.metric == "cohen")].iloc[0]
+    assert crow["value"] == pytest.approx(ck.value)
+    assert crow["n_items"] == int(decided.sum())
+    assert f"{int((~decided).sum())} item(s) with a tied majority" in crow["note"]
+    assert crow["comparison"] == "judge vs majority of 4"
+    # the judge never enters Fleiss or alpha
+    assert (frame[frame.metric != "cohen"]["n_raters"] == 4).all()
+
+
+def test_tax_fixture_reproduces_paper_shape():
+    # The synthetic study was generated to mimic the tax paper's section 4 (Fleiss' kappa
+    # 0.40-0.69 per stage; judge vs majority 0.67-0.73 on L1-L3, ~0.51 on L4).
+    df = read_annotations(FIX / "tax_annotations.csv")
+    frame = agreement_by_label(df, judge="judge", metrics=("fleiss", "cohen"), n_boot=0).to_frame()
+    fleiss = frame[frame.metric == "fleiss"]["value"]
+    assert fleiss.between(0.40, 0.69).all()
+    cohen = frame[frame.metric == "cohen"].set_index("label")["value"]
+    assert cohen[["L1", "L2", "L3"]].between(0.60, 0.80).all()
+    assert cohen["L4"] < cohen[["L1", "L2", "L3"]].min()
+
+
+def test_table_is_reproducible_with_seed_and_has_summary_keys():
+    df = read_annotations(FIX / "tax_annotations.csv")
+    df = df[df.category.isin(["L1"])]
+    a = agreement_by_label(df, judge="judge", n_boot=200, rng=3).to_frame()
+    b = agreement_by_label(df, judge="judge", n_boot=200, rng=3).to_frame()
+    pd.testing.assert_frame_equal(a, b)
+    assert list(a.columns[:9]) == [
+        "label", "metric", "value", "ci_low", "ci_high", "n_items", "n_raters",
+        "observed_agreement", "reason",
+    ]
+    assert "landis_koch" in a.columns
+    assert (a["ci_low"] <= a["value"]).all() and (a["value"] <= a["ci_high"]).all()
+
+
+def test_tie_rules():
+    cats = [0, 1]
+    assert majority_label([0, 0, 1, 1], cats, "exclude") is None
+    assert majority_label([0, 0, 1, 1], cats, "lowest") == 0
+    assert majority_label([0, 0, 1, 1], cats, "highest") == 1
+    assert majority_label(["b", "a", "b"], ["a", "b"], "exclude") == "b"
+    with pytest.raises(ValueError, match="tie must be one of"):
+        majority_label([0], cats, "coin")
+
+
+def test_tie_rule_changes_items_compared():
+    rows = []
+    humans = [(1, 1, 0, 0), (1, 1, 1, 0), (0, 0, 0, 0), (1, 1, 1, 1), (0, 0, 1, 1)]
+    judge = [1, 1, 0, 1, 0]
+    for i, (labs, j) in enumerate(zip(humans, judge)):
+        for r, lab in zip(["a", "b", "c", "d"], labs):
+            rows.append((i, r, "L1", lab))
+        rows.append((i, "judge", "L1", j))
+    df = _long(rows)
+    ex = agreement_by_label(df, judge="judge", metrics=("cohen",), n_boot=0).results[0]
+    hi = agreement_by_label(df, judge="judge", metrics=("cohen",), tie="highest",
+                            n_boot=0).results[0]
+    assert ex.n_items == 3 and "2 item(s) with a tied majority" in ex.note
+    assert hi.n_items == 5 and hi.note == ""
+
+
+def test_missing_ratings_fleiss_reason_krippendorff_ok():
+    rows = [(i, r, "L1", (i + k) % 2) for i in range(6) for k, r in enumerate("abc")]
+    rows = [x for x in rows if not (x[0] == 2 and x[1] == "c")]
+    t = agreement_by_label(_long(rows), n_boot=0)
+    f = t.to_frame().set_index("metric")
+    assert math.isnan(f.loc["fleiss", "value"])
+    assert "items ['2']" in f.loc["fleiss", "reason"]
+    assert math.isfinite(f.loc["krippendorff", "value"])
+    assert math.isnan(f.loc["cohen", "value"]) and "two raters" in f.loc["cohen", "reason"]
+
+
+def test_two_raters_without_judge_gives_cohen():
+    rows = [(i, r, "", lab) for i, (x, y) in enumerate([(1, 1), (0, 0), (1, 0), (0, 0)])
+            for r, lab in (("a", x), ("b", y))]
+    t = agreement_by_label(_long(rows), metrics=("cohen",), n_boot=0)
+    r = t.results[0]
+    assert r.label == "all" and r.comparison == "a vs b"
+    assert r.value == pytest.approx(cohen_kappa([1, 0, 1, 0], [1, 0, 0, 0], n_boot=0).value)
+
+
+def test_table_input_errors():
+    df = _long([(1, "a", "", 1), (1, "b", "", 1)])
+    with pytest.raises(ValueError, match="judge 'zed' is not a rater"):
+        agreement_by_label(df, judge="zed")
+    with pytest.raises(ValueError, match="at least two human raters"):
+        agreement_by_label(df, judge="a")
+    with pytest.raises(ValueError, match="metrics must be one of"):
+        agreement_by_label(df, metrics=("icc",))
+    with pytest.raises(ValueError, match="rated more than once"):
+        agreement_by_label(_long([(1, "a", "", 1), (1, "a", "", 0), (1, "b", "", 1)]))
+    with pytest.raises(ValueError, match="'label' is missing"):
+        agreement_by_label(df.drop(columns="label"))
+
+
+def test_estimator_input_errors():
+    with pytest.raises(ValueError, match="rater_a has 2 labels but rater_b has 3"):
+        cohen_kappa([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"rater_b\[1\] is missing"):
+        cohen_kappa([1, 2], [1, None])
+    with pytest.raises(ValueError, match="not among the declared categories"):
+        cohen_kappa([1, 2], [1, 3], categories=[1, 2])
+    with pytest.raises(ValueError, match="weights must be one of"):
+        cohen_kappa([1, 2], [1, 2], weights="cubic")
+    with pytest.raises(ValueError, match=r"ratings\[1, 0\] is missing"):
+        fleiss_kappa([[1, 1], [None, 1]])
+    with pytest.raises(ValueError, match="level must be one of"):
+        krippendorff_alpha([[1, 1], [2, 2]], level="nominall")
+    with pytest.raises(ValueError, match="needs numeric ratings"):
+        krippendorff_alpha([["a", "b"], ["b", "b"]], level="interval")
+    with pytest.raises(ValueError, match="no item has at least two ratings"):
+        krippendorff_alpha([[1, None], [None, 2]], level="nominal")
+    with pytest.raises(TypeError, match="rng must be"):
+        cohen_kappa([0, 1], [0, 1], rng="seed")
+
+
+def test_counts_validation_catches_raw_ratings():
+    raw = np.array([[1, 2, 2], [3, 3, 1], [2, 2, 2]])  # item x rater labels, not counts
+    with pytest.raises(ValueError, match=r"row 0 sums to 5 but row 1 sums to 7.*fleiss_kappa\(ratings\)"):
+        fleiss_kappa_from_counts(raw)
+    with pytest.raises(ValueError, match="row 0, column 1 holds 1.5"):
+        fleiss_kappa_from_counts([[1, 1.5], [2, 0.5]])
+    with pytest.raises(ValueError, match="at least 2 ratings"):
+        fleiss_kappa_from_counts([[1, 0], [0, 1]])
+
+
+def test_weighted_scale_declared_order_matters():
+    # low/high disagreements: two steps apart in the declared order, adjacent alphabetically
+    a = ["low", "high", "mid", "low", "high", "mid"]
+    b = ["high", "low", "mid", "low", "high", "mid"]
+    ordered = cohen_kappa(a, b, weights="linear", categories=["low", "mid", "high"], n_boot=0)
+    alpha = cohen_kappa(a, b, weights="linear", n_boot=0)  # alphabetical: high, low, mid
+    assert ordered.categories == ("low", "mid", "high")
+    assert alpha.categories == ("high", "low", "mid")
+    assert ordered.value != pytest.approx(alpha.value)
