@@ -631,7 +631,7 @@ def rolling_quantile_monitor(
     x: Sequence[float],
     baseline: Sequence[float],
     *,
-    window: int = 50,
+    window: int = 200,
     q: float = 0.95,
     rel_increase: float = 0.5,
 ) -> RollingQuantileResult:
@@ -643,8 +643,12 @@ def rolling_quantile_monitor(
         Injection events per trial of the monitored stream, in time order, >= 0.
     baseline : sequence of float, shape (m,)
         Injection events per trial of the release baseline, >= 0, m >= 1.
-    window : int, default 50
-        N, the trials in each rolling window (the paper leaves N open).
+    window : int, default 200
+        N, the trials in each rolling window (the paper leaves N open). Small windows make the
+        95th percentile noisy: on right-skewed baseline-like streams (negative binomial, mean
+        2.77 injections per trial) of 1,000 trials we measured false-alarm shares of 93 % for
+        N = 20, 66 % for N = 50, 12 % for N = 100 and 0 % for N = 200
+        (``python benchmarks/monitor_alarms.py``).
     q : float, default 0.95
         Quantile level, in (0, 1).
     rel_increase : float, default 0.5
@@ -1217,7 +1221,7 @@ def monitor_trials(
     tasks: Iterable[str] | None = None,
     cusum_k: float = 0.5,
     cusum_h: float = 1.5,
-    window: int = 50,
+    window: int = 200,
     q: float = 0.95,
     rel_increase: float = 0.5,
     collision_threshold: float = 0.005,
@@ -1243,7 +1247,7 @@ def monitor_trials(
         the baseline's coordination-active tasks.
     cusum_k, cusum_h : float, default 0.5, 1.5
         R1 reference value and decision interval in sigma units (:func:`tabular_cusum`).
-    window, q, rel_increase : default 50, 0.95, 0.5
+    window, q, rel_increase : default 200, 0.95, 0.5
         R2 parameters (:func:`rolling_quantile_monitor`).
     collision_threshold : float, default 0.005
         R3 threshold (:func:`collision_rate_monitor`).
