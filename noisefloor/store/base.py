@@ -99,8 +99,8 @@ class EventStore(abc.ABC):
         """Rows ``(event_id, task_id, body)`` of one task, filtered by exact equality."""
 
     @abc.abstractmethod
-    def _count(self, task_id: str) -> int:
-        """Number of events of one task."""
+    def _count(self, task_id: str, key: str | None = None) -> int:
+        """Number of events of one task (with coordination key ``key`` if given)."""
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -205,9 +205,9 @@ class EventStore(abc.ABC):
             out.append(StoredEvent(event_id, event))
         return out
 
-    def count(self, task_id: str) -> int:
-        """Number of events stored for ``task_id``."""
-        return self._count(_check_str(task_id, "task_id", optional=False))
+    def count(self, task_id: str, *, key: str | None = None) -> int:
+        """Number of events stored for ``task_id`` (only those with ``key`` if given)."""
+        return self._count(_check_str(task_id, "task_id", optional=False), _check_str(key, "key"))
 
     def task(self, task_id: str) -> TaskView:
         """A read view fixed to one task (what readers receive)."""
@@ -253,9 +253,9 @@ class TaskView:
         """The task this view reads."""
         return self._task_id
 
-    def count(self) -> int:
-        """Number of events of this task."""
-        return self._store.count(self._task_id)
+    def count(self, *, key: str | None = None) -> int:
+        """Number of events of this task (only those with coordination key ``key`` if given)."""
+        return self._store.count(self._task_id, key=key)
 
     def find(
         self,

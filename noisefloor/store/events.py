@@ -119,9 +119,10 @@ class _EventBase(BaseModel):
     protocol: str | None = None
     writer: str = Field(default="last_k", min_length=1)
     run_id: str | None = None
+    attempt_id: str | None = None
     timestamp: _dt.datetime = Field(default_factory=_utcnow)
 
-    @field_validator("task_id", "protocol", "writer", "run_id")
+    @field_validator("task_id", "protocol", "writer", "run_id", "attempt_id")
     @classmethod
     def _utf8_text(cls, value: str | None, info: Any) -> str | None:
         return None if value is None else _check_text(value, info.field_name)
@@ -151,6 +152,8 @@ class FailedTrialAction(_EventBase):
         Name of the writer that produced the event (``"last_k"``, ``"judged"``, ...).
     run_id : str or None
         Optional identifier of the run (seed, worker).
+    attempt_id : str or None
+        Identifier of the failed attempt (all events one trial wrote share it).
     timestamp : datetime
         When the event was made (UTC, timezone-aware).
     tool_name : str

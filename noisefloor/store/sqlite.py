@@ -212,11 +212,16 @@ class SQLiteEventStore(EventStore):
         with self._lock:
             return self._connect().execute(" ".join(sql), params).fetchall()
 
-    def _count(self, task_id: str) -> int:
+    def _count(self, task_id: str, key: str | None = None) -> int:
         with self._lock:
-            row = self._connect().execute(
-                "SELECT COUNT(*) FROM events WHERE task_id = ?", (task_id,)
-            ).fetchone()
+            if key is None:
+                row = self._connect().execute(
+                    "SELECT COUNT(*) FROM events WHERE task_id = ?", (task_id,)
+                ).fetchone()
+            else:
+                row = self._connect().execute(
+                    "SELECT COUNT(*) FROM events WHERE task_id = ? AND key = ?", (task_id, key)
+                ).fetchone()
         return int(row[0])
 
     # -- administration ----------------------------------------------------------------------

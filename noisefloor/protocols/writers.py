@@ -1,0 +1,280 @@
+"""Writer protocols: turn a finished trial into store events.
+
+A writer is any object with a ``name`` and a method ``events_for(trace) -> list of events``
+(the :class:`Writer` protocol). It is called once per trial, after the reward is known; the
+session appends what it returns atomically. Three writers ship:
+
+:class:`LastKWriter`
+    The noise-floor paper's writer: when a trial ends with reward < 1, its final K tool calls
+    (K = 3) become ``failed_trial_action`` events, ``position`` 1 being the final call.
+:class:`JudgedWriter`
+    The "causally attributed writer" refinement: a judge (any callable, e.g. an LLM call that
+    reads the trajectory and reward) names the calls to blame and their weights.
+:class:`PredicateWriter`
+    The "predicate constraint extraction" refinement: an extractor turns each blamed call into a
+    typed predicate (``failed_predicate`` events). :func:`facts_extractor` is a deterministic
+    extractor that reads chosen fact paths of the call at failure time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+from noisefloor.protocols.predicates import MISSING, FactResolver, call_facts, lookup
+from noisefloor.protocols.trace import ToolCall, TrialTrace, is_failure
+from noisefloor.store.events import Condition, FailedPredicate, FailedTrialAction
+
+__all__ = [
+    "Attribution",
+    "JudgedWriter",
+    "LastKWriter",
+    "PredicateWriter",
+    "Writer",
+    "facts_extractor",
+]
+
+Event = FailedTrialAction | FailedPredicate
+
+
+@runtime_checkable
+class Writer(Protocol):
+    """Interface of a writer: ``name`` and ``events_for(trace)``."""
+
+    name: str
+
+    def events_for(self, trace: TrialTrace) -> list[Event]:
+        """Events to store for one finished trial (an empty list writes nothing)."""
+        ...
+
+
+def _check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be an int >= 1, got {k!r}")
+    return k
+
+
+@dataclass(frozen=True)
+class LastKWriter:
+    """Write the final ``k`` tool calls of every failed trial (reward < 1 - 1e-6).
+
+    Parameters
+    ----------
+    k : int, default 3
+        Number of final calls written (the paper's K = 3).
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import ToolCall, TrialTrace
+    >>> calls = tuple(ToolCall(f"step{i}", {"i": i}, "ok") for i in range(5))
+    >>> events = LastKWriter().events_for(TrialTrace("T1", 0, "no_coord", calls, reward=0.0))
+    >>> [(e.tool_name, e.position) for e in events]
+    [('step2', 3), ('step3', 2), ('step4', 1)]
+    >>> LastKWriter().events_for(TrialTrace("T1", 1, "no_coord", calls, reward=1.0))
+    []
+    """
+
+    k: int = 3
+    name: str = "last_k"
+
+    def __post_init__(self) -> None:
+        _check_k(self.k)
+
+    def events_for(self, trace: TrialTrace) -> list[Event]:
+        if not is_failure(trace.reward):
+            return []
+        final = trace.calls[-self.k :]
+        n = len(final)
+        return [
+            _action_event(trace, call, position=n - i, k=self.k, writer=self.name)
+            for i, call in enumerate(final)
+        ]
+
+
+def _action_event(trace: TrialTrace, call: ToolCall, *, position: int, k: int, writer: str,
+                  weight: float = 1.0) -> FailedTrialAction:
+    outcome = ("error: " if call.error else "") + call.response
+    return FailedTrialAction(
+        task_id=trace.task_id,
+        trial=trace.trial,
+        protocol=trace.protocol,
+        writer=writer,
+        run_id=trace.run_id,
+        attempt_id=trace.attempt_id,
+        tool_name=call.name,
+        arguments=call.arguments,
+        outcome=outcome,
+        reward=float(trace.reward),
+        position=position,
+        k=k,
+        weight=weight,
+    )
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """A judge's verdict on one call: its index in ``trace.calls`` and a blame weight in [0, 1]."""
+
+    call_index: int
+    weight: float = 1.0
+    rationale: str = ""
+
+
+@dataclass(frozen=True)
+class JudgedWriter:
+    """Write the calls a judge blames for a failed trial (causally attributed writer).
+
+    Parameters
+    ----------
+    judge : callable
+        ``judge(trace) -> sequence of Attribution``; called only for failed trials. An LLM-based
+        judge reads ``trace.calls`` and ``trace.reward`` and returns the causally relevant calls.
+    min_weight : float, default 0.5
+        Attributions below this weight are not written.
+    max_events : int, default 3
+        At most this many events per trial (highest weight first).
+
+    Raises
+    ------
+    ValueError
+        At write time, if the judge names a call index outside the trace or a weight outside [0, 1].
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import ToolCall, TrialTrace
+    >>> calls = (ToolCall("get_order", {"id": 1}, "shipped"), ToolCall("refund", {"id": 1}, "ok"))
+    >>> blame_first = lambda trace: [Attribution(0, 0.9, "read state, then ignored it")]
+    >>> [e.tool_name for e in JudgedWriter(blame_first).events_for(
+    ...     TrialTrace("T", 0, "pull", calls, reward=0.0))]
+    ['get_order']
+    """
+
+    judge: Callable[[TrialTrace], Sequence[Attribution]]
+    min_weight: float = 0.5
+    max_events: int = 3
+    name: str = "judged"
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.min_weight <= 1.0:
+            raise ValueError(f"min_weight must lie in [0, 1], got {self.min_weight}")
+        _check_k(self.max_events)
+
+    def events_for(self, trace: TrialTrace) -> list[Event]:
+        if not is_failure(trace.reward) or not trace.calls:
+            return []
+        verdicts = list(self.judge(trace))
+        n = len(trace.calls)
+        for v in verdicts:
+            if not isinstance(v, Attribution):
+                raise ValueError(f"judge must return Attribution objects, got {type(v).__name__}")
+            if not 0 <= v.call_index < n:
+                raise ValueError(f"judge blamed call_index {v.call_index}, trace has {n} calls")
+            if not 0.0 <= v.weight <= 1.0:
+                raise ValueError(f"judge weight must lie in [0, 1], got {v.weight}")
+        chosen = sorted(
+            (v for v in verdicts if v.weight >= self.min_weight), key=lambda v: (-v.weight, -v.call_index)
+        )[: self.max_events]
+        k = max((n - v.call_index for v in chosen), default=1)
+        return [
+            _action_event(trace, trace.calls[v.call_index], position=n - v.call_index, k=k,
+                          writer=self.name, weight=v.weight)
+            for v in sorted(chosen, key=lambda v: v.call_index)
+        ]
+
+
+def facts_extractor(resolver: FactResolver | None, paths: Mapping[str, Sequence[str]]) -> Callable[
+    [TrialTrace, ToolCall], list[Condition] | None
+]:
+    """A deterministic predicate extractor: read chosen fact paths of a call at failure time.
+
+    Parameters
+    ----------
+    resolver : callable or None
+        Fact resolver, ``resolver(tool_name, arguments) -> mapping`` (world state of the call).
+    paths : mapping of tool name to list of str
+        For each tool, the fact paths that generalise its failure (``{"cancel_order":
+        ["order.status"]}``). Calls of other tools yield no predicate.
+
+    Returns
+    -------
+    callable
+        ``extract(trace, call) -> list of Condition or None``: one ``eq`` condition per path,
+        with the value the path had; ``None`` when the tool is not listed or a path is missing.
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import ToolCall, TrialTrace
+    >>> orders = {"#W123": {"status": "shipped"}}
+    >>> resolve = lambda tool, args: {"order": orders.get(args.get("order_id"), {})}
+    >>> extract = facts_extractor(resolve, {"cancel_order": ["order.status"]})
+    >>> extract(None, ToolCall("cancel_order", {"order_id": "#W123"}))
+    [Condition(path='order.status', op='eq', value='shipped')]
+    """
+    table = {tool: list(p) for tool, p in paths.items()}
+
+    def extract(trace: TrialTrace | None, call: ToolCall) -> list[Condition] | None:
+        if call.name not in table:
+            return None
+        facts = call_facts(call.name, call.arguments, resolver)
+        conditions = []
+        for path in table[call.name]:
+            value = lookup(facts, path)
+            if value is MISSING:
+                return None
+            conditions.append(Condition(path=path, op="eq", value=value))
+        return conditions
+
+    return extract
+
+
+@dataclass(frozen=True)
+class PredicateWriter:
+    """Write typed predicates for the final K calls of a failed trial.
+
+    Parameters
+    ----------
+    extract : callable
+        ``extract(trace, call) -> list of Condition or None`` (see :func:`facts_extractor`; an
+        LLM-based extractor plugs in here). ``None`` skips the call.
+    k : int, default 3
+        Number of final calls considered.
+    """
+
+    extract: Callable[[TrialTrace, ToolCall], list[Condition] | None]
+    k: int = 3
+    name: str = "predicate"
+
+    def __post_init__(self) -> None:
+        _check_k(self.k)
+
+    def events_for(self, trace: TrialTrace) -> list[Event]:
+        if not is_failure(trace.reward):
+            return []
+        from noisefloor.store.keys import canonical_key
+
+        final = trace.calls[-self.k :]
+        n = len(final)
+        out: list[Event] = []
+        for i, call in enumerate(final):
+            conditions = self.extract(trace, call)
+            if conditions is None:
+                continue
+            out.append(
+                FailedPredicate(
+                    task_id=trace.task_id,
+                    trial=trace.trial,
+                    protocol=trace.protocol,
+                    writer=self.name,
+                    run_id=trace.run_id,
+                    attempt_id=trace.attempt_id,
+                    tool_name=call.name,
+                    conditions=list(conditions),
+                    outcome=("error: " if call.error else "") + call.response,
+                    reward=float(trace.reward),
+                    position=n - i,
+                    k=self.k,
+                    source_key=canonical_key(call.name, call.arguments),
+                )
+            )
+        return out
