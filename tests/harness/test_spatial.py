@@ -1,0 +1,181 @@
+"""Spatial specifics: the sixteen answer conventions, frames, movement rules, partial credit.
+
+The partial-credit values are worked by hand from the rule documented in
+:mod:`harness.grid` (complete legal route: D / cost; otherwise (D - d_min) / (D + 1)).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from harness.base import UNPARSED
+from harness.grid import (
+    Frame,
+    RouteGraph,
+    grade_route,
+    parse_route,
+    score_route,
+    shortest_route,
+    sixteen,
+)
+from harness.registry import get_task, list_tasks
+
+SPATIAL = list_tasks("spatial")
+IDS = [t.name for t in SPATIAL]
+COMMON = dict(deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+
+# A 3 x 5 room: S at (1, 0), G at (1, 4), a wall at (1, 2): the shortest route is 6 steps
+# around the wall (D = 6).
+ROOM = {"h": 3, "w": 5, "cells": [".....", "..#..", "....."],
+        "items": {"S": [1, 0], "G": [1, 4]}}
+BEST = [[1, 0], [1, 1], [0, 1], [0, 2], [0, 3], [1, 3], [1, 4]]
+
+
+def test_family_has_eleven_tasks():
+    assert len(SPATIAL) == 11
+
+
+def test_shortest_route_and_full_credit():
+    assert len(shortest_route(ROOM)) == 7
+    assert grade_route(ROOM, BEST) == 1.0
+    assert grade_route(ROOM, BEST[1:]) == 1.0  # start cell may be omitted
+
+
+@pytest.mark.parametrize("frame", sixteen(3, 5), ids=lambda f: f"{f.origin}/{f.order}/{f.base}")
+def test_correct_route_in_each_of_sixteen_conventions_scores_one(frame: Frame):
+    written = [list(frame.to_view(r, c)) for r, c in BEST]
+    assert grade_route(ROOM, written) == 1.0
+
+
+@pytest.mark.parametrize("frame", sixteen(3, 5), ids=lambda f: f"{f.origin}/{f.order}/{f.base}")
+def test_wrong_route_in_each_of_sixteen_conventions_scores_below_one(frame: Frame):
+    through_wall = [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4]]
+    written = [list(frame.to_view(r, c)) for r, c in through_wall]
+    # legal prefix (1,0)->(1,1) gets one step closer: remaining 5 of D = 6 -> (6 - 5) / 7
+    assert grade_route(ROOM, written) == pytest.approx(1 / 7)
+
+
+def test_sixteen_frames_are_distinct_maps():
+    images = {tuple(f.to_view(r, c) for r in range(3) for c in range(5)) for f in sixteen(3, 5)}
+    assert len(images) == 16
+
+
+def test_partial_credit_values():
+    # stops after 3 steps of 6: remaining optimal cost 3 -> (6 - 3) / (6 + 1)
+    assert grade_route(ROOM, BEST[:4]) == pytest.approx(3 / 7)
+    # complete but with a detour of 2 extra steps: D / cost = 6 / 8
+    detour = [[1, 0], [0, 0], [0, 1], [0, 2], [0, 3], [0, 4], [1, 4]]
+    assert grade_route(ROOM, detour) == 1.0  # also 6 steps: another shortest route
+    longer = [[1, 0], [2, 0], [2, 1], [1, 1], [0, 1], [0, 2], [0, 3], [1, 3], [1, 4]]
+    assert grade_route(ROOM, longer) == pytest.approx(6 / 8)
+    # a route that never moves closer, or starts elsewhere, earns nothing
+    assert grade_route(ROOM, [[1, 0]]) == 0.0
+    assert canon_score(ROOM, [[2, 4], [1, 4]]) == 0.0
+    # walking past the goal is not an answer: best progress 6 of 6 -> 6 / 7 < 1
+    assert grade_route(ROOM, BEST + [[2, 4]]) == pytest.approx(6 / 7)
+    for bad in (None, UNPARSED, [], "[[1, 0]]", [[1, 0, 2]], [[True, 0]]):
+        assert grade_route(ROOM, bad) == 0.0
+
+
+def canon_score(world, route):
+    """Score in the canonical frame only (grade_route also tries the other 15 frames, which
+    on tiny symmetric maps can read a wrong route as a better partial one)."""
+    rg = RouteGraph(world)
+    return score_route(rg, [tuple(c) for c in route], rg.shortest()[0])
+
+
+def test_movement_rules():
+    door = {"h": 1, "w": 5, "cells": ["....."],
+            "items": {"S": [0, 1], "K": [0, 0], "D": [0, 2], "G": [0, 4]}}
+    # the key is behind the start: the only correct route fetches it first (cost 5)
+    assert shortest_route(door) == [[0, 1], [0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]
+    assert grade_route(door, [[0, 1], [0, 2], [0, 3], [0, 4]]) == 0.0  # locked door
+    tele = {"h": 1, "w": 5, "cells": ["..#.."],
+            "items": {"S": [0, 0], "G": [0, 4], "a": [[0, 1], [0, 3]]}}
+    assert shortest_route(tele) == [[0, 0], [0, 1], [0, 3], [0, 4]]
+    oneway = {"h": 2, "w": 3, "cells": ["...", ".<."], "items": {"S": [1, 0], "G": [1, 2]}}
+    # (1, 1) may only be left westwards, so the route must go over row 0
+    assert shortest_route(oneway) == [[1, 0], [0, 0], [0, 1], [0, 2], [1, 2]]
+    # entering (1, 1) is legal but leaving it eastwards is not; from (1, 1) the goal is 5 away
+    # (worse than the start's 4), so the legal prefix earns (4 - 4) / 5 = 0
+    assert canon_score(oneway, [[1, 0], [1, 1], [1, 2]]) == 0.0
+    # read with the origin at the bottom-left, the same numbers are a legal walk along row 0
+    # that stops one step short: (4 - 1) / 5
+    assert grade_route(oneway, [[1, 0], [1, 1], [1, 2]]) == pytest.approx(3 / 5)
+    weighted = {"h": 2, "w": 3, "cells": [".9.", "..."], "items": {"S": [0, 0], "G": [0, 2]}}
+    assert shortest_route(weighted) == [[0, 0], [1, 0], [1, 1], [1, 2], [0, 2]]
+    # straight across is complete and legal but costs 9 + 1 = 10 against the optimum 4
+    assert canon_score(weighted, [[0, 0], [0, 1], [0, 2]]) == pytest.approx(4 / 10)
+    way = {"h": 1, "w": 4, "cells": ["...."], "items": {"S": [0, 1], "X": [0, 3], "G": [0, 0]}}
+    assert shortest_route(way) == [[0, 1], [0, 2], [0, 3], [0, 2], [0, 1], [0, 0]]
+
+
+@settings(max_examples=60, **COMMON)
+@given(
+    frame=st.builds(Frame, origin=st.sampled_from(("top-left", "top-right", "bottom-left",
+                                                   "bottom-right")),
+                    order=st.sampled_from(("row-col", "col-row")), base=st.integers(0, 1),
+                    th=st.integers(1, 9), tw=st.integers(1, 9), rot=st.integers(0, 3),
+                    r0=st.integers(-3, 3), c0=st.integers(-3, 3), p0=st.integers(-5, 5),
+                    q0=st.integers(-5, 5)),
+    r=st.integers(-10, 10), c=st.integers(-10, 10),
+)
+def test_frame_round_trip(frame: Frame, r: int, c: int):
+    assert frame.to_canon(*frame.to_view(r, c)) == (r, c)
+
+
+def test_rotation_turns_arrows_and_north():
+    fr = Frame(th=2, tw=3, rot=1)
+    assert fr.dims == (3, 2) and fr.north_side() == "right"
+    assert fr.arrow(0) == ">"  # north is drawn pointing right after a clockwise quarter turn
+    assert fr.canon_to_draw(0, 0) == (0, 1)
+
+
+def test_parse_route():
+    assert parse_route("FINAL ANSWER: [[0, 0], [0,1], (1, 1)]") == [[0, 0], [0, 1], [1, 1]]
+    assert parse_route("row 3 col 4") is None
+    assert get_task("spatial_maze_halves").parse("no idea") is UNPARSED
+
+
+@pytest.mark.parametrize("task", SPATIAL, ids=IDS)
+@pytest.mark.parametrize("difficulty", [0, 2])
+def test_other_difficulties_are_solvable(task, difficulty):
+    for seed in range(3):
+        inst = task.generate(seed, difficulty)
+        assert task.grade(inst, task.oracle(inst)) == 1.0
+        assert task.grade(inst, task.solve_text(task.render(inst))) == 1.0
+
+
+@pytest.mark.parametrize("task", SPATIAL, ids=IDS)
+@settings(max_examples=5, **COMMON)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_oracle_accepted_in_both_agents_frames(task, seed):
+    """Full credit for the oracle route written in any of the sixteen frames."""
+    inst = task.generate(seed)
+    world = inst.data["world"]
+    route = task.oracle(inst)
+    for frame in sixteen(world["h"], world["w"]):
+        assert task.grade(inst, [list(frame.to_view(r, c)) for r, c in route]) == 1.0
+    truncated = route[:-1]
+    for frame in sixteen(world["h"], world["w"]):
+        assert task.grade(inst, [list(frame.to_view(r, c)) for r, c in truncated]) < 1.0
+
+
+def test_views_hold_complementary_cells():
+    task = get_task("spatial_maze_halves")
+    inst = task.generate(11)
+    a, b = task.split(inst)
+    n = inst.data["world"]["h"] * inst.data["world"]["w"]
+    assert len(a.data["cells"]) + len(b.data["cells"]) == n
+    assert "S" in a.data["items"] and "G" in b.data["items"]
+    assert "?" in task.render_view(a) and "YOUR MAP" in task.render_view(b)
+
+
+def test_bad_arguments_raise():
+    task = get_task("spatial_one_way")
+    with pytest.raises(ValueError, match="difficulty"):
+        task.generate(0, 7)
+    with pytest.raises(ValueError, match="keep"):
+        task.counterfactual(task.generate(0), "c", 1)
