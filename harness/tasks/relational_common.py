@@ -352,7 +352,10 @@ class RelationalTask(Task):
         lines += ["", f"{self.facts_heading}:"]
         lines += [f"- {line}" for line in self._fact_lines(vdata["facts"], agent)]
         lines += ["", f"{self.questions_heading}:"]
-        lines += [f"{i}. {q}" for i, q in enumerate(vdata["questions"], start=1)]
+        if self.kind == "order":
+            lines += list(vdata["questions"])
+        else:
+            lines += [f"{i}. {q}" for i, q in enumerate(vdata["questions"], start=1)]
         return "\n".join(lines)
 
     def render(self, instance: Instance) -> str:
@@ -377,6 +380,71 @@ class RelationalTask(Task):
 
     def naive_answer(self, instance: Instance) -> Any:
         return self._solve(self._misread(instance.data))
+
+    # ----- reading the full rendering back (solo-tractability probe) --------------------
+    #: Names of the arguments of ``templates["a"]``, in order (canonical fact fields).
+    fact_fields: ClassVar[tuple[str, ...]] = ()
+    #: ``(regex, fixed fields)`` pairs that read one question of the full rendering.
+    question_patterns: ClassVar[tuple[tuple[str, dict[str, Any]], ...]] = ()
+
+    def _text_entities(self, items: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Entities (and extra data fields) from the roster line of the full rendering."""
+        return {x: {"a": x, "b": x} for x in items}, {}
+
+    def _text_facts(self, lines: list[str]) -> list[dict[str, Any]]:
+        """Canonical facts from the fact lines of the full rendering (view ``a`` wording)."""
+        pattern = re.escape(self.templates["a"])
+        for i in range(len(self.fact_fields)):
+            pattern = pattern.replace(re.escape("{%d}" % i), f"(?P<f{i}>.+?)")
+        regex = re.compile(pattern + "$")
+        facts = []
+        for line in lines:
+            m = regex.match(line)
+            if m is None:
+                raise ValueError(f"unreadable fact line: {line!r}")
+            facts.append(self._text_fact([m.group(f"f{i}") for i in range(len(self.fact_fields))]))
+        return facts
+
+    def _text_fact(self, args: list[str]) -> dict[str, Any]:
+        return {"owner": "a", **dict(zip(self.fact_fields, args))}
+
+    def _text_queries(self, lines: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        queries = []
+        for line in lines:
+            line = re.sub(r"^\d+\.\s*", "", line)
+            for pattern, fixed in self.question_patterns:
+                m = re.fullmatch(pattern, line)
+                if m:
+                    queries.append({**fixed, **m.groupdict()})
+                    break
+            else:
+                raise ValueError(f"unreadable question: {line!r}")
+        return queries, {}
+
+    def read_text(self, text: str) -> dict[str, Any]:
+        """Rebuild canonical instance data from the full rendering ``render(instance)`` alone.
+
+        Raises
+        ------
+        ValueError
+            If a line of the rendering cannot be read.
+        """
+        lines = text.splitlines()
+        roster_prefix = f"{self.roster_heading}: "
+        roster = next(line for line in lines if line.startswith(roster_prefix))
+        items = roster[len(roster_prefix):].rstrip(".").split("; ")
+        start = lines.index(f"{self.facts_heading}:")
+        stop = lines.index(f"{self.questions_heading}:")
+        fact_lines = [line[2:] for line in lines[start + 1:stop] if line.startswith("- ")]
+        question_lines = [line for line in lines[stop + 1:] if line.strip()]
+        entities, extra = self._text_entities(items)
+        queries, extra_q = self._text_queries(question_lines)
+        return {"entities": entities, **extra, "facts": self._text_facts(fact_lines),
+                "queries": queries, **extra_q}
+
+    def solve_text(self, text: str) -> Any:
+        """Solve from the full rendering alone: :meth:`read_text`, then the graph search."""
+        return self._solve(self.read_text(text))
 
     # ----- answers -------------------------------------------------------------------
     def parse(self, text: str) -> Any:

@@ -188,6 +188,8 @@ class FamilyTree(RelationalTask):
         + ", ".join(KINSHIP_TERMS) + " (cousin means first cousin)."
     )
     templates = {"a": "{0} is a parent of {1}.", "b": "{0} is a child of {1}."}
+    fact_fields = ("parent", "child")
+    question_patterns = ((r"How is (?P<y>.+) related to (?P<x>.+)\? \(.*\)", {"type": "term"}),)
     facts_heading = "Parent links"
     sizes = {0: 8, 1: 11, 2: 15}
     n_queries = {0: 3, 1: 4, 2: 5}
@@ -305,6 +307,12 @@ class OrgChart(RelationalTask):
         "and so on up to the head."
     )
     templates = {"a": "{0} reports to {1}.", "b": "{0} manages {1}."}
+    fact_fields = ("report", "manager")
+    question_patterns = (
+        (r"Who is (?P<x>.+)'s manager's manager\?", {"type": "name", "kind": "skip"}),
+        (r"Who is the lowest-ranked person who is a manager of both (?P<x>.+) and (?P<y>.+)\?",
+         {"type": "name", "kind": "common"}),
+    )
     facts_heading = "Reporting lines"
     sizes = {0: 9, 1: 13, 2: 18}
     n_queries = {0: 3, 1: 4, 2: 5}
@@ -441,6 +449,9 @@ class RailConnections(RelationalTask):
         "takes you along one direct line. Find the smallest number of rides for each trip."
     )
     templates = {"a": "There is a direct train between {0} and {1}.", "b": "{0} <-> {1}"}
+    fact_fields = ("u", "v")
+    question_patterns = ((r"What is the smallest number of rides from (?P<x>.+) to (?P<y>.+)\?",
+                          {"type": "int"}),)
     roster_heading = "Stations"
     facts_heading = "Direct lines"
     sizes = {0: 9, 1: 12, 2: 16}
@@ -590,6 +601,17 @@ class AliasResolution(RelationalTask):
         "chain (if X is Y and Y is Z, then X is Z). Name the real person behind each alias."
     )
     templates = {"a": "{0} also goes by {1}.", "b": "{0} and {1} are the same person."}
+    fact_fields = ("u", "v")
+    question_patterns = ((r"Who is really behind the alias (?P<alias>.+)\?", {"type": "name"}),)
+
+    def _text_entities(self, items):
+        entities, persons = {}, []
+        for item in items:
+            name, _, role = item.rpartition(" (")
+            entities[name] = {"a": name, "b": name}
+            if role == "real name)":
+                persons.append(name)
+        return entities, {"persons": persons}
     roster_heading = "Names on file"
     facts_heading = "Identity links"
     sizes = {0: (3, 2), 1: (4, 3), 2: (5, 4)}
@@ -744,6 +766,13 @@ class CoursePrerequisites(RelationalTask):
         "be taken."
     )
     templates = {"a": "{0} is a prerequisite for {1}.", "b": "{0} requires {1}."}
+    fact_fields = ("pre", "course")
+    question_patterns = ((r"What is the earliest semester in which (?P<course>.+) can be taken\?",
+                          {"type": "int"}),)
+
+    def _text_entities(self, items):
+        pairs = [item.split(" = ", 1) for item in items]
+        return {code: {"a": code, "b": title} for code, title in pairs}, {}
     roster_heading = "Courses"
     facts_heading = "Prerequisite rules"
     sizes = {0: 8, 1: 11, 2: 15}

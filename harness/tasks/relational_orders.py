@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from typing import Any
 
 import networkx as nx
@@ -128,6 +129,10 @@ class EventPrecedence(RelationalTask):
         "one chronological order of all the events. Put every event in order."
     )
     templates = {"a": "{0} happened before {1}.", "b": "{0} happened after {1}."}
+    fact_fields = ("earlier", "later")
+
+    def _text_queries(self, lines):
+        return [], {}
     roster_heading = "Events"
     facts_heading = "Facts"
     questions_heading = "Task"
@@ -198,6 +203,8 @@ class TransitiveComparison(RelationalTask):
         "and Y is older than Z, then X is older than Z. Answer each question with one name."
     )
     templates = {"a": "{0} is older than {1}.", "b": "{0} is younger than {1}."}
+    fact_fields = ("older", "younger")
+    question_patterns = ((r"Who is older, (?P<x>.+) or (?P<y>.+)\?", {"type": "name"}),)
     facts_heading = "Comparisons"
     sizes = {0: 7, 1: 9, 2: 12}
     n_queries = {0: 3, 1: 4, 2: 5}
@@ -315,6 +322,13 @@ class InstallOrder(RelationalTask):
         "is installed; dependencies chain. Nothing is installed yet."
     )
     templates = {"a": "{0} depends on {1}.", "b": "{0} is required by {1}."}
+    fact_fields = ("package", "dependency")
+
+    def _text_queries(self, lines):
+        m = re.match(r"List every package that must be installed to install (\S+) \(", lines[0])
+        if m is None:
+            raise ValueError(f"unreadable task line: {lines[0]!r}")
+        return [], {"target": m.group(1)}
     roster_heading = "Packages"
     facts_heading = "Dependencies"
     questions_heading = "Task"
@@ -454,6 +468,14 @@ class TimelineDates(RelationalTask):
         "Put all the events in chronological order."
     )
     templates = {"a": "{0} took place on {1}.", "b": "{0} took place on {1}."}
+    fact_fields = ("event", "date")
+
+    def _text_fact(self, args):
+        day = dt.datetime.strptime(args[1], "%d/%m/%Y").date()
+        return {"owner": "a", "event": args[0], "date": day.isoformat()}
+
+    def _text_queries(self, lines):
+        return [], {}
     roster_heading = "Events"
     facts_heading = "Dated records"
     questions_heading = "Task"

@@ -77,6 +77,11 @@ class OwnershipTransfers(RelationalTask):
         "one sale at a time; nobody owned the same item twice. Name each item's final owner."
     )
     templates = {"a": "{0} sold the {1} to {2}.", "b": "{0} bought the {1} from {2}."}
+    fact_fields = ("seller", "item", "buyer")
+    question_patterns = (
+        (r"Who owns the (?P<item>.+) at the end\? \(Its first owner was (?P<origin>.+)\.\)",
+         {"type": "name"}),
+    )
     facts_heading = "Sales"
     sizes = {0: (7, 3, 3), 1: (9, 4, 4), 2: (12, 5, 5)}
 
@@ -211,6 +216,23 @@ class ClubMemberships(RelationalTask):
         "membership appears in exactly one record (yours or your partner's)."
     )
     templates = {"a": "", "b": ""}
+    question_patterns = (
+        (r"Who belongs to both (?P<c1>.+) and (?P<c2>.+)\?", {"type": "set", "kind": "both"}),
+        (r"Which clubs does (?P<person>.+) belong to\?", {"type": "set", "kind": "clubs"}),
+    )
+
+    def _text_entities(self, items):
+        people = items[0].removeprefix("people: ").split(", ")
+        clubs = items[1].removeprefix("clubs: ").split(", ")
+        entities = {x: {"a": x, "b": x} for x in people + clubs}
+        return entities, {"people": people}
+
+    def _text_facts(self, lines):
+        facts = []
+        for line in lines:
+            club, _, members = line.rstrip(".").partition(" members on record: ")
+            facts += [{"owner": "a", "person": p, "club": club} for p in members.split(", ")]
+        return facts
     roster_heading = "People and clubs"
     facts_heading = "Membership records"
     sizes = {0: (7, 4), 1: (9, 5), 2: (12, 6)}
