@@ -1,0 +1,409 @@
+"""Shared machinery of the CSP family: unique-solution generation by constraint elimination.
+
+Most CSP tasks share one shape. A *setup* (the entities, the domains, the two views' surface
+conventions) fixes a finite set of candidate assignments, enumerated once with python-constraint
+from the structural rules (every guest in one seat, each Sudoku row a permutation, ...). The
+generator draws a hidden target among them and adds atomic constraints that are true of the
+target, alternating between the two views, until exactly one candidate survives the union while
+each view alone still leaves at least two. The oracle does not know the target: it filters the
+candidates by every constraint of both views and returns the single survivor.
+
+``instance.data`` is ``{"setup": {...}, "constraints": {"a": [...], "b": [...]}}``; each
+constraint is a small JSON dict in canonical form (UTC minutes, grams, 0-based positions), and
+each view renders it in its own conventions (local time, ounces, 1-based seats from the other
+end, ...).
+
+Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), section 1:
+CSP agents "hold constraints expressed in different units, formats, or timezones".
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from abc import abstractmethod
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from harness.base import DIFFICULTIES, UNPARSED, Instance, Task, View
+
+SIDES = ("a", "b")
+
+#: Proposals drawn per greedy step; the one that removes most candidates is kept.
+_PROPOSALS_PER_STEP = 4
+#: Greedy steps without an admissible proposal before the attempt is restarted.
+_MAX_FAILED_STEPS = 30
+#: Restarts before generation gives up (never reached in the tests; a bug guard).
+_MAX_ATTEMPTS = 200
+
+
+def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
+    """Validate the public ``generate`` arguments.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an ``int`` (``bool`` is refused).
+    ValueError
+        If ``difficulty`` is not one of 0, 1, 2.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
+
+
+def check_keep(keep: Any) -> None:
+    """Validate the ``keep`` argument of ``counterfactual``.
+
+    Raises
+    ------
+    ValueError
+        If ``keep`` is not ``"a"`` or ``"b"``.
+    """
+    if keep not in SIDES:
+        raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
+
+
+def solutions_array(problem: Any, variables: list[str]) -> np.ndarray:
+    """All solutions of a python-constraint ``Problem`` as an int array, shape (M, len(variables)).
+
+    Rows are sorted lexicographically so the order never depends on the solver's search order.
+    """
+    sols = problem.getSolutions()
+    arr = np.array([[s[v] for v in variables] for s in sols], dtype=np.int64)
+    if arr.size == 0:
+        return arr.reshape(0, len(variables))
+    order = np.lexsort(arr.T[::-1])
+    return arr[order]
+
+
+@lru_cache(maxsize=64)
+def permutations_array(n: int) -> np.ndarray:
+    """All permutations of ``range(n)``, shape (n!, n): row m gives the position of item i.
+
+    Enumerated by python-constraint (``AllDifferentConstraint``) and cached.
+    """
+    import constraint
+
+    problem = constraint.Problem()
+    names = [f"x{i}" for i in range(n)]
+    problem.addVariables(names, list(range(n)))
+    problem.addConstraint(constraint.AllDifferentConstraint(), names)
+    arr = solutions_array(problem, names)
+    arr.setflags(write=False)
+    return arr
+
+
+class EliminationTask(Task):
+    """Base of the CSP tasks whose answer is the unique candidate left by all constraints.
+
+    Subclasses implement :meth:`_setup`, :meth:`_candidates`, :meth:`_propose`, :meth:`_mask`,
+    :meth:`_view_lines`, :meth:`_answer_of`, :meth:`_vector_of` and :meth:`parse`. The default
+    :meth:`grade` is the fraction of answer positions (seats, cells, slots...) equal to the
+    oracle's; tasks override it when another partial credit means more.
+    """
+
+    family = "csp"
+
+    # ----- to implement ----------------------------------------------------------------
+    @abstractmethod
+    def _setup(self, rng: random.Random, difficulty: int) -> tuple[dict, dict]:
+        """Draw the shared setup and the two views' conventions ``{"a": {...}, "b": {...}}``."""
+
+    @abstractmethod
+    def _candidates(self, setup: dict) -> np.ndarray:
+        """All structurally valid assignments, int array (M, n)."""
+
+    @abstractmethod
+    def _propose(self, rng: random.Random, setup: dict, target: np.ndarray, side: str) -> dict:
+        """A random atomic constraint (JSON dict) that ``target`` satisfies, for view ``side``."""
+
+    @abstractmethod
+    def _mask(self, setup: dict, cands: np.ndarray, c: dict) -> np.ndarray:
+        """Boolean array (M,): which candidate rows satisfy constraint ``c``."""
+
+    @abstractmethod
+    def _view_lines(self, setup: dict, conv: dict, constraints: list[dict]) -> dict:
+        """``{"intro": [str], "facts": [str]}``: the view's text in its own conventions."""
+
+    @abstractmethod
+    def _answer_of(self, setup: dict, vector: np.ndarray) -> Any:
+        """The documented answer value for a candidate row."""
+
+    @abstractmethod
+    def _vector_of(self, setup: dict, answer: Any) -> np.ndarray | None:
+        """Candidate row for a parsed answer, with -1 where a position is missing or unknown;
+        ``None`` if the answer has the wrong shape altogether."""
+
+    #: Title line of the rendered puzzle.
+    title: str = "Puzzle"
+
+    def _proposals_per_step(self, difficulty: int) -> int:
+        return _PROPOSALS_PER_STEP
+
+    def _priority(self, c: dict) -> int:
+        """Preference among proposals: a higher priority wins over a larger elimination."""
+        return 0
+
+    def _target_ok(self, setup: dict, row: np.ndarray) -> bool:
+        """Whether a candidate may serve as hidden target (e.g. uses every colour)."""
+        return True
+
+    def _draw_target(self, rng: random.Random, setup: dict, cands: np.ndarray,
+                     idx: np.ndarray) -> np.ndarray:
+        """A uniformly drawn admissible target among rows ``idx`` (falls back to any row)."""
+        for _ in range(100):
+            row = cands[idx[rng.randrange(len(idx))]]
+            if self._target_ok(setup, row):
+                return row
+        return row
+
+    # ----- generation ------------------------------------------------------------------
+    def generate(self, seed: int, difficulty: int = 1) -> Instance:
+        check_seed_difficulty(seed, difficulty)
+        rng = random.Random(int(seed))
+        for _ in range(_MAX_ATTEMPTS):
+            setup, conventions = self._setup(rng, difficulty)
+            cands = self._candidates(setup)
+            if len(cands) < 3:  # structurally (nearly) forced: nothing to split
+                continue
+            target = self._draw_target(rng, setup, cands, np.arange(len(cands)))
+            built = self._build(rng, setup, cands, target, {"a": [], "b": []}, SIDES, difficulty)
+            if built is not None:
+                return Instance(self.name, int(seed), difficulty,
+                                {"setup": setup, "constraints": built}, conventions)
+        raise RuntimeError(f"{self.name}: no unique instance after {_MAX_ATTEMPTS} attempts")
+
+    def _build(self, rng: random.Random, setup: dict, cands: np.ndarray, target: np.ndarray,
+               fixed: dict[str, list], free: tuple[str, ...], difficulty: int,
+               ) -> dict[str, list] | None:
+        """Greedy elimination: add constraints true of ``target`` to the ``free`` sides until
+        the union leaves one candidate and each side alone leaves at least two."""
+        alive = {s: np.ones(len(cands), dtype=bool) for s in SIDES}
+        out = {s: list(fixed[s]) for s in SIDES}
+        for s in SIDES:
+            for c in out[s]:
+                alive[s] &= self._mask(setup, cands, c)
+        if alive["a"].sum() < 2 or alive["b"].sum() < 2:
+            return None
+        union = alive["a"] & alive["b"]
+        failures, turn = 0, 0
+        while union.sum() > 1:
+            side = free[turn % len(free)]
+            turn += 1
+            best, best_key = None, None
+            for _ in range(self._proposals_per_step(difficulty)):
+                c = self._propose(rng, setup, target, side)
+                m = self._mask(setup, cands, c)
+                if (alive[side] & m).sum() < 2:
+                    continue
+                gain = int(union.sum() - (union & m).sum())
+                key = (self._priority(c), gain)
+                if gain > 0 and (best_key is None or key > best_key):
+                    best, best_key, best_mask = c, key, m
+            if best is None:
+                failures += 1
+                if failures > _MAX_FAILED_STEPS:
+                    return None
+                continue
+            out[side].append(best)
+            alive[side] &= best_mask
+            union &= best_mask
+        if union.sum() != 1 or not np.array_equal(cands[np.flatnonzero(union)[0]], target):
+            return None
+        return self._prune(setup, cands, out, free)
+
+    def _prune(self, setup: dict, cands: np.ndarray, out: dict[str, list],
+               free: tuple[str, ...]) -> dict[str, list]:
+        """Drop constraints of the free sides that the others already imply (in order), so
+        each notebook holds no redundant line; uniqueness of the union is preserved."""
+        masks = {s: [self._mask(setup, cands, c) for c in out[s]] for s in SIDES}
+        for side in free:
+            i = 0
+            while i < len(out[side]):
+                keep = np.ones(len(cands), dtype=bool)
+                for s in SIDES:
+                    for j, m in enumerate(masks[s]):
+                        if not (s == side and j == i):
+                            keep &= m
+                if keep.sum() == 1:
+                    del out[side][i]
+                    del masks[side][i]
+                else:
+                    i += 1
+        return out
+
+    def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
+        """Keep view ``keep`` exactly (the shared setup and its constraints) and regenerate the
+        other view's constraints around a new hidden target drawn uniformly from the candidates
+        the kept view allows; the answer changes whenever the new target differs."""
+        check_keep(keep)
+        other = "b" if keep == "a" else "a"
+        rng = random.Random(f"{self.name}:counterfactual:{keep}:{int(seed)}")
+        setup = instance.data["setup"]
+        kept = list(instance.data["constraints"][keep])
+        cands = self._candidates(setup)
+        allowed = np.ones(len(cands), dtype=bool)
+        for c in kept:
+            allowed &= self._mask(setup, cands, c)
+        idx = np.flatnonzero(allowed)
+        for _ in range(_MAX_ATTEMPTS):
+            target = self._draw_target(rng, setup, cands, idx)
+            built = self._build(rng, setup, cands, target, {keep: kept, other: []}, (other,),
+                                instance.difficulty)
+            if built is not None:
+                return Instance(self.name, instance.seed, instance.difficulty,
+                                {"setup": setup, "constraints": built}, instance.conventions)
+        raise RuntimeError(f"{self.name}: no counterfactual completion for seed {seed}")
+
+    # ----- views and text --------------------------------------------------------------
+    def split(self, instance: Instance) -> tuple[View, View]:
+        setup = instance.data["setup"]
+        views = []
+        for s in SIDES:
+            conv = instance.conventions[s]
+            lines = self._view_lines(setup, conv, instance.data["constraints"][s])
+            views.append(View(s, lines, dict(conv)))
+        return views[0], views[1]
+
+    def render_view(self, view: View) -> str:
+        intro = "\n".join(view.data["intro"])
+        facts = "\n".join(f"  {i}. {f}" for i, f in enumerate(view.data["facts"], 1))
+        return f"{intro}\nYour constraints:\n{facts}"
+
+    def render(self, instance: Instance) -> str:
+        a, b = self.split(instance)
+        return (
+            f"{self.title}\n\nThe constraints come from two notebooks that use different "
+            "conventions; each notebook states its own. Together they determine exactly one "
+            "answer.\n\n"
+            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n--- Notebook 2 ---\n{self.render_view(b)}"
+        )
+
+    # ----- solving and grading ---------------------------------------------------------
+    def _survivors(self, instance: Instance) -> np.ndarray:
+        setup = instance.data["setup"]
+        cands = self._candidates(setup)
+        keep = np.ones(len(cands), dtype=bool)
+        for s in SIDES:
+            for c in instance.data["constraints"][s]:
+                keep &= self._mask(setup, cands, c)
+        return cands[keep]
+
+    def oracle_vector(self, instance: Instance) -> np.ndarray:
+        """The unique candidate row satisfying every constraint of both views.
+
+        Raises
+        ------
+        ValueError
+            If the instance does not have exactly one solution (a corrupted instance).
+        """
+        sols = self._survivors(instance)
+        if len(sols) != 1:
+            raise ValueError(f"{self.name}: instance has {len(sols)} solutions, expected 1")
+        return sols[0]
+
+    def oracle(self, instance: Instance) -> Any:
+        return self._answer_of(instance.data["setup"], self.oracle_vector(instance))
+
+    def naive_answer(self, instance: Instance) -> Any:
+        """Surface-friction probe: view b's facts read verbatim in view a's conventions (via the
+        task's ``_naive_constraint``), solved together with view a's; ``None`` when that pasted
+        puzzle does not determine an answer (no solution, or several)."""
+        fn = getattr(self, "_naive_constraint", None)
+        if fn is None:
+            return NotImplemented
+        setup = instance.data["setup"]
+        cands = self._candidates(setup)
+        keep = np.ones(len(cands), dtype=bool)
+        for c in instance.data["constraints"]["a"]:
+            keep &= self._mask(setup, cands, c)
+        for c in instance.data["constraints"]["b"]:
+            c2 = fn(setup, instance.conventions, c)
+            if c2 is None:
+                return None
+            keep &= self._mask(setup, cands, c2)
+        if keep.sum() != 1:
+            return None
+        return self._answer_of(setup, cands[np.flatnonzero(keep)[0]])
+
+    def grade(self, instance: Instance, answer: Any) -> float:
+        """Fraction of positions of the answer equal to the unique solution's (0 if unreadable)."""
+        if answer is None or answer is UNPARSED:
+            return 0.0
+        try:
+            vec = self._vector_of(instance.data["setup"], answer)
+        except (TypeError, ValueError, KeyError, AttributeError):
+            return 0.0
+        if vec is None:
+            return 0.0
+        truth = self.oracle_vector(instance)
+        if len(vec) != len(truth):
+            return 0.0
+        return float(np.mean(np.asarray(vec) == truth))
+
+
+# ----- parsing helpers -------------------------------------------------------------------
+_PAIR_SPLIT = re.compile(r"[;,\n]+")
+
+
+def first_line_block(text: Any) -> str | None:
+    """The answer text with code fences and surrounding quotes removed, or ``None``."""
+    if not isinstance(text, str):
+        return None
+    t = text.strip().strip("`").strip()
+    if t.lower().startswith(("json", "text")):
+        t = t[4:].strip()
+    return t or None
+
+
+def parse_pairs(text: Any, sep: str = r"[:=]") -> list[tuple[str, str]] | None:
+    """Read ``key: value; key: value`` (also ``=``, commas, newlines, a JSON object).
+
+    Returns the stripped (key, value) pairs in order, or ``None`` when no pair is found.
+    """
+    t = first_line_block(text)
+    if t is None:
+        return None
+    t = t.strip().strip("{}").strip()
+    pairs = []
+    for chunk in _PAIR_SPLIT.split(t):
+        if not chunk.strip():
+            continue
+        parts = re.split(sep, chunk, maxsplit=1)
+        if len(parts) != 2:
+            continue
+        k = parts[0].strip().strip("\"'").strip()
+        v = parts[1].strip().strip("\"'").strip().rstrip(".").strip()
+        if k and v:
+            pairs.append((k, v))
+    return pairs or None
+
+
+def parse_name_list(text: Any, names: list[str] | None = None) -> list[str] | None:
+    """Read a comma/semicolon/arrow/newline separated list of names.
+
+    Leading numbering (``1.``, ``1)``) and brackets are dropped. Returns ``None`` if empty.
+    """
+    t = first_line_block(text)
+    if t is None:
+        return None
+    t = t.strip().strip("[]").strip()
+    items = []
+    for chunk in re.split(r"\s*(?:,|;|->|→|>|\n)\s*", t):
+        c = re.sub(r"^\s*\d+\s*[.):]\s*", "", chunk).strip().strip("\"'").strip().rstrip(".")
+        if c:
+            items.append(c)
+    return items or None
+
+
+def canonical_name(token: str, names: list[str]) -> str | None:
+    """Case-insensitive exact match of ``token`` to one of ``names``, else ``None``."""
+    low = token.strip().lower()
+    for n in names:
+        if n.lower() == low:
+            return n
+    return None

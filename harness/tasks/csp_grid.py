@@ -1,0 +1,448 @@
+"""CSP tasks over positions and labels: seating, 4x4 Sudoku, map colouring.
+
+Each view numbers things differently (index base, which end or corner is the origin, names
+versus indices), so pasting the two halves together without re-aligning them gives a different
+(usually contradictory) puzzle. Every instance has exactly one solution (see
+:mod:`harness.tasks.csp_common`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from harness.base import UNPARSED, Instance
+from harness.registry import register
+from harness.tasks.csp_common import (
+    EliminationTask,
+    canonical_name,
+    first_line_block,
+    parse_name_list,
+    parse_pairs,
+    permutations_array,
+    solutions_array,
+)
+
+GUEST_NAMES = (
+    "Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas",
+    "Kenji", "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Soren", "Tariq",
+)
+TOWN_NAMES = (
+    "Ashby", "Bexley", "Carlow", "Dunmore", "Elstow", "Fenwick", "Garford", "Hexham",
+    "Ilkley", "Jarrow", "Kelso", "Ludlow", "Marlow", "Norham", "Oakham", "Penrith",
+)
+COLOURS = ("red", "green", "blue")
+
+_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
+
+
+# =========================================================================================
+@register
+class Seating(EliminationTask):
+    """Seat n guests in a row of chairs; the two planners number the chairs from opposite ends
+    and in different index bases."""
+
+    name = "csp_seating"
+    description = ("Seat guests along one side of a table; one planner numbers chairs 1..n from "
+                   "the window, the other 0..n-1 from the door.")
+    answer_format = ("the guests' names in chair order starting at the WINDOW end, comma "
+                     "separated, e.g. 'Ada, Bruno, Chiara, Dmitri, Elif'")
+    title = "Seating plan"
+
+    _SIZES = {0: 4, 1: 5, 2: 6}
+
+    def _setup(self, rng, difficulty):
+        n = self._SIZES[difficulty]
+        guests = sorted(rng.sample(GUEST_NAMES, n))
+        conv = {
+            "a": {"index_base": 1, "origin": "window end", "numbering": "chairs 1..n from the window end"},
+            "b": {"index_base": 0, "origin": "door end", "numbering": "chairs 0..n-1 from the door end"},
+        }
+        return {"guests": guests, "n": n}, conv
+
+    def _candidates(self, setup):
+        return permutations_array(setup["n"])
+
+    def _propose(self, rng, setup, target, side):
+        n = setup["n"]
+        pos = [int(p) for p in target]
+        g, h = rng.sample(range(n), 2)
+        kind = rng.choice(["seat", "not_seat", "adj", "not_adj", "lower", "gap", "end"])
+        if kind == "seat":
+            return {"t": "seat", "g": g, "p": pos[g]}
+        if kind == "not_seat":
+            return {"t": "not_seat", "g": g, "p": rng.choice([p for p in range(n) if p != pos[g]])}
+        if kind == "adj" or kind == "not_adj":
+            t = "adj" if abs(pos[g] - pos[h]) == 1 else "not_adj"
+            return {"t": t, "g": min(g, h), "h": max(g, h)}
+        if kind == "lower":
+            return {"t": "lower", "g": g, "h": h} if pos[g] < pos[h] else {"t": "lower", "g": h, "h": g}
+        if kind == "gap":
+            return {"t": "gap", "g": min(g, h), "h": max(g, h), "k": abs(pos[g] - pos[h]) - 1}
+        return {"t": "end", "g": g, "yes": pos[g] in (0, n - 1)}
+
+    def _mask(self, setup, cands, c):
+        n = setup["n"]
+        t = c["t"]
+        pg = cands[:, c["g"]]
+        if t == "seat":
+            return pg == c["p"]
+        if t == "not_seat":
+            return pg != c["p"]
+        if t == "end":
+            at_end = (pg == 0) | (pg == n - 1)
+            return at_end if c["yes"] else ~at_end
+        ph = cands[:, c["h"]]
+        if t == "adj":
+            return np.abs(pg - ph) == 1
+        if t == "not_adj":
+            return np.abs(pg - ph) != 1
+        if t == "lower":
+            return pg < ph
+        if t == "gap":
+            return np.abs(pg - ph) - 1 == c["k"]
+        raise ValueError(f"unknown seating constraint {c!r}")
+
+    @staticmethod
+    def _chair(conv, n, p):
+        return p + 1 if conv["origin"] == "window end" else n - 1 - p
+
+    def _sentence(self, setup, conv, c):
+        guests, n = setup["guests"], setup["n"]
+        g = guests[c["g"]]
+        t = c["t"]
+        if t in ("seat", "not_seat"):
+            chair = self._chair(conv, n, c["p"])
+            return f"{g} sits in chair {chair}." if t == "seat" else f"{g} does not sit in chair {chair}."
+        if t == "end":
+            return f"{g} sits in an end chair." if c["yes"] else f"{g} does not sit in an end chair."
+        h = guests[c["h"]]
+        if t == "adj":
+            return f"{g} and {h} sit next to each other."
+        if t == "not_adj":
+            return f"{g} and {h} do not sit next to each other."
+        if t == "gap":
+            k = c["k"]
+            who = "nobody sits" if k == 0 else ("exactly 1 person sits" if k == 1 else f"exactly {k} people sit")
+            return f"Between {g} and {h} {who}."
+        # lower: canonical position of g < h; in the door-end numbering that reverses
+        if conv["origin"] == "window end":
+            return f"{g} has a lower chair number than {h}."
+        return f"{h} has a lower chair number than {g}."
+
+    def _view_lines(self, setup, conv, constraints):
+        n = setup["n"]
+        first, last = (1, n) if conv["index_base"] == 1 else (0, n - 1)
+        intro = [
+            f"{n} guests sit along one side of a long table that runs from the window to the "
+            f"door, one guest per chair: {', '.join(setup['guests'])}.",
+            f"In your notes the chairs are numbered {first} to {last} starting at the "
+            f"{conv['origin']} (chair {first} is at the {conv['origin']}).",
+            "Find the seating that satisfies every constraint of both notebooks.",
+        ]
+        return {"intro": intro, "facts": [self._sentence(setup, conv, c) for c in constraints]}
+
+    def _answer_of(self, setup, vector):
+        order = sorted(range(setup["n"]), key=lambda g: vector[g])
+        return [setup["guests"][g] for g in order]
+
+    def _vector_of(self, setup, answer):
+        if not isinstance(answer, (list, tuple)):
+            return None
+        vec = np.full(setup["n"], -1)
+        for p, name in enumerate(answer):
+            canon = canonical_name(str(name), setup["guests"])
+            if canon is not None and vec[setup["guests"].index(canon)] == -1:
+                vec[setup["guests"].index(canon)] = p
+        return vec
+
+    def format_answer(self, answer: Any) -> str:
+        return ", ".join(answer)
+
+    def _naive_constraint(self, setup, conventions, c):
+        # view b's chair numbers (0-based from the door) read as view a's (1-based from the
+        # window); "lower chair number" then points the other way
+        n = setup["n"]
+        if c["t"] in ("seat", "not_seat"):
+            return dict(c, p=(n - 1 - c["p"]) - 1)
+        if c["t"] == "lower":
+            return {"t": "lower", "g": c["h"], "h": c["g"]}
+        return c
+
+    def parse(self, text: str) -> Any:
+        """A list of single-word names (at least two), window end first; else UNPARSED."""
+        items = parse_name_list(text)
+        if not items or len(items) < 2 or not all(_WORD.match(i) for i in items):
+            return UNPARSED
+        return [i.capitalize() for i in items]
+
+
+# =========================================================================================
+@lru_cache(maxsize=1)
+def sudoku4_grids() -> np.ndarray:
+    """All 288 valid 4x4 Sudoku grids, shape (288, 16), row-major digits 1..4.
+
+    Enumerated with python-constraint (all-different rows, columns and 2x2 boxes).
+    """
+    import constraint
+
+    problem = constraint.Problem()
+    cells = [f"r{r}c{c}" for r in range(4) for c in range(4)]
+    problem.addVariables(cells, [1, 2, 3, 4])
+    groups = [[f"r{r}c{c}" for c in range(4)] for r in range(4)]
+    groups += [[f"r{r}c{c}" for r in range(4)] for c in range(4)]
+    groups += [[f"r{r}c{c}" for r in range(br, br + 2) for c in range(bc, bc + 2)]
+               for br in (0, 2) for bc in (0, 2)]
+    for g in groups:
+        problem.addConstraint(constraint.AllDifferentConstraint(), g)
+    arr = solutions_array(problem, cells)
+    arr.setflags(write=False)
+    return arr
+
+
+@register
+class Sudoku4(EliminationTask):
+    """4x4 Sudoku whose givens are split; the notebooks address cells in different frames."""
+
+    name = "csp_sudoku4"
+    description = ("4x4 Sudoku with the givens split; one notebook uses (row, column) from the "
+                   "top-left 1-based, the other (x, y) from the bottom-left 0-based.")
+    answer_format = ("the four rows of the solved grid from TOP to BOTTOM, each row left to right "
+                     "as four digits, rows separated by '/', e.g. '1234/3412/2143/4321'")
+    title = "4x4 Sudoku"
+
+    _PROPOSALS = {0: 1, 1: 3, 2: 16}
+
+    def _proposals_per_step(self, difficulty):
+        return self._PROPOSALS[difficulty]
+
+    def _setup(self, rng, difficulty):
+        conv = {
+            "a": {"index_base": 1, "origin": "top-left", "axis_order": "row, column"},
+            "b": {"index_base": 0, "origin": "bottom-left", "axis_order": "x (column), y (row)"},
+        }
+        return {"size": 4}, conv
+
+    def _candidates(self, setup):
+        return sudoku4_grids()
+
+    def _propose(self, rng, setup, target, side):
+        k = rng.randrange(16)
+        return {"t": "given", "cell": k, "d": int(target[k])}
+
+    def _mask(self, setup, cands, c):
+        return cands[:, c["cell"]] == c["d"]
+
+    def _view_lines(self, setup, conv, constraints):
+        intro = [
+            "Fill a 4x4 grid with the digits 1-4 so that every row, every column and each of "
+            "the four 2x2 boxes contains each digit exactly once.",
+        ]
+        if conv["origin"] == "top-left":
+            intro.append("Your notes give cells as (row, column): rows 1-4 counted from the TOP, "
+                         "columns 1-4 counted from the LEFT.")
+            facts = []
+            for c in sorted(constraints, key=lambda c: c["cell"]):
+                r, col = divmod(c["cell"], 4)
+                facts.append(f"(row {r + 1}, column {col + 1}) = {c['d']}")
+        else:
+            intro.append("Your notes give cells as (x, y): x = column 0-3 counted from the LEFT, "
+                         "y = row 0-3 counted from the BOTTOM.")
+            facts = []
+            for c in sorted(constraints, key=lambda c: (3 - c["cell"] // 4, c["cell"] % 4)):
+                r, col = divmod(c["cell"], 4)
+                facts.append(f"(x={col}, y={3 - r}) = {c['d']}")
+        intro.append("Each notebook holds only some of the given digits.")
+        return {"intro": intro, "facts": facts}
+
+    def _answer_of(self, setup, vector):
+        return "/".join("".join(str(int(d)) for d in vector[r * 4:(r + 1) * 4]) for r in range(4))
+
+    def _vector_of(self, setup, answer):
+        if not isinstance(answer, str):
+            return None
+        digits = answer.replace("/", "")
+        if len(digits) != 16 or not digits.isdigit():
+            return None
+        return np.array([int(d) for d in digits])
+
+    def format_answer(self, answer: Any) -> str:
+        return str(answer)
+
+    def _naive_constraint(self, setup, conventions, c):
+        # view b's "(x=X, y=Y)" read as view a's "(row X, column Y)", 1-based from the top-left
+        r, col = divmod(c["cell"], 4)
+        x, y = col, 3 - r
+        if not (1 <= x <= 4 and 1 <= y <= 4):
+            return None  # no such cell in view a's frame: the pasted puzzle is broken
+        return dict(c, cell=(x - 1) * 4 + (y - 1))
+
+    def parse(self, text: str) -> Any:
+        """Sixteen digits 1-4 (rows top to bottom) with any of ``/ , ; | space newline`` and
+        brackets between them; anything else is UNPARSED."""
+        t = first_line_block(text)
+        if t is None or not re.fullmatch(r"[\s/,;|\[\]()'\"1-4]+", t):
+            return UNPARSED
+        digits = re.sub(r"[^1-4]", "", t)
+        if len(digits) != 16:
+            return UNPARSED
+        return "/".join(digits[i:i + 4] for i in range(0, 16, 4))
+
+
+# =========================================================================================
+@lru_cache(maxsize=8)
+def _colourings(n: int) -> np.ndarray:
+    arr = np.array(list(itertools.product(range(len(COLOURS)), repeat=n)), dtype=np.int64)
+    arr.setflags(write=False)
+    return arr
+
+
+@register
+class MapColouring(EliminationTask):
+    """Three-colour a map whose borders are split between two surveyors; one names towns, the
+    other numbers them 0-based in alphabetical order."""
+
+    name = "csp_graph_colouring"
+    description = ("Three-colour a map of towns with the borders split; one notebook names "
+                   "towns, the other numbers them 0-based in alphabetical order.")
+    answer_format = ("every town NAME with its colour (red, green or blue), separated by "
+                     "semicolons, e.g. 'Ashby=red; Bexley=green; Carlow=blue'")
+    title = "Map colouring"
+
+    _SIZES = {0: 5, 1: 6, 2: 7}
+
+    def _setup(self, rng, difficulty):
+        n = self._SIZES[difficulty]
+        towns = rng.sample(TOWN_NAMES, n)  # listed in A's notes in this (non-alphabetical) order
+        conv = {
+            "a": {"naming": "town names", "index_base": None},
+            "b": {"naming": "0-based index in alphabetical order of the town names", "index_base": 0},
+        }
+        return {"towns": towns}, conv
+
+    def _candidates(self, setup):
+        return _colourings(len(setup["towns"]))
+
+    def _priority(self, c):
+        return 1 if c["t"] == "border" else 0
+
+    def _target_ok(self, setup, row):
+        return len(set(row.tolist())) == len(COLOURS)
+
+    def _proposals_per_step(self, difficulty):
+        return 6
+
+    def _propose(self, rng, setup, target, side):
+        n = len(setup["towns"])
+        kind = rng.random()
+        if kind < 0.8:
+            pairs = [(u, v) for u in range(n) for v in range(u + 1, n) if target[u] != target[v]]
+            u, v = rng.choice(pairs)
+            return {"t": "border", "u": u, "v": v}
+        u = rng.randrange(n)
+        if kind < 0.9:
+            return {"t": "colour", "u": u, "c": int(target[u])}
+        return {"t": "not_colour", "u": u,
+                "c": rng.choice([k for k in range(len(COLOURS)) if k != target[u]])}
+
+    def _mask(self, setup, cands, c):
+        if c["t"] == "border":
+            return cands[:, c["u"]] != cands[:, c["v"]]
+        if c["t"] == "colour":
+            return cands[:, c["u"]] == c["c"]
+        if c["t"] == "not_colour":
+            return cands[:, c["u"]] != c["c"]
+        raise ValueError(f"unknown colouring constraint {c!r}")
+
+    @staticmethod
+    def _label(setup, conv, u):
+        towns = setup["towns"]
+        if conv["index_base"] is None:
+            return towns[u]
+        return f"town {sorted(towns).index(towns[u])}"
+
+    def _view_lines(self, setup, conv, constraints):
+        n = len(setup["towns"])
+        intro = [
+            f"A map has {n} towns. Colour every town red, green or blue so that two towns that "
+            "share a border never have the same colour.",
+        ]
+        if conv["index_base"] is None:
+            intro.append(f"The towns are: {', '.join(setup['towns'])}.")
+        else:
+            intro.append(f"Your notes refer to the towns by number, 0 to {n - 1}: town 0 is the "
+                         "town whose name comes first in alphabetical order, town 1 the second, "
+                         "and so on. You do not know the names.")
+        facts = []
+        for c in constraints:
+            u = self._label(setup, conv, c["u"])
+            if c["t"] == "border":
+                facts.append(f"{u} borders {self._label(setup, conv, c['v'])}.")
+            elif c["t"] == "colour":
+                facts.append(f"{u} must be {COLOURS[c['c']]}.")
+            else:
+                facts.append(f"{u} must not be {COLOURS[c['c']]}.")
+        intro.append("Each notebook lists only some of the borders and colour rules.")
+        return {"intro": intro, "facts": [f[0].upper() + f[1:] for f in facts]}
+
+    def _answer_of(self, setup, vector):
+        return {t: COLOURS[int(vector[i])] for i, t in enumerate(setup["towns"])}
+
+    def _vector_of(self, setup, answer):
+        if not isinstance(answer, dict):
+            return None
+        vec = np.full(len(setup["towns"]), -1)
+        for key, colour in answer.items():
+            canon = canonical_name(str(key), setup["towns"])
+            if canon is not None and str(colour).lower() in COLOURS:
+                vec[setup["towns"].index(canon)] = COLOURS.index(str(colour).lower())
+        return vec
+
+    def grade(self, instance: Instance, answer: Any) -> float:
+        """Fraction of all constraints (borders, colour rules of both notebooks) the answer
+        satisfies; a town missing from the answer fails every constraint it appears in. The
+        solution is unique, so only the oracle colouring scores 1."""
+        if answer is None or answer is UNPARSED:
+            return 0.0
+        setup = instance.data["setup"]
+        vec = self._vector_of(setup, answer)
+        if vec is None:
+            return 0.0
+        row = vec[None, :]
+        cons = instance.data["constraints"]["a"] + instance.data["constraints"]["b"]
+        ok = 0
+        for c in cons:
+            involved = [c["u"]] + ([c["v"]] if "v" in c else [])
+            if all(vec[i] >= 0 for i in involved) and bool(self._mask(setup, row, c)[0]):
+                ok += 1
+        return ok / len(cons)
+
+    def format_answer(self, answer: Any) -> str:
+        return "; ".join(f"{k}={v}" for k, v in answer.items())
+
+    def _naive_constraint(self, setup, conventions, c):
+        # view b's "town i" (alphabetical, 0-based) taken as the i-th town of view a's list
+        towns = setup["towns"]
+        order = sorted(towns)
+        fix = lambda i: order.index(towns[i])  # noqa: E731  (b's number of town i)
+        out = dict(c, u=fix(c["u"]))
+        if "v" in c:
+            out["v"] = fix(c["v"])
+        return out
+
+    def parse(self, text: str) -> Any:
+        """``Town=colour`` pairs (``:`` also accepted); colours red/green/blue. UNPARSED if no
+        pair has a single-word town and one of the three colours."""
+        pairs = parse_pairs(text)
+        if not pairs:
+            return UNPARSED
+        out = {}
+        for k, v in pairs:
+            if _WORD.match(k) and v.lower() in COLOURS:
+                out[k.capitalize()] = v.lower()
+        return out or UNPARSED
