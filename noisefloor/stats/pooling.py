@@ -155,7 +155,9 @@ def pool_random_effects(
     Arithmetic by ``statsmodels.stats.meta_analysis.combine_effects(method_re=...)``. With
     weights ``w_i = 1/v_i``, ``Q = sum w_i (y_i - ybar_w)^2`` and DerSimonian-Laird
     ``tau^2 = max(0, (Q - (k - 1)) / (sum w - sum w^2 / sum w))``; the pooled estimate uses
-    weights ``1 / (v_i + tau^2)``.
+    weights ``1 / (v_i + tau^2)``. statsmodels does not truncate the DerSimonian-Laird
+    moment estimate at zero; this function does (then the pooled estimate and interval are
+    the fixed-effect ones).
 
     References
     ----------
@@ -187,11 +189,20 @@ def pool_random_effects(
         return RandomEffectsPool(nan, nan, nan, nan, nan, nan, nan, k, method, conf,
                                  "a seed has zero sampling variance (all ties or all one outcome); "
                                  "inverse-variance weights are undefined")
-    res = combine_effects(y, v, method_re=method, alpha=1.0 - conf)
-    frame = res.summary_frame()
-    row = frame.loc["random effect"]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        res = combine_effects(y, v, method_re=method, alpha=1.0 - conf)
+        frame = res.summary_frame()
     tau2 = float(res.tau2)
+    if tau2 <= 0.0:
+        # statsmodels (0.14-0.15) returns the untruncated moment estimate (Q - df) / C, which is
+        # negative when Q < df; DerSimonian-Laird truncate it at 0, and with tau^2 = 0 the
+        # random-effects model is the fixed-effect model.
+        row = frame.loc["fixed effect"]
+        estimate, tau2, i2 = float(res.mean_effect_fe), 0.0, 0.0
+    else:
+        row = frame.loc["random effect"]
+        estimate, i2 = float(res.mean_effect_re), max(0.0, float(res.i2))
     return RandomEffectsPool(
-        float(res.mean_effect_re), float(row["ci_low"]), float(row["ci_upp"]), tau2,
-        math.sqrt(max(tau2, 0.0)), float(res.i2), float(res.q), k, method, conf, "",
+        estimate, float(row["ci_low"]), float(row["ci_upp"]), tau2, math.sqrt(tau2), i2,
+        float(res.q), k, method, conf, "",
     )

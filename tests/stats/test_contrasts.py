@@ -1,0 +1,79 @@
+"""Paired contrasts and the coordination-active subset from per-trial records."""
+
+import pandas as pd
+import pytest
+
+from noisefloor.stats.active import (coordination_active_contrast, coordination_active_pass_hat_k,
+                                     coordination_active_tasks)
+from noisefloor.stats.contrasts import paired_contrast
+
+
+def make(rows):
+    return pd.DataFrame(rows, columns=["protocol", "task_id", "trial", "reward"])
+
+
+def test_counts_and_unpaired_tasks_listed():
+    t = make([("a", "1", 0, 1.0), ("a", "2", 0, 0.0), ("a", "3", 0, 1.0), ("a", "9", 0, 1.0),
+              ("b", "1", 0, 0.0), ("b", "2", 0, 1.0), ("b", "3", 0, 1.0), ("b", "8", 0, 0.0)])
+    c = paired_contrast(t, "a", "b")
+    assert (c.wins, c.losses, c.ties, c.n) == (1, 1, 1, 3)
+    assert c.tasks_only_a == ("9",) and c.tasks_only_b == ("8",)
+    assert c.label == "a-b"
+
+
+def test_infrastructure_errors_excluded_and_listed():
+    t = make([("a", "1", 0, float("nan")), ("a", "2", 0, 1.0), ("b", "1", 0, 1.0), ("b", "2", 0, 0.0)])
+    t["infrastructure_error"] = [True, False, False, False]
+    c = paired_contrast(t, "a", "b")
+    assert c.tasks_excluded == ("1",) and (c.wins, c.losses, c.ties) == (1, 0, 0)
+    c_fail = paired_contrast(t, "a", "b", infrastructure_errors="fail")
+    assert (c_fail.wins, c_fail.losses) == (1, 1)
+
+
+def test_rerun_contrast_labels_trials():
+    t = make([("x", "1", 0, 1.0), ("x", "1", 1, 0.0)])
+    c = paired_contrast(t, "x", "x", trial=0, trial_b=1)
+    assert c.label == "x[t0]-x[t1]" and c.wins == 1
+    with pytest.raises(ValueError, match="with itself"):
+        paired_contrast(t, "x", "x")
+
+
+def test_errors_name_the_problem():
+    t = make([("a", "1", 0, 1.0), ("a", "1", 0, 0.0), ("b", "1", 0, 1.0)])
+    with pytest.raises(ValueError, match="more than once"):
+        paired_contrast(t, "a", "b")
+    with pytest.raises(ValueError, match="no records for protocol 'c'"):
+        paired_contrast(t.iloc[2:], "b", "c")
+    seeds = make([("a", "1", 0, 1.0), ("b", "1", 0, 1.0)]).assign(seed=[1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        paired_contrast(seeds, "a", "b")
+
+
+def _two_trials():
+    rows = []
+    # tasks 1-4 fail trial 0 in both arms; 5 fails only in p; 6 succeeds in both.
+    t0 = {"p": [0, 0, 0, 0, 0, 1], "q": [0, 0, 0, 0, 1, 1]}
+    t1 = {"p": [1, 1, 0, 0, 1, 1], "q": [0, 1, 1, 0, 1, 1]}
+    for proto in ("p", "q"):
+        for i in range(6):
+            rows.append((proto, str(i + 1), 0, float(t0[proto][i])))
+            rows.append((proto, str(i + 1), 1, float(t1[proto][i])))
+    return make(rows)
+
+
+def test_coordination_active_subset_and_contrast():
+    t = _two_trials()
+    assert coordination_active_tasks(t, "p", "q") == ("1", "2", "3", "4")
+    c = coordination_active_contrast(t, "p", "q")
+    assert (c.wins, c.losses, c.ties) == (1, 1, 2) and c.trial_a == 1
+
+
+def test_coordination_active_by_store():
+    t = _two_trials()
+    t["store_events_at_start"] = [0 if tr == 0 else (3 if tid in "12" else 0)
+                                  for tid, tr in zip(t["task_id"], t["trial"])]
+    assert coordination_active_tasks(t, "p", "q", definition="store") == ("1", "2")
+    r = coordination_active_pass_hat_k(t[t["protocol"] == "p"], 1)
+    assert r.value == 1.0 and r.n_tasks == 2
+    with pytest.raises(ValueError, match="store_events_at_start"):
+        coordination_active_tasks(_two_trials(), "p", "q", definition="store")

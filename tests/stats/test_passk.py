@@ -1,0 +1,118 @@
+"""pass^k pinned to tau-bench's published figures on its own gpt-4o airline log."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from noisefloor.stats.passk import pass_hat_k, pass_hat_k_table
+
+
+@pytest.fixture(scope="module")
+def airline(shared_data):
+    # Read the raw file directly: this test pins the estimator, not the log reader.
+    items = json.loads((shared_data / "tau-bench" / "gpt-4o-airline.json").read_text())
+    return pd.DataFrame({"task_id": [str(i["task_id"]) for i in items],
+                         "trial": [i["trial"] for i in items],
+                         "reward": [float(i["reward"]) for i in items]})
+
+
+@pytest.mark.parametrize("k,published", [(1, 0.420), (2, 0.273), (3, 0.220), (4, 0.200)])
+def test_gpt4o_airline_matches_published(airline, k, published):
+    # shared/data/tau-bench/README.md: published pass^1..4 for this file = 0.420, 0.273, 0.220,
+    # 0.200 (tau-bench estimator, per task C(c,k)/C(n,k) averaged over tasks).
+    r = pass_hat_k(airline, k)
+    assert round(r.value, 3) == published
+    assert r.n_tasks == 50 and r.trials_min == r.trials_max == 4
+
+
+def test_partial_reward_is_never_a_success():
+    t = pd.DataFrame({"task_id": ["a", "a"], "trial": [0, 1], "reward": [0.999, 1 - 5e-7]})
+    assert pass_hat_k(t, 1).value == 0.5
+
+
+def test_infrastructure_errors_excluded_and_counted():
+    t = pd.DataFrame({"task_id": ["a", "a", "a"], "trial": [0, 1, 2],
+                      "reward": [1.0, float("nan"), 0.0],
+                      "infrastructure_error": [False, True, False]})
+    r = pass_hat_k(t, 1)
+    assert r.value == 0.5 and r.n_infrastructure_errors == 1 and r.n_trials == 2
+    r_fail = pass_hat_k(t, 1, infrastructure_errors="fail")
+    assert r_fail.value == pytest.approx(1 / 3) and r_fail.infrastructure_errors == "fail"
+
+
+def test_not_run_trials_counted_separately():
+    t = pd.DataFrame({"task_id": ["a", "a"], "trial": [0, 1], "reward": [1.0, float("nan")]})
+    r = pass_hat_k(t, 1)
+    assert r.value == 1.0 and r.n_not_run == 1
+
+
+def test_k_greater_than_n_is_explicit():
+    t = pd.DataFrame({"task_id": ["a", "a", "b"], "trial": [0, 1, 0], "reward": [1.0, 1.0, 1.0]})
+    r = pass_hat_k(t, 2)
+    assert math.isnan(r.value) and "exceeds" in r.reason and r.k == 2
+    ex = pass_hat_k(t, 2, k_exceeds_n="exclude")
+    assert ex.value == 1.0 and ex.tasks_excluded == ("b",) and ex.n_tasks_used == 1
+    with pytest.raises(ValueError, match="k_exceeds_n"):
+        pass_hat_k(t, 2, k_exceeds_n="error")
+
+
+def test_unequal_trials_recorded():
+    t = pd.DataFrame({"task_id": ["a", "a", "a", "b", "b"], "trial": [0, 1, 2, 0, 1],
+                      "reward": [1.0, 0.0, 1.0, 1.0, 1.0]})
+    r = pass_hat_k(t, 2)
+    assert (r.trials_min, r.trials_max) == (2, 3)
+    assert r.value == pytest.approx((1 / 3 + 1) / 2)
+
+
+def test_errors():
+    t = pd.DataFrame({"task_id": ["a", "a"], "trial": [0, 0], "reward": [1.0, 0.0]})
+    with pytest.raises(ValueError, match="duplicate"):
+        pass_hat_k(t, 1)
+    with pytest.raises(ValueError, match="k must be"):
+        pass_hat_k(t.iloc[:1], 0)
+    mixed = pd.DataFrame({"task_id": ["a", "a"], "trial": [0, 0], "reward": [1.0, 0.0],
+                          "protocol": ["x", "y"]})
+    with pytest.raises(ValueError, match="protocol"):
+        pass_hat_k(mixed, 1)
+    with pytest.raises(ValueError, match="infrastructure_errors"):
+        pass_hat_k(t.iloc[:1], 1, infrastructure_errors="drop")
+
+
+def test_table_per_configuration():
+    t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1"] * 4,
+                      "trial": [0, 1, 0, 1], "reward": [1.0, 0.0, 0.0, 0.0]})
+    tab = pass_hat_k_table(t, [1, 2])
+    assert tab[["protocol", "k", "value"]].values.tolist() == [
+        ["x", 1, 0.5], ["x", 2, 0.0], ["y", 1, 0.0], ["y", 2, 0.0]]
+
+
+@st.composite
+def runs(draw):
+    n_tasks = draw(st.integers(1, 8))
+    n = draw(st.integers(1, 6))
+    rewards = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=n_tasks * n,
+                            max_size=n_tasks * n))
+    return pd.DataFrame({"task_id": [str(i // n) for i in range(n_tasks * n)],
+                         "trial": [i % n for i in range(n_tasks * n)], "reward": rewards}), n
+
+
+@settings(max_examples=100, deadline=None)
+@given(runs())
+def test_non_increasing_in_k_and_in_unit_interval(run):
+    t, n = run
+    values = [pass_hat_k(t, k).value for k in range(1, n + 1)]
+    assert all(0 <= v <= 1 for v in values)
+    assert all(a >= b - 1e-12 for a, b in zip(values, values[1:]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(runs(), st.randoms())
+def test_row_order_does_not_matter(run, rnd):
+    t, n = run
+    order = list(range(len(t)))
+    rnd.shuffle(order)
+    assert pass_hat_k(t.iloc[order], 1).value == pytest.approx(pass_hat_k(t, 1).value)

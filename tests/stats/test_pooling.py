@@ -1,0 +1,81 @@
+"""Seed pooling: summed counts (paper) and DerSimonian-Laird random effects (textbook formula)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from noisefloor.stats.pooling import gap_variance, pool_counts, pool_random_effects
+
+
+def test_pool_counts_matches_paper():
+    # Kaliyev & Maryanskyy (2026): pull vs intercept pooled over seeds 1 and 2: 45/30/125,
+    # +7.5 pp, Bonferroni (m = 3) p = 0.316.
+    r = pool_counts([(27, 9, 64), (18, 21, 61)])
+    assert (r.wins, r.losses, r.ties, r.n) == (45, 30, 125, 200)
+    assert r.gap == pytest.approx(0.075)
+    assert round(3 * r.p_value, 3) == 0.316
+
+
+def _dl_by_hand(y, v):
+    # DerSimonian & Laird (1986), eq. (8)-(9); Borenstein et al. (2009), Introduction to
+    # Meta-Analysis, ch. 12: Q, C = sum w - sum w^2 / sum w, tau^2 = max(0, (Q - df) / C).
+    y, v = np.asarray(y), np.asarray(v)
+    w = 1 / v
+    ybar = np.sum(w * y) / np.sum(w)
+    q = np.sum(w * (y - ybar) ** 2)
+    c = np.sum(w) - np.sum(w ** 2) / np.sum(w)
+    tau2 = max(0.0, (q - (len(y) - 1)) / c)
+    wr = 1 / (v + tau2)
+    est = np.sum(wr * y) / np.sum(wr)
+    se = math.sqrt(1 / np.sum(wr))
+    return est, tau2, est - 1.959963984540054 * se, est + 1.959963984540054 * se
+
+
+def test_random_effects_matches_dersimonian_laird_formula():
+    y, v = [0.18, -0.03, 0.05, 0.10], [0.0033, 0.0039, 0.0029, 0.0031]
+    est, tau2, lo, hi = _dl_by_hand(y, v)
+    r = pool_random_effects(y, v)
+    assert r.estimate == pytest.approx(est)
+    assert r.tau2 == pytest.approx(tau2)
+    assert r.tau == pytest.approx(math.sqrt(tau2))
+    assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi))
+
+
+def test_homogeneous_seeds_give_zero_tau():
+    r = pool_random_effects([0.05, 0.05, 0.05], [0.002, 0.003, 0.004])
+    assert r.tau2 == 0.0 and r.estimate == pytest.approx(0.05)
+
+
+def test_gap_variance_by_hand():
+    # d in {+1, -1, 0} with p_w = .27, p_l = .09: Var = (.36 - .18^2) / 100
+    assert gap_variance(27, 9, 64) == pytest.approx((0.36 - 0.18 ** 2) / 100)
+    assert math.isnan(gap_variance(0, 0, 0))
+
+
+def test_undefined_cases_are_nan_with_reason():
+    one = pool_random_effects([0.1], [0.01])
+    assert math.isnan(one.estimate) and "two seeds" in one.reason
+    zero = pool_random_effects([0.0, 0.1], [0.0, 0.01])
+    assert math.isnan(zero.tau) and "zero sampling variance" in zero.reason
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="same length"):
+        pool_random_effects([0.1, 0.2], [0.01])
+    with pytest.raises(ValueError, match="triple"):
+        pool_counts([(1, 2)])
+    with pytest.raises(ValueError, match="at least one"):
+        pool_counts([])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(-0.5, 0.5), st.floats(1e-4, 0.05)), min_size=2, max_size=8))
+def test_estimate_inside_interval_and_tau_nonnegative(rows):
+    y, v = zip(*rows)
+    r = pool_random_effects(y, v)
+    assert r.tau2 >= 0
+    assert r.ci_low <= r.estimate <= r.ci_high
+    assert min(y) - 1e-9 <= r.estimate <= max(y) + 1e-9

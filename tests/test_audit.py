@@ -1,0 +1,65 @@
+"""Audit verdicts, pinned to the noise-floor paper's reading of ten published claims."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from noisefloor.audit import audit, place
+from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.published import read_claims, read_paired_counts
+
+
+@pytest.fixture(scope="module")
+def result():
+    nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
+    return audit(read_claims(), nf)
+
+
+def test_ten_claims_seven_below_one_inside_two_above(result):
+    # Kaliyev & Maryanskyy (2026): "Seven fall below the clean-contrast pooled upper CI; one
+    # more sits inside the envelope" (and two above).
+    assert result.counts == {"below": 7, "inside": 1, "above": 2}
+    verdicts = {(v.paper, v.benchmark): v.verdict for v in result.verdicts}
+    assert verdicts[("Ou et al. (2025)", "TravelPlanner orchestrator+notebook")] == "inside"
+    assert verdicts[("Reflexion (2023)", "ALFWorld")] == "above"
+    assert verdicts[("Ou et al. (2025)", "TravelPlanner combined")] == "above"
+
+
+def test_range_uses_upper_end_and_units_flagged(result):
+    by = {v.paper: v for v in result.verdicts}
+    assert by["Terrarium (2025)"].effect == pytest.approx(0.027)
+    assert by["MetaGPT (2024)"].effect == pytest.approx(0.10) and math.isnan(by["MetaGPT (2024)"].effect_low)
+    assert not by["CA-MCP (2026)"].comparable and "points" in by["CA-MCP (2026)"].flag
+    assert all(v.comparable for v in result.verdicts if v.paper != "CA-MCP (2026)")
+
+
+def test_shared_claims_csv_gives_same_verdicts(shared_data, result):
+    other = audit(read_claims(shared_data / "noise-floor-paper" / "published_claims.csv"),
+                  result.floor, result.envelope)
+    assert [v.verdict for v in other.verdicts] == [v.verdict for v in result.verdicts]
+
+
+def test_ratio_and_frame(result):
+    f = result.to_frame()
+    assert list(f.columns[:3]) == ["paper", "benchmark", "reported"]
+    assert f["ratio"].tolist() == pytest.approx((f["effect"] / result.floor).tolist())
+    assert result.to_dict()["counts"]["below"] == 7
+
+
+def test_boundaries():
+    assert place(0.1, 0.1, 0.2) == "inside"
+    assert place(0.2, 0.1, 0.2) == "inside"
+    assert place(0.2000001, 0.1, 0.2) == "above"
+    negative = audit(pd.DataFrame({"paper": ["x"], "effect_high": [-0.3], "unit": ["pp"]}), 0.1, 0.2)
+    assert negative.verdicts[0].verdict == "above"
+
+
+def test_invalid_floor():
+    c = pd.DataFrame({"paper": ["x"], "effect_high": [0.1], "unit": ["pp"]})
+    with pytest.raises(ValueError, match="positive"):
+        audit(c, float("nan"), 0.2)
+    with pytest.raises(ValueError, match="envelope"):
+        audit(c, 0.1)
+    with pytest.raises(ValueError, match="envelope"):
+        audit(c, 0.2, 0.1)

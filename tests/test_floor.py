@@ -1,0 +1,132 @@
+"""The noise floor and envelope, pinned to the noise-floor paper's published figures."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from noisefloor.floor import (excursion_bound, noise_floor, noise_floor_from_trials,
+                              null_contrasts_from_counts, null_contrasts_from_trials)
+from noisefloor.published import read_paired_counts
+
+
+@pytest.fixture(scope="module")
+def paper_floor():
+    return noise_floor(null_contrasts_from_counts(read_paired_counts()))
+
+
+def test_floor_and_envelope_match_paper(paper_floor):
+    # Kaliyev & Maryanskyy (2026): clean-contrast pooled upper CI "about 12 pp"; the largest
+    # pooled upper CI "about 15 pp".
+    assert round(paper_floor.floor, 3) == 0.118 and paper_floor.floor_contrast == "no_coord-intercept"
+    assert round(paper_floor.envelope, 3) == 0.153 and paper_floor.envelope_contrast == "pull-intercept"
+    assert paper_floor.basis == "clean"
+
+
+def test_per_seed_bonferroni_matches_paper(paper_floor):
+    # Same source: seed 1 pull-intercept p_corr = 0.012, seed 2 p_corr = 1.0, pooled 0.316.
+    t = paper_floor.to_frame().set_index(["contrast", "seed"])
+    assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012
+    assert t.loc[("pull-intercept", 2), "p_bonferroni"] == 1.0
+    assert round(t.loc[("pull-intercept", "pooled"), "p_bonferroni"], 3) == 0.316
+    # "no trial-0 contrast is significant after Bonferroni ... pooled"
+    assert (t.xs("pooled", level="seed")["p_bonferroni"] > 0.05).all()
+
+
+def test_spread_and_informative_pairs(paper_floor):
+    # Paper: null gaps of +18 pp on one seed and -3 pp on the next.
+    assert paper_floor.null_gap_max == pytest.approx(0.18)
+    assert paper_floor.null_gap_min == pytest.approx(-0.03)
+    gaps = [0.10, 0.08, 0.18, 0.0, -0.03, -0.03]
+    assert paper_floor.null_gap_sd == pytest.approx(np.std(gaps, ddof=1))
+    assert paper_floor.n_informative == 21 + 11 + 18 + 10 + 27 + 9 + 13 + 13 + 15 + 18 + 18 + 21
+    assert paper_floor.n_seeds == 2 and set(paper_floor.per_seed_floor) == {1, 2}
+
+
+def test_shared_csv_gives_same_floor(shared_data, paper_floor):
+    f = noise_floor(null_contrasts_from_counts(
+        read_paired_counts(shared_data / "noise-floor-paper" / "paired_counts.csv")))
+    assert f.floor == paper_floor.floor and f.envelope == paper_floor.envelope
+
+
+def test_orientation_does_not_change_floor():
+    a = pd.DataFrame({"contrast": ["x-y"], "clean": [True], "seed": [1], "wins": [34],
+                      "losses": [24], "ties": [142]})
+    b = a.assign(contrast=["y-x"], wins=[24], losses=[34])
+    assert noise_floor(a).floor == pytest.approx(noise_floor(b).floor)
+
+
+def test_no_clean_contrast_falls_back_with_reason():
+    t = pd.DataFrame({"contrast": ["x-y"], "clean": [False], "seed": [1], "wins": [3],
+                      "losses": [2], "ties": [5]})
+    f = noise_floor(t)
+    assert f.basis == "null" and f.floor == f.envelope and "certified clean" in f.reason
+
+
+def test_all_ties_floor_is_nan_with_reason():
+    t = pd.DataFrame({"contrast": ["x-y"], "clean": [True], "seed": [1], "wins": [0],
+                      "losses": [0], "ties": [10]})
+    f = noise_floor(t)
+    assert math.isnan(f.floor) and "undefined" in f.reason
+    assert math.isnan(f.null_gap_sd)
+
+
+def test_bad_tables():
+    with pytest.raises(ValueError, match="empty"):
+        noise_floor(pd.DataFrame(columns=["contrast", "clean", "seed", "wins", "losses", "ties"]))
+    with pytest.raises(ValueError, match="lacks"):
+        noise_floor(pd.DataFrame({"contrast": ["x-y"]}))
+    bad = pd.DataFrame({"contrast": ["x-y"], "clean": [True], "seed": [1], "wins": [-1],
+                        "losses": [0], "ties": [1]})
+    with pytest.raises(ValueError, match="wins"):
+        noise_floor(bad)
+
+
+def test_excursion_bound():
+    assert excursion_bound(-0.2, 0.1) == 0.2
+    assert math.isnan(excursion_bound(float("nan"), float("nan")))
+
+
+def _trials(protocols=("no_coord", "intercept"), trials=2, n=30, seed=0, store=False):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for p in protocols:
+        for tr in range(trials):
+            for task in range(n):
+                rows.append({"benchmark": "b", "model": "m", "protocol": p, "seed": 1,
+                             "task_id": f"{task:03d}", "trial": tr,
+                             "reward": float(rng.random() < 0.5), "infrastructure_error": False,
+                             "store_events_at_start": (3 if store and tr > 0 else 0),
+                             "first_request_sha256": f"{task:064x}"})
+    return pd.DataFrame(rows)
+
+
+def test_from_trials_trial0_and_reruns():
+    t = _trials()
+    null = null_contrasts_from_trials(t)
+    kinds = dict(zip(null["contrast"], null["kind"]))
+    assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "aa",
+                     "no_coord[t0]-no_coord[t1]": "aa"}
+    # identical first_request_sha256 on every task certifies the trial-0 contrast clean
+    assert null.set_index("contrast").loc["intercept-no_coord", "clean"]
+    assert (null[["wins", "losses", "ties"]].sum(axis=1) == 30).all()
+
+
+def test_from_trials_skips_reruns_with_populated_store():
+    null = null_contrasts_from_trials(_trials(store=True))
+    assert list(null["kind"]) == ["trial0"]
+
+
+def test_from_trials_user_named_clean_pair():
+    t = _trials().drop(columns=["first_request_sha256"])
+    null = null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"], reruns=False)
+    assert null["clean"].all()
+    f = noise_floor_from_trials(t, clean_pairs=[("no_coord", "intercept")], reruns=False)
+    assert f.basis == "clean"
+
+
+def test_from_trials_needs_a_null_contrast():
+    one = _trials(protocols=("x",), trials=1)
+    with pytest.raises(ValueError, match="no null contrast"):
+        null_contrasts_from_trials(one)
