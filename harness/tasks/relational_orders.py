@@ -217,13 +217,14 @@ class TransitiveComparison(RelationalTask):
             order = list(people)
             rng.shuffle(order)  # oldest first
             facts = chain_facts(rng, order, self.extras[difficulty])
-            owner_of = {(u, v): o for u, v, o in facts}
-            cands = []
-            for i in range(n):
-                for j in range(i + 2, n):
-                    owners = {owner_of[(order[t], order[t + 1])] for t in range(i, j)}
-                    if len(owners) == 2 and (order[i], order[j]) not in owner_of:
-                        cands.append((order[i], order[j]))
+            below = {}
+            for side in SIDES:  # who each person is known to be older than, per view alone
+                graph = nx.DiGraph()
+                graph.add_nodes_from(people)
+                graph.add_edges_from((u, v) for u, v, o in facts if o == side)
+                below[side] = {p: nx.descendants(graph, p) for p in people}
+            cands = [(order[i], order[j]) for i in range(n) for j in range(i + 2, n)
+                     if all(order[j] not in below[s][order[i]] for s in SIDES)]
             if len(cands) < k:
                 continue
             chosen = rng.sample(cands, k)
