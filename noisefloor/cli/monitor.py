@@ -1,0 +1,161 @@
+"""``noisefloor monitor``: the three runtime alarms (R1-R3) over trial logs in time order."""
+
+from __future__ import annotations
+
+import math
+
+import click
+import pandas as pd
+
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.stats.monitor import monitor_trials
+
+#: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
+ALARM_EXIT_CODE = 3
+
+
+def _num(value: float, digits: int = 3) -> str:
+    return "NaN" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def _alarm_table(report) -> pd.DataFrame:
+    frame = report.to_frame()
+    where = (
+        frame["source"].astype(str) + ":" + frame["line"].astype(str)
+        if "source" in frame.columns else frame["position"].astype(str)
+    )
+    detail = []
+    for a in report.alarms:
+        if a.rule == "R1":
+            detail.append(f"round {a.index}: pass^k {'rose' if a.direction == 'upper' else 'fell'}"
+                          f" (C{'+' if a.direction == 'upper' else '-'} > H)")
+        elif a.rule == "R2":
+            detail.append(f"rolling {report.r2.q:.0%} quantile >= threshold")
+        else:
+            detail.append("collision rate > threshold")
+    return pd.DataFrame({
+        "rule": frame["rule"], "at": where, "task_id": frame.get("task_id", ""),
+        "trial": frame.get("trial", ""), "statistic": [_num(v, 4) for v in frame["statistic"]],
+        "threshold": [_num(v, 4) for v in frame["threshold"]], "detail": detail,
+    })
+
+
+def _describe(report, k: int) -> list[str]:
+    lines = []
+    r1, rounds = report.r1, report.r1_rounds
+    if r1 is not None:
+        base = report.r1_baseline_rounds
+        lines.append(
+            f"R1  CUSUM on coordination-active pass^{k}: {len(rounds.tasks)} golden tasks, "
+            f"{len(rounds.values)} round(s) of {rounds.trials_per_round} trial(s) per task"
+        )
+        lines.append(
+            f"    target {_num(r1.target)} (mean of {len(base.values)} baseline rounds), "
+            f"sigma {_num(r1.sigma)} ({r1.sigma_source})"
+        )
+        lines.append(
+            f"    k {r1.k:g}, h {r1.h:g} -> K {_num(r1.reference_value)}, H {_num(r1.decision_interval)}; "
+            f"in-control ARL ~ {r1.arl0:.1f} rounds (Siegmund, two-sided)"
+        )
+    r2 = report.r2
+    if r2 is not None:
+        lines.append(
+            f"R2  rolling-{r2.window} {r2.q:.0%} quantile of injections per trial: baseline "
+            f"{_num(r2.baseline_quantile, 2)} over {r2.n_baseline} trials, alarm at >= "
+            f"{_num(r2.threshold, 2)} (+{r2.rel_increase:.0%})"
+        )
+    r3 = report.r3
+    if r3 is not None:
+        final = r3.rate[-1] if r3.rate else math.nan
+        lines.append(
+            f"R3  coordination-key collision rate (cumulative): alarm above {r3.threshold:.2%}; "
+            f"final {'NaN' if math.isnan(final) else f'{final:.2%}'} "
+            f"({r3.n_distinct_calls[-1]} distinct calls, {len(r3.collisions)} shared key(s))"
+        )
+    for rule in ("R1", "R2", "R3"):
+        if rule in report.reasons:
+            state = "not evaluated" if getattr(report, rule.lower()) is None else "note"
+            lines.append(f"{rule}  {state}: {report.reasons[rule]}")
+    for rule, counts in report.excluded.items():
+        left = ", ".join(f"{n} {why}" for why, n in counts.items() if n)
+        if left:
+            lines.append(f"{rule}  left out: {left}")
+    return lines
+
+
+@click.command()
+@click.argument("logs", nargs=-1, type=click.Path(exists=True))
+@click.option("--baseline", "baseline_logs", multiple=True, required=True,
+              type=click.Path(exists=True),
+              help="Release-baseline log (repeat for several files; a directory works too).")
+@log_options
+@click.option("--sigma", type=float, default=None,
+              help="Noise-floor sigma for R1. Default: SD of the baseline's round pass^k.")
+@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+              help="Take sigma as null_gap_sd of `noisefloor floor` on these logs (repeatable).")
+@click.option("--k", "k", type=int, default=1, show_default=True, help="The k of pass^k (R1).")
+@click.option("--trials-per-round", type=int, default=1, show_default=True,
+              help="Coordination-active trials of each golden task per R1 round.")
+@click.option("--tasks", default=None,
+              help="Golden task ids, comma-separated. Default: the baseline's coordination-active tasks.")
+@click.option("--cusum-k", type=float, default=0.5, show_default=True,
+              help="R1 reference value k, in sigma units.")
+@click.option("--cusum-h", type=float, default=1.5, show_default=True,
+              help="R1 decision interval h, in sigma units (1.5: the paper's +-1.5 sigma).")
+@click.option("--window", type=int, default=200, show_default=True,
+              help="R2 rolling window N, in trials.")
+@click.option("--quantile", type=float, default=0.95, show_default=True, help="R2 quantile level.")
+@click.option("--rel-increase", type=float, default=0.5, show_default=True,
+              help="R2 alarm at >= (1 + this) x the baseline quantile.")
+@click.option("--collision-threshold", type=float, default=0.005, show_default=True,
+              help="R3 alarm above this collision rate.")
+@click.option("--protocol", default=None, help="Monitor only this protocol (needed if logs mix several).")
+@click.option("--infrastructure-errors", type=click.Choice(["exclude", "fail"]), default="exclude",
+              show_default=True, help="R1: leave infrastructure errors out, or count them as failures.")
+@click.option("--fail-on-alarm", is_flag=True,
+              help=f"Exit with status {ALARM_EXIT_CODE} when any alarm is raised.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@handle_errors
+def monitor(logs, baseline_logs, log_format, sigma, floor_logs, k, trials_per_round, tasks,
+            cusum_k, cusum_h, window, quantile, rel_increase, collision_threshold, protocol,
+            infrastructure_errors, fail_on_alarm, as_json) -> None:
+    """Runtime alarms over LOG files read in time order, against a --baseline.
+
+    R1: two-sided tabular CUSUM on coordination-active pass^k per round of the golden tasks.
+    R2: rolling-N 95th percentile of injections per trial, alarm at >= 50 % above the baseline's.
+    R3: coordination-key collision rate (distinct calls sharing a key), alarm above 0.5 %.
+
+    Time order: by extra.timestamp when every record has one, else the order of the LOG paths
+    as given and line order within each file.
+    """
+    if sigma is not None and floor_logs:
+        raise click.UsageError("give --sigma or --floor-log, not both")
+    trials = read_logs(logs, log_format)
+    baseline = read_logs(baseline_logs, log_format)
+    if floor_logs:
+        from noisefloor.floor import noise_floor_from_trials
+
+        sigma = noise_floor_from_trials(read_logs(floor_logs, log_format))
+    golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
+    report = monitor_trials(
+        trials, baseline, sigma=sigma, k=k, trials_per_round=trials_per_round, tasks=golden,
+        cusum_k=cusum_k, cusum_h=cusum_h, window=window, q=quantile, rel_increase=rel_increase,
+        collision_threshold=collision_threshold, protocol=protocol,
+        infrastructure_errors=infrastructure_errors,
+    )
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(f"monitored: {report.n_trials} trials, time order: {report.order}")
+        click.echo(f"baseline:  {report.n_baseline_trials} trials")
+        for line in _describe(report, k):
+            click.echo(line)
+        click.echo("")
+        if report.alarms:
+            click.echo(f"{len(report.alarms)} alarm(s), in time order:")
+            echo_table(_alarm_table(report))
+        else:
+            click.echo("no alarm")
+    if fail_on_alarm and report.alarms:
+        raise SystemExit(ALARM_EXIT_CODE)
