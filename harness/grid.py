@@ -49,8 +49,10 @@ Examples
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
+from functools import lru_cache
 from itertools import product
 from typing import Any
 
@@ -185,9 +187,13 @@ class Frame:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (the declared conventions of a view)."""
-        return asdict(self)
+        return {name: getattr(self, name) for name in _FRAME_FIELDS}
 
 
+_FRAME_FIELDS = tuple(f.name for f in fields(Frame))
+
+
+@lru_cache(maxsize=256)
 def sixteen(h: int, w: int) -> tuple[Frame, ...]:
     """The sixteen answer conventions for an ``h`` x ``w`` map: 4 origin corners x 2 axis
     orders x 2 index bases, north up, no offsets.
@@ -208,10 +214,6 @@ def canonical(h: int, w: int) -> Frame:
 # ----- world semantics -------------------------------------------------------------------
 def in_bounds(world: dict, r: int, c: int) -> bool:
     return 0 <= r < world["h"] and 0 <= c < world["w"]
-
-
-def _cost(ch: str) -> int:
-    return int(ch) if ch.isdigit() else 1
 
 
 class RouteGraph:
@@ -237,20 +239,23 @@ class RouteGraph:
                 self.item_at[tuple(pos)] = name
         self.start = (*items["S"], 0 if "K" in items else 1, 0 if "X" in items else 1)
         self.goal = tuple(items["G"])
-        self.graph = nx.DiGraph()
         seen = {self.start}
         stack = [self.start]
-        graph = self.graph
+        edges = []
         while stack:
             state = stack.pop()
             if (state[0], state[1]) == self.goal and state[3]:
-                graph.add_edge(state, self.SINK, weight=0)
+                edges.append((state, self.SINK, 0))
             for nxt, cost in self._moves(state):
-                graph.add_edge(state, nxt, weight=cost)
+                edges.append((state, nxt, cost))
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append(nxt)
+        self.graph = nx.DiGraph()
+        self.graph.add_node(self.start)
+        self.graph.add_weighted_edges_from(edges)
         self._to_goal: dict | None = None
+        self._best: tuple | None = None
 
     def _enter(self, state: tuple, r: int, c: int) -> tuple | None:
         if not in_bounds(self.world, r, c):
@@ -277,7 +282,8 @@ class RouteGraph:
             dr, dc = DIRS[d]
             nxt = self._enter(state, r + dr, c + dc)
             if nxt is not None:
-                out.append((nxt, _cost(self.cells[nxt[0]][nxt[1]])))
+                ch = self.cells[nxt[0]][nxt[1]]
+                out.append((nxt, int(ch) if ch.isdigit() else 1))
         if (r, c) in self.partner:
             nxt = self._enter(state, *self.partner[(r, c)])
             if nxt is not None:
@@ -295,8 +301,10 @@ class RouteGraph:
         """Optimal cost and route (list of cells) from the start; None if unreachable."""
         if self.SINK not in self.graph:
             return None
-        cost, path = nx.single_source_dijkstra(self.graph, self.start, self.SINK)
-        return cost, [(s[0], s[1]) for s in path[:-1]]
+        if self._best is None:
+            cost, path = nx.single_source_dijkstra(self.graph, self.start, self.SINK)
+            self._best = (cost, [(s[0], s[1]) for s in path[:-1]])
+        return self._best
 
     def to_goal(self) -> dict:
         """Optimal remaining cost from every state that can still reach the goal."""
@@ -316,9 +324,23 @@ class RouteGraph:
         return nx.shortest_path_length(self.graph, self.start, self.SINK) - 1
 
 
+@lru_cache(maxsize=64)
+def _cached_graph(key: tuple) -> RouteGraph:
+    h, w, cells, items = key
+    return RouteGraph({"h": h, "w": w, "cells": list(cells), "items": json.loads(items)})
+
+
+def route_graph(world: dict) -> RouteGraph:
+    """The :class:`RouteGraph` of ``world``, memoised on its content (the same world is
+    typically searched by the generator's validity check, the oracle and the grader)."""
+    items = json.dumps(world["items"], sort_keys=True)
+    key = (world["h"], world["w"], tuple(world["cells"]), items)
+    return _cached_graph(key)
+
+
 def shortest_route(world: dict) -> list[list[int]] | None:
     """An optimal route as a list of ``[r, c]`` (canonical); None if the goal is unreachable."""
-    best = RouteGraph(world).shortest()
+    best = route_graph(world).shortest()
     return None if best is None else [list(cell) for cell in best[1]]
 
 
@@ -358,7 +380,7 @@ def grade_route(world: dict, answer: Any) -> float:
     pairs = _as_pairs(answer)
     if not pairs:
         return 0.0
-    rg = RouteGraph(world)
+    rg = route_graph(world)
     best = rg.shortest()
     if best is None:
         return 0.0

@@ -41,6 +41,7 @@ from harness.grid import (
     canonical,
     grade_route,
     parse_route,
+    route_graph,
     shortest_route,
     sixteen,
 )
@@ -159,11 +160,14 @@ class GridTask(Task):
     :meth:`make_world` and may override :meth:`make_frames` and the ``*_extra`` hooks."""
 
     family = "spatial"
-    objective = "Find a shortest route from S to G, moving one cell up, down, left or right per step."
+    objective = (
+        "Find a shortest route from S to G, moving one cell up, down, left or right per step."
+    )
     answer_format = (
         "a JSON list of [row, column] cells from S to G inclusive, rows counted from 0 at the top "
         "(north) and columns from 0 at the left (west), e.g. [[0, 0], [0, 1], [1, 1]]; the same "
-        "route written consistently from another corner, as (column, row) or 1-based is accepted too"
+        "route written consistently from another corner, as (column, row) or 1-based is "
+        "accepted too"
     )
     min_hops = 3
     #: items held through ``view_extra`` rather than by the owner of their cell
@@ -218,7 +222,7 @@ class GridTask(Task):
         for name, pos in items.items():
             if name.islower() and len(pos) != 2:
                 return False
-        rg = RouteGraph(world)
+        rg = route_graph(world)
         hops = rg.hops()
         if hops is None or hops < max(self.min_hops, world["w"] // 2):
             return False
@@ -312,7 +316,9 @@ class GridTask(Task):
     def render(self, instance: Instance) -> str:
         world = instance.data["world"]
         fr = canonical(world["h"], world["w"])
-        lookup = {(r, c): world["cells"][r][c] for r in range(world["h"]) for c in range(world["w"])}
+        lookup = {
+            (r, c): world["cells"][r][c] for r in range(world["h"]) for c in range(world["w"])
+        }
         for name, cell in item_cells(world["items"]):
             lookup[cell] = name
         lines = [

@@ -1,0 +1,68 @@
+"""Throughput of the collaboration-tax task suite.
+
+For every registered task: generate, split, render (full instance and both views), solve
+(oracle) and grade N instances (seeds 0..N-1 at one difficulty); print instances per second
+per task and for the whole suite.
+
+Usage::
+
+    python benchmarks/tasks.py [--n 1000] [--difficulty 1] [--family spatial]
+
+Targets (issue 4): >= 1,000 instances/s for the suite as a whole, no task below 100/s at the
+default difficulty.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
+from harness.base import DEFAULT_DIFFICULTY  # noqa: E402
+from harness.registry import list_tasks  # noqa: E402
+
+
+def run_one(task, n: int, difficulty: int) -> float:
+    """Seconds taken to push ``n`` instances through the whole pipeline."""
+    t0 = time.perf_counter()
+    for seed in range(n):
+        inst = task.generate(seed, difficulty)
+        a, b = task.split(inst)
+        task.render(inst)
+        task.render_view(a)
+        task.render_view(b)
+        answer = task.oracle(inst)
+        score = task.grade(inst, answer)
+        if score != 1.0:
+            raise RuntimeError(f"{task.name} seed {seed}: oracle scored {score}")
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--difficulty", type=int, default=DEFAULT_DIFFICULTY)
+    ap.add_argument("--family", default=None)
+    args = ap.parse_args()
+    tasks = list_tasks(args.family)
+    total_s, slow = 0.0, []
+    print(f"{'task':<32} {'family':<10} {'inst/s':>9} {'ms/inst':>8}")
+    for task in tasks:
+        secs = run_one(task, args.n, args.difficulty)
+        total_s += secs
+        rate = args.n / secs
+        if rate < 100:
+            slow.append(task.name)
+        print(f"{task.name:<32} {task.family:<10} {rate:>9.0f} {1000 * secs / args.n:>8.2f}")
+    n_all = args.n * len(tasks)
+    print(f"{'SUITE':<32} {'':<10} {n_all / total_s:>9.0f} {1000 * total_s / n_all:>8.2f}"
+          f"   ({len(tasks)} tasks x {args.n} instances in {total_s:.1f} s, "
+          f"difficulty {args.difficulty})")
+    print("tasks below 100/s: " + (", ".join(slow) if slow else "none"))
+
+
+if __name__ == "__main__":
+    main()
