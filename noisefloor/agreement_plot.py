@@ -123,7 +123,8 @@ def agreement_forest_plot(table: AgreementTable, *, title: str = "") -> Figure:
         scale=1.0,
         digits=2,
         xlabel="agreement (kappa / alpha); 0 = chance, 1 = perfect",
-        title=title or f"Inter-rater agreement per label ({confidence:.0%} bootstrap CI over items)",
+        title=title
+        or f"Inter-rater agreement per label ({confidence:.0%} bootstrap CI over items)",
         xlim=(left, 1.02),
     )
 

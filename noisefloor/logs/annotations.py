@@ -189,12 +189,16 @@ def _read_jsonl(path: Path) -> list[dict]:
             try:
                 obj = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise AnnotationError(path, line_no, "<json>", f"not valid JSON ({exc.msg})") from None
+                raise AnnotationError(
+                    path, line_no, "<json>", f"not valid JSON ({exc.msg})"
+                ) from None
             if not isinstance(obj, dict):
                 raise AnnotationError(path, line_no, "<json>", "expected a JSON object")
             for field in LONG_FIELDS:
                 if field not in obj:
-                    raise AnnotationError(path, line_no, field, "missing (expected item, rater, label)")
+                    raise AnnotationError(
+                        path, line_no, field, "missing (expected item, rater, label)"
+                    )
             out.append(
                 _record(path, line_no, obj["item"], obj["rater"], obj["label"], obj.get("category"))
             )

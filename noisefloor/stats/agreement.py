@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -613,7 +613,9 @@ def _fleiss_result(
                 f"undefined: every rating is {used[0]!r}, so chance agreement is 1 and kappa "
                 "is 0/0"
             )
-        return AgreementResult(value=math.nan, ci_low=math.nan, ci_high=math.nan, reason=why, **base)
+        return AgreementResult(
+            value=math.nan, ci_low=math.nan, ci_high=math.nan, reason=why, **base
+        )
     value = float(_sm_fleiss_kappa(counts, method=method))
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
@@ -875,14 +877,20 @@ def krippendorff_alpha(
     missing = np.vectorize(_is_missing, otypes=[bool])(arr)
     present = list(arr[~missing])
     if level in ("interval", "ratio"):
-        bad = [x for x in present if not isinstance(x, (int, float, np.number)) or isinstance(x, bool)]
+        bad = [
+            x for x in present
+            if not isinstance(x, (int, float, np.number)) or isinstance(x, bool)
+        ]
         if bad:
             raise ValueError(
                 f"level={level!r} needs numeric ratings; got {bad[0]!r}. Use 'nominal' or "
                 "'ordinal' for labels"
             )
         values = np.where(missing, np.nan, arr).astype(float)
-        cats = tuple(sorted(set(present), key=_sort_key)) if categories is None else tuple(categories)
+        cats = (
+            tuple(sorted(set(present), key=_sort_key)) if categories is None
+            else tuple(categories)
+        )
         _resolve_categories(present, cats)
         codes_for_agreement = np.full(values.shape, np.nan)
         index = {c: i for i, c in enumerate(cats)}

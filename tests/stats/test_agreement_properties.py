@@ -39,7 +39,8 @@ def identical_raters(draw):
 @SETTINGS
 @given(identical_raters(), st.sampled_from(["none", "linear", "quadratic"]))
 def test_identical_raters_agree_perfectly(data, weights):
-    assert cohen_kappa(data[:, 0], data[:, 1], weights=weights, n_boot=0).value == pytest.approx(1.0)
+    cohen = cohen_kappa(data[:, 0], data[:, 1], weights=weights, n_boot=0)
+    assert cohen.value == pytest.approx(1.0)
     assert fleiss_kappa(data, n_boot=0).value == pytest.approx(1.0)
     for level in ("nominal", "ordinal", "interval"):
         assert krippendorff_alpha(data, level=level, n_boot=0).value == pytest.approx(1.0)

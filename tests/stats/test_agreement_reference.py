@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -150,7 +149,8 @@ def test_cohen_declared_scale_changes_weighted_kappa():
     anx = _anxiety()
     full = cohen_kappa(anx["rater2"], anx["rater3"], weights="linear", categories=range(1, 7),
                        n_boot=0)
-    ref = cohen_kappa_score(anx["rater2"], anx["rater3"], weights="linear", labels=list(range(1, 7)))
+    ref = cohen_kappa_score(anx["rater2"], anx["rater3"], weights="linear",
+                            labels=list(range(1, 7)))
     assert full.value == pytest.approx(ref, abs=1e-12)
     assert abs(full.value - 0.1459) > 0.01
 

@@ -161,7 +161,8 @@ def test_estimator_input_errors():
 
 def test_counts_validation_catches_raw_ratings():
     raw = np.array([[1, 2, 2], [3, 3, 1], [2, 2, 2]])  # item x rater labels, not counts
-    with pytest.raises(ValueError, match=r"row 0 sums to 5 but row 1 sums to 7.*fleiss_kappa\(ratings\)"):
+    expected = r"row 0 sums to 5 but row 1 sums to 7.*fleiss_kappa\(ratings\)"
+    with pytest.raises(ValueError, match=expected):
         fleiss_kappa_from_counts(raw)
     with pytest.raises(ValueError, match="row 0, column 1 holds 1.5"):
         fleiss_kappa_from_counts([[1, 1.5], [2, 0.5]])
