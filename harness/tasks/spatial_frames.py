@@ -136,7 +136,7 @@ class LocalView(GridTask):
     than to the other agent, in egocentric coordinates (its own cell is (0, 0))."""
 
     name = "spatial_local_view"
-    description = "Each agent sees only the cells nearest its own position, in egocentric coordinates."
+    description = "Each agent sees only the cells nearest to itself, in egocentric coordinates."
 
     def make_world(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
