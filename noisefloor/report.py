@@ -28,8 +28,13 @@ def _p(value: float) -> str:
 
 
 def floor_table(nf: NoiseFloor) -> pd.DataFrame:
-    """Human-facing table of the null contrasts (gaps and bounds in pp)."""
+    """Human-facing table of the null contrasts (gaps and bounds in pp).
+
+    Pooled rows are shown only when there is more than one seed.
+    """
     t = nf.to_frame()
+    if nf.n_seeds <= 1:  # pooled rows would repeat the single seed's rows
+        t = t[t["seed"] != "pooled"]
     return pd.DataFrame({
         "contrast": t["contrast"] + t["clean"].map({True: " (clean)", False: ""}),
         "seed": t["seed"].astype(str),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
-FORMATS = ("auto", "jsonl", "tau2", "taubench", "paper")
+from noisefloor.logs import FORMATS as _LOG_FORMATS
+
+FORMATS = ("auto", *_LOG_FORMATS)
 
 
 def log_options(func):

@@ -1,0 +1,99 @@
+"""The audit, floor, contrast and passk commands, end to end through click."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from noisefloor.cli.main import cli
+
+
+@pytest.fixture()
+def run():
+    runner = CliRunner()
+
+    def _run(*args):
+        return runner.invoke(cli, list(map(str, args)), catch_exceptions=False)
+
+    return _run
+
+
+def test_audit_default_prints_floor_verdicts_and_writes_files(run, tmp_path):
+    r = run("audit", "--out", tmp_path / "rep")
+    assert r.exit_code == 0, r.output
+    assert "floor     11.8 pp" in r.output and "envelope  15.3 pp" in r.output
+    assert "Claims: 7 below the floor, 1 inside the envelope, 2 above it" in r.output
+    for name in ("forest.png", "forest.svg", "report.md"):
+        assert (tmp_path / "rep" / name).stat().st_size > 0
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "**7 below**" in report and "![forest plot](forest.png)" in report
+
+
+def test_audit_json(run, tmp_path):
+    r = run("audit", "--json", "--out", tmp_path)
+    doc = json.loads(r.output)
+    assert round(doc["floor"], 3) == 0.118 and round(doc["envelope"], 3) == 0.153
+    assert [c["verdict"] for c in doc["claims"]].count("below") == 7
+    assert set(doc["claims"][0]) >= {"paper", "benchmark", "effect", "verdict"}
+    active = [c for c in doc["other_contrasts"] if c["subset"] == "coordination_active"]
+    # Kaliyev & Maryanskyy (2026): coordination-active sign tests 1.00, 0.29, 0.33
+    assert [round(c["p_value"], 2) for c in active] == [1.0, 0.29, 0.33]
+
+
+def test_audit_shared_inputs_and_logs(run, tmp_path, shared_data):
+    d = shared_data / "noise-floor-paper"
+    r = run("audit", "--counts", d / "paired_counts.csv", "--claims", d / "published_claims.csv",
+            "--out", tmp_path, "--json")
+    assert json.loads(r.output)["counts"] == {"below": 7, "inside": 1, "above": 2}
+    r = run("audit", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json", "--out", tmp_path)
+    assert r.exit_code == 0 and "no clean contrast" in r.output
+
+
+def test_audit_bad_csv_is_one_clear_line(run, tmp_path):
+    bad = tmp_path / "c.csv"
+    bad.write_text("seed,trial,contrast,wins,losses,ties\n1,0,a-b,3,two,1\n")
+    r = CliRunner().invoke(cli, ["audit", "--counts", str(bad), "--out", str(tmp_path)])
+    assert r.exit_code != 0
+    assert f"{bad}:2: field 'losses': expected an integer" in r.output
+    assert "Traceback" not in r.output
+
+
+def test_contrast_json_matches_paper(run):
+    r = run("contrast", "--wins", 27, "--losses", 9, "--ties", 64, "--family-size", 3, "--json")
+    doc = json.loads(r.output)
+    assert set(doc) >= {"wins", "losses", "ties", "n", "gap", "p_value", "p_bonferroni",
+                        "ci_low", "ci_high"}
+    assert doc["gap"] == pytest.approx(0.18) and round(doc["p_bonferroni"], 3) == 0.012
+
+
+def test_contrast_without_untied_pairs_gives_null_and_reason(run):
+    doc = json.loads(run("contrast", "--wins", 0, "--losses", 0, "--ties", 5, "--json").output)
+    assert doc["p_value"] is None and "no untied pairs" in doc["reason"]
+    text = run("contrast", "--wins", 0, "--losses", 0, "--ties", 5).output
+    assert "p = n/a" in text
+
+
+def test_contrast_rejects_negative_counts():
+    r = CliRunner().invoke(cli, ["contrast", "--wins", "-1", "--losses", "2"])
+    assert r.exit_code != 0 and "wins" in r.output
+
+
+def test_passk_on_tau_bench_log(run, shared_data):
+    path = shared_data / "tau-bench" / "gpt-4o-airline.json"
+    doc = json.loads(run("passk", path, "--json").output)
+    # shared/data/tau-bench/README.md: pass^1..4 = 0.420, 0.273, 0.220, 0.200
+    assert {k: round(v, 3) for k, v in doc["pass_hat_k"].items()} == {
+        "1": 0.42, "2": 0.273, "3": 0.22, "4": 0.2}
+    assert "0.273" in run("passk", path).output
+
+
+def test_floor_on_tau_bench_log_uses_six_trial_pairs(run, shared_data):
+    doc = json.loads(run("floor", shared_data / "tau-bench" / "gpt-4o-airline.json", "--json").output)
+    pairs = {c["contrast"] for c in doc["contrasts"]}
+    assert len(pairs) == 6 and doc["basis"] == "null"
+    assert 0 < doc["floor"] < 0.3
+
+
+def test_missing_log_is_a_usage_error():
+    r = CliRunner().invoke(cli, ["floor", "/nonexistent/x.jsonl"])
+    assert r.exit_code == 2 and "does not exist" in r.output

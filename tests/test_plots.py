@@ -1,0 +1,62 @@
+"""Forest plots are real image files with the rows, bounds and text a reader needs."""
+
+import math
+
+import pandas as pd
+import pytest
+from matplotlib.text import Text
+
+from noisefloor.audit import audit
+from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.plots import audit_forest, audit_rows, forest_plot, interval_text, save_figure
+from noisefloor.published import read_claims, read_paired_counts
+
+
+def texts(fig):
+    return [t.get_text() for t in fig.findobj(Text)]
+
+
+def test_open_and_missing_bounds_are_drawn_not_dropped(tmp_path):
+    rows = pd.DataFrame({
+        "label": ["closed", "open right", "missing", "no estimate"],
+        "estimate": [0.05, 0.1, 0.02, float("nan")],
+        "ci_low": [-0.02, 0.0, float("nan"), float("nan")],
+        "ci_high": [0.12, math.inf, float("nan"), float("nan")],
+    })
+    fig = forest_plot(rows, scale=100)
+    shown = texts(fig)
+    assert "+10.0 [+0.0, inf]" in shown
+    assert "+2.0 [n/a]" in shown and "n/a [n/a]" in shown
+    assert {"closed", "open right", "missing", "no estimate"} <= set(shown)
+    # the open bound is an arrow annotation
+    arrows = [t for t in fig.axes[0].texts if getattr(t, "arrow_patch", None) is not None]
+    assert len(arrows) == 1
+    png, svg = save_figure(fig, tmp_path, "f")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+    assert "<svg" in svg.read_text()[:500]
+
+
+def test_missing_column_raises():
+    with pytest.raises(ValueError, match="'nope'"):
+        forest_plot(pd.DataFrame({"label": ["a"], "estimate": [0], "ci_low": [0], "ci_high": [0]}),
+                    annotation="nope")
+    with pytest.raises(ValueError, match="empty"):
+        forest_plot(pd.DataFrame(columns=["label", "estimate", "ci_low", "ci_high"]))
+
+
+def test_interval_text():
+    assert interval_text(0.18, 0.0643, 0.261, scale=100) == "+18.0 [+6.4, +26.1]"
+    assert interval_text(0.1, -math.inf, 0.2, scale=100) == "+10.0 [-inf, +20.0]"
+
+
+def test_audit_forest_has_every_claim_and_contrast(tmp_path):
+    nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
+    result = audit(read_claims(), nf)
+    rows = audit_rows(result)
+    assert len(rows) == 9 + 10  # 6 per-seed + 3 pooled null contrasts, 10 claims
+    fig = audit_forest(result)
+    shown = "\n".join(texts(fig))
+    assert "W/L/T 45/30/125" in shown and "inside (1.1x floor)" in shown
+    assert "noise floor ±11.8 pp" in shown
+    paths = save_figure(fig, tmp_path, "forest")
+    assert all(p.stat().st_size > 0 for p in paths)
