@@ -91,7 +91,7 @@ def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
 
 _TIME_RE = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[ T]+(?P<h>\d{1,2}):(?P<m>\d{2})(?::00)?\s*(?P<ampm>[AaPp]\.?[Mm]\.?)?"
-    r"\s*(?P<zone>Z|UTC|GMT|[+-]\d{2}:?\d{2}|(?:UTC|GMT)\s*[+-]\d{1,2}(?::?\d{2})?|[A-Za-z]+/[A-Za-z_]+)?"
+    r"\s*(?P<zone>(?:UTC|GMT)\s*[+-]\d{1,2}(?::?\d{2})?|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[A-Za-z]+/[A-Za-z_]+)?"
 )
 
 
@@ -551,7 +551,6 @@ class RoomBooking(EliminationTask):
 # =========================================================================================
 SHIFT_NAMES = ("early", "late", "night")
 SHIFT_STARTS = (6 * 60, 14 * 60, 22 * 60)
-WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
 @lru_cache(maxsize=8)
@@ -571,25 +570,23 @@ def _rosters(days: int, shifts: int, workers: int) -> np.ndarray:
 
 @register
 class ShiftRoster(EliminationTask):
-    """Fill a shift roster; one manager writes weekday names and 24-hour shift times, the
-    other ISO dates and 12-hour shift times."""
+    """Fill a shift roster; one manager numbers the days from 1 and writes 24-hour shift times,
+    the other numbers them from 0 and writes 12-hour shift times."""
 
     name = "csp_shift_roster"
-    description = ("Fill a shift roster; one manager writes weekdays and 24-hour times, the "
-                   "other ISO dates and AM/PM times.")
-    answer_format = ("one entry per shift, '<Weekday> <early|late|night>: <name>' separated by "
-                     "semicolons (early starts 06:00, late 14:00, night 22:00), e.g. "
-                     "'Mon early: Ada; Mon late: Bruno; Tue early: Bruno; Tue late: Ada'")
+    description = ("Fill a shift roster; one manager numbers days from 1 with 24-hour times, "
+                   "the other from 0 with AM/PM times.")
+    answer_format = ("one entry per shift, 'Day <n> <early|late|night>: <name>' separated by "
+                     "semicolons, days numbered FROM 1 (early starts 06:00, late 14:00, night "
+                     "22:00), e.g. 'Day 1 early: Ada; Day 1 late: Bruno; Day 2 early: Bruno'")
     title = "Shift roster"
 
     _SIZES = {0: (3, 2, 3), 1: (4, 2, 4), 2: (4, 3, 4)}  # days, shifts per day, workers
 
     def _setup(self, rng, difficulty):
         days, shifts, workers = self._SIZES[difficulty]
-        monday = dt.date(2026, 1, 5) + dt.timedelta(weeks=rng.randrange(50))
-        conv = {"a": {"day_format": "weekday name", "clock": "24h"},
-                "b": {"day_format": "ISO date YYYY-MM-DD", "clock": "12h"}}
-        return ({"monday": monday.isoformat(), "days": days, "shifts": shifts,
+        conv = {"a": {"index_base": 1, "clock": "24h"}, "b": {"index_base": 0, "clock": "12h"}}
+        return ({"days": days, "shifts": shifts,
                  "workers": sorted(rng.sample(GUEST_NAMES, workers))}, conv)
 
     def _candidates(self, setup):
@@ -614,6 +611,8 @@ class ShiftRoster(EliminationTask):
         return {"t": "not_works", "w": w, "k": rng.choice(other)}
 
     def _mask(self, setup, cands, c):
+        if c["t"] == "const":  # only produced by the naive reading (a day that does not exist)
+            return np.full(len(cands), bool(c["v"]))
         shifts, w = setup["shifts"], c["w"]
         if c["t"] == "works":
             return cands[:, c["k"]] == w
@@ -627,8 +626,7 @@ class ShiftRoster(EliminationTask):
 
     @staticmethod
     def _day(setup, conv, d):
-        date = dt.date.fromisoformat(setup["monday"]) + dt.timedelta(days=d)
-        return WEEKDAYS[d] if conv["clock"] == "24h" else date.isoformat()
+        return f"day {d + conv['index_base']}"
 
     @staticmethod
     def _shift(conv, s):
@@ -646,8 +644,9 @@ class ShiftRoster(EliminationTask):
             f"{days} consecutive days, {first} to {last}. Every day has {shifts} shifts: "
             f"{shift_list}. Each shift needs exactly one worker.",
             f"Everyone works exactly {k} shifts, and nobody works two shifts on the same day.",
-            (f"Your notes name days by {'weekday' if conv['clock'] == '24h' else 'ISO date'} and "
-             f"use the {'24-hour clock' if conv['clock'] == '24h' else '12-hour clock with AM/PM'}."),
+            (f"Your notes number the days from {conv['index_base']} (the first day is "
+             f"{self._day(setup, conv, 0)}) and use the "
+             f"{'24-hour clock' if conv['clock'] == '24h' else '12-hour clock with AM/PM'}."),
         ]
         facts = []
         for c in constraints:
@@ -664,7 +663,7 @@ class ShiftRoster(EliminationTask):
 
     def _slot_key(self, setup, k):
         d, s = divmod(k, setup["shifts"])
-        return f"{WEEKDAYS[d][:3]} {SHIFT_NAMES[s]}"
+        return f"Day {d + 1} {SHIFT_NAMES[s]}"
 
     def _answer_of(self, setup, vector):
         return {self._slot_key(setup, k): setup["workers"][int(w)] for k, w in enumerate(vector)}
@@ -684,19 +683,28 @@ class ShiftRoster(EliminationTask):
     def format_answer(self, answer: Any) -> str:
         return "; ".join(f"{k}: {v}" for k, v in answer.items())
 
+    def _naive_constraint(self, setup, conventions, c):
+        # view b's 0-based "day k" read as view a's 1-based "day k" (one day earlier); a fact
+        # about "day 0" then names no day at all
+        shifts = setup["shifts"]
+        if c["t"] in ("works", "not_works"):
+            d, s = divmod(c["k"], shifts)
+            if d == 0:
+                return {"t": "const", "v": c["t"] == "not_works"}
+            return dict(c, k=(d - 1) * shifts + s)
+        if c["t"] == "off":
+            return {"t": "const", "v": True} if c["d"] == 0 else dict(c, d=c["d"] - 1)
+        return c
+
     def parse(self, text: str) -> Any:
-        """``<Weekday> <early|late|night>: <name>`` pairs; weekday full or three-letter, any
-        case. Returns ``{"Mon early": "Ada", ...}`` or UNPARSED if no pair reads."""
+        """``Day <n> <early|late|night>: <name>`` pairs, any case. Returns
+        ``{"Day 1 early": "Ada", ...}`` or UNPARSED if no pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
         out = {}
         for k, v in pairs:
-            m = re.fullmatch(r"([A-Za-z]+)\.?\s+(early|late|night)(?:\s+shift)?", k.strip(), re.I)
-            if not m or not _WORD.match(v):
-                continue
-            day = next((w[:3] for w in WEEKDAYS
-                        if m[1].lower() in (w.lower(), w[:3].lower())), None)
-            if day is not None:
-                out[f"{day} {m[2].lower()}"] = v.capitalize()
+            m = re.fullmatch(r"day\s*(\d{1,2})\s+(early|late|night)(?:\s+shift)?", k.strip(), re.I)
+            if m and _WORD.match(v):
+                out[f"Day {int(m[1])} {m[2].lower()}"] = v.capitalize()
         return out or UNPARSED
