@@ -175,7 +175,8 @@ class FamilyTree(RelationalTask):
         + ", ".join(KINSHIP_TERMS) + "; e.g. '1: cousin; 2: grandparent'"
     )
     conventions = {
-        "a": {"name_format": "Given Surname", "relation_wording": "parent-first ('is a parent of')"},
+        "a": {"name_format": "Given Surname",
+              "relation_wording": "parent-first ('is a parent of')"},
         "b": {"name_format": "SURNAME, Given", "relation_wording": "child-first ('is a child of')"},
     }
     convention_text = {
@@ -278,7 +279,7 @@ class OrgChart(RelationalTask):
     """Chain-of-command questions over an org chart whose reporting lines are split in two.
 
     View ``a`` writes "X reports to Y" (subordinate first) with names as ``Given Surname``; view
-    ``b`` writes "Y manages X" (manager first) with names as ``Surname, G.``. Questions ask for
+    ``b`` writes "Y manages X" (manager first) with names as ``G. Surname``. Questions ask for
     the closest common manager of two employees, or an employee's manager's manager. Score:
     fraction of questions answered with the right person (either name form is accepted).
 
@@ -294,12 +295,13 @@ class OrgChart(RelationalTask):
     description = "Chain-of-command questions over an org chart split between two agents"
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna Berg; 2: Hugo Dahl")
     conventions = {
-        "a": {"name_format": "Given Surname", "relation_wording": "subordinate-first ('reports to')"},
-        "b": {"name_format": "Surname, G.", "relation_wording": "manager-first ('manages')"},
+        "a": {"name_format": "Given Surname",
+              "relation_wording": "subordinate-first ('reports to')"},
+        "b": {"name_format": "G. Surname", "relation_wording": "manager-first ('manages')"},
     }
     convention_text = {
         "a": "Names are written 'Given Surname'; each line names the subordinate first.",
-        "b": "Names are written 'Surname, G.' (initial); each line names the manager first.",
+        "b": "Names are written 'G. Surname' (initial); each line names the manager first.",
     }
     setting = (
         "An organisation chart. Everyone except the head of the organisation has exactly one "
@@ -351,7 +353,7 @@ class OrgChart(RelationalTask):
                        {"type": "name", "kind": kind, "x": ids[x], "y": ids[y]}
                        for kind, x, y, _ in chosen]
             return {
-                "entities": {ids[i]: {"a": f"{g} {s}", "b": f"{s}, {g[0]}."}
+                "entities": {ids[i]: {"a": f"{g} {s}", "b": f"{g[0]}. {s}"}
                              for i, (g, s) in shuffled(rng, people)},
                 "facts": facts,
                 "queries": queries,
@@ -756,7 +758,8 @@ class CoursePrerequisites(RelationalTask):
         "b": {"course_names": "titles", "relation_wording": "course-first ('requires')"},
     }
     convention_text = {
-        "a": "Courses are written by code (catalogue below); each rule names the prerequisite first.",
+        "a": ("Courses are written by code (catalogue below); each rule names the "
+              "prerequisite first."),
         "b": "Courses are written by title; each rule names the course first.",
     }
     setting = (

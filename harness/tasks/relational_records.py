@@ -49,7 +49,7 @@ class OwnershipTransfers(RelationalTask):
     """Who owns each item at the end, when the record of sales is split between two agents.
 
     View ``a`` writes "X sold the item to Y" (seller first, names ``Given Surname``); view ``b``
-    writes "Y bought the item from X" (buyer first, names ``G. Surname``). Each item changed hands
+    writes "Y bought the item from X" (buyer first, surnames only). Each item changed hands
     along a chain of distinct owners, with sales known to both agents. Score: fraction of items
     whose final owner is named correctly.
 
@@ -66,11 +66,11 @@ class OwnershipTransfers(RelationalTask):
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna Berg; 2: Hugo Dahl")
     conventions = {
         "a": {"name_format": "Given Surname", "relation_wording": "seller-first ('sold ... to')"},
-        "b": {"name_format": "G. Surname", "relation_wording": "buyer-first ('bought ... from')"},
+        "b": {"name_format": "Surname", "relation_wording": "buyer-first ('bought ... from')"},
     }
     convention_text = {
         "a": "Names are written 'Given Surname'; each sale names the seller first.",
-        "b": "Names are written 'G. Surname' (initial); each sale names the buyer first.",
+        "b": "People are written by surname only; each sale names the buyer first.",
     }
     setting = (
         "An auction house ledger. Each item had a known first owner and then changed hands "
@@ -103,7 +103,7 @@ class OwnershipTransfers(RelationalTask):
             queries.append({"type": "name", "item": item, "origin": chain[0]})
         rng.shuffle(facts)
         return {
-            "entities": {i: {"a": i, "b": f"{g[0]}. {s}"} for i, (g, s) in zip(ids, people)},
+            "entities": {i: {"a": i, "b": s} for i, (g, s) in zip(ids, people)},
             "facts": facts,
             "queries": queries,
         }
@@ -165,8 +165,8 @@ class OwnershipTransfers(RelationalTask):
 
     def _misread(self, data):
         out = dict(data)
-        out["facts"] = [f if f["owner"] == "a" else {**f, "seller": f["buyer"], "buyer": f["seller"]}
-                        for f in data["facts"]]
+        out["facts"] = [f if f["owner"] == "a" else
+                        {**f, "seller": f["buyer"], "buyer": f["seller"]} for f in data["facts"]]
         return out
 
 
@@ -198,7 +198,7 @@ class ClubMemberships(RelationalTask):
     """
 
     name = "club_memberships"
-    description = "Who shares which clubs: club rosters held by one agent, members' lists by the other"
+    description = "Shared club memberships: club rosters with one agent, members' lists with the other"
     answer_format = QUESTIONS_ANSWER_FORMAT.format(
         example="1: Anna, Bruno; 2: Chess Club, Choir; 3: none") + (
         " (names within one answer separated by commas; 'none' for nobody)")

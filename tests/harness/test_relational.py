@@ -141,7 +141,9 @@ def test_family_tree_grading_values():
     task = get_task("family_tree")
     inst = _family_instance()
     assert task.oracle(inst) == ["cousin", "aunt or uncle", "grandchild", "sibling"]
-    grade = lambda text: task.grade(inst, task.extract_answer(f"{FINAL_MARKER} {text}"))  # noqa: E731
+    def grade(text: str) -> float:
+        return task.grade(inst, task.extract_answer(f"{FINAL_MARKER} {text}"))
+
     assert grade("1: cousin; 2: aunt; 3: grandchild; 4: sister") == 1.0  # synonyms accepted
     assert grade("1: cousin; 2: niece or nephew; 3: grandchild; 4: cousin") == 0.5
     assert grade("4: sibling") == 0.25  # missing questions score 0
@@ -321,7 +323,8 @@ def test_all_difficulties_round_trip(name):
         assert task.grade(inst, task.extract_answer(written)) == 1.0
         assert task.grade(inst, task.solve_text(task.render(inst))) == 1.0
         # ids are unique after compaction, so a name never matches two entities
-        forms = [c for e in inst.data["entities"].values() for c in {compact(f) for f in e.values()}]
+        forms = [c for e in inst.data["entities"].values()
+                 for c in {compact(f) for f in e.values()}]
         assert len(set(forms)) == len(forms)
         sizes.append((difficulty, len(inst.data["facts"])))
     mean = {d: sum(n for dd, n in sizes if dd == d) / 5 for d in (0, 1, 2)}
