@@ -1,0 +1,46 @@
+"""``noisefloor store``: serve the task-scoped negative-knowledge store over MCP, inspect it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.group("store")
+def store() -> None:
+    """The task-scoped negative-knowledge store (ET-MCP substrate)."""
+
+
+@store.command("serve")
+@click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="SQLite store file (created if missing).")
+def serve(db: Path) -> None:
+    """Serve the store at DB as an MCP server over stdio (tools trace.query, trace.write)."""
+    from noisefloor.store.mcp_server import serve_stdio
+
+    serve_stdio(str(db))
+
+
+@store.command("query")
+@click.option("--db", "db", required=True,
+              type=click.Path(exists=True, dir_okay=False, path_type=Path), help="SQLite store file.")
+@click.option("--task", "task_id", required=True, help="Task id (exact).")
+@click.option("--tool", "tool_name", default=None, help="Only events of this tool.")
+@click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 100_000))
+def query(db: Path, task_id: str, tool_name: str | None, limit: int) -> None:
+    """Print one task's events as JSON lines."""
+    from noisefloor.store import SQLiteEventStore
+
+    with SQLiteEventStore(db) as s:
+        try:
+            events = s.query(task_id, tool_name=tool_name, limit=limit)
+        except (TypeError, ValueError) as exc:
+            raise click.UsageError(str(exc)) from None
+    for e in events:
+        click.echo(json.dumps(e.to_dict(), ensure_ascii=True))
+
+
+if __name__ == "__main__":  # ``python -m noisefloor.cli.store serve --db PATH``
+    store(prog_name="noisefloor store")

@@ -1,0 +1,145 @@
+"""An MCP server for the store (official ``mcp`` SDK, 2.x): tools ``trace.query`` and ``trace.write``.
+
+Run it over stdio with ``noisefloor store serve --db PATH`` (or :func:`serve_stdio`); any MCP
+client can then read and write a task's failure events. Every query names one task and returns
+only that task's events. A bad request (wrong types, a missing field, an out-of-range value)
+comes back as a tool error whose text names the field and what was expected; the server keeps
+serving.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from noisefloor.store.base import EventStore
+from noisefloor.store.events import FailedTrialAction
+from noisefloor.store.keys import canonical_key
+
+__all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
+
+SERVER_NAME = "noisefloor-trace"
+
+_INSTRUCTIONS = (
+    "Task-scoped negative-knowledge store. trace.write records a tool call that preceded a "
+    "failed attempt at a task; trace.query returns the failures recorded for one task. Events of "
+    "other tasks are never returned."
+)
+
+
+def _printable(value: Any) -> Any:
+    """Make strings valid UTF-8 for the wire: a lone surrogate becomes its ``\\udcXX`` escape."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+            return value
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_printable(k): _printable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_printable(v) for v in value]
+    return value
+
+
+def _event_dict(stored: Any) -> dict[str, Any]:
+    return _printable(stored.to_dict())
+
+
+def build_server(store: EventStore) -> Any:
+    """Make the MCP server object (an ``mcp.server.mcpserver.MCPServer``) over ``store``.
+
+    Parameters
+    ----------
+    store : EventStore
+        The store the tools read and write.
+
+    Returns
+    -------
+    mcp.server.mcpserver.MCPServer
+        With tools ``trace.query`` and ``trace.write`` (input schemas from their signatures).
+    """
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    from noisefloor import __version__
+
+    server = MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS, version=__version__,
+                       log_level="WARNING")
+
+    def trace_query(
+        task_id: Annotated[str, Field(min_length=1, description="The task whose events to return.")],
+        tool_name: Annotated[str | None, Field(description="Only events of this tool.")] = None,
+        arguments: Annotated[
+            dict[str, Any] | None,
+            Field(description="Only events of this exact call (canonical match: key order, "
+                              "whitespace and number formatting do not matter); needs tool_name."),
+        ] = None,
+        event_type: Annotated[
+            Literal["failed_trial_action", "failed_predicate"] | None,
+            Field(description="Only events of this type."),
+        ] = None,
+        after_id: Annotated[int, Field(ge=0, description="Only events with a larger id.")] = 0,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most events returned.")] = 100,
+    ) -> dict[str, Any]:
+        """Return the failure events recorded for one task (oldest first), optionally filtered."""
+        try:
+            key = None
+            if arguments is not None:
+                if tool_name is None:
+                    raise ValueError("arguments needs tool_name (a call is a tool name plus arguments)")
+                key = canonical_key(tool_name, arguments)
+            events = store.query(task_id, tool_name=tool_name, key=key, event_type=event_type,
+                                 after_id=after_id, limit=limit)
+            total = store.count(task_id)
+        except (ValueError, TypeError) as exc:
+            raise ToolError(f"trace.query: {exc}") from None
+        return {"task_id": task_id, "events": [_event_dict(e) for e in events],
+                "returned": len(events), "task_events_total": total}
+
+    def trace_write(
+        task_id: Annotated[str, Field(min_length=1, description="The task the failure belongs to.")],
+        tool_name: Annotated[str, Field(min_length=1, description="The tool that was called.")],
+        reward: Annotated[float, Field(ge=0.0, lt=1.0, description="Final reward of the failed attempt.")],
+        arguments: Annotated[dict[str, Any], Field(description="The call's arguments.")] = {},  # noqa: B006
+        outcome: Annotated[str, Field(description="What the tool returned (or the error).")] = "",
+        position: Annotated[int, Field(ge=1, description="1 = the final call of the attempt.")] = 1,
+        k: Annotated[int, Field(ge=1, description="Number of final calls the writer records.")] = 3,
+        trial: Annotated[int | None, Field(ge=0)] = None,
+        protocol: str | None = None,
+        run_id: str | None = None,
+        attempt_id: str | None = None,
+        writer: Annotated[str, Field(min_length=1)] = "mcp",
+    ) -> dict[str, Any]:
+        """Record one tool call that preceded a failed attempt (a failed_trial_action event)."""
+        try:
+            event = FailedTrialAction(
+                task_id=task_id, tool_name=tool_name, arguments=arguments, outcome=outcome,
+                reward=reward, position=position, k=k, trial=trial, protocol=protocol,
+                run_id=run_id, attempt_id=attempt_id, writer=writer,
+            )
+            event_id = store.append(event)
+        except (ValueError, TypeError) as exc:
+            raise ToolError(f"trace.write: {exc}") from None
+        return {"event_id": event_id, "task_id": task_id, "key": event.key}
+
+    server.add_tool(trace_query, name="trace.query", title="Query a task's failure events",
+                    structured_output=True)
+    server.add_tool(trace_write, name="trace.write", title="Record a failed call",
+                    structured_output=True)
+    return server
+
+
+def serve_stdio(db: str) -> None:
+    """Open the SQLite store at ``db`` and serve it over stdio until the client disconnects."""
+    import anyio
+
+    from noisefloor.store.sqlite import SQLiteEventStore
+
+    store = SQLiteEventStore(db)
+    try:
+        server = build_server(store)
+        anyio.run(server.run_stdio_async)
+    finally:
+        store.close()
