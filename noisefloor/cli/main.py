@@ -29,6 +29,8 @@ def _attach() -> None:
     cli.add_command(agreement.agreement)
     from noisefloor.cli import monitor  # issue 5 (runtime alarms)
     cli.add_command(monitor.monitor)
+    from noisefloor.cli import store  # issue 5 (store)
+    cli.add_command(store.store)
     from noisefloor.cli import harness as harness_cli  # issue 4 (harness)
     cli.add_command(harness_cli.harness)
 
