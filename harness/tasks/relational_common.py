@@ -36,6 +36,7 @@ relational agents "hold disjoint facts over a shared vocabulary".
 
 from __future__ import annotations
 
+import numbers
 import random
 import re
 import zlib
@@ -77,11 +78,11 @@ def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
     Raises
     ------
     TypeError
-        If ``seed`` is not an ``int`` (``bool`` is refused).
+        If ``seed`` is not an integer (``int`` or a NumPy integer; ``bool`` is refused).
     ValueError
         If ``difficulty`` is not one of 0, 1, 2.
     """
-    if isinstance(seed, bool) or not isinstance(seed, int):
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")

@@ -198,7 +198,7 @@ class ClubMemberships(RelationalTask):
     """
 
     name = "club_memberships"
-    description = "Shared club memberships: club rosters with one agent, members' lists with the other"
+    description = "Shared club memberships: rosters with one agent, members' lists with the other"
     answer_format = QUESTIONS_ANSWER_FORMAT.format(
         example="1: Anna, Bruno; 2: Chess Club, Choir; 3: none") + (
         " (names within one answer separated by commas; 'none' for nobody)")

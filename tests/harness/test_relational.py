@@ -355,3 +355,35 @@ def test_argument_validation(name):
         task.counterfactual(inst, "c", 2)
     assert task.grade(inst, "1: something") == 0.0  # unparsed text is not an answer
     assert task.grade(inst, {"1": "x"}) == 0.0
+
+
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 50) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=5), inner,
+                                                               max_size=3),
+    max_leaves=12,
+)
+
+
+@pytest.mark.parametrize("name", RELATIONAL)
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(answer=JSONISH)
+def test_grade_total_on_arbitrary_answers(name, answer):
+    task = get_task(name)
+    inst = task.generate(4)
+    score = task.grade(inst, answer)
+    assert isinstance(score, float) and 0.0 <= score <= 1.0
+
+
+@pytest.mark.parametrize("name", RELATIONAL)
+def test_instances_are_json_and_accept_numpy_seeds(name):
+    import json
+
+    import numpy as np
+
+    task = get_task(name)
+    inst = task.generate(np.int64(6), 2)
+    assert inst == task.generate(6, 2)
+    json.dumps(inst.data)
+    json.dumps([v.data for v in task.split(inst)])
+    json.dumps(task.oracle(inst))
