@@ -36,10 +36,15 @@ def _score(task: Task, inst, answer) -> float:
     return score
 
 
-def test_registry_is_balanced():
+def test_registry_has_the_papers_32_tasks():
+    """The paper's balance: 11 Spatial, 11 Relational, 10 CSP (section 1, figure 4)."""
     families = [t.family for t in TASKS]
-    assert len(set(IDS)) == len(IDS)
-    assert families.count("spatial") >= 11, families
+    assert len(set(IDS)) == len(IDS) == 32
+    assert {f: families.count(f) for f in set(families)} == {
+        "spatial": 11, "relational": 11, "csp": 10}
+    for task in TASKS:
+        assert task.description and "\n" not in task.description
+        assert task.answer_format
 
 
 # ----- 1. solo-tractable -----------------------------------------------------------------
