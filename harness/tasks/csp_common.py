@@ -309,6 +309,13 @@ class EliminationTask(Task):
     def oracle(self, instance: Instance) -> Any:
         return self._answer_of(instance.data["setup"], self.oracle_vector(instance))
 
+    def solve_text(self, text: str) -> Any:
+        """Solve from the full rendering alone (:mod:`harness.tasks.csp_text`); raises
+        ``ValueError`` naming a line it cannot read."""
+        from harness.tasks.csp_text import solve
+
+        return solve(self, text)
+
     def naive_answer(self, instance: Instance) -> Any:
         """Surface-friction probe: view b's facts read verbatim in view a's conventions (via the
         task's ``_naive_constraint``), solved together with view a's; ``None`` when that pasted

@@ -77,8 +77,19 @@ def local_stamp(date_iso: str, minutes: int, conv: dict) -> str:
     """
     t = utc_instant(date_iso, minutes).astimezone(ZoneInfo(conv["timezone"]))
     if conv["clock"] == "24h":
-        return f"{t:%a} {t.day} {t:%b} {clock(t, '24h')}"
-    return f"{t:%A}, {t:%B} {t.day}, {clock(t, '12h')}"
+        text = f"{t:%a} {t.day} {t:%b} {clock(t, '24h')}"
+    else:
+        text = f"{t:%A}, {t:%B} {t.day}, {clock(t, '12h')}"
+    if _ambiguous(t):  # the repeated hour when clocks go back: name the offset
+        text += f" ({utc_offset_text(date_iso, minutes, conv['timezone'])})"
+    return text
+
+
+def _ambiguous(t: dt.datetime) -> bool:
+    """Whether the wall-clock reading of aware ``t`` occurs twice in its zone (DST fall-back)."""
+    naive = t.replace(tzinfo=None)
+    z = t.tzinfo
+    return naive.replace(tzinfo=z, fold=0).utcoffset() != naive.replace(tzinfo=z, fold=1).utcoffset()
 
 
 def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
@@ -343,7 +354,8 @@ class DeliveryWindows(EliminationTask):
             return local_stamp(date, first + 60 * j, conv)
 
         intro = [
-            f"A van makes {n} deliveries, one per hour, to: {', '.join(names)}. The first "
+            f"A van makes {n} deliveries on the UTC date {date}, one per hour, to: "
+            f"{', '.join(names)}. The first "
             f"delivery is at {at(0)} and the last at {at(n - 1)} (your time); each customer "
             "gets exactly one of these hourly slots.",
             f"Your notes are in local time in {zone} ({utc_offset_text(date, first, zone)} that "

@@ -264,6 +264,13 @@ class _SplitItemsTask(Task):
     def _finish(self, seed, difficulty, data, conventions):
         return Instance(self.name, int(seed), difficulty, data, conventions)
 
+    def solve_text(self, text: str) -> Any:
+        """Solve from the full rendering alone (:mod:`harness.tasks.csp_text`); raises
+        ``ValueError`` naming a line it cannot read."""
+        from harness.tasks.csp_text import solve
+
+        return solve(self, text)
+
     def render_view(self, view: View) -> str:
         return "\n".join(view.data["intro"]) + "\nYour notes:\n" + "\n".join(
             f"  - {f}" for f in view.data["facts"])
