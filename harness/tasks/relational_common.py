@@ -134,6 +134,21 @@ def draw_people(rng: random.Random, n: int) -> list[tuple[str, str]]:
     return list(zip(given, family))
 
 
+def balanced_owners(rng: random.Random, n: int) -> list[str]:
+    """Owners for ``n`` facts: half ``"a"``, half ``"b"`` (a random side gets the odd one), in
+    random order, so neither agent holds almost everything.
+
+    Examples
+    --------
+    >>> sorted(balanced_owners(random.Random(0), 4))
+    ['a', 'a', 'b', 'b']
+    """
+    first, second = SIDES if rng.random() < 0.5 else SIDES[::-1]
+    owners = [first] * ((n + 1) // 2) + [second] * (n // 2)
+    rng.shuffle(owners)
+    return owners
+
+
 def name_index(data: dict[str, Any]) -> dict[str, str]:
     """Map ``compact(form) -> entity id`` over both agents' forms of every entity."""
     index: dict[str, str] = {}

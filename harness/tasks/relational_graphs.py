@@ -19,6 +19,7 @@ from harness.tasks.relational_common import (
     NONE,
     SIDES,
     RelationalTask,
+    balanced_owners,
     compact,
     draw_people,
 )
@@ -201,7 +202,7 @@ class FamilyTree(RelationalTask):
             people = draw_people(rng, n)
             ids = [f"{g} {s}" for g, s in people]
             parent = random_tree(rng, n, max_children=3, max_depth=4)
-            owner = {c: rng.choice(SIDES) for c in parent}
+            owner = dict(zip(parent, balanced_owners(rng, len(parent))))
             if len(set(owner.values())) < 2:
                 continue
             chains = {x: chain_up(parent, x) for x in range(n)}
@@ -325,7 +326,7 @@ class OrgChart(RelationalTask):
             people = draw_people(rng, n)
             ids = [f"{g} {s}" for g, s in people]
             parent = random_tree(rng, n, max_children=4, max_depth=4)
-            owner = {c: rng.choice(SIDES) for c in parent}
+            owner = dict(zip(parent, balanced_owners(rng, len(parent))))
             chains = {x: chain_up(parent, x) for x in range(n)}
             cands = []
             for x in range(1, n):
@@ -473,7 +474,7 @@ class RailConnections(RelationalTask):
                 if (v, u) not in edges:
                     edges.add((u, v))
             edges = sorted(edges)
-            owner = {e: rng.choice(SIDES) for e in edges}
+            owner = dict(zip(edges, balanced_owners(rng, len(edges))))
             dist = {}
             for side in ("a", "b", "ab"):
                 g = nx.Graph()
@@ -627,6 +628,7 @@ class AliasResolution(RelationalTask):
             persons = [f"{g} {s}" for g, s in people]
             n_alias = [rng.randint(2, max_alias) for _ in persons]
             names = rng.sample(CODENAMES, sum(n_alias))
+            pool = balanced_owners(rng, sum(n_alias))
             edges, cands = [], []
             for p, m in zip(persons, n_alias):
                 nodes = [p] + [names.pop() for _ in range(m)]
@@ -634,7 +636,7 @@ class AliasResolution(RelationalTask):
                 for i in range(1, len(nodes)):
                     j = rng.randrange(i)
                     up[i] = j
-                    edges.append([nodes[j], nodes[i], rng.choice(SIDES)])
+                    edges.append([nodes[j], nodes[i], pool.pop()])
                 owner = {nodes[i]: e[2] for i, e in zip(range(1, len(nodes)), edges[-m:])}
                 for i in range(1, len(nodes)):
                     seen, c = set(), i
@@ -801,10 +803,9 @@ class CoursePrerequisites(RelationalTask):
             codes = [f"{rng.choice(DEPARTMENTS)} {num}" for num in numbers]
             if len(set(codes)) < n:
                 continue
-            edges = []
-            for i in range(1, n):
-                for j in rng.sample(range(i), min(i, rng.choice((1, 1, 2)))):
-                    edges.append((codes[j], codes[i], rng.choice(SIDES)))
+            pairs = [(codes[j], codes[i]) for i in range(1, n)
+                     for j in rng.sample(range(i), min(i, rng.choice((1, 1, 2))))]
+            edges = [(u, v, o) for (u, v), o in zip(pairs, balanced_owners(rng, len(pairs)))]
             sem = {s: self._semesters(codes, [(u, v) for u, v, o in edges if o in s])
                    for s in ("a", "b", "ab")}
             cands = [(c, sem["ab"][c]) for c in codes

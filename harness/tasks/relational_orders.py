@@ -22,6 +22,7 @@ from harness.tasks.relational_common import (
     SIDES,
     GIVEN_NAMES,
     RelationalTask,
+    balanced_owners,
     compact,
 )
 from harness.tasks.relational_graphs import QUESTIONS_ANSWER_FORMAT, random_linear_extension
@@ -60,10 +61,7 @@ def chain_facts(rng: random.Random, order: list[str], n_extra: int) -> list[tupl
     """Facts (earlier, later, owner) fixing ``order`` uniquely: every consecutive pair (each one
     necessary) plus ``n_extra`` redundant non-consecutive pairs; both owners get a necessary one."""
     n = len(order)
-    while True:
-        owners = [rng.choice(SIDES) for _ in range(n - 1)]
-        if len(set(owners)) == 2:
-            break
+    owners = balanced_owners(rng, n - 1)
     facts = [(order[i], order[i + 1], owners[i]) for i in range(n - 1)]
     extra = [(i, j) for i in range(n) for j in range(i + 2, n)]
     for i, j in rng.sample(extra, min(n_extra, len(extra))):
@@ -341,10 +339,9 @@ class InstallOrder(RelationalTask):
             heads = rng.sample(PKG_HEADS, n)
             pkgs = [(h, rng.choice(PKG_TAILS)) for h in heads]
             ids = [f"{h}-{t}" for h, t in pkgs]
-            edges = []
-            for i in range(1, n):
-                for j in rng.sample(range(i), min(i, rng.choice((0, 1, 1, 2)))):
-                    edges.append((ids[i], ids[j], rng.choice(SIDES)))
+            pairs = [(ids[i], ids[j]) for i in range(1, n)
+                     for j in rng.sample(range(i), min(i, rng.choice((0, 1, 1, 2))))]
+            edges = [(u, v, o) for (u, v), o in zip(pairs, balanced_owners(rng, len(pairs)))]
             full = [(u, v) for u, v, _ in edges]
             part = {s: [(u, v) for u, v, o in edges if o == s] for s in SIDES}
             cands = []
@@ -491,8 +488,7 @@ class TimelineDates(RelationalTask):
             dates.add(_draw_date(rng, year + rng.randint(0, 1)))
         dated = sorted(dates)
         rng.shuffle(dated)
-        owners = ["a", "b"] + [rng.choice(SIDES) for _ in range(n - 2)]
-        rng.shuffle(owners)
+        owners = balanced_owners(rng, n)
         facts = [{"owner": o, "event": e, "date": d.isoformat()}
                  for e, d, o in zip(events, dated, owners)]
         rng.shuffle(facts)

@@ -15,6 +15,7 @@ from harness.tasks.relational_common import (
     MAX_ATTEMPTS,
     SIDES,
     RelationalTask,
+    balanced_owners,
     draw_people,
 )
 from harness.tasks.relational_graphs import QUESTIONS_ANSWER_FORMAT
@@ -94,10 +95,7 @@ class OwnershipTransfers(RelationalTask):
         for item in items:
             length = rng.randint(2, max_len)
             chain = rng.sample(ids, length + 1)
-            for _ in range(MAX_ATTEMPTS):
-                owners = [rng.choice(SIDES) for _ in range(length)]
-                if len(set(owners)) == 2:
-                    break
+            owners = balanced_owners(rng, length)
             facts += [{"owner": o, "item": item, "seller": u, "buyer": v}
                       for u, v, o in zip(chain, chain[1:], owners)]
             queries.append({"type": "name", "item": item, "origin": chain[0]})
@@ -266,10 +264,8 @@ class ClubMemberships(RelationalTask):
             people = [g for g, _ in draw_people(rng, n_people)]
             clubs = rng.sample(CLUBS, n_clubs)
             cids = [c for c, _ in clubs]
-            pairs = []
-            for p in people:
-                for c in rng.sample(cids, rng.randint(1, 3)):
-                    pairs.append((p, c, rng.choice(SIDES)))
+            links = [(p, c) for p in people for c in rng.sample(cids, rng.randint(1, 3))]
+            pairs = [(p, c, o) for (p, c), o in zip(links, balanced_owners(rng, len(links)))]
             full = [(p, c) for p, c, _ in pairs]
             part = {s: [(p, c) for p, c, o in pairs if o == s] for s in SIDES}
             cands = [{"type": "set", "kind": "both", "c1": c1, "c2": c2}

@@ -339,6 +339,10 @@ def test_views_hold_disjoint_facts_in_own_conventions(name):
     n_a = sum(f["owner"] == "a" for f in inst.data["facts"])
     assert len(va.data["facts"]) == n_a and len(vb.data["facts"]) == len(inst.data["facts"]) - n_a
     assert n_a > 0 and len(vb.data["facts"]) > 0
+    for seed in range(10):  # facts are dealt about evenly (balanced_owners)
+        facts = task.generate(seed).data["facts"]
+        n_a = sum(f["owner"] == "a" for f in facts)
+        assert min(n_a, len(facts) - n_a) >= 0.3 * len(facts), (seed, n_a, len(facts))
     assert va.data["questions"] and vb.data["questions"]
     assert task.render_view(va) != task.render_view(vb)
 
