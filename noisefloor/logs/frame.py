@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from itertools import repeat
+
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from noisefloor.logs.schema import KEY_FIELDS
 
@@ -34,7 +37,6 @@ DTYPES: dict[str, Any] = {
 
 _STR = ("schema_version", "benchmark", "model", "protocol", "task_id", "termination_reason",
         "first_request_sha256")
-_INTERNED = ("schema_version", "benchmark", "model", "protocol", "termination_reason")
 _NULLABLE_INT = ("seed", "store_events_at_start", "injections")
 
 
@@ -44,38 +46,26 @@ def empty_frame() -> pd.DataFrame:
 
 
 class FrameBuilder:
-    """Accumulates columns of validated records; :meth:`build` returns the DataFrame.
+    """Accumulates validated records block by block; :meth:`build` returns the DataFrame.
 
-    Low-cardinality string columns share one object per distinct value, so memory grows
-    with the number of rows, not with the length of repeated strings.
+    Blocks arrive as compact arrays (Arrow strings and nullable integers, numpy numbers), so
+    the Python objects of a block are freed before the next block is read.
     """
 
     def __init__(self) -> None:
-        self._lists: dict[str, list[Any]] = {c: [] for c in COLUMNS if c not in
-                                             ("reward", "trial", "infrastructure_error", "line")}
-        self._arrays: dict[str, list[np.ndarray]] = {
-            "reward": [], "trial": [], "infrastructure_error": [], "line": []}
-        self._interned: dict[str, str] = {}
+        self._chunks: dict[str, list[Any]] = {c: [] for c in COLUMNS}
         self.n_rows = 0
 
-    def add(self, columns: dict[str, list[Any]], source: str, lines: list[int]) -> None:
-        """Append validated columns (``{field: values}``) that came from ``source`` at ``lines``."""
+    def add(self, arrays: dict[str, Any], source: str, lines: list[int]) -> None:
+        """Append a block's arrays (as :func:`noisefloor.logs.columns.to_arrays` makes them)
+        that came from ``source`` at ``lines``."""
         n = len(lines)
         if n == 0:
             return
-        cache = self._interned.setdefault
-        for name in _INTERNED:
-            values = columns[name]
-            self._lists[name].extend([v if v is None else cache(v, v) for v in values])
-        for name in ("task_id", "first_request_sha256", "seed", "store_events_at_start",
-                     "injections", "extra"):
-            self._lists[name].extend(columns[name])
-        self._lists["source"].extend([cache(source, source)] * n)
-        self._arrays["reward"].append(np.array(columns["reward"], dtype=np.float64))
-        self._arrays["trial"].append(np.array(columns["trial"], dtype=np.int64))
-        self._arrays["infrastructure_error"].append(
-            np.array(columns["infrastructure_error"], dtype=bool))
-        self._arrays["line"].append(np.array(lines, dtype=np.int64))
+        for name, arr in arrays.items():
+            self._chunks[name].append(arr)
+        self._chunks["source"].append(pa.array(repeat(source, n), type=pa.string(), size=n))
+        self._chunks["line"].append(np.array(lines, dtype=np.int64))
         self.n_rows += n
 
     def build(self) -> pd.DataFrame:
@@ -84,23 +74,14 @@ class FrameBuilder:
             return empty_frame()
         data: dict[str, Any] = {}
         for name in COLUMNS:
-            if name in self._arrays:
-                data[name] = np.concatenate(self._arrays[name])
+            parts = self._chunks[name]
+            if name in _STR or name == "source":
+                data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
             elif name in _NULLABLE_INT:
-                try:
-                    data[name] = pd.array(self._lists[name], dtype="Int64")
-                except (OverflowError, TypeError, ValueError) as exc:
-                    raise OverflowError(
-                        f"column {name!r} holds an integer outside the 64-bit range: {exc}"
-                    ) from None
-            elif name == "extra":
-                arr = np.empty(self.n_rows, dtype=object)
-                arr[:] = self._lists[name]
-                data[name] = arr
+                data[name] = pd.array(pa.chunked_array(parts, type=pa.int64()), dtype="Int64")
             else:
-                data[name] = pd.array(self._lists[name], dtype="str")
-        self._lists.clear()
-        self._arrays.clear()
+                data[name] = np.concatenate(parts)
+            parts.clear()
         return pd.DataFrame(data, columns=list(COLUMNS))
 
 

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
 from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows
 from noisefloor.logs.paper import iter_paper_blocks
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_columns
+from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
 from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
@@ -94,8 +95,8 @@ def _collect(
     with _gc_paused():
         for path in files:
             for block in _blocks(path, format, allow_nan, sink, labels):
-                columns, lines = validated_columns(block, sink, allow_nan=allow_nan)
-                builder.add(columns, block.source, lines)
+                arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
+                builder.add(arrays, block.source, lines)
         frame = builder.build()
     sink.add(_duplicate_problems(frame))
     return frame, [str(p) for p in files]
@@ -212,7 +213,10 @@ def read_records(
     seen: dict[tuple[Any, ...], tuple[str, int]] = {}
     for file in expand_paths(path):
         for block in _blocks(file, format, allow_nan, sink, labels):
-            columns, lines = validated_columns(block, sink, allow_nan=allow_nan)
+            arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
+            columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
+                       for name, arr in arrays.items()}
+            columns["reward"] = [None if r != r else r for r in columns["reward"]]  # NaN = null
             for pos, line in enumerate(lines):
                 row = {name: columns[name][pos] for name in FIELDS}
                 key = tuple(row[k] for k in KEY_FIELDS)

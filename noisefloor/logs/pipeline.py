@@ -11,7 +11,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
+
+import numpy as np
+import orjson
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from noisefloor.logs.errors import (
     LogProblem,
@@ -20,12 +26,13 @@ from noisefloor.logs.errors import (
     TruncatedLineWarning,
     describe_value,
 )
-from noisefloor.logs.jsonparse import JSONProblem, parse_fast, parse_strict
+from noisefloor.logs.jsonparse import JSONProblem, _walk, parse_fast, parse_strict
 from noisefloor.logs.lines import iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.logs.validation import block_is_valid, extract_columns, validate_record
+from noisefloor.logs.columns import NULLABLE_INT_FIELDS, fast_arrays, to_arrays
+from noisefloor.logs.validation import extract_columns, validate_record
 
-__all__ = ["RecordBlock", "ProblemSink", "iter_jsonl_blocks", "validated_columns"]
+__all__ = ["RecordBlock", "ProblemSink", "iter_jsonl_blocks", "validated_arrays"]
 
 
 @dataclass
@@ -101,6 +108,12 @@ def iter_jsonl_blocks(
                 continue
             yield RecordBlock(source, [block.first_line], [obj], [raw], expect)
             continue
+        fast = None if allow_nan else _decode_block_fast(block.lines)
+        if fast is not None:
+            start = block.first_line
+            yield RecordBlock(source, list(range(start, start + len(fast))), fast,
+                              block.lines, expect)
+            continue
         records: list[Any] = []
         lines: list[int] = []
         raws: list[bytes] = []
@@ -123,51 +136,85 @@ def iter_jsonl_blocks(
             yield RecordBlock(source, lines, records, raws, expect)
 
 
-def _expect_problems(
-    block_source: str, columns: dict[str, list[Any]], lines: list[int], expect: dict[str, str]
-) -> list[int]:
-    """Positions of rows whose field disagrees with a value the caller passed."""
-    bad: set[int] = set()
-    for name, wanted in expect.items():
-        for pos, value in enumerate(columns[name]):
-            if value != wanted:
-                bad.add(pos)
-    return sorted(bad)
+def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
+    """Decode a block whose every line is one JSON object, with C-level loops only.
+
+    Returns None when any line is blank, malformed or not an object (the caller then goes line
+    by line). Lines where the duplicate-key test of :func:`noisefloor.logs.jsonparse.parse_fast`
+    cannot decide, or whose ``extra`` holds a float, are re-decoded with the reference parser,
+    which raises :class:`JSONProblem` -- so this function also returns None then.
+    """
+    try:
+        objs = list(map(orjson.loads, lines))
+    except orjson.JSONDecodeError:
+        return None
+    if set(map(type, objs)) != {dict}:
+        return None
+    n_colons = list(map(bytes.count, lines, repeat(b":")))
+    n_keys = list(map(len, objs))
+    extras = list(map(dict.get, objs, repeat("extra")))
+    nested = [i for i, e in enumerate(extras) if e is not None and type(e) in (dict, list)]
+    if nested:
+        for i in nested:
+            k, has_float = _walk(extras[i])
+            if has_float:
+                n_keys[i] = -1  # force the reference decoder (orjson widens big ints)
+            else:
+                n_keys[i] += k
+    if n_colons != n_keys:
+        for i, (c, k) in enumerate(zip(n_colons, n_keys)):
+            if c != k:
+                try:
+                    objs[i] = parse_strict(lines[i])
+                except JSONProblem:
+                    return None
+    return objs
 
 
-def validated_columns(
+_INT64_MAX = 2**63 - 1
+
+
+def validated_arrays(
     block: RecordBlock, sink: ProblemSink, *, allow_nan: bool = False,
-) -> tuple[dict[str, list[Any]], list[int]]:
-    """Validate a block; return the columns and line numbers of its valid records.
+) -> tuple[dict[str, Any], list[int]]:
+    """Validate a block; return typed arrays and line numbers of its valid records.
 
     Invalid records are reported to ``sink`` (which raises in fail-fast mode) and left out.
     """
     records = block.records
-    if all(type(rec) is dict for rec in records):
-        columns = extract_columns(records)
-        if block_is_valid(records, columns):
-            good_cols, good_lines = columns, block.lines
-        else:
-            good_cols, good_lines = _validate_each(block, sink, allow_nan)
-    else:
-        good_cols, good_lines = _validate_each(block, sink, allow_nan)
-    if block.expect and good_lines:
-        bad = _expect_problems(block.source, good_cols, good_lines, block.expect)
-        if bad:
-            problems = []
-            for pos in bad:
-                for name, wanted in block.expect.items():
-                    value = good_cols[name][pos]
-                    if value != wanted:
-                        problems.append(LogProblem(
-                            block.source, good_lines[pos], name,
-                            f"the record disagrees with {name}={wanted!r} passed by the caller",
-                            repr(wanted), describe_value(value)))
-            sink.add(problems)
-            keep = sorted(set(range(len(good_lines))) - set(bad))
-            good_cols = {k: [v[i] for i in keep] for k, v in good_cols.items()}
-            good_lines = [good_lines[i] for i in keep]
-    return good_cols, good_lines
+    arrays = fast_arrays(records) if set(map(type, records)) == {dict} else None
+    lines = block.lines
+    if arrays is None:
+        columns, lines = _validate_each(block, sink, allow_nan)
+        arrays = to_arrays(columns)
+    if block.expect and lines:
+        arrays, lines = _check_expected(block, arrays, lines, sink)
+    return arrays, lines
+
+
+def _check_expected(
+    block: RecordBlock, arrays: dict[str, Any], lines: list[int], sink: ProblemSink,
+) -> tuple[dict[str, Any], list[int]]:
+    """Drop (and report) rows whose label disagrees with a value the caller passed."""
+    bad = np.zeros(len(lines), dtype=bool)
+    for name, wanted in block.expect.items():
+        bad |= ~pc.equal(arrays[name], wanted).to_numpy(zero_copy_only=False)
+    if not bad.any():
+        return arrays, lines
+    problems = []
+    for pos in np.flatnonzero(bad):
+        for name, wanted in block.expect.items():
+            value = arrays[name][pos].as_py()
+            if value != wanted:
+                problems.append(LogProblem(
+                    block.source, lines[pos], name,
+                    f"the record disagrees with {name}={wanted!r} passed by the caller",
+                    repr(wanted), describe_value(value)))
+    sink.add(problems)
+    keep = ~bad
+    kept = {name: (arr.filter(pa.array(keep)) if isinstance(arr, (pa.Array, pa.ChunkedArray))
+                   else arr[keep]) for name, arr in arrays.items()}
+    return kept, [line for line, k in zip(lines, keep) if k]
 
 
 def _validate_each(
@@ -178,10 +225,22 @@ def _validate_each(
     for pos, (rec, line) in enumerate(zip(block.records, block.lines)):
         if block.raws is not None:
             # the reference decoder: exact integers (orjson widens > 64-bit ints to floats)
-            rec = parse_strict(block.raws[pos], allow_nan=allow_nan)
+            try:
+                rec = parse_strict(block.raws[pos], allow_nan=allow_nan)
+            except JSONProblem as exc:
+                sink.add([LogProblem(block.source, line, None, str(exc), kind=exc.kind)])
+                continue
         result = validate_record(rec, block.source, line)
         if isinstance(result, TrialRecord):
-            good.append(dict(result))
+            row = dict(result)
+            wide = [name for name in ("trial", *NULLABLE_INT_FIELDS)
+                    if row[name] is not None and not -_INT64_MAX - 1 <= row[name] <= _INT64_MAX]
+            if wide:
+                sink.add([LogProblem(
+                    block.source, line, name, "integer outside the signed 64-bit range",
+                    "an integer in [-2**63, 2**63)", describe_value(row[name])) for name in wide])
+                continue
+            good.append(row)
             good_lines.append(line)
         else:
             sink.add(result)

@@ -54,14 +54,14 @@ INFRASTRUCTURE_ERROR = "infrastructure_error"
 def tau2_paths(path: str | Path) -> tuple[Path, Path | None]:
     """Return ``(results.json, simulations dir or None)`` for a run file or run directory."""
     path = Path(path)
-    if path.is_dir():
-        return path / "results.json", path / SIMULATIONS_DIR
-    sims = path.parent / SIMULATIONS_DIR
-    return path, (sims if sims.is_dir() else None)
+    meta = path / "results.json" if path.is_dir() else path
+    sims = meta.parent / SIMULATIONS_DIR
+    return meta, (sims if sims.is_dir() else None)
 
 
 def is_tau2_dir_layout(path: str | Path) -> bool:
-    """True if ``path`` is a tau2-bench run in the dir layout (tau2-bench's own rule)."""
+    """True if ``path`` is a tau2-bench run in the dir layout (a ``simulations/`` folder
+    beside its ``results.json``)."""
     return tau2_paths(path)[1] is not None
 
 
@@ -192,6 +192,12 @@ def iter_tau2_blocks(
                   user_llm=user_llm)
     if sims_dir is None:
         sims = meta.get("simulations")
+        if sims is None and "simulation_index" in meta:
+            sink.add([LogProblem(source, None, "simulation_index",
+                                 f"dir-layout run without its {SIMULATIONS_DIR}/ folder",
+                                 f"a {SIMULATIONS_DIR}/ folder beside results.json",
+                                 "none", kind="io")])
+            return
         if not isinstance(sims, list):
             sink.add([LogProblem(source, None, "simulations", "no simulation list",
                                  "an array of simulations", describe_value(sims), kind="format")])

@@ -1,18 +1,15 @@
 """Validating decoded records against :class:`~noisefloor.logs.schema.TrialRecord`.
 
-The pydantic model is the single source of truth. :func:`block_is_valid` is a fast,
-column-at-a-time test whose acceptance implies that pydantic accepts every record of a block
-(each check is as strict as or stricter than the model's); when it cannot vouch for a block,
-every record of that block goes through the model, which produces the exact error. So the fast
-path changes speed, never the verdict.
+The pydantic model is the single source of truth: :func:`validate_record` runs it and turns
+its errors into :class:`~noisefloor.logs.errors.LogProblem` objects naming file, line, field,
+expected and received. The fast, column-at-a-time path lives in :mod:`noisefloor.logs.columns`.
 """
 
 from __future__ import annotations
 
-import re
+from itertools import repeat
 from typing import Any
 
-import numpy as np
 from pydantic import ValidationError
 
 from noisefloor.logs.errors import LogProblem, describe_value
@@ -22,7 +19,6 @@ __all__ = [
     "FIELDS",
     "REQUIRED_FIELDS",
     "FIELD_EXPECTED",
-    "block_is_valid",
     "extract_columns",
     "validate_record",
     "problems_from_error",
@@ -32,7 +28,6 @@ FIELDS: tuple[str, ...] = tuple(TrialRecord.model_fields)
 REQUIRED_FIELDS: frozenset[str] = frozenset(
     name for name, info in TrialRecord.model_fields.items() if info.is_required()
 )
-_ALLOWED = frozenset(FIELDS)
 
 #: What each field must hold, in words (used in error messages).
 FIELD_EXPECTED: dict[str, str] = {
@@ -52,8 +47,6 @@ FIELD_EXPECTED: dict[str, str] = {
     "extra": "an object or null",
 }
 
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-_NONE = type(None)
 
 
 def problems_from_error(exc: ValidationError, source: str, line: int | None) -> list[LogProblem]:
@@ -127,84 +120,9 @@ def validate_record(data: Any, source: str, line: int | None) -> TrialRecord | l
 
 
 def extract_columns(records: list[dict[str, Any]]) -> dict[str, list[Any]]:
-    """Return ``{field: [value of each record or None]}`` for every schema field."""
-    return {name: [rec.get(name) for rec in records] for name in FIELDS}
+    """Return ``{field: [value of each record or None]}`` for every schema field.
 
-
-def _types(values: list[Any]) -> set[type]:
-    return set(map(type, values))
-
-
-def _non_negative_ints(values: list[Any], nullable: bool) -> bool:
-    kinds = _types(values)
-    allowed = {int, _NONE} if nullable else {int}
-    if not kinds <= allowed:
-        return False
-    present = [v for v in values if v is not None] if _NONE in kinds else values
-    return not present or min(present) >= 0
-
-
-def block_is_valid(records: list[dict[str, Any]], columns: dict[str, list[Any]]) -> bool:
-    """Fast test: True only if ``TrialRecord.model_validate`` accepts every record.
-
-    Parameters
-    ----------
-    records : list of dict
-        Decoded JSON objects (every element must be a ``dict``).
-    columns : dict
-        ``extract_columns(records)``.
-
-    Returns
-    -------
-    bool
-        False means "not vouched for", not "invalid": validate each record with the model.
+    ``records`` must all be dicts.
     """
-    if not records:
-        return True
-    required, allowed = REQUIRED_FIELDS, _ALLOWED
-    for rec in records:
-        keys = rec.keys()
-        if not (keys >= required and keys <= allowed):
-            return False
-    col = columns
-    if _types(col["schema_version"]) != {str} or set(col["schema_version"]) != {"1"}:
-        return False
-    for name in ("benchmark", "model", "protocol", "task_id"):
-        if _types(col[name]) != {str} or min(map(len, col[name])) < 1:
-            return False
-    if not _types(col["seed"]) <= {int, _NONE}:
-        return False
-    if not _non_negative_ints(col["trial"], nullable=False):
-        return False
-    for name in ("store_events_at_start", "injections"):
-        if not _non_negative_ints(col[name], nullable=True):
-            return False
-    reward_types = _types(col["reward"])
-    if not reward_types <= {float, int, _NONE}:
-        return False
-    try:
-        rewards = np.array(col["reward"], dtype=np.float64)  # None -> nan
-    except (OverflowError, ValueError, TypeError):
-        return False
-    is_nan = np.isnan(rewards)
-    n_none = sum(1 for v in col["reward"] if v is None) if _NONE in reward_types else 0
-    if int(is_nan.sum()) != n_none:  # a NaN from the file (allow_nan=True) is not a null
-        return False
-    present = rewards[~is_nan] if n_none else rewards
-    if present.size and not (present.min() >= 0.0 and present.max() <= 1.0):
-        return False
-    if not _types(col["termination_reason"]) <= {str, _NONE}:
-        return False
-    if _types(col["infrastructure_error"]) != {bool}:
-        return False
-    sha = col["first_request_sha256"]
-    sha_types = _types(sha)
-    if not sha_types <= {str, _NONE}:
-        return False
-    if str in sha_types:
-        match = _SHA256.fullmatch
-        if not all(match(v) for v in sha if v is not None):
-            return False
-    if not _types(col["extra"]) <= {dict, _NONE}:
-        return False
-    return True
+    get = dict.get
+    return {name: list(map(get, records, repeat(name))) for name in FIELDS}
