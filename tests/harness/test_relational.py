@@ -391,3 +391,15 @@ def test_instances_are_json_and_accept_numpy_seeds(name):
     json.dumps(inst.data)
     json.dumps([v.data for v in task.split(inst)])
     json.dumps(task.oracle(inst))
+
+
+@pytest.mark.parametrize("name", ["alias_resolution", "org_chart", "ownership_transfers"])
+def test_names_written_in_view_b_form_score_full_through_the_parser(name):
+    task = get_task(name)
+    for seed in range(5):
+        inst = task.generate(seed)
+        ent = inst.data["entities"]
+        as_b = [ent[t]["b"] if t in ent else t for t in task.oracle(inst)]
+        text = f"We agree.\n{FINAL_MARKER} " + "; ".join(
+            f"{i}: {v}" for i, v in enumerate(as_b, start=1))
+        assert task.grade(inst, task.extract_answer(text)) == 1.0
