@@ -371,6 +371,11 @@ def parse_pairs(text: Any, sep: str = r"[:=]") -> list[tuple[str, str]] | None:
     """Read ``key: value; key: value`` (also ``=``, commas, newlines, a JSON object).
 
     Returns the stripped (key, value) pairs in order, or ``None`` when no pair is found.
+
+    Examples
+    --------
+    >>> parse_pairs("Ashby=red; Bexley: green")
+    [('Ashby', 'red'), ('Bexley', 'green')]
     """
     t = first_line_block(text)
     if t is None:

@@ -45,7 +45,20 @@ _WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
 @register
 class Seating(EliminationTask):
     """Seat n guests in a row of chairs; the two planners number the chairs from opposite ends
-    and in different index bases."""
+    and in different index bases.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_seating")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'Ines, Priya, Bruno, Mateo, Nadia'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_seating"
     description = ("Seat guests along one side of a table; one planner numbers chairs 1..n from "
@@ -207,7 +220,20 @@ def sudoku4_grids() -> np.ndarray:
 
 @register
 class Sudoku4(EliminationTask):
-    """4x4 Sudoku whose givens are split; the notebooks address cells in different frames."""
+    """4x4 Sudoku whose givens are split; the notebooks address cells in different frames.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    '3412/1243/4321/2134'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_sudoku4"
     description = ("4x4 Sudoku with the givens split; one notebook uses (row, column) from the "
@@ -305,7 +331,20 @@ def _colourings(n: int) -> np.ndarray:
 @register
 class MapColouring(EliminationTask):
     """Three-colour a map whose borders are split between two surveyors; one names towns, the
-    other numbers them 0-based in alphabetical order."""
+    other numbers them 0-based in alphabetical order.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_graph_colouring")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'Marlow=blue; Penrith=red; Garford=red; Ashby=green; Elstow=red; Ilkley=blue'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_graph_colouring"
     description = ("Three-colour a map of towns with the borders split; one notebook names "

@@ -62,7 +62,13 @@ def utc_instant(date_iso: str, minutes: int) -> dt.datetime:
 
 def clock(t: dt.datetime | dt.time, style: str) -> str:
     """``"18:30"`` for style ``"24h"``, ``"6:30 PM"`` for ``"12h"`` (noon is 12:00 PM,
-    midnight 12:00 AM)."""
+    midnight 12:00 AM).
+
+    Examples
+    --------
+    >>> clock(dt.time(0, 30), "12h"), clock(dt.time(12, 0), "12h"), clock(dt.time(18, 30), "24h")
+    ('12:30 AM', '12:00 PM', '18:30')
+    """
     h, m = t.hour, t.minute
     if style == "24h":
         return f"{h:02d}:{m:02d}"
@@ -109,7 +115,15 @@ _TIME_RE = re.compile(
 def parse_instant(text: Any) -> dt.datetime | None:
     """Read ``YYYY-MM-DD HH:MM`` with an explicit zone (``UTC``, ``Z``, ``+05:30``,
     ``UTC-4``, or an IANA name such as ``Asia/Tokyo``) and an optional AM/PM; return an aware
-    UTC datetime, or ``None``. A time without a zone is read as UTC, as the format asks."""
+    UTC datetime, or ``None``. A time without a zone is read as UTC, as the format asks.
+
+    Examples
+    --------
+    >>> parse_instant("2026-03-10 09:30 Asia/Tokyo")
+    datetime.datetime(2026, 3, 10, 0, 30, tzinfo=datetime.timezone.utc)
+    >>> parse_instant("sometime tomorrow") is None
+    True
+    """
     t = first_line_block(text)
     if t is None:
         return None
@@ -157,7 +171,20 @@ def _tz_conventions(rng: random.Random, difficulty: int) -> dict:
 # =========================================================================================
 @register
 class MeetingTimezones(EliminationTask):
-    """Find the one meeting start that fits two colleagues' calendars kept in two timezones."""
+    """Find the one meeting start that fits two colleagues' calendars kept in two timezones.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_meeting_timezones")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    '2026-05-13 16:00 UTC'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_meeting_timezones"
     description = ("Schedule a call between two colleagues whose calendars are in different "
@@ -299,7 +326,20 @@ def _slot_array(duration: int) -> np.ndarray:
 @register
 class DeliveryWindows(EliminationTask):
     """Order a van's hourly drop-offs; two dispatchers in different timezones took the
-    customers' time windows."""
+    customers' time windows.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_delivery_windows")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'Mateo, Quinn, Ines, Jonas, Priya'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_delivery_windows"
     description = ("Order a van's hourly deliveries from customer time windows noted by two "
@@ -433,7 +473,20 @@ def _room_assignments(times: tuple[tuple[int, int], ...], rooms: int) -> np.ndar
 @register
 class RoomBooking(EliminationTask):
     """Assign meetings to rooms given existing bookings; one office writes 24-hour times, the
-    other 12-hour times."""
+    other 12-hour times.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_room_booking")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'Gemini: Birch; Horizon: Cedar; Delta: Cedar; Apollo: Aspen'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_room_booking"
     description = ("Put meetings into rooms around existing bookings; one notebook uses the "
@@ -583,7 +636,20 @@ def _rosters(days: int, shifts: int, workers: int) -> np.ndarray:
 @register
 class ShiftRoster(EliminationTask):
     """Fill a shift roster; one manager numbers the days from 1 and writes 24-hour shift times,
-    the other numbers them from 0 and writes 12-hour shift times."""
+    the other numbers them from 0 and writes 12-hour shift times.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_shift_roster")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'Day 1 early: Mateo; Day 1 late: Nadia; Day 2 early: Mateo; Day 2 late: Bruno; Day 3 early: Nadia; Day 3 late: Ines; Day 4 early: Ines; Day 4 late: Bruno'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_shift_roster"
     description = ("Fill a shift roster; one manager numbers days from 1 with 24-hour times, "

@@ -44,13 +44,27 @@ def ureg():
 
 
 def convert(value: float, src: str, dst: str) -> float:
-    """``value`` in unit ``src`` expressed in unit ``dst`` (pint unit names)."""
+    """``value`` in unit ``src`` expressed in unit ``dst`` (pint unit names).
+
+    Examples
+    --------
+    >>> round(convert(1, "pound", "gram"), 5)
+    453.59237
+    """
     return float(ureg().Quantity(value, src).to(dst).magnitude)
 
 
 def parse_quantity(text: str) -> tuple[float, str] | None:
     """Read ``'250 g'``, ``'8.8 oz'``, ``'1.5 cups'``, ``'8 fl oz'`` into (grams, "g") for a mass
-    or (millilitres, "ml") for a volume; ``None`` if it is not a mass or a volume."""
+    or (millilitres, "ml") for a volume; ``None`` if it is not a mass or a volume.
+
+    Examples
+    --------
+    >>> parse_quantity("8 fl oz")
+    (236.5882365, 'ml')
+    >>> parse_quantity("3 metres") is None
+    True
+    """
     import pint
 
     t = re.sub(r"\bfl\.?\s*oz\b", "floz", text.strip(), flags=re.IGNORECASE)
@@ -102,7 +116,20 @@ def metric_text(value: float, unit: str) -> str:
 
 @register
 class RecipeUnits(EliminationTask):
-    """Fix a recipe's amounts from two cooks' notes, one metric and one US customary."""
+    """Fix a recipe's amounts from two cooks' notes, one metric and one US customary.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_recipe_units")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'flour=400 g; sugar=50 g; butter=150 g; cocoa=50 g'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_recipe_units"
     description = ("Fix a cake's ingredient amounts; one cook's limits are metric (g, ml), the "
@@ -285,7 +312,20 @@ class _SplitItemsTask(Task):
 @register
 class KnapsackUnits(_SplitItemsTask):
     """Pack the most valuable load under a weight limit; one list is in kilograms, the other in
-    pounds."""
+    pounds.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_knapsack_units")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'cooler, guitar, kettle'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_knapsack_units"
     description = ("Choose the most valuable gear under a weight limit; half the items are "
@@ -464,7 +504,20 @@ CURRENCIES = {
 @register
 class BudgetCurrency(_SplitItemsTask):
     """Pick one supplier per category for the best total rating within a budget; one planner's
-    quotes are in euros, the other's (and the budget) in another currency."""
+    quotes are in euros, the other's (and the budget) in another currency.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_budget_currency")
+    >>> inst = task.generate(0)
+    >>> task.format_answer(task.oracle(inst))
+    'venue=Orangery; photos=Candid; catering=Buffet'
+    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    1.0
+    >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
+    1.0
+    """
 
     name = "csp_budget_currency"
     description = ("Plan an event within budget; one planner's quotes are in euros, the other's "

@@ -385,3 +385,51 @@ def test_parse_helpers():
     assert parse_pairs("no pairs here") is None
     assert parse_name_list("```\n1) Ada\n2) Bruno\n```") == ["Ada", "Bruno"]
     assert parse_name_list(None) is None
+
+
+# ----- invariants (Hypothesis) -------------------------------------------------------------
+@pytest.mark.parametrize("task", ELIM, ids=[t.name for t in ELIM])
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**31 - 1), pick=st.integers(0, 10**9))
+def test_only_the_solution_scores_one(task, seed, pick):
+    """Any structurally valid assignment scores in [0, 1], and 1 exactly when it is the
+    unique solution (so partial credit never reaches full credit)."""
+    inst = task.generate(seed)
+    setup = inst.data["setup"]
+    cands = task._candidates(setup)
+    truth = task.oracle_vector(inst)
+    for row in (cands[pick % len(cands)], truth):
+        score = task.grade(inst, task._answer_of(setup, row))
+        assert 0.0 <= score <= 1.0
+        assert (score == 1.0) == bool(np.array_equal(row, truth))
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**31 - 1), mask=st.integers(0, 2**8 - 1))
+def test_knapsack_only_best_load_scores_one(seed, mask):
+    task = get_task("csp_knapsack_units")
+    inst = task.generate(seed)
+    names = [it["name"] for it in inst.data["a"]["items"] + inst.data["b"]["items"]]
+    load = sorted(n for i, n in enumerate(names) if mask >> i & 1)
+    score = task.grade(inst, load)
+    assert 0.0 <= score <= 1.0
+    assert (score == 1.0) == (load == task.oracle(inst))
+
+
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**31 - 1), picks=st.lists(st.integers(0, 2), min_size=4, max_size=4))
+def test_budget_only_best_plan_scores_one(seed, picks):
+    task = get_task("csp_budget_currency")
+    inst = task.generate(seed)
+    options = {**inst.data["a"]["options"], **inst.data["b"]["options"]}
+    plan = {c: ops[p % len(ops)]["name"] for (c, ops), p in zip(options.items(), picks)}
+    score = task.grade(inst, plan)
+    assert 0.0 <= score <= 1.0
+    assert (score == 1.0) == (plan == task.oracle(inst))
+
+
+@pytest.mark.parametrize("task", CSP, ids=CSP_IDS)
+def test_counterfactual_is_deterministic(task):
+    inst = task.generate(5)
+    for keep in "ab":
+        assert task.counterfactual(inst, keep, 3) == task.counterfactual(inst, keep, 3)
