@@ -290,15 +290,15 @@ class GridTask(Task):
     def _draw(fr: Frame, lookup: dict) -> str:
         dh, dw = fr.dims
         first_is_row = fr.order == "row-col"
-        col_labels = []
-        for j in range(dw):
-            p, q = fr.draw_to_view(0, j)
-            col_labels.append(q if first_is_row else p)
-        lines = ["     " + "".join(f"{v:>4}" for v in col_labels)]
-        for i in range(dh):
-            p, q = fr.draw_to_view(i, 0)
-            label = p if first_is_row else q
-            row = [lookup.get(fr.draw_to_view(i, j), "?") for j in range(dw)]
+        # draw_to_view(i, j) is separable: one coordinate depends on i, the other on j
+        row_lab = [fr.draw_to_view(i, 0)[0 if first_is_row else 1] for i in range(dh)]
+        col_lab = [fr.draw_to_view(0, j)[1 if first_is_row else 0] for j in range(dw)]
+        lines = ["     " + "".join(f"{v:>4}" for v in col_lab)]
+        for label in row_lab:
+            if first_is_row:
+                row = [lookup.get((label, q), "?") for q in col_lab]
+            else:
+                row = [lookup.get((p, label), "?") for p in col_lab]
             lines.append(f"{label:>3} |" + "".join(f"{ch:>4}" for ch in row))
         return "\n".join(lines)
 
