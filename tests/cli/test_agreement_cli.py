@@ -79,3 +79,8 @@ def test_bad_input_is_a_clean_error(tmp_path):
     res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"),
                                          "--raters", "expert_1,expert_2"])
     assert res.exit_code == 1 and "unknown rater" in res.output
+
+
+def test_registered_in_top_level_group():
+    main = pytest.importorskip("noisefloor.cli.main")  # skips if another command fails to import
+    assert main.cli.commands["agreement"] is agreement
