@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_task_key ON events (task_id, key);
 CREATE INDEX IF NOT EXISTS events_task_tool ON events (task_id, tool_name);
+CREATE INDEX IF NOT EXISTS events_task_id ON events (task_id, id);
 """
 
 _SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")

@@ -1,0 +1,191 @@
+"""Benchmark of the SQLite event store and the intercept hook.
+
+Measures
+--------
+1. Write throughput with 1 and 4 writer processes (separate OS processes, one SQLite file, WAL),
+   for single-event transactions and for trial-sized transactions of K = 3 events (what the
+   last-K writer appends per failed trial); every run checks afterwards that no event is lost.
+2. Query throughput with 10,000 events in one task: the intercept lookup (by coordination key),
+   a 20-event newest-first page (what trace_query returns), and a count.
+3. The latency the intercept hook adds per tool call with 10,000 events in the task:
+   ``TrialSession.after_tool_call`` under ``Intercept`` minus the same call under ``NoCoord``
+   (which still records the call and computes its key), for matching and non-matching calls.
+
+Targets (issue 5): the intercept hook adds < 1 ms per call at 10,000 events; 4 writers sustain
+>= 2,000 events/s without loss.
+
+Usage: ``python benchmarks/store.py [--events 10000] [--per-writer 3000] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull  # noqa: E402
+from noisefloor.store import FailedTrialAction, SQLiteEventStore, canonical_key  # noqa: E402
+
+
+def _event(task: str, writer: int, i: int, position: int = 1) -> FailedTrialAction:
+    return FailedTrialAction(
+        task_id=task, trial=i // 3, protocol="intercept", run_id=f"w{writer}",
+        tool_name="cancel_order", arguments={"order_id": f"#W{writer}-{i}", "reason": "no longer needed"},
+        outcome="error: order already shipped", reward=0.0, position=position, k=3,
+    )
+
+
+def _writer(db: str, writer: int, n: int, batch: int, barrier, out) -> None:
+    store = SQLiteEventStore(db)
+    barrier.wait()
+    t0 = time.perf_counter()
+    for start in range(0, n, batch):
+        store.append_many([_event(f"task-{writer}", writer, i) for i in range(start, min(n, start + batch))])
+    out.put((writer, time.perf_counter() - t0))
+    store.close()
+
+
+def write_throughput(n_writers: int, per_writer: int, batch: int) -> tuple[float, int, int]:
+    """Events/s over the wall time of all writers, events expected, events found."""
+    ctx = mp.get_context("fork")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "bench.db")
+        SQLiteEventStore(db).close()
+        barrier, out = ctx.Barrier(n_writers + 1), ctx.Queue()
+        procs = [ctx.Process(target=_writer, args=(db, w, per_writer, batch, barrier, out))
+                 for w in range(n_writers)]
+        for p in procs:
+            p.start()
+        barrier.wait()
+        t0 = time.perf_counter()
+        for p in procs:
+            p.join()
+        wall = time.perf_counter() - t0
+        if any(p.exitcode != 0 for p in procs):
+            raise RuntimeError("a writer process failed")
+        with SQLiteEventStore(db) as store:
+            found = store.total_count()
+            assert store.integrity_check() == "ok"
+        expected = n_writers * per_writer
+        return expected / wall, expected, found
+
+
+def _fill(store: SQLiteEventStore, task: str, n: int, distinct_calls: int) -> None:
+    batch = []
+    for i in range(n):
+        e = FailedTrialAction(
+            task_id=task, trial=i // 3, protocol="intercept", tool_name="cancel_order",
+            arguments={"order_id": f"#W{i % distinct_calls}"}, outcome="error: shipped",
+            reward=0.0, position=3 - i % 3, k=3)
+        batch.append(e)
+        if len(batch) == 1000:
+            store.append_many(batch)
+            batch = []
+    if batch:
+        store.append_many(batch)
+
+
+def _time_per_call(fn, n: int, repeat: int) -> float:
+    """Best-of-`repeat` mean seconds per call over `n` calls."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for i in range(n):
+            fn(i)
+        best = min(best, (time.perf_counter() - t0) / n)
+    return best
+
+
+def query_and_hook(n_events: int, repeat: int) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteEventStore(os.path.join(tmp, "q.db"))
+        distinct = n_events // 5  # each failing call recorded ~5 times
+        _fill(store, "task-A", n_events, distinct)
+        _fill(store, "task-B", n_events, distinct)  # another task of the same size
+        view = store.task("task-A")
+        assert view.count() == n_events
+        keys = [canonical_key("cancel_order", {"order_id": f"#W{i}"}) for i in range(200)]
+        res = {}
+        res["query_by_key_s"] = _time_per_call(lambda i: view.find(key=keys[i % 200], limit=5), 2000, repeat)
+        res["query_page20_s"] = _time_per_call(lambda i: view.find(newest_first=True, limit=20), 1000, repeat)
+        res["count_s"] = _time_per_call(lambda i: view.count(), 2000, repeat)
+        res["query_all_s"] = _time_per_call(lambda i: view.find(), 3, repeat)
+
+        def hook_cost(reader, hit: bool) -> float:
+            session = Coordinator(store, reader).start_trial("task-A", 99)
+            ids = [f"#W{i}" for i in range(200)] if hit else [f"#X{i}" for i in range(200)]
+
+            def call(i: int) -> None:
+                session.after_tool_call("cancel_order", {"order_id": ids[i % 200]}, "tool output")
+            return _time_per_call(call, 1000, repeat)
+
+        res["pull_start_s"] = _time_per_call(
+            lambda i: Coordinator(store, Pull()).start_trial("task-A", 99), 5, repeat)
+        for hit in (True, False):
+            tag = "match" if hit else "no_match"
+            res[f"hook_no_coord_{tag}_s"] = hook_cost(NoCoord(), hit)
+            res[f"hook_intercept_{tag}_s"] = hook_cost(Intercept(), hit)
+        store.close()
+        return res
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=int, default=10_000, help="events in the task for queries/hook")
+    parser.add_argument("--per-writer", type=int, default=3_000, help="events each writer appends")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    import sqlite3
+
+    print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, cpus {os.cpu_count()}")
+    print("\n== write throughput (separate processes, one SQLite file, WAL, synchronous=NORMAL) ==")
+    print(f"{'writers':>7} {'events/txn':>10} {'events':>7} {'found':>7} {'events/s':>10}")
+    results = {}
+    for writers in (1, 4):
+        for batch in (1, 3):
+            rates = []
+            for _ in range(args.repeat):
+                rate, expected, found = write_throughput(writers, args.per_writer, batch)
+                if found != expected:
+                    raise SystemExit(f"LOST EVENTS: expected {expected}, found {found}")
+                rates.append(rate)
+            rate = statistics.median(rates)
+            results[(writers, batch)] = rate
+            print(f"{writers:>7} {batch:>10} {expected:>7} {found:>7} {rate:>10,.0f}")
+
+    print(f"\n== queries and intercept hook, {args.events:,} events in the task "
+          f"(+{args.events:,} in another task) ==")
+    r = query_and_hook(args.events, args.repeat)
+    us = 1e6
+    print(f"query by key (intercept lookup, limit 5): {r['query_by_key_s'] * us:8.1f} us "
+          f"({1 / r['query_by_key_s']:,.0f} queries/s)")
+    print(f"newest-20 page (trace_query):             {r['query_page20_s'] * us:8.1f} us "
+          f"({1 / r['query_page20_s']:,.0f} queries/s)")
+    print(f"count of the task's events:               {r['count_s'] * us:8.1f} us")
+    print(f"all {args.events:,} events of the task, parsed:     {r['query_all_s'] * 1e3:8.1f} ms "
+          f"({args.events / r['query_all_s']:,.0f} events/s)")
+    print(f"pull trial start (summary of the newest 1,000 events): {r['pull_start_s'] * 1e3:8.1f} ms")
+    for tag in ("match", "no_match"):
+        base, hook = r[f"hook_no_coord_{tag}_s"], r[f"hook_intercept_{tag}_s"]
+        print(f"after_tool_call ({tag:>8}): no_coord {base * us:7.1f} us, intercept {hook * us:7.1f} us, "
+              f"added {(hook - base) * us:7.1f} us per call")
+    worst_added = max(r["hook_intercept_match_s"] - r["hook_no_coord_match_s"],
+                      r["hook_intercept_no_match_s"] - r["hook_no_coord_no_match_s"])
+    four = min(results[(4, 1)], results[(4, 3)])
+    print("\n== targets ==")
+    print(f"intercept adds < 1 ms per call at {args.events:,} events: {worst_added * 1e3:.3f} ms -> "
+          f"{'MET' if worst_added < 1e-3 else 'MISSED'}")
+    print(f"4 writers >= 2,000 events/s without loss (worst of 1 and 3 events/txn): {four:,.0f} events/s -> "
+          f"{'MET' if four >= 2000 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()
