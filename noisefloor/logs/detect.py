@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from noisefloor.logs.errors import LogProblem, LogValidationError
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
@@ -15,16 +17,23 @@ FORMATS = ("jsonl", "paper", "tau2", "tau-bench")
 _MAX_DEPTH = 4
 
 
-def _first_line(path: Path, limit: int = 1 << 20) -> bytes | None:
+def _first_objects(path: Path, limit: int = 1 << 20, max_lines: int = 50) -> Iterator[Any]:
+    """Decode up to ``max_lines`` non-blank lines (malformed ones yield None)."""
     with open(path, "rb") as handle:
-        while True:
+        seen = 0
+        while seen < max_lines:
             line = handle.readline(limit)
             if not line:
-                return None
-            if line.startswith(b"\xef\xbb\xbf"):
+                return
+            if seen == 0 and line.startswith(b"\xef\xbb\xbf"):
                 line = line[3:]
-            if line.strip():
-                return line
+            if not line.strip():
+                continue
+            seen += 1
+            try:
+                yield parse_strict(line.rstrip(b"\r\n"), allow_nan=True)
+            except JSONProblem:
+                yield None
 
 
 def _first_byte(path: Path) -> bytes:
@@ -40,7 +49,7 @@ def detect_format(path: str | Path) -> str:
     Rules, in order: a directory holding ``results.json``, or a file with a ``simulations/``
     directory beside it, is a tau2-bench run (``"tau2"``); a ``.json`` document starting with
     ``[`` is a tau-bench v1 list (``"tau-bench"``), one starting with ``{`` a tau2-bench
-    ``results.json`` (``"tau2"``); otherwise the first non-blank line decides: an object with
+    ``results.json`` (``"tau2"``); otherwise the first decodable object among the first 50 non-blank lines decides: an object with
     ``schema_version`` is noisefloor's own JSONL (``"jsonl"``), one with ``protocol``,
     ``task_id`` and ``trial`` but no ``schema_version`` is the paper layout (``"paper"``).
 
@@ -63,23 +72,22 @@ def detect_format(path: str | Path) -> str:
             return "tau-bench"
         if first == b"{":
             return "tau2"
-    line = _first_line(path)
-    if line is None:
+    any_line = False
+    for obj in _first_objects(path):
+        any_line = True
+        if isinstance(obj, dict):
+            if "schema_version" in obj:
+                return "jsonl"
+            if {"protocol", "task_id", "trial"} <= obj.keys():
+                return "paper"
+            break
+    if not any_line:
         raise LogValidationError([LogProblem(str(path), None, None,
                                              "empty file: no record to tell its format",
                                              kind="format")])
-    try:
-        obj = parse_strict(line.rstrip(b"\r\n"), allow_nan=True)
-    except JSONProblem:
-        obj = None
-    if isinstance(obj, dict):
-        if "schema_version" in obj:
-            return "jsonl"
-        if {"protocol", "task_id", "trial"} <= obj.keys():
-            return "paper"
     raise LogValidationError([LogProblem(
         str(path), None, None,
-        "cannot tell the log format from the first record; pass format= one of "
+        "cannot tell the log format from its first records; pass format= one of "
         + ", ".join(FORMATS), kind="format")])
 
 

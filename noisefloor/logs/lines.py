@@ -40,15 +40,16 @@ class LineBlock:
     is_tail: bool = False
 
 
-def iter_line_blocks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterator[LineBlock]:
+def iter_line_blocks(path: str | Path, block_bytes: int | None = None) -> Iterator[LineBlock]:
     """Yield the lines of ``path`` in blocks, numbering from 1.
 
     Parameters
     ----------
     path : str or pathlib.Path
         A JSONL file.
-    block_bytes : int, default 8 MiB
-        Bytes read per system call; bounds memory together with the longest line.
+    block_bytes : int, optional
+        Bytes read per system call (default :data:`BLOCK_BYTES`, 8 MiB); bounds memory
+        together with the longest line.
 
     Yields
     ------
@@ -69,6 +70,8 @@ def iter_line_blocks(path: str | Path, block_bytes: int = BLOCK_BYTES) -> Iterat
     [(1, [b'{"a": 1}', b''], False), (3, [b'{"a": 2'], True)]
     >>> os.remove(f.name)
     """
+    if block_bytes is None:
+        block_bytes = BLOCK_BYTES
     if block_bytes < 1:
         raise ValueError(f"block_bytes must be >= 1, got {block_bytes}")
     next_line = 1

@@ -86,35 +86,34 @@ def iter_paper_blocks(
     folder = path.parent.name or None
     expect = {k: v for k, v in (("benchmark", benchmark), ("model", model),
                                 ("protocol", protocol)) if v is not None}
-    warned_missing = False
+    reported_missing = False
     for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink):
         records = []
         lines = []
+        problems = list(block.problems)
         for obj, line in zip(block.records, block.lines):
             if isinstance(obj, dict):
-                problems = []
                 if (protocol is None and "protocol" in obj and folder is not None
                         and obj["protocol"] != folder):
                     problems.append(LogProblem(
                         block.source, line, "protocol",
                         f"the line's protocol differs from its folder {folder!r}",
                         repr(folder), describe_value(obj["protocol"])))
+                    continue
                 missing = [n for n, given in (("benchmark", benchmark), ("model", model))
                            if n not in obj and given is None]
-                if missing and not warned_missing:
-                    problems.append(LogProblem(
-                        block.source, line, missing[0],
-                        f"the line does not record {' or '.join(missing)}; pass "
-                        + " and ".join(f"{n}=" for n in missing), "a non-empty string",
-                        "no such key"))
-                    warned_missing = True
-                elif missing:
-                    continue  # reported once per file; the same fix applies to every line
-                if problems:
-                    sink.add(problems)
+                if missing:
+                    if not reported_missing:
+                        problems.append(LogProblem(
+                            block.source, line, missing[0],
+                            f"the line does not record {' or '.join(missing)}; pass "
+                            + " and ".join(f"{n}=" for n in missing)
+                            + " (reported once per file)", "a non-empty string",
+                            "no such key"))
+                        reported_missing = True
                     continue
             records.append(map_paper_line(obj, folder_protocol=folder, benchmark=benchmark,
                                           model=model, protocol=protocol))
             lines.append(line)
-        if records:
-            yield RecordBlock(block.source, lines, records, None, expect)
+        if records or problems:
+            yield RecordBlock(block.source, lines, records, None, expect, problems)

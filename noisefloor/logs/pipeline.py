@@ -53,6 +53,9 @@ class RecordBlock:
     expect : dict
         Values the caller passed (``benchmark=``, ``model=``, ``protocol=``) that every
         record of this block must carry.
+    problems : list of LogProblem
+        Problems already found in this block's lines (malformed JSON, ...), reported together
+        with the validation problems in line order.
     """
 
     source: str
@@ -60,6 +63,7 @@ class RecordBlock:
     records: list[Any]
     raws: list[bytes] | None = None
     expect: dict[str, str] = field(default_factory=dict)
+    problems: list[LogProblem] = field(default_factory=list)
 
 
 class ProblemSink:
@@ -88,8 +92,10 @@ class ProblemSink:
 def iter_jsonl_blocks(
     path: str, *, allow_nan: bool, sink: ProblemSink, expect: dict[str, str] | None = None,
 ) -> Iterator[RecordBlock]:
-    """Decode a JSONL file block by block (bounded memory); malformed lines go to ``sink``.
+    """Decode a JSONL file block by block (bounded memory).
 
+    Malformed lines become ``block.problems`` (reported in line order with the block's
+    validation problems by :func:`validated_arrays`).
     Blank (whitespace-only) lines are skipped. The final line, when it has no newline and does
     not decode, is reported as truncated (:class:`TruncatedLine`) instead of as an error.
     """
@@ -117,6 +123,7 @@ def iter_jsonl_blocks(
         records: list[Any] = []
         lines: list[int] = []
         raws: list[bytes] = []
+        problems: list[LogProblem] = []
         number = block.first_line - 1
         for raw in block.lines:
             number += 1
@@ -127,13 +134,13 @@ def iter_jsonl_blocks(
             except JSONProblem as exc:
                 if not raw.strip():
                     continue
-                sink.add([LogProblem(source, number, None, str(exc), kind=exc.kind)])
+                problems.append(LogProblem(source, number, None, str(exc), kind=exc.kind))
                 continue
             records.append(obj)
             lines.append(number)
             raws.append(raw)
-        if records:
-            yield RecordBlock(source, lines, records, raws, expect)
+        if records or problems:
+            yield RecordBlock(source, lines, records, raws, expect, problems)
 
 
 def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
@@ -179,21 +186,27 @@ def validated_arrays(
 ) -> tuple[dict[str, Any], list[int]]:
     """Validate a block; return typed arrays and line numbers of its valid records.
 
-    Invalid records are reported to ``sink`` (which raises in fail-fast mode) and left out.
+    Invalid records are left out and reported to ``sink`` together with the block's earlier
+    problems, in line order (so fail-fast mode raises with the earliest problem first).
     """
     records = block.records
-    arrays = fast_arrays(records) if set(map(type, records)) == {dict} else None
+    problems = list(block.problems)
     lines = block.lines
+    arrays = (fast_arrays(records)
+              if records and set(map(type, records)) == {dict} else None)
     if arrays is None:
-        columns, lines = _validate_each(block, sink, allow_nan)
+        columns, lines = _validate_each(block, problems, allow_nan)
         arrays = to_arrays(columns)
     if block.expect and lines:
-        arrays, lines = _check_expected(block, arrays, lines, sink)
+        arrays, lines = _check_expected(block, arrays, lines, problems)
+    if problems:
+        problems.sort(key=lambda p: -1 if p.line is None else p.line)
+        sink.add(problems)
     return arrays, lines
 
 
 def _check_expected(
-    block: RecordBlock, arrays: dict[str, Any], lines: list[int], sink: ProblemSink,
+    block: RecordBlock, arrays: dict[str, Any], lines: list[int], found: list[LogProblem],
 ) -> tuple[dict[str, Any], list[int]]:
     """Drop (and report) rows whose label disagrees with a value the caller passed."""
     bad = np.zeros(len(lines), dtype=bool)
@@ -210,7 +223,7 @@ def _check_expected(
                     block.source, lines[pos], name,
                     f"the record disagrees with {name}={wanted!r} passed by the caller",
                     repr(wanted), describe_value(value)))
-    sink.add(problems)
+    found.extend(problems)
     keep = ~bad
     kept = {name: (arr.filter(pa.array(keep)) if isinstance(arr, (pa.Array, pa.ChunkedArray))
                    else arr[keep]) for name, arr in arrays.items()}
@@ -218,7 +231,7 @@ def _check_expected(
 
 
 def _validate_each(
-    block: RecordBlock, sink: ProblemSink, allow_nan: bool
+    block: RecordBlock, found: list[LogProblem], allow_nan: bool
 ) -> tuple[dict[str, list[Any]], list[int]]:
     good: list[dict[str, Any]] = []
     good_lines: list[int] = []
@@ -228,7 +241,7 @@ def _validate_each(
             try:
                 rec = parse_strict(block.raws[pos], allow_nan=allow_nan)
             except JSONProblem as exc:
-                sink.add([LogProblem(block.source, line, None, str(exc), kind=exc.kind)])
+                found.append(LogProblem(block.source, line, None, str(exc), kind=exc.kind))
                 continue
         result = validate_record(rec, block.source, line)
         if isinstance(result, TrialRecord):
@@ -236,12 +249,12 @@ def _validate_each(
             wide = [name for name in ("trial", *NULLABLE_INT_FIELDS)
                     if row[name] is not None and not -_INT64_MAX - 1 <= row[name] <= _INT64_MAX]
             if wide:
-                sink.add([LogProblem(
+                found.extend(LogProblem(
                     block.source, line, name, "integer outside the signed 64-bit range",
-                    "an integer in [-2**63, 2**63)", describe_value(row[name])) for name in wide])
+                    "an integer in [-2**63, 2**63)", describe_value(row[name])) for name in wide)
                 continue
             good.append(row)
             good_lines.append(line)
         else:
-            sink.add(result)
+            found.extend(result)
     return extract_columns(good), good_lines
