@@ -177,3 +177,29 @@ def test_reader_registry():
     assert reader_by_name("pull").name == "pull"
     with pytest.raises(ValueError, match="known"):
         reader_by_name("broadcast")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_calls = st.tuples(st.sampled_from(["A", "B", "C"]), st.sampled_from(["f", "g"]),
+                   st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 3) | st.text(max_size=2),
+                                   max_size=2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(written=st.lists(_calls, max_size=8), probes=st.lists(_calls, min_size=1, max_size=6))
+def test_property_intercept_warns_iff_the_same_task_recorded_the_same_call(written, probes):
+    from noisefloor.store import canonical_key
+
+    store = SQLiteEventStore(":memory:")
+    for task, tool, args in written:
+        store.append(FailedTrialAction(task_id=task, tool_name=tool, arguments=args, reward=0.0,
+                                       position=1, k=3))
+    recorded = {(task, canonical_key(tool, args)) for task, tool, args in written}
+    for task, tool, args in probes:
+        s = Coordinator(store, Intercept()).start_trial(task, 0)
+        out = s.after_tool_call(tool, args, "R")
+        assert (out != "R") == ((task, canonical_key(tool, args)) in recorded)
+        assert out.endswith("R")
+    store.close()
