@@ -93,6 +93,7 @@ def permutations_array(n: int) -> np.ndarray:
     problem.addVariables(names, list(range(n)))
     problem.addConstraint(constraint.AllDifferentConstraint(), names)
     arr = solutions_array(problem, names)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 

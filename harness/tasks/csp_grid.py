@@ -214,6 +214,7 @@ def sudoku4_grids() -> np.ndarray:
     for g in groups:
         problem.addConstraint(constraint.AllDifferentConstraint(), g)
     arr = solutions_array(problem, cells)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 
@@ -324,6 +325,7 @@ class Sudoku4(EliminationTask):
 @lru_cache(maxsize=8)
 def _colourings(n: int) -> np.ndarray:
     arr = np.array(list(itertools.product(range(len(COLOURS)), repeat=n)), dtype=np.int64)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 

@@ -318,6 +318,7 @@ class MeetingTimezones(EliminationTask):
 def _slot_array(duration: int) -> np.ndarray:
     n = (24 * 60 - duration) // 30 + 1
     arr = np.arange(n, dtype=np.int64).reshape(n, 1)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 
@@ -466,6 +467,7 @@ def _room_assignments(times: tuple[tuple[int, int], ...], rooms: int) -> np.ndar
             if si < ej and sj < ei:
                 ok &= arr[:, i] != arr[:, j]
     out = arr[ok]
+    out = np.asfortranarray(out)
     out.setflags(write=False)
     return out
 
@@ -628,7 +630,7 @@ def _rosters(days: int, shifts: int, workers: int) -> np.ndarray:
     ok = np.ones(len(arr), dtype=bool)
     for w in range(workers):
         ok &= (arr == w).sum(axis=1) == k
-    out = arr[ok].astype(np.int64)
+    out = np.asfortranarray(arr[ok].astype(np.int64))  # column-major: masks read columns
     out.setflags(write=False)
     return out
 

@@ -33,6 +33,8 @@ from harness.tasks.csp_common import (
 )
 
 _WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
+#: Redraws before generation gives up (a bug guard; a few dozen suffice in practice).
+_MAX_DRAWS = 10_000
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +98,7 @@ INGREDIENTS = {
 @lru_cache(maxsize=8)
 def _index_grid(k: int, levels: int) -> np.ndarray:
     arr = np.array(list(itertools.product(range(levels), repeat=k)), dtype=np.int64)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 
@@ -278,6 +281,7 @@ def _subsets(n: int) -> np.ndarray:
 @lru_cache(maxsize=8)
 def _subset_cache(n: int) -> np.ndarray:
     arr = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
 
@@ -365,7 +369,7 @@ class KnapsackUnits(_SplitItemsTask):
         check_seed_difficulty(seed, difficulty)
         rng = random.Random(int(seed))
         n = self._SIZES[difficulty]
-        while True:
+        for _ in range(_MAX_DRAWS):
             names = rng.sample(GEAR, n)
             items = self._draw_items(rng, names)
             total = sum(it["grams"] for it in items)
@@ -375,6 +379,7 @@ class KnapsackUnits(_SplitItemsTask):
             if self._ok(data):
                 return self._finish(seed, difficulty, data,
                                     {"a": {"mass_unit": "kg"}, "b": {"mass_unit": "lb"}})
+        raise RuntimeError(f"{self.name}: no instance with a unique best load for seed {seed}")
 
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
         """Keep one view (its items, and for view a the capacity) and redraw the other view's
@@ -386,7 +391,7 @@ class KnapsackUnits(_SplitItemsTask):
         used = {it["name"] for it in kept["items"]}
         k = len(instance.data[other]["items"])
         total_kept = sum(it["grams"] for it in kept["items"])
-        while True:
+        for _ in range(_MAX_DRAWS):
             items = self._draw_items(rng, rng.sample([g for g in GEAR if g not in used], k))
             part = {"items": items}
             if other == "a":
@@ -396,6 +401,7 @@ class KnapsackUnits(_SplitItemsTask):
             data = {"a": data["a"], "b": data["b"]}
             if self._ok(data):
                 return self._finish(instance.seed, instance.difficulty, data, instance.conventions)
+        raise RuntimeError(f"{self.name}: no counterfactual completion for seed {seed}")
 
     def split(self, instance: Instance) -> tuple[View, View]:
         views = []
@@ -589,7 +595,7 @@ class BudgetCurrency(_SplitItemsTask):
         check_seed_difficulty(seed, difficulty)
         rng = random.Random(int(seed))
         ncat, k = self._SIZES[difficulty]
-        while True:
+        for _ in range(_MAX_DRAWS):
             cats = rng.sample(sorted(CATEGORIES), ncat)
             split = ncat // 2 if rng.random() < 0.5 else ncat - ncat // 2
             cur = rng.choice(sorted(CURRENCIES))
@@ -602,6 +608,7 @@ class BudgetCurrency(_SplitItemsTask):
             if self._ok(data):
                 return self._finish(seed, difficulty, data,
                                     {"a": {"currency": "EUR"}, "b": {"currency": cur}})
+        raise RuntimeError(f"{self.name}: no instance with a unique best plan for seed {seed}")
 
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
         """Keep one view (its quotes, and for view b the budget) and redraw the other view's
