@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.base import DEFAULT_DIFFICULTY, FINAL_MARKER, UNPARSED, Task
+from harness.base import DEFAULT_DIFFICULTY, DIFFICULTIES, FINAL_MARKER, UNPARSED, Task
 from harness.registry import list_tasks
 
 TASKS = list_tasks()
@@ -88,11 +88,12 @@ def test_union_necessary(task: Task, seed: int):
 # ----- 3. deterministic grading ----------------------------------------------------------
 @pytest.mark.parametrize("task", TASKS, ids=IDS)
 @settings(max_examples=8, **COMMON)
-@given(seed=SEEDS)
-def test_deterministic_grading(task: Task, seed: int):
-    inst = task.generate(seed, DEFAULT_DIFFICULTY)
-    assert task.generate(seed, DEFAULT_DIFFICULTY) == inst, "generate is not deterministic"
-    assert task.render(inst) == task.render(task.generate(seed, DEFAULT_DIFFICULTY))
+@given(seed=SEEDS, difficulty=st.sampled_from(DIFFICULTIES))
+def test_deterministic_grading(task: Task, seed: int, difficulty: int):
+    inst = task.generate(seed, difficulty)
+    assert inst.difficulty == difficulty and inst.task == task.name
+    assert task.generate(seed, difficulty) == inst, "generate is not deterministic"
+    assert task.render(inst) == task.render(task.generate(seed, difficulty))
     a1, b1 = task.split(inst)
     a2, b2 = task.split(inst)
     assert (a1, b1) == (a2, b2)
