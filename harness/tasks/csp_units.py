@@ -309,7 +309,7 @@ class _SplitItemsTask(Task):
     def render(self, instance: Instance) -> str:
         a, b = self.split(instance)
         return (f"{self.title}\n\nThe information comes from two notebooks that use different "
-                "units; each notebook states its own.\n\n"
+                "units or currencies; each notebook states its own.\n\n"
                 f"--- Notebook 1 ---\n{self.render_view(a)}\n\n--- Notebook 2 ---\n{self.render_view(b)}")
 
 

@@ -433,3 +433,16 @@ def test_counterfactual_is_deterministic(task):
     inst = task.generate(5)
     for keep in "ab":
         assert task.counterfactual(inst, keep, 3) == task.counterfactual(inst, keep, 3)
+
+
+@pytest.mark.parametrize("task", CSP, ids=CSP_IDS)
+def test_instances_and_views_are_json(task):
+    import json
+
+    for difficulty in (0, 1, 2):
+        inst = task.generate(2, difficulty)
+        assert json.loads(json.dumps(inst.data)) == inst.data
+        assert json.loads(json.dumps(inst.conventions)) == inst.conventions
+        for view in task.split(inst):
+            assert json.loads(json.dumps(view.data)) == view.data
+        assert json.loads(json.dumps(task.oracle(inst))) == task.oracle(inst)
