@@ -361,8 +361,8 @@ class MapColouring(EliminationTask):
         n = self._SIZES[difficulty]
         towns = rng.sample(TOWN_NAMES, n)  # listed in A's notes in this (non-alphabetical) order
         conv = {
-            "a": {"naming": "town names", "index_base": None},
-            "b": {"naming": "0-based index in alphabetical order of the town names", "index_base": 0},
+            "a": {"naming": "town names"},
+            "b": {"naming": "0-based index in alphabetical order of the town names"},
         }
         return {"towns": towns}, conv
 
@@ -403,7 +403,7 @@ class MapColouring(EliminationTask):
     @staticmethod
     def _label(setup, conv, u):
         towns = setup["towns"]
-        if conv["index_base"] is None:
+        if conv["naming"] == "town names":
             return towns[u]
         return f"town {sorted(towns).index(towns[u])}"
 
@@ -413,7 +413,7 @@ class MapColouring(EliminationTask):
             f"A map has {n} towns. Colour every town red, green or blue so that two towns that "
             "share a border never have the same colour.",
         ]
-        if conv["index_base"] is None:
+        if conv["naming"] == "town names":
             intro.append(f"The towns are: {', '.join(setup['towns'])}.")
         else:
             intro.append(f"Your notes refer to the towns by number, 0 to {n - 1}: town 0 is the "
