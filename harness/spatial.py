@@ -28,6 +28,7 @@ Examples
 from __future__ import annotations
 
 import json
+import numbers
 import random
 import re
 from dataclasses import replace
@@ -238,15 +239,27 @@ class GridTask(Task):
         )
 
     def generate(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> Instance:
-        if difficulty not in SIZES:
+        """Deterministic instance for ``seed`` (``random.Random(seed)``; retries until the
+        world is valid: items on distinct open cells, goal reachable, at least
+        ``max(min_hops, w // 2)`` steps away).
+
+        Raises
+        ------
+        TypeError
+            If ``seed`` is not an int.
+        ValueError
+            If ``difficulty`` is not 0, 1 or 2.
+        """
+        _check_seed(seed)
+        if isinstance(difficulty, bool) or difficulty not in SIZES:
             raise ValueError(f"difficulty must be one of {sorted(SIZES)}, got {difficulty!r}")
-        rng = random.Random(seed)
+        rng = random.Random(int(seed))
         for _ in range(2000):
             world = self.finalize(self.make_world(rng, difficulty))
             if self._valid(world):
                 fa, fb = self.make_frames(rng, world)
                 frames = {"a": fa.to_dict(), "b": fb.to_dict()}
-                return self._instance(seed, difficulty, world, frames)
+                return self._instance(int(seed), difficulty, world, frames)
         raise RuntimeError(f"{self.name}: no valid world for seed {seed} after 2000 tries")
 
     # ----- views -------------------------------------------------------------------------
@@ -385,9 +398,10 @@ class GridTask(Task):
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
         if keep not in ("a", "b"):
             raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
+        _check_seed(seed)
         orig = instance.data["world"]
         kept_view = self.split(instance)["ab".index(keep)]
-        rng = random.Random(seed)
+        rng = random.Random(int(seed))
         owner = orig["owner"]
         mine = lambda cell: owner[cell[0]][cell[1]] in (keep, "*")  # noqa: E731
         for _ in range(2000):
@@ -484,6 +498,11 @@ class GridTask(Task):
             cells.append(line)
         world = {"h": len(cells), "w": len(cells[0]), "cells": cells, "items": items}
         return shortest_route(world)
+
+
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
 
 
 def egocentric(frame: Frame, cell: tuple[int, int]) -> Frame:

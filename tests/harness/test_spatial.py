@@ -179,3 +179,10 @@ def test_bad_arguments_raise():
         task.generate(0, 7)
     with pytest.raises(ValueError, match="keep"):
         task.counterfactual(task.generate(0), "c", 1)
+    with pytest.raises(TypeError, match="seed"):
+        task.generate("7")
+    with pytest.raises(ValueError, match="difficulty"):
+        task.generate(0, True)
+    import numpy as np
+
+    assert task.generate(np.int64(5)) == task.generate(5)
