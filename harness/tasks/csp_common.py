@@ -153,8 +153,9 @@ class EliminationTask(Task):
         """Whether a candidate may serve as hidden target (e.g. uses every colour)."""
         return True
 
-    def _draw_target(self, rng: random.Random, setup: dict, cands: np.ndarray,
-                     idx: np.ndarray) -> np.ndarray:
+    def _draw_target(
+        self, rng: random.Random, setup: dict, cands: np.ndarray, idx: np.ndarray
+    ) -> np.ndarray:
         """A uniformly drawn admissible target among rows ``idx`` (falls back to any row)."""
         for _ in range(100):
             row = cands[idx[rng.randrange(len(idx))]]
@@ -174,13 +175,25 @@ class EliminationTask(Task):
             target = self._draw_target(rng, setup, cands, np.arange(len(cands)))
             built = self._build(rng, setup, cands, target, {"a": [], "b": []}, SIDES, difficulty)
             if built is not None:
-                return Instance(self.name, int(seed), difficulty,
-                                {"setup": setup, "constraints": built}, conventions)
+                return Instance(
+                    self.name,
+                    int(seed),
+                    difficulty,
+                    {"setup": setup, "constraints": built},
+                    conventions,
+                )
         raise RuntimeError(f"{self.name}: no unique instance after {_MAX_ATTEMPTS} attempts")
 
-    def _build(self, rng: random.Random, setup: dict, cands: np.ndarray, target: np.ndarray,
-               fixed: dict[str, list], free: tuple[str, ...], difficulty: int,
-               ) -> dict[str, list] | None:
+    def _build(
+        self,
+        rng: random.Random,
+        setup: dict,
+        cands: np.ndarray,
+        target: np.ndarray,
+        fixed: dict[str, list],
+        free: tuple[str, ...],
+        difficulty: int,
+    ) -> dict[str, list] | None:
         """Greedy elimination: add constraints true of ``target`` to the ``free`` sides until
         the union leaves one candidate and each side alone leaves at least two."""
         alive = {s: np.ones(len(cands), dtype=bool) for s in SIDES}
@@ -217,8 +230,9 @@ class EliminationTask(Task):
             return None
         return self._prune(setup, cands, out, free)
 
-    def _prune(self, setup: dict, cands: np.ndarray, out: dict[str, list],
-               free: tuple[str, ...]) -> dict[str, list]:
+    def _prune(
+        self, setup: dict, cands: np.ndarray, out: dict[str, list], free: tuple[str, ...]
+    ) -> dict[str, list]:
         """Drop constraints of the free sides that the others already imply (in order), so
         each notebook holds no redundant line; uniqueness of the union is preserved."""
         masks = {s: [self._mask(setup, cands, c) for c in out[s]] for s in SIDES}
@@ -253,11 +267,17 @@ class EliminationTask(Task):
         idx = np.flatnonzero(allowed)
         for _ in range(_MAX_ATTEMPTS):
             target = self._draw_target(rng, setup, cands, idx)
-            built = self._build(rng, setup, cands, target, {keep: kept, other: []}, (other,),
-                                instance.difficulty)
+            built = self._build(
+                rng, setup, cands, target, {keep: kept, other: []}, (other,), instance.difficulty
+            )
             if built is not None:
-                return Instance(self.name, instance.seed, instance.difficulty,
-                                {"setup": setup, "constraints": built}, instance.conventions)
+                return Instance(
+                    self.name,
+                    instance.seed,
+                    instance.difficulty,
+                    {"setup": setup, "constraints": built},
+                    instance.conventions,
+                )
         raise RuntimeError(f"{self.name}: no counterfactual completion for seed {seed}")
 
     # ----- views and text --------------------------------------------------------------
@@ -281,7 +301,8 @@ class EliminationTask(Task):
             f"{self.title}\n\nThe constraints come from two notebooks that use different "
             "conventions; each notebook states its own. Together they determine exactly one "
             "answer.\n\n"
-            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n--- Notebook 2 ---\n{self.render_view(b)}"
+            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Notebook 2 ---\n{self.render_view(b)}"
         )
 
     # ----- solving and grading ---------------------------------------------------------

@@ -9,7 +9,6 @@ versus indices), so pasting the two halves together without re-aligning them giv
 from __future__ import annotations
 
 import itertools
-import random
 import re
 from functools import lru_cache
 from typing import Any
@@ -29,12 +28,44 @@ from harness.tasks.csp_common import (
 )
 
 GUEST_NAMES = (
-    "Ada", "Bruno", "Chiara", "Dmitri", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas",
-    "Kenji", "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Soren", "Tariq",
+    "Ada",
+    "Bruno",
+    "Chiara",
+    "Dmitri",
+    "Elif",
+    "Farid",
+    "Greta",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kenji",
+    "Lena",
+    "Mateo",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Soren",
+    "Tariq",
 )
 TOWN_NAMES = (
-    "Ashby", "Bexley", "Carlow", "Dunmore", "Elstow", "Fenwick", "Garford", "Hexham",
-    "Ilkley", "Jarrow", "Kelso", "Ludlow", "Marlow", "Norham", "Oakham", "Penrith",
+    "Ashby",
+    "Bexley",
+    "Carlow",
+    "Dunmore",
+    "Elstow",
+    "Fenwick",
+    "Garford",
+    "Hexham",
+    "Ilkley",
+    "Jarrow",
+    "Kelso",
+    "Ludlow",
+    "Marlow",
+    "Norham",
+    "Oakham",
+    "Penrith",
 )
 COLOURS = ("red", "green", "blue")
 
@@ -54,17 +85,22 @@ class Seating(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'Ines, Priya, Bruno, Mateo, Nadia'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_seating"
-    description = ("Seat guests along one side of a table; one planner numbers chairs 1..n from "
-                   "the window, the other 0..n-1 from the door.")
-    answer_format = ("the guests' names in chair order starting at the WINDOW end, comma "
-                     "separated, e.g. 'Ada, Bruno, Chiara, Dmitri, Elif'")
+    description = (
+        "Seat guests along one side of a table; one planner numbers chairs 1..n from "
+        "the window, the other 0..n-1 from the door."
+    )
+    answer_format = (
+        "the guests' names in chair order starting at the WINDOW end, comma "
+        "separated, e.g. 'Ada, Bruno, Chiara, Dmitri, Elif'"
+    )
     title = "Seating plan"
 
     _SIZES = {0: 4, 1: 5, 2: 6}
@@ -73,8 +109,16 @@ class Seating(EliminationTask):
         n = self._SIZES[difficulty]
         guests = sorted(rng.sample(GUEST_NAMES, n))
         conv = {
-            "a": {"index_base": 1, "origin": "window end", "numbering": "chairs 1..n from the window end"},
-            "b": {"index_base": 0, "origin": "door end", "numbering": "chairs 0..n-1 from the door end"},
+            "a": {
+                "index_base": 1,
+                "origin": "window end",
+                "numbering": "chairs 1..n from the window end",
+            },
+            "b": {
+                "index_base": 0,
+                "origin": "door end",
+                "numbering": "chairs 0..n-1 from the door end",
+            },
         }
         return {"guests": guests, "n": n}, conv
 
@@ -94,7 +138,11 @@ class Seating(EliminationTask):
             t = "adj" if abs(pos[g] - pos[h]) == 1 else "not_adj"
             return {"t": t, "g": min(g, h), "h": max(g, h)}
         if kind == "lower":
-            return {"t": "lower", "g": g, "h": h} if pos[g] < pos[h] else {"t": "lower", "g": h, "h": g}
+            return (
+                {"t": "lower", "g": g, "h": h}
+                if pos[g] < pos[h]
+                else {"t": "lower", "g": h, "h": g}
+            )
         if kind == "gap":
             return {"t": "gap", "g": min(g, h), "h": max(g, h), "k": abs(pos[g] - pos[h]) - 1}
         return {"t": "end", "g": g, "yes": pos[g] in (0, n - 1)}
@@ -131,9 +179,15 @@ class Seating(EliminationTask):
         t = c["t"]
         if t in ("seat", "not_seat"):
             chair = self._chair(conv, n, c["p"])
-            return f"{g} sits in chair {chair}." if t == "seat" else f"{g} does not sit in chair {chair}."
+            return (
+                f"{g} sits in chair {chair}."
+                if t == "seat"
+                else f"{g} does not sit in chair {chair}."
+            )
         if t == "end":
-            return f"{g} sits in an end chair." if c["yes"] else f"{g} does not sit in an end chair."
+            return (
+                f"{g} sits in an end chair." if c["yes"] else f"{g} does not sit in an end chair."
+            )
         h = guests[c["h"]]
         if t == "adj":
             return f"{g} and {h} sit next to each other."
@@ -141,7 +195,11 @@ class Seating(EliminationTask):
             return f"{g} and {h} do not sit next to each other."
         if t == "gap":
             k = c["k"]
-            who = "nobody sits" if k == 0 else ("exactly 1 person sits" if k == 1 else f"exactly {k} people sit")
+            who = (
+                "nobody sits"
+                if k == 0
+                else ("exactly 1 person sits" if k == 1 else f"exactly {k} people sit")
+            )
             return f"Between {g} and {h} {who}."
         # lower: canonical position of g < h; in the door-end numbering that reverses
         if conv["origin"] == "window end":
@@ -209,8 +267,11 @@ def sudoku4_grids() -> np.ndarray:
     problem.addVariables(cells, [1, 2, 3, 4])
     groups = [[f"r{r}c{c}" for c in range(4)] for r in range(4)]
     groups += [[f"r{r}c{c}" for r in range(4)] for c in range(4)]
-    groups += [[f"r{r}c{c}" for r in range(br, br + 2) for c in range(bc, bc + 2)]
-               for br in (0, 2) for bc in (0, 2)]
+    groups += [
+        [f"r{r}c{c}" for r in range(br, br + 2) for c in range(bc, bc + 2)]
+        for br in (0, 2)
+        for bc in (0, 2)
+    ]
     for g in groups:
         problem.addConstraint(constraint.AllDifferentConstraint(), g)
     arr = solutions_array(problem, cells)
@@ -230,17 +291,22 @@ class Sudoku4(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     '3412/1243/4321/2134'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_sudoku4"
-    description = ("4x4 Sudoku with the givens split; one notebook uses (row, column) from the "
-                   "top-left 1-based, the other (x, y) from the bottom-left 0-based.")
-    answer_format = ("the four rows of the solved grid from TOP to BOTTOM, each row left to right "
-                     "as four digits, rows separated by '/', e.g. '1234/3412/2143/4321'")
+    description = (
+        "4x4 Sudoku with the givens split; one notebook uses (row, column) from the "
+        "top-left 1-based, the other (x, y) from the bottom-left 0-based."
+    )
+    answer_format = (
+        "the four rows of the solved grid from TOP to BOTTOM, each row left to right "
+        "as four digits, rows separated by '/', e.g. '1234/3412/2143/4321'"
+    )
     title = "4x4 Sudoku"
 
     _PROPOSALS = {0: 1, 1: 3, 2: 16}
@@ -271,15 +337,19 @@ class Sudoku4(EliminationTask):
             "the four 2x2 boxes contains each digit exactly once.",
         ]
         if conv["origin"] == "top-left":
-            intro.append("Your notes give cells as (row, column): rows 1-4 counted from the TOP, "
-                         "columns 1-4 counted from the LEFT.")
+            intro.append(
+                "Your notes give cells as (row, column): rows 1-4 counted from the TOP, "
+                "columns 1-4 counted from the LEFT."
+            )
             facts = []
             for c in sorted(constraints, key=lambda c: c["cell"]):
                 r, col = divmod(c["cell"], 4)
                 facts.append(f"(row {r + 1}, column {col + 1}) = {c['d']}")
         else:
-            intro.append("Your notes give cells as (x, y): x = column 0-3 counted from the LEFT, "
-                         "y = row 0-3 counted from the BOTTOM.")
+            intro.append(
+                "Your notes give cells as (x, y): x = column 0-3 counted from the LEFT, "
+                "y = row 0-3 counted from the BOTTOM."
+            )
             facts = []
             for c in sorted(constraints, key=lambda c: (3 - c["cell"] // 4, c["cell"] % 4)):
                 r, col = divmod(c["cell"], 4)
@@ -288,7 +358,7 @@ class Sudoku4(EliminationTask):
         return {"intro": intro, "facts": facts}
 
     def _answer_of(self, setup, vector):
-        return "/".join("".join(str(int(d)) for d in vector[r * 4:(r + 1) * 4]) for r in range(4))
+        return "/".join("".join(str(int(d)) for d in vector[r * 4 : (r + 1) * 4]) for r in range(4))
 
     def _vector_of(self, setup, answer):
         if not isinstance(answer, str):
@@ -318,7 +388,7 @@ class Sudoku4(EliminationTask):
         digits = re.sub(r"[^1-4]", "", t)
         if len(digits) != 16:
             return UNPARSED
-        return "/".join(digits[i:i + 4] for i in range(0, 16, 4))
+        return "/".join(digits[i : i + 4] for i in range(0, 16, 4))
 
 
 # =========================================================================================
@@ -342,17 +412,22 @@ class MapColouring(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'Marlow=blue; Penrith=red; Garford=red; Ashby=green; Elstow=red; Ilkley=blue'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_graph_colouring"
-    description = ("Three-colour a map of towns with the borders split; one notebook names "
-                   "towns, the other numbers them 0-based in alphabetical order.")
-    answer_format = ("every town NAME with its colour (red, green or blue), separated by "
-                     "semicolons, e.g. 'Ashby=red; Bexley=green; Carlow=blue'")
+    description = (
+        "Three-colour a map of towns with the borders split; one notebook names "
+        "towns, the other numbers them 0-based in alphabetical order."
+    )
+    answer_format = (
+        "every town NAME with its colour (red, green or blue), separated by "
+        "semicolons, e.g. 'Ashby=red; Bexley=green; Carlow=blue'"
+    )
     title = "Map colouring"
 
     _SIZES = {0: 5, 1: 6, 2: 7}
@@ -388,8 +463,11 @@ class MapColouring(EliminationTask):
         u = rng.randrange(n)
         if kind < 0.9:
             return {"t": "colour", "u": u, "c": int(target[u])}
-        return {"t": "not_colour", "u": u,
-                "c": rng.choice([k for k in range(len(COLOURS)) if k != target[u]])}
+        return {
+            "t": "not_colour",
+            "u": u,
+            "c": rng.choice([k for k in range(len(COLOURS)) if k != target[u]]),
+        }
 
     def _mask(self, setup, cands, c):
         if c["t"] == "border":
@@ -416,9 +494,11 @@ class MapColouring(EliminationTask):
         if conv["naming"] == "town names":
             intro.append(f"The towns are: {', '.join(setup['towns'])}.")
         else:
-            intro.append(f"Your notes refer to the towns by number, 0 to {n - 1}: town 0 is the "
-                         "town whose name comes first in alphabetical order, town 1 the second, "
-                         "and so on. You do not know the names.")
+            intro.append(
+                f"Your notes refer to the towns by number, 0 to {n - 1}: town 0 is the "
+                "town whose name comes first in alphabetical order, town 1 the second, "
+                "and so on. You do not know the names."
+            )
         facts = []
         for c in constraints:
             u = self._label(setup, conv, c["u"])

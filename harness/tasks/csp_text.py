@@ -21,8 +21,15 @@ from zoneinfo import ZoneInfo
 import numpy as np
 
 UTC = dt.timezone.utc
-_MONTHS = {m: i for i, m in enumerate(
-    ("january february march april may june july august september october november december").split(), 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        (
+            "january february march april may june july august september october november december"
+        ).split(),
+        1,
+    )
+}
 _MON3 = {m[:3]: i for m, i in _MONTHS.items()}
 
 
@@ -68,13 +75,19 @@ def _unique(task, setup, cands, constraints):
 
 # ----- seating ---------------------------------------------------------------------------
 def _seating(task, books):
-    guests = [g.strip() for g in _need(r"one guest per chair: ([^.]+)\.", books[0]["intro"],
-                                       "guest list")[1].split(",")]
+    guests = [
+        g.strip()
+        for g in _need(r"one guest per chair: ([^.]+)\.", books[0]["intro"], "guest list")[1].split(
+            ","
+        )
+    ]
     n = len(guests)
     setup = {"guests": guests, "n": n}
     cons = []
     for book in books:
-        m = _need(r"numbered (\d+) to (\d+) starting at the (window|door) end", book["intro"], "numbering")
+        m = _need(
+            r"numbered (\d+) to (\d+) starting at the (window|door) end", book["intro"], "numbering"
+        )
         base, window = int(m[1]), m[3] == "window"
 
         def pos(k, base=base, window=window):
@@ -92,7 +105,10 @@ def _seating(task, books):
                 cons.append({"t": "adj", "g": g(m[1]), "h": g(m[2])})
             elif m := re.fullmatch(r"(\w+) and (\w+) do not sit next to each other\.", line):
                 cons.append({"t": "not_adj", "g": g(m[1]), "h": g(m[2])})
-            elif m := re.fullmatch(r"Between (\w+) and (\w+) (nobody sits|exactly (\d+) (?:person|people) sits?)\.", line):
+            elif m := re.fullmatch(
+                r"Between (\w+) and (\w+) (nobody sits|exactly (\d+) (?:person|people) sits?)\.",
+                line,
+            ):
                 cons.append({"t": "gap", "g": g(m[1]), "h": g(m[2]), "k": int(m[4] or 0)})
             elif m := re.fullmatch(r"(\w+) has a lower chair number than (\w+)\.", line):
                 lo, hi = (m[1], m[2]) if window else (m[2], m[1])
@@ -122,8 +138,12 @@ def _sudoku(task, books):
 def _colouring(task, books):
     from harness.tasks.csp_grid import COLOURS
 
-    towns = [t.strip() for t in _need(r"The towns are: ([^.]+)\.", books[0]["intro"] + books[1]["intro"],
-                                      "town list")[1].split(",")]
+    towns = [
+        t.strip()
+        for t in _need(
+            r"The towns are: ([^.]+)\.", books[0]["intro"] + books[1]["intro"], "town list"
+        )[1].split(",")
+    ]
     alpha = sorted(towns)
 
     def idx(label):
@@ -138,8 +158,13 @@ def _colouring(task, books):
             if m := re.fullmatch(rf"{town} borders {town}\.", line):
                 cons.append({"t": "border", "u": idx(m[1]), "v": idx(m[2])})
             elif m := re.fullmatch(rf"{town} must (not )?be (\w+)\.", line):
-                cons.append({"t": "not_colour" if m[2] else "colour", "u": idx(m[1]),
-                             "c": COLOURS.index(m[3])})
+                cons.append(
+                    {
+                        "t": "not_colour" if m[2] else "colour",
+                        "u": idx(m[1]),
+                        "c": COLOURS.index(m[3]),
+                    }
+                )
             else:
                 raise _unread(line)
     setup = {"towns": towns}
@@ -222,13 +247,14 @@ def _meeting(task, books):
 
 # ----- delivery --------------------------------------------------------------------------
 def _delivery(task, books):
-    names = [c.strip() for c in _need(r"one per hour, to: ([^.]+)\.", books[0]["intro"],
-                                      "customer list")[1].split(",")]
-    n = len(names)
+    listed = _need(r"one per hour, to: ([^.]+)\.", books[0]["intro"], "customer list")[1]
+    names = [c.strip() for c in listed.split(",")]
     cons = []
     for book in books:
         zone = _zone(book["intro"])
-        first_text = _need(r"The first delivery is at (.+?) and the last at", book["intro"], "first slot")[1]
+        first_text = _need(
+            r"The first delivery is at (.+?) and the last at", book["intro"], "first slot"
+        )[1]
         year = int(_need(r"on the UTC date (\d{4})-", book["intro"], "date")[1])
         first = _stamp(first_text, zone, year)
 
@@ -253,7 +279,9 @@ def _delivery(task, books):
 # ----- room booking ----------------------------------------------------------------------
 def _rooms(task, books):
     intro = books[0]["intro"]
-    rooms = [r.strip() for r in _need(r"one of the rooms ([^.]+)\. Two", intro, "rooms")[1].split(",")]
+    rooms = [
+        r.strip() for r in _need(r"one of the rooms ([^.]+)\. Two", intro, "rooms")[1].split(",")
+    ]
     meetings = []
     for m in re.finditer(r"^\s*- (\w+): (.+?) to (.+?), (\d+) people$", intro, flags=re.MULTILINE):
         meetings.append({"name": m[1], "s": _hm(m[2]), "e": _hm(m[3]), "people": int(m[4])})
@@ -289,9 +317,13 @@ def _roster(task, books):
         base = int(_need(r"number the days from (\d)", book["intro"], "day numbering")[1])
         w = workers.index
         for line in book["facts"]:
-            if m := re.fullmatch(r"(\w+) (works|does not work) the (.+?) shift on day (\d+)\.", line):
+            if m := re.fullmatch(
+                r"(\w+) (works|does not work) the (.+?) shift on day (\d+)\.", line
+            ):
                 k = (int(m[4]) - base) * shifts + shift(m[3])
-                cons.append({"t": "works" if m[2] == "works" else "not_works", "w": w(m[1]), "k": k})
+                cons.append(
+                    {"t": "works" if m[2] == "works" else "not_works", "w": w(m[1]), "k": k}
+                )
             elif m := re.fullmatch(r"(\w+) is off on day (\d+)\.", line):
                 cons.append({"t": "off", "w": w(m[1]), "d": int(m[2]) - base})
             elif m := re.fullmatch(r"(\w+) never works the (.+?) shift\.", line):
@@ -317,7 +349,9 @@ def _recipe(task, books):
         for line in book["facts"]:
             if m := re.fullmatch(r"Use (at least|at most) (.+) of (\w+)\.", line):
                 total, cols = amounts[:, names.index(m[3])], None
-            elif m := re.fullmatch(r"(\w+) and (\w+) together come to (at least|at most) (.+)\.", line):
+            elif m := re.fullmatch(
+                r"(\w+) and (\w+) together come to (at least|at most) (.+)\.", line
+            ):
                 cols = [names.index(m[1].lower()), names.index(m[2])]
                 total = amounts[:, cols].sum(axis=1)
                 m = (None, m[3], m[4])

@@ -37,14 +37,27 @@ UTC = dt.timezone.utc
 #: Timezone pairs by difficulty: whole-hour offsets, then pairs whose offset difference changes
 #: with daylight saving, then half-hour offsets.
 ZONE_PAIRS = {
-    0: (("Europe/London", "Europe/Berlin"), ("America/New_York", "America/Chicago"),
-        ("Europe/Lisbon", "Europe/Madrid"), ("America/Denver", "America/Los_Angeles")),
-    1: (("Asia/Tokyo", "America/New_York"), ("Europe/Paris", "America/Los_Angeles"),
-        ("Australia/Sydney", "Europe/London"), ("America/Sao_Paulo", "Europe/Berlin"),
-        ("Asia/Singapore", "America/Chicago"), ("Europe/Madrid", "America/Denver")),
-    2: (("Asia/Kolkata", "America/New_York"), ("Australia/Adelaide", "Europe/Paris"),
-        ("America/St_Johns", "Asia/Tokyo"), ("Asia/Tehran", "America/Los_Angeles"),
-        ("Asia/Kolkata", "Australia/Sydney")),
+    0: (
+        ("Europe/London", "Europe/Berlin"),
+        ("America/New_York", "America/Chicago"),
+        ("Europe/Lisbon", "Europe/Madrid"),
+        ("America/Denver", "America/Los_Angeles"),
+    ),
+    1: (
+        ("Asia/Tokyo", "America/New_York"),
+        ("Europe/Paris", "America/Los_Angeles"),
+        ("Australia/Sydney", "Europe/London"),
+        ("America/Sao_Paulo", "Europe/Berlin"),
+        ("Asia/Singapore", "America/Chicago"),
+        ("Europe/Madrid", "America/Denver"),
+    ),
+    2: (
+        ("Asia/Kolkata", "America/New_York"),
+        ("Australia/Adelaide", "Europe/Paris"),
+        ("America/St_Johns", "Asia/Tokyo"),
+        ("Asia/Tehran", "America/Los_Angeles"),
+        ("Asia/Kolkata", "Australia/Sydney"),
+    ),
 }
 
 
@@ -95,7 +108,9 @@ def _ambiguous(t: dt.datetime) -> bool:
     """Whether the wall-clock reading of aware ``t`` occurs twice in its zone (DST fall-back)."""
     naive = t.replace(tzinfo=None)
     z = t.tzinfo
-    return naive.replace(tzinfo=z, fold=0).utcoffset() != naive.replace(tzinfo=z, fold=1).utcoffset()
+    return (
+        naive.replace(tzinfo=z, fold=0).utcoffset() != naive.replace(tzinfo=z, fold=1).utcoffset()
+    )
 
 
 def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
@@ -107,7 +122,8 @@ def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
 
 
 _TIME_RE = re.compile(
-    r"(?P<date>\d{4}-\d{2}-\d{2})[ T]+(?P<h>\d{1,2}):(?P<m>\d{2})(?::00)?\s*(?P<ampm>[AaPp]\.?[Mm]\.?)?"
+    r"(?P<date>\d{4}-\d{2}-\d{2})[ T]+(?P<h>\d{1,2}):(?P<m>\d{2})(?::00)?"
+    r"\s*(?P<ampm>[AaPp]\.?[Mm]\.?)?"
     r"\s*(?P<zone>(?:UTC|GMT)\s*[+-]\d{1,2}(?::?\d{2})?|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[A-Za-z]+/[A-Za-z_]+)?"
 )
 
@@ -164,8 +180,10 @@ def _tz_conventions(rng: random.Random, difficulty: int) -> dict:
     za, zb = rng.choice(ZONE_PAIRS[difficulty])
     if rng.random() < 0.5:
         za, zb = zb, za
-    return {"a": {"timezone": za, "clock": "24h", "date_format": "Tue 10 Mar"},
-            "b": {"timezone": zb, "clock": "12h", "date_format": "Tuesday, March 10"}}
+    return {
+        "a": {"timezone": za, "clock": "24h", "date_format": "Tue 10 Mar"},
+        "b": {"timezone": zb, "clock": "12h", "date_format": "Tuesday, March 10"},
+    }
 
 
 # =========================================================================================
@@ -180,17 +198,22 @@ class MeetingTimezones(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     '2026-05-13 16:00 UTC'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_meeting_timezones"
-    description = ("Schedule a call between two colleagues whose calendars are in different "
-                   "timezones (one 24-hour, one 12-hour clock).")
-    answer_format = ("the meeting START as date and time in UTC, 'YYYY-MM-DD HH:MM UTC', e.g. "
-                     "'2026-03-10 14:30 UTC' (an explicit offset such as '+09:00' is also read)")
+    description = (
+        "Schedule a call between two colleagues whose calendars are in different "
+        "timezones (one 24-hour, one 12-hour clock)."
+    )
+    answer_format = (
+        "the meeting START as date and time in UTC, 'YYYY-MM-DD HH:MM UTC', e.g. "
+        "'2026-03-10 14:30 UTC' (an explicit offset such as '+09:00' is also read)"
+    )
     title = "Meeting across timezones"
 
     _DURATION = {0: 60, 1: 60, 2: 90}
@@ -198,8 +221,14 @@ class MeetingTimezones(EliminationTask):
     def _setup(self, rng, difficulty):
         conv = _tz_conventions(rng, difficulty)
         a, b = rng.sample(GUEST_NAMES, 2)
-        return ({"date": random_date(rng).isoformat(), "duration": self._DURATION[difficulty],
-                 "people": {"a": a, "b": b}}, conv)
+        return (
+            {
+                "date": random_date(rng).isoformat(),
+                "duration": self._DURATION[difficulty],
+                "people": {"a": a, "b": b},
+            },
+            conv,
+        )
 
     def _candidates(self, setup):
         return _slot_array(setup["duration"])
@@ -246,8 +275,10 @@ class MeetingTimezones(EliminationTask):
         facts = []
         for c in sorted(constraints, key=lambda c: c.get("s", c.get("m", 0))):
             if c["t"] == "busy":
-                facts.append(f"{me} is busy from {local_stamp(date, c['s'], conv)} to "
-                             f"{local_stamp(date, c['e'], conv)}.")
+                facts.append(
+                    f"{me} is busy from {local_stamp(date, c['s'], conv)} to "
+                    f"{local_stamp(date, c['e'], conv)}."
+                )
             elif c["t"] == "from":
                 facts.append(f"{me} cannot start before {local_stamp(date, c['m'], conv)}.")
             else:
@@ -303,8 +334,9 @@ class MeetingTimezones(EliminationTask):
 
     def _naive_constraint(self, setup, conventions, c):
         # view b's local clock readings taken as view a's local time
-        shift = (_offset_minutes(setup["date"], 0, conventions["b"]["timezone"])
-                 - _offset_minutes(setup["date"], 0, conventions["a"]["timezone"]))
+        shift = _offset_minutes(setup["date"], 0, conventions["b"]["timezone"]) - _offset_minutes(
+            setup["date"], 0, conventions["a"]["timezone"]
+        )
         return {k: (v + shift if k in ("s", "e", "m") else v) for k, v in c.items()}
 
     def parse(self, text: str) -> Any:
@@ -336,17 +368,22 @@ class DeliveryWindows(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'Mateo, Quinn, Ines, Jonas, Priya'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_delivery_windows"
-    description = ("Order a van's hourly deliveries from customer time windows noted by two "
-                   "dispatchers in different timezones.")
-    answer_format = ("the customers' names in delivery order, first delivery first, comma "
-                     "separated, e.g. 'Ada, Bruno, Chiara, Dmitri, Elif'")
+    description = (
+        "Order a van's hourly deliveries from customer time windows noted by two "
+        "dispatchers in different timezones."
+    )
+    answer_format = (
+        "the customers' names in delivery order, first delivery first, comma "
+        "separated, e.g. 'Ada, Bruno, Chiara, Dmitri, Elif'"
+    )
     title = "Delivery windows"
 
     _SIZES = {0: 4, 1: 5, 2: 6}
@@ -354,8 +391,14 @@ class DeliveryWindows(EliminationTask):
     def _setup(self, rng, difficulty):
         conv = _tz_conventions(rng, difficulty)
         n = self._SIZES[difficulty]
-        return ({"date": random_date(rng).isoformat(), "first": 60 * rng.randrange(0, 24 - n),
-                 "customers": sorted(rng.sample(GUEST_NAMES, n))}, conv)
+        return (
+            {
+                "date": random_date(rng).isoformat(),
+                "first": 60 * rng.randrange(0, 24 - n),
+                "customers": sorted(rng.sample(GUEST_NAMES, n)),
+            },
+            conv,
+        )
 
     def _candidates(self, setup):
         return permutations_array(len(setup["customers"]))
@@ -438,8 +481,10 @@ class DeliveryWindows(EliminationTask):
         # view b's clock readings taken as view a's local time: slot index shifts by the
         # offset difference in hours (a fractional slot matches no real slot)
         first = setup["first"]
-        shift = (_offset_minutes(setup["date"], first, conventions["b"]["timezone"])
-                 - _offset_minutes(setup["date"], first, conventions["a"]["timezone"])) / 60
+        shift = (
+            _offset_minutes(setup["date"], first, conventions["b"]["timezone"])
+            - _offset_minutes(setup["date"], first, conventions["a"]["timezone"])
+        ) / 60
         return dict(c, j=c["j"] + shift) if "j" in c else c
 
     def parse(self, text: str) -> Any:
@@ -484,17 +529,22 @@ class RoomBooking(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'Gemini: Birch; Horizon: Cedar; Delta: Cedar; Apollo: Aspen'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_room_booking"
-    description = ("Put meetings into rooms around existing bookings; one notebook uses the "
-                   "24-hour clock, the other AM/PM.")
-    answer_format = ("each meeting with its room, separated by semicolons, e.g. "
-                     "'Apollo: Cedar; Borealis: Aspen; Comet: Cedar'")
+    description = (
+        "Put meetings into rooms around existing bookings; one notebook uses the "
+        "24-hour clock, the other AM/PM."
+    )
+    answer_format = (
+        "each meeting with its room, separated by semicolons, e.g. "
+        "'Apollo: Cedar; Borealis: Aspen; Comet: Cedar'"
+    )
     title = "Room booking"
 
     _SIZES = {0: (3, 3), 1: (4, 3), 2: (5, 4)}
@@ -505,8 +555,9 @@ class RoomBooking(EliminationTask):
         for name in rng.sample(MEETING_NAMES, n):
             length = 30 * rng.randint(1, 4)
             start = 30 * rng.randrange(18, 38 - length // 30 + 1)  # 09:00 .. 19:00
-            meetings.append({"name": name, "s": start, "e": start + length,
-                             "people": rng.randint(2, 12)})
+            meetings.append(
+                {"name": name, "s": start, "e": start + length, "people": rng.randint(2, 12)}
+            )
         conv = {"a": {"clock": "24h"}, "b": {"clock": "12h"}}
         return {"meetings": meetings, "rooms": sorted(rng.sample(ROOM_NAMES, r))}, conv
 
@@ -533,7 +584,9 @@ class RoomBooking(EliminationTask):
         s = 15 * rng.randint(max(lo, victim["s"] - 60) // 15, victim["s"] // 15)
         e = 15 * rng.randint(-(-victim["e"] // 15), min(hi, victim["e"] + 60) // 15)
         if rng.random() < 0.5:  # sometimes overlap only part of the meeting
-            mid = 15 * rng.randint(victim["s"] // 15 + 1, max(victim["s"] // 15 + 1, victim["e"] // 15 - 1))
+            mid = 15 * rng.randint(
+                victim["s"] // 15 + 1, max(victim["s"] // 15 + 1, victim["e"] // 15 - 1)
+            )
             s, e = (s, mid) if rng.random() < 0.5 else (mid, e)
             if not (s < victim["e"] and victim["s"] < e):
                 s, e = victim["s"], victim["e"]
@@ -564,20 +617,26 @@ class RoomBooking(EliminationTask):
             f"Today's meetings must each get one of the rooms {', '.join(rooms)}. Two meetings "
             "whose times overlap cannot share a room; a meeting ending exactly when another "
             "starts does not overlap it.",
-            f"All times in your notes use the {'24-hour clock' if style == '24h' else '12-hour clock with AM/PM'}.",
+            "All times in your notes use the "
+            + ("24-hour clock." if style == "24h" else "12-hour clock with AM/PM."),
             "Meetings:",
         ]
         for m in setup["meetings"]:
-            intro.append(f"  - {m['name']}: {self._hm(m['s'], style)} to {self._hm(m['e'], style)}, "
-                         f"{m['people']} people")
-        intro.append("Your notebook lists some facts about the rooms; the other notebook lists "
-                     "the rest.")
+            intro.append(
+                f"  - {m['name']}: {self._hm(m['s'], style)} to {self._hm(m['e'], style)}, "
+                f"{m['people']} people"
+            )
+        intro.append(
+            "Your notebook lists some facts about the rooms; the other notebook lists the rest."
+        )
         facts = []
         for c in constraints:
             room = rooms[c["r"]]
             if c["t"] == "booked":
-                facts.append(f"{room} is already booked from {self._hm(c['s'], style)} to "
-                             f"{self._hm(c['e'], style)}.")
+                facts.append(
+                    f"{room} is already booked from {self._hm(c['s'], style)} to "
+                    f"{self._hm(c['e'], style)}."
+                )
             else:
                 facts.append(f"{room} seats at most {c['cap']} people.")
         return {"intro": intro, "facts": facts}
@@ -611,7 +670,9 @@ class RoomBooking(EliminationTask):
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
-        out = {k.capitalize(): v.capitalize() for k, v in pairs if _WORD.match(k) and _WORD.match(v)}
+        out = {
+            k.capitalize(): v.capitalize() for k, v in pairs if _WORD.match(k) and _WORD.match(v)
+        }
         return out or UNPARSED
 
 
@@ -646,19 +707,24 @@ class ShiftRoster(EliminationTask):
     >>> task = get_task("csp_shift_roster")
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
-    'Day 1 early: Mateo; Day 1 late: Nadia; Day 2 early: Mateo; Day 2 late: Bruno; Day 3 early: Nadia; Day 3 late: Ines; Day 4 early: Ines; Day 4 late: Bruno'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    'Day 1 early: Mateo; Day 1 late: Nadia; Day 2 early: Mateo; ... Day 4 late: Bruno'
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_shift_roster"
-    description = ("Fill a shift roster; one manager numbers days from 1 with 24-hour times, "
-                   "the other from 0 with AM/PM times.")
-    answer_format = ("one entry per shift, 'Day <n> <early|late|night>: <name>' separated by "
-                     "semicolons, days numbered FROM 1 (early starts 06:00, late 14:00, night "
-                     "22:00), e.g. 'Day 1 early: Ada; Day 1 late: Bruno; Day 2 early: Bruno'")
+    description = (
+        "Fill a shift roster; one manager numbers days from 1 with 24-hour times, "
+        "the other from 0 with AM/PM times."
+    )
+    answer_format = (
+        "one entry per shift, 'Day <n> <early|late|night>: <name>' separated by "
+        "semicolons, days numbered FROM 1 (early starts 06:00, late 14:00, night "
+        "22:00), e.g. 'Day 1 early: Ada; Day 1 late: Bruno; Day 2 early: Bruno'"
+    )
     title = "Shift roster"
 
     _SIZES = {0: (3, 2, 3), 1: (4, 2, 4), 2: (4, 3, 4)}  # days, shifts per day, workers
@@ -666,8 +732,10 @@ class ShiftRoster(EliminationTask):
     def _setup(self, rng, difficulty):
         days, shifts, workers = self._SIZES[difficulty]
         conv = {"a": {"index_base": 1, "clock": "24h"}, "b": {"index_base": 0, "clock": "12h"}}
-        return ({"days": days, "shifts": shifts,
-                 "workers": sorted(rng.sample(GUEST_NAMES, workers))}, conv)
+        return (
+            {"days": days, "shifts": shifts, "workers": sorted(rng.sample(GUEST_NAMES, workers))},
+            conv,
+        )
 
     def _candidates(self, setup):
         return _rosters(setup["days"], setup["shifts"], len(setup["workers"]))
@@ -680,11 +748,15 @@ class ShiftRoster(EliminationTask):
         if kind == "works":
             return {"t": "works", "w": w, "k": rng.choice(mine)}
         if kind == "off":
-            free = [d for d in range(days) if all(target[d * shifts + s] != w for s in range(shifts))]
+            free = [
+                d for d in range(days) if all(target[d * shifts + s] != w for s in range(shifts))
+            ]
             if free:
                 return {"t": "off", "w": w, "d": rng.choice(free)}
         if kind == "never_shift":
-            unused = [s for s in range(shifts) if all(target[d * shifts + s] != w for d in range(days))]
+            unused = [
+                s for s in range(shifts) if all(target[d * shifts + s] != w for d in range(days))
+            ]
             if unused:
                 return {"t": "never_shift", "w": w, "s": rng.choice(unused)}
         other = [k for k in range(days * shifts) if target[k] != w]
@@ -699,9 +771,9 @@ class ShiftRoster(EliminationTask):
         if c["t"] == "not_works":
             return cands[:, c["k"]] != w
         if c["t"] == "off":
-            return (cands[:, c["d"] * shifts:(c["d"] + 1) * shifts] != w).all(axis=1)
+            return (cands[:, c["d"] * shifts : (c["d"] + 1) * shifts] != w).all(axis=1)
         if c["t"] == "never_shift":
-            return (cands[:, c["s"]::shifts] != w).all(axis=1)
+            return (cands[:, c["s"] :: shifts] != w).all(axis=1)
         raise ValueError(f"unknown roster constraint {c!r}")
 
     @staticmethod
@@ -724,9 +796,11 @@ class ShiftRoster(EliminationTask):
             f"{days} consecutive days, {first} to {last}. Every day has {shifts} shifts: "
             f"{shift_list}. Each shift needs exactly one worker.",
             f"Everyone works exactly {k} shifts, and nobody works two shifts on the same day.",
-            (f"Your notes number the days from {conv['index_base']} (the first day is "
-             f"{self._day(setup, conv, 0)}) and use the "
-             f"{'24-hour clock' if conv['clock'] == '24h' else '12-hour clock with AM/PM'}."),
+            (
+                f"Your notes number the days from {conv['index_base']} (the first day is "
+                f"{self._day(setup, conv, 0)}) and use the "
+                f"{'24-hour clock' if conv['clock'] == '24h' else '12-hour clock with AM/PM'}."
+            ),
         ]
         facts = []
         for c in constraints:
@@ -734,7 +808,9 @@ class ShiftRoster(EliminationTask):
             if c["t"] in ("works", "not_works"):
                 d, s = divmod(c["k"], shifts)
                 verb = "works" if c["t"] == "works" else "does not work"
-                facts.append(f"{who} {verb} the {self._shift(conv, s)} shift on {self._day(setup, conv, d)}.")
+                facts.append(
+                    f"{who} {verb} the {self._shift(conv, s)} shift on {self._day(setup, conv, d)}."
+                )
             elif c["t"] == "off":
                 facts.append(f"{who} is off on {self._day(setup, conv, c['d'])}.")
             else:

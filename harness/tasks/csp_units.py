@@ -11,7 +11,6 @@ view never change which answers satisfy it.
 from __future__ import annotations
 
 import itertools
-import json
 import random
 import re
 from functools import lru_cache
@@ -128,24 +127,32 @@ class RecipeUnits(EliminationTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'flour=400 g; sugar=50 g; butter=150 g; cocoa=50 g'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_recipe_units"
-    description = ("Fix a cake's ingredient amounts; one cook's limits are metric (g, ml), the "
-                   "other's US customary (oz, lb, fl oz, cups).")
-    answer_format = ("every ingredient with its amount in grams or millilitres, separated by "
-                     "semicolons, e.g. 'flour=250 g; sugar=100 g; milk=200 ml'")
+    description = (
+        "Fix a cake's ingredient amounts; one cook's limits are metric (g, ml), the "
+        "other's US customary (oz, lb, fl oz, cups)."
+    )
+    answer_format = (
+        "every ingredient with its amount in grams or millilitres, separated by "
+        "semicolons, e.g. 'flour=250 g; sugar=100 g; milk=200 ml'"
+    )
     title = "Recipe amounts"
 
     _SIZES = {0: 3, 1: 4, 2: 5}
 
     def _setup(self, rng, difficulty):
         names = rng.sample(sorted(INGREDIENTS), self._SIZES[difficulty])
-        conv = {"a": {"units": "metric (g, ml)"}, "b": {"units": "US customary (oz, lb, fl oz, cups)"}}
+        conv = {
+            "a": {"units": "metric (g, ml)"},
+            "b": {"units": "US customary (oz, lb, fl oz, cups)"},
+        }
         return {"ingredients": names}, conv
 
     def _candidates(self, setup):
@@ -174,10 +181,19 @@ class RecipeUnits(EliminationTask):
             total = vals[x] + self._values(setup, j)[int(target[j])]
             pos = sums.index(total)
             if rng.random() < 0.5 and pos + 1 < len(sums):
-                return {"t": "sum_max", "i": min(i, j), "j": max(i, j),
-                        "v": (sums[pos] + sums[pos + 1]) / 2}
+                return {
+                    "t": "sum_max",
+                    "i": min(i, j),
+                    "j": max(i, j),
+                    "v": (sums[pos] + sums[pos + 1]) / 2,
+                }
             if pos > 0:
-                return {"t": "sum_min", "i": min(i, j), "j": max(i, j), "v": (sums[pos - 1] + sums[pos]) / 2}
+                return {
+                    "t": "sum_min",
+                    "i": min(i, j),
+                    "j": max(i, j),
+                    "v": (sums[pos - 1] + sums[pos]) / 2,
+                }
         if x > 0:
             return {"t": "min", "i": i, "v": (vals[x - 1] + vals[x]) / 2}
         return {"t": "max", "i": i, "v": (vals[x] + vals[x + 1]) / 2}
@@ -201,13 +217,21 @@ class RecipeUnits(EliminationTask):
     def _view_lines(self, setup, conv, constraints):
         metric = conv["units"].startswith("metric")
         names = setup["ingredients"]
-        intro = ["A cake recipe uses these ingredients; each amount must be one of the listed "
-                 "pack sizes (the shop sells metric packs):"]
+        intro = [
+            "A cake recipe uses these ingredients; each amount must be one of the listed "
+            "pack sizes (the shop sells metric packs):"
+        ]
         for n in names:
             unit, vals = INGREDIENTS[n]
             intro.append(f"  - {n}: {', '.join(str(v) for v in vals)} {unit}")
-        intro.append("Your notes use " + ("metric units (grams, millilitres)." if metric else
-                     "US customary units (ounces, pounds, US fluid ounces, US cups)."))
+        intro.append(
+            "Your notes use "
+            + (
+                "metric units (grams, millilitres)."
+                if metric
+                else "US customary units (ounces, pounds, US fluid ounces, US cups)."
+            )
+        )
         facts = []
         for c in constraints:
             unit = INGREDIENTS[names[c["i"]]][0]
@@ -217,8 +241,10 @@ class RecipeUnits(EliminationTask):
                 facts.append(f"Use {word} {amount} of {names[c['i']]}.")
             else:
                 word = "at most" if c["t"] == "sum_max" else "at least"
-                facts.append(f"{names[c['i']].capitalize()} and {names[c['j']]} together come to "
-                             f"{word} {amount}.")
+                facts.append(
+                    f"{names[c['i']].capitalize()} and {names[c['j']]} together come to "
+                    f"{word} {amount}."
+                )
         return {"intro": intro, "facts": facts}
 
     def _answer_of(self, setup, vector):
@@ -270,8 +296,26 @@ class RecipeUnits(EliminationTask):
 
 
 # =========================================================================================
-GEAR = ("tent", "stove", "rope", "lamp", "camera", "tripod", "kettle", "radio", "blanket",
-        "compass", "shovel", "hammock", "cooler", "easel", "guitar", "drone", "telescope", "kayak")
+GEAR = (
+    "tent",
+    "stove",
+    "rope",
+    "lamp",
+    "camera",
+    "tripod",
+    "kettle",
+    "radio",
+    "blanket",
+    "compass",
+    "shovel",
+    "hammock",
+    "cooler",
+    "easel",
+    "guitar",
+    "drone",
+    "telescope",
+    "kayak",
+)
 
 
 def _subsets(n: int) -> np.ndarray:
@@ -280,7 +324,7 @@ def _subsets(n: int) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _subset_cache(n: int) -> np.ndarray:
-    arr = ((np.arange(2 ** n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    arr = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
     arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
@@ -303,14 +347,20 @@ class _SplitItemsTask(Task):
         return solve(self, text)
 
     def render_view(self, view: View) -> str:
-        return "\n".join(view.data["intro"]) + "\nYour notes:\n" + "\n".join(
-            f"  - {f}" for f in view.data["facts"])
+        return (
+            "\n".join(view.data["intro"])
+            + "\nYour notes:\n"
+            + "\n".join(f"  - {f}" for f in view.data["facts"])
+        )
 
     def render(self, instance: Instance) -> str:
         a, b = self.split(instance)
-        return (f"{self.title}\n\nThe information comes from two notebooks that use different "
-                "units or currencies; each notebook states its own.\n\n"
-                f"--- Notebook 1 ---\n{self.render_view(a)}\n\n--- Notebook 2 ---\n{self.render_view(b)}")
+        return (
+            f"{self.title}\n\nThe information comes from two notebooks that use different "
+            "units or currencies; each notebook states its own.\n\n"
+            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Notebook 2 ---\n{self.render_view(b)}"
+        )
 
 
 @register
@@ -325,24 +375,30 @@ class KnapsackUnits(_SplitItemsTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'cooler, guitar, kettle'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_knapsack_units"
-    description = ("Choose the most valuable gear under a weight limit; half the items are "
-                   "weighed in kilograms, half in pounds.")
-    answer_format = ("the names of the items to pack, comma separated, in any order, e.g. "
-                     "'tent, rope, lamp'")
+    description = (
+        "Choose the most valuable gear under a weight limit; half the items are "
+        "weighed in kilograms, half in pounds."
+    )
+    answer_format = (
+        "the names of the items to pack, comma separated, in any order, e.g. 'tent, rope, lamp'"
+    )
     title = "Packing under a weight limit"
 
     _SIZES = {0: 6, 1: 8, 2: 10}
 
     def _draw_items(self, rng, names):
-        return [{"name": n, "grams": 100 * rng.randint(5, 60), "value": rng.randint(1, 40)}
-                for n in names]
+        return [
+            {"name": n, "grams": 100 * rng.randint(5, 60), "value": rng.randint(1, 40)}
+            for n in names
+        ]
 
     @staticmethod
     def _capacity(rng, total):
@@ -374,11 +430,14 @@ class KnapsackUnits(_SplitItemsTask):
             items = self._draw_items(rng, names)
             total = sum(it["grams"] for it in items)
             cap = self._capacity(rng, total)
-            data = {"a": {"items": items[: n // 2], "capacity_grams": cap},
-                    "b": {"items": items[n // 2:]}}
+            data = {
+                "a": {"items": items[: n // 2], "capacity_grams": cap},
+                "b": {"items": items[n // 2 :]},
+            }
             if self._ok(data):
-                return self._finish(seed, difficulty, data,
-                                    {"a": {"mass_unit": "kg"}, "b": {"mass_unit": "lb"}})
+                return self._finish(
+                    seed, difficulty, data, {"a": {"mass_unit": "kg"}, "b": {"mass_unit": "lb"}}
+                )
         raise RuntimeError(f"{self.name}: no instance with a unique best load for seed {seed}")
 
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
@@ -408,14 +467,21 @@ class KnapsackUnits(_SplitItemsTask):
         for s in SIDES:
             part = instance.data[s]
             unit = instance.conventions[s]["mass_unit"]
-            intro = ["You are packing for an expedition. Choose items so the total weight does "
-                     "not exceed the limit and the total value is as large as possible. Each "
-                     "item is taken whole or left behind; the other notebook lists more items.",
-                     f"Your notes give weights in {'kilograms (kg)' if unit == 'kg' else 'pounds (lb)'}."]
+            intro = [
+                "You are packing for an expedition. Choose items so the total weight does "
+                "not exceed the limit and the total value is as large as possible. Each "
+                "item is taken whole or left behind; the other notebook lists more items.",
+                "Your notes give weights in "
+                + ("kilograms (kg)." if unit == "kg" else "pounds (lb)."),
+            ]
             if "capacity_grams" in part:
-                intro.append(f"The load may weigh at most {self._mass(part['capacity_grams'], unit)}.")
-            facts = [f"{it['name']}: {self._mass(it['grams'], unit)}, value {it['value']}"
-                     for it in part["items"]]
+                intro.append(
+                    f"The load may weigh at most {self._mass(part['capacity_grams'], unit)}."
+                )
+            facts = [
+                f"{it['name']}: {self._mass(it['grams'], unit)}, value {it['value']}"
+                for it in part["items"]
+            ]
             views.append(View(s, {"intro": intro, "facts": facts}, dict(instance.conventions[s])))
         return views[0], views[1]
 
@@ -519,17 +585,22 @@ class BudgetCurrency(_SplitItemsTask):
     >>> inst = task.generate(0)
     >>> task.format_answer(task.oracle(inst))
     'venue=Orangery; photos=Candid; catering=Buffet'
-    >>> task.grade(inst, task.extract_answer("FINAL ANSWER: " + task.format_answer(task.oracle(inst))))
+    >>> text = "FINAL ANSWER: " + task.format_answer(task.oracle(inst))
+    >>> task.grade(inst, task.extract_answer(text))
     1.0
     >>> task.grade(inst, task.solve_text(task.render(inst)))  # solvable from the text alone
     1.0
     """
 
     name = "csp_budget_currency"
-    description = ("Plan an event within budget; one planner's quotes are in euros, the other's "
-                   "and the budget in US dollars, pounds, yen or Swedish kronor.")
-    answer_format = ("one option per category, separated by semicolons, e.g. "
-                     "'venue=Loft; catering=Tapas; music=Trio'")
+    description = (
+        "Plan an event within budget; one planner's quotes are in euros, the other's "
+        "and the budget in US dollars, pounds, yen or Swedish kronor."
+    )
+    answer_format = (
+        "one option per category, separated by semicolons, e.g. "
+        "'venue=Loft; catering=Tapas; music=Trio'"
+    )
     title = "Event budget"
 
     _SIZES = {0: (3, 2), 1: (3, 3), 2: (4, 3)}  # categories, options per category
@@ -552,10 +623,13 @@ class BudgetCurrency(_SplitItemsTask):
         rate = data["rate"] if rate is None else rate
         cats = list(data["a"]["options"]) + list(data["b"]["options"])
         na = len(data["a"]["options"])
-        opts = [data["a"]["options"][c] for c in data["a"]["options"]] + \
-               [data["b"]["options"][c] for c in data["b"]["options"]]
-        eur = [np.array([o["price"] for o in ops], dtype=float) / (1.0 if i < na else rate)
-               for i, ops in enumerate(opts)]
+        opts = [data["a"]["options"][c] for c in data["a"]["options"]] + [
+            data["b"]["options"][c] for c in data["b"]["options"]
+        ]
+        eur = [
+            np.array([o["price"] for o in ops], dtype=float) / (1.0 if i < na else rate)
+            for i, ops in enumerate(opts)
+        ]
         rat = [np.array([o["rating"] for o in ops]) for ops in opts]
         combos = np.array(list(itertools.product(*[range(len(o)) for o in opts])))
         total = sum(eur[i][combos[:, i]] for i in range(len(opts)))
@@ -601,13 +675,16 @@ class BudgetCurrency(_SplitItemsTask):
             cur = rng.choice(sorted(CURRENCIES))
             lo, hi = CURRENCIES[cur][2]
             rate = round(rng.uniform(lo, hi), 2)
-            data = {"rate": rate,
-                    "a": {"options": self._draw_side(rng, cats[:split], k, "EUR", 1.0)},
-                    "b": {"options": self._draw_side(rng, cats[split:], k, cur, rate)}}
+            data = {
+                "rate": rate,
+                "a": {"options": self._draw_side(rng, cats[:split], k, "EUR", 1.0)},
+                "b": {"options": self._draw_side(rng, cats[split:], k, cur, rate)},
+            }
             data["b"]["budget"] = self._budget(rng, data, cur)
             if self._ok(data):
-                return self._finish(seed, difficulty, data,
-                                    {"a": {"currency": "EUR"}, "b": {"currency": cur}})
+                return self._finish(
+                    seed, difficulty, data, {"a": {"currency": "EUR"}, "b": {"currency": cur}}
+                )
         raise RuntimeError(f"{self.name}: no instance with a unique best plan for seed {seed}")
 
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
@@ -619,8 +696,11 @@ class BudgetCurrency(_SplitItemsTask):
         k = len(next(iter(data0["a"]["options"].values())))
         for _ in range(10_000):
             if keep == "a":
-                part = {"options": self._draw_side(rng, list(data0["b"]["options"]), k, cur,
-                                                   data0["rate"])}
+                part = {
+                    "options": self._draw_side(
+                        rng, list(data0["b"]["options"]), k, cur, data0["rate"]
+                    )
+                }
                 data = {"rate": data0["rate"], "a": data0["a"], "b": part}
                 data["b"]["budget"] = self._budget(rng, data, cur)
             else:
@@ -643,17 +723,23 @@ class BudgetCurrency(_SplitItemsTask):
             part = instance.data[s]
             cur = instance.conventions[s]["currency"]
             cur_name = "euros (EUR)" if cur == "EUR" else f"{CURRENCIES[cur][0]} ({cur})"
-            intro = ["You are planning a party. Pick exactly one option in every category so that "
-                     "the total cost stays within the budget and the sum of the ratings (1-10) is "
-                     "as high as possible; if several plans tie on rating, take the cheapest. "
-                     "The other notebook covers the other categories.",
-                     f"Your quotes are in {cur_name}. Exchange rate: 1 EUR = {rate:.2f} {cur_b}."]
+            intro = [
+                "You are planning a party. Pick exactly one option in every category so that "
+                "the total cost stays within the budget and the sum of the ratings (1-10) is "
+                "as high as possible; if several plans tie on rating, take the cheapest. "
+                "The other notebook covers the other categories.",
+                f"Your quotes are in {cur_name}. Exchange rate: 1 EUR = {rate:.2f} {cur_b}.",
+            ]
             if "budget" in part:
-                intro.append(f"The whole party may cost at most {self._money(part['budget'], cur)}.")
+                intro.append(
+                    f"The whole party may cost at most {self._money(part['budget'], cur)}."
+                )
             facts = []
             for cat, ops in part["options"].items():
-                line = "; ".join(f"{o['name']} {self._money(o['price'], cur)} (rating {o['rating']})"
-                                 for o in ops)
+                line = "; ".join(
+                    f"{o['name']} {self._money(o['price'], cur)} (rating {o['rating']})"
+                    for o in ops
+                )
                 facts.append(f"{cat}: {line}")
             views.append(View(s, {"intro": intro, "facts": facts}, dict(instance.conventions[s])))
         return views[0], views[1]

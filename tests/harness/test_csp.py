@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from zoneinfo import ZoneInfo
 
 import numpy as np
 import pytest
@@ -18,7 +19,12 @@ from hypothesis import strategies as st
 
 from harness.base import UNPARSED
 from harness.registry import get_task, list_tasks
-from harness.tasks.csp_common import EliminationTask, parse_name_list, parse_pairs, permutations_array
+from harness.tasks.csp_common import (
+    EliminationTask,
+    parse_name_list,
+    parse_pairs,
+    permutations_array,
+)
 from harness.tasks.csp_grid import sudoku4_grids
 from harness.tasks.csp_time import clock, local_stamp, parse_instant, utc_offset_text
 from harness.tasks.csp_units import convert, imperial_text, parse_quantity
@@ -26,9 +32,16 @@ from harness.tasks.csp_units import convert, imperial_text, parse_quantity
 CSP = list_tasks("csp")
 CSP_IDS = [t.name for t in CSP]
 EXPECTED = {
-    "csp_budget_currency", "csp_delivery_windows", "csp_graph_colouring", "csp_knapsack_units",
-    "csp_meeting_timezones", "csp_recipe_units", "csp_room_booking", "csp_seating",
-    "csp_shift_roster", "csp_sudoku4",
+    "csp_budget_currency",
+    "csp_delivery_windows",
+    "csp_graph_colouring",
+    "csp_knapsack_units",
+    "csp_meeting_timezones",
+    "csp_recipe_units",
+    "csp_room_booking",
+    "csp_seating",
+    "csp_shift_roster",
+    "csp_sudoku4",
 }
 
 
@@ -55,11 +68,19 @@ def test_imperial_text_switches_units():
     assert imperial_text(236.5882365, "ml") == "1.00 cups"
 
 
-@pytest.mark.parametrize("text, value, unit", [
-    ("250 g", 250.0, "g"), ("0.25 kg", 250.0, "g"), ("1 lb", 453.59237, "g"),
-    ("8 fl oz", 236.5882365, "ml"), ("8 floz", 236.5882365, "ml"), ("1 cup", 236.5882365, "ml"),
-    ("0.2 l", 200.0, "ml"), ("3.53oz", 3.53 * 28.349523125, "g"),
-])
+@pytest.mark.parametrize(
+    "text, value, unit",
+    [
+        ("250 g", 250.0, "g"),
+        ("0.25 kg", 250.0, "g"),
+        ("1 lb", 453.59237, "g"),
+        ("8 fl oz", 236.5882365, "ml"),
+        ("8 floz", 236.5882365, "ml"),
+        ("1 cup", 236.5882365, "ml"),
+        ("0.2 l", 200.0, "ml"),
+        ("3.53oz", 3.53 * 28.349523125, "g"),
+    ],
+)
 def test_parse_quantity(text, value, unit):
     v, u = parse_quantity(text)
     assert u == unit and v == pytest.approx(value, rel=1e-9)
@@ -94,22 +115,35 @@ def test_timezones_follow_daylight_saving():
     assert utc_offset_text("2026-01-15", 0, "America/St_Johns") == "UTC-03:30"
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("2026-03-10 14:30 UTC", "2026-03-10 14:30"),
-    ("2026-03-10T14:30Z", "2026-03-10 14:30"),
-    ("2026-03-10 09:30 +09:00", "2026-03-10 00:30"),
-    ("2026-03-10 2:30 PM UTC", "2026-03-10 14:30"),
-    ("2026-03-10 12:15 AM UTC", "2026-03-10 00:15"),
-    ("2026-07-01 09:00 Europe/London", "2026-07-01 08:00"),
-    ("2026-03-10 10:00 UTC-4", "2026-03-10 14:00"),
-    ("2026-03-10 14:30", "2026-03-10 14:30"),  # no zone: read as UTC, as the format asks
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("2026-03-10 14:30 UTC", "2026-03-10 14:30"),
+        ("2026-03-10T14:30Z", "2026-03-10 14:30"),
+        ("2026-03-10 09:30 +09:00", "2026-03-10 00:30"),
+        ("2026-03-10 2:30 PM UTC", "2026-03-10 14:30"),
+        ("2026-03-10 12:15 AM UTC", "2026-03-10 00:15"),
+        ("2026-07-01 09:00 Europe/London", "2026-07-01 08:00"),
+        ("2026-03-10 10:00 UTC-4", "2026-03-10 14:00"),
+        ("2026-03-10 14:30", "2026-03-10 14:30"),  # no zone: read as UTC, as the format asks
+    ],
+)
 def test_parse_instant(text, expected):
     assert f"{parse_instant(text):%Y-%m-%d %H:%M}" == expected
 
 
-@pytest.mark.parametrize("text", ["", "tomorrow at noon", "2026-13-40 10:00 UTC",
-                                  "2026-03-10 25:00 UTC", "2026-03-10 13:00 PM UTC", None, 42])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "tomorrow at noon",
+        "2026-13-40 10:00 UTC",
+        "2026-03-10 25:00 UTC",
+        "2026-03-10 13:00 PM UTC",
+        None,
+        42,
+    ],
+)
 def test_parse_instant_rejects(text):
     assert parse_instant(text) is None
 
@@ -215,8 +249,14 @@ def test_seating_door_numbering_reverses_order():
     assert "numbered 0 to 4 starting at the door end" in task.render_view(b)
     guests, n = inst.data["setup"]["guests"], inst.data["setup"]["n"]
     c = {"t": "seat", "g": 0, "p": 0}  # canonical: window-end chair
-    assert task._sentence(inst.data["setup"], inst.conventions["a"], c) == f"{guests[0]} sits in chair 1."
-    assert task._sentence(inst.data["setup"], inst.conventions["b"], c) == f"{guests[0]} sits in chair {n - 1}."
+    assert (
+        task._sentence(inst.data["setup"], inst.conventions["a"], c)
+        == f"{guests[0]} sits in chair 1."
+    )
+    assert (
+        task._sentence(inst.data["setup"], inst.conventions["b"], c)
+        == f"{guests[0]} sits in chair {n - 1}."
+    )
 
 
 def test_sudoku_grade_is_fraction_of_cells():
@@ -224,7 +264,7 @@ def test_sudoku_grade_is_fraction_of_cells():
     truth = task.oracle(inst)
     cells = list(truth.replace("/", ""))
     cells[0] = "1" if cells[0] != "1" else "2"
-    wrong = "/".join("".join(cells[i:i + 4]) for i in range(0, 16, 4))
+    wrong = "/".join("".join(cells[i : i + 4]) for i in range(0, 16, 4))
     assert task.grade(inst, wrong) == pytest.approx(15 / 16)
     assert task.parse("[[1,2,3,4],[3,4,1,2],[2,1,4,3],[4,3,2,1]]") == "1234/3412/2143/4321"
     assert task.parse("1234 3412 2143 432") is UNPARSED
@@ -275,7 +315,13 @@ def test_meeting_grade_counts_rules():
     assert score < 1.0 and (score * n_rules) == pytest.approx(round(score * n_rules))
     # the same instant written with a local offset is the same answer
     t = parse_instant(truth)
-    assert task.grade(inst, task.parse(f"{t.astimezone(__import__('zoneinfo').ZoneInfo('Asia/Tokyo')):%Y-%m-%d %H:%M} Asia/Tokyo")) == 1.0
+    assert (
+        task.grade(
+            inst,
+            task.parse(f"{t.astimezone(ZoneInfo('Asia/Tokyo')):%Y-%m-%d %H:%M} Asia/Tokyo"),
+        )
+        == 1.0
+    )
     # off the half-hour grid violates the grid rule even if the calendars allow it
     off = f"{t:%Y-%m-%d} {t.hour:02d}:{(t.minute + 10) % 60:02d} UTC"
     assert task.grade(inst, off) < 1.0
@@ -287,7 +333,9 @@ def test_meeting_views_in_their_own_timezones():
     za, zb = inst.conventions["a"]["timezone"], inst.conventions["b"]["timezone"]
     assert za != zb
     assert za in task.render_view(a) and zb not in task.render_view(a)
-    assert zb in task.render_view(b) and ("AM" in task.render_view(b) or "PM" in task.render_view(b))
+    assert zb in task.render_view(b) and (
+        "AM" in task.render_view(b) or "PM" in task.render_view(b)
+    )
 
 
 def test_delivery_grade_and_parse():
@@ -345,7 +393,10 @@ def test_recipe_accepts_imperial_answers():
     first = next(iter(truth))
     wrong = dict(truth, **{first: "999 g"})
     assert task.grade(inst, wrong) == pytest.approx((len(truth) - 1) / len(truth))
-    assert task.parse("flour=250 g; sugar: 3.53 oz") == {"flour": "250 g", "sugar": "100.074 g"}  # 3.53 * 28.349523125 = 100.0738
+    assert task.parse("flour=250 g; sugar: 3.53 oz") == {
+        "flour": "250 g",
+        "sugar": "100.074 g",
+    }  # 3.53 * 28.349523125 = 100.0738
 
 
 def test_knapsack_grade_is_value_ratio_and_zero_if_overweight():
