@@ -51,7 +51,7 @@ def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-    if difficulty not in DIFFICULTIES:
+    if isinstance(difficulty, bool) or difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
 
 

@@ -193,6 +193,8 @@ def test_every_difficulty_generates_and_scores(task):
 def test_bad_arguments_raise(task):
     with pytest.raises(ValueError, match="difficulty"):
         task.generate(1, 3)
+    with pytest.raises(ValueError, match="difficulty"):
+        task.generate(1, True)
     with pytest.raises(TypeError, match="seed"):
         task.generate("1")
     with pytest.raises(ValueError, match="keep"):
