@@ -92,9 +92,15 @@ class LastKWriter:
         ]
 
 
+def _outcome(call: ToolCall) -> str:
+    if call.error and not call.response.lower().startswith("error"):
+        return "error: " + call.response
+    return call.response
+
+
 def _action_event(trace: TrialTrace, call: ToolCall, *, position: int, k: int, writer: str,
                   weight: float = 1.0) -> FailedTrialAction:
-    outcome = ("error: " if call.error else "") + call.response
+    outcome = _outcome(call)
     return FailedTrialAction(
         task_id=trace.task_id,
         trial=trace.trial,
@@ -270,7 +276,7 @@ class PredicateWriter:
                     attempt_id=trace.attempt_id,
                     tool_name=call.name,
                     conditions=list(conditions),
-                    outcome=("error: " if call.error else "") + call.response,
+                    outcome=_outcome(call),
                     reward=float(trace.reward),
                     position=n - i,
                     k=self.k,
