@@ -145,6 +145,10 @@ class EliminationTask(Task):
     def _proposals_per_step(self, difficulty: int) -> int:
         return _PROPOSALS_PER_STEP
 
+    def _keep_redundant(self, difficulty: int) -> bool:
+        """Whether to keep facts the others already imply (easier puzzles); default no."""
+        return False
+
     def _priority(self, c: dict) -> int:
         """Preference among proposals: a higher priority wins over a larger elimination."""
         return 0
@@ -228,6 +232,8 @@ class EliminationTask(Task):
             union &= best_mask
         if union.sum() != 1 or not np.array_equal(cands[np.flatnonzero(union)[0]], target):
             return None
+        if self._keep_redundant(difficulty):
+            return out
         return self._prune(setup, cands, out, free)
 
     def _prune(

@@ -314,6 +314,9 @@ class Sudoku4(EliminationTask):
     def _proposals_per_step(self, difficulty):
         return self._PROPOSALS[difficulty]
 
+    def _keep_redundant(self, difficulty):
+        return difficulty == 0  # easy: extra givens that the others already imply
+
     def _setup(self, rng, difficulty):
         conv = {
             "a": {"index_base": 1, "origin": "top-left", "axis_order": "row, column"},
