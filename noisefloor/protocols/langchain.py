@@ -185,11 +185,29 @@ class CoordinationMiddleware(AgentMiddleware):
             return result
         return result.model_copy(update={"content": seen})
 
+    def _record_raise(self, request: Any, exc: BaseException) -> None:
+        # a tool that raises (and is not handled by the ToolNode) is still a call of the trial
+        call = request.tool_call
+        session = self._require_session()
+        if not session.is_coordination_tool(call["name"]):
+            session.after_tool_call(call["name"], call.get("args") or {},
+                                    f"error: {type(exc).__name__}: {exc}", error=True)
+
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._after_tool(request, handler(request))
+        try:
+            result = handler(request)
+        except Exception as exc:
+            self._record_raise(request, exc)
+            raise
+        return self._after_tool(request, result)
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
-        return self._after_tool(request, await handler(request))
+        try:
+            result = await handler(request)
+        except Exception as exc:
+            self._record_raise(request, exc)
+            raise
+        return self._after_tool(request, result)
 
     # -- the pull reader's tool --------------------------------------------------------------
     def _trace_query_tool(self) -> StructuredTool:

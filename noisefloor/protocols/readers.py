@@ -145,7 +145,18 @@ class Reader(abc.ABC):
 
 
 class NoCoord(Reader):
-    """``no_coord``: the store is written, never read (the baseline arm)."""
+    """``no_coord``: the store is written, never read (the baseline arm).
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, NoCoord
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0, position=1, k=3))
+    >>> s = Coordinator(store, NoCoord()).start_trial("T", 1)
+    >>> s.system_prompt("BASE"), s.after_tool_call("f", {}, "out"), s.store_events_at_start
+    ('BASE', 'out', 1)
+    """
 
     name = "no_coord"
 
@@ -219,6 +230,22 @@ class Pull(Reader):
         Groups of events listed in the summary.
     query_limit : int, default 20
         Most events one ``trace_query`` call returns.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, Pull
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> s = Coordinator(store, Pull()).start_trial("T", 1)
+    >>> print(s.system_prompt("You are a travel agent."))
+    You are a travel agent.
+    <BLANKLINE>
+    Peer warnings for this task (calls made just before earlier attempts failed; they may or may not have caused the failure):
+    - book_flight({"flight": "UA1"}) -- in 1 failed attempt; last outcome: no inventory
+    >>> [t.name for t in s.tools]
+    ['trace_query']
     """
 
     name = "pull"
@@ -308,6 +335,24 @@ class Intercept(Reader):
     ----------
     max_events : int, default 5
         Newest matching events read per call (the block reports the total count).
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, Intercept
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1", "seats": 2}, outcome="no inventory", reward=0.0,
+    ...     position=1, k=3))
+    >>> s = Coordinator(store, Intercept()).start_trial("T", 1)
+    >>> print(s.after_tool_call("book_flight", '{"seats": 2.0, "flight": "UA1"}', "no inventory"))
+    [PEER-WARNING]
+    Peer agents on this task failed after this same call: book_flight appears among the final calls of 1 failed attempt.
+    Last recorded outcome: no inventory
+    [/PEER-WARNING]
+    no inventory
+    >>> s.after_tool_call("book_flight", {"flight": "UA2", "seats": 2}, "booked")
+    'booked'
     """
 
     name = "intercept"
@@ -353,6 +398,19 @@ class SelectiveIntercept(Intercept):
         With K = 3 last-K events: warns for the final and second-to-last calls of a failed
         trial, once per key per trial.
     max_events : int, default 5
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, SelectiveIntercept
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append_many([FailedTrialAction(task_id="T", tool_name="step", arguments={"i": i},
+    ...     reward=0.0, position=p, k=3) for i, p in ((0, 3), (1, 1))])
+    >>> s = Coordinator(store, SelectiveIntercept()).start_trial("T", 1)
+    >>> [s.after_tool_call("step", {"i": i}, "ok") == "ok" for i in (0, 1, 1)]
+    [True, False, True]
+    >>> [(g["proximity"], g["novelty"], g["fired"]) for g in s.state.gate_log]
+    [(0.333333, 1.0, False), (1.0, 1.0, True), (1.0, 0.0, False)]
     """
 
     name = "selective"
@@ -396,6 +454,21 @@ class PredicateIntercept(Intercept):
         Also warn on literal ``failed_trial_action`` matches, as :class:`Intercept` does.
     max_predicates : int, default 200
         Newest predicate events of the tool evaluated per call.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedPredicate, Condition
+    >>> from noisefloor.protocols import Coordinator, PredicateIntercept
+    >>> status = {"#W123": "shipped", "#W456": "shipped", "#W789": "pending"}
+    >>> resolve = lambda tool, args: {"order": {"status": status[args["order_id"]]}}
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedPredicate(task_id="T", tool_name="cancel_order", reward=0.0,
+    ...     conditions=[Condition(path="order.status", value="shipped")], outcome="shipped"))
+    >>> s = Coordinator(store, PredicateIntercept(resolve)).start_trial("T", 1)
+    >>> s.after_tool_call("cancel_order", {"order_id": "#W456"}, "x").startswith("[PEER-WARNING]")
+    True
+    >>> s.after_tool_call("cancel_order", {"order_id": "#W789"}, "x")
+    'x'
     """
 
     name = "predicate"

@@ -159,3 +159,35 @@ def test_explicit_trial_lifecycle_and_errors(tmp_path):
         agent2.invoke({"messages": [{"role": "user", "content": "go"}]})
     with pytest.raises(TypeError, match="Coordinator"):
         CoordinationMiddleware(store)  # type: ignore[arg-type]
+
+
+@tool
+def flaky(order_id: str) -> str:
+    """A tool that raises."""
+    raise ValueError(f"backend down for {order_id}")
+
+
+def test_raising_tool_is_recorded_for_the_writer_and_async_invoke_works(tmp_path):
+    import anyio
+
+    store = SQLiteEventStore(tmp_path / "s.db")
+    model = RecordingFakeModel(messages=iter([
+        AIMessage(content="", tool_calls=[{"name": "flaky", "args": {"order_id": "#W1"}, "id": "f1"}]),
+        AIMessage(content="Gave up."),
+    ]), requests=[])
+    mw = CoordinationMiddleware(Coordinator(store, Intercept()))
+    agent = create_agent(model, [flaky], middleware=[mw])
+    mw.begin_trial("t-async", 0)
+
+    async def go():
+        try:
+            return await agent.ainvoke({"messages": [{"role": "user", "content": "go"}]})
+        except ValueError:
+            return None  # LangChain may re-raise tool errors; the call is recorded either way
+
+    anyio.run(go)
+    rec = mw.end_trial(0.0)
+    assert [k["tool"] for k in rec.extra["coordination_keys"]] == ["flaky"]
+    (event,) = store.task("t-async").find()
+    assert "backend down for #W1" in event.event.outcome
+    store.close()
