@@ -1,0 +1,33 @@
+"""`noisefloor store` command group: registered on the main CLI; `store query` prints one task."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from noisefloor.cli.store import store as store_group
+from noisefloor.store import FailedTrialAction, SQLiteEventStore
+
+
+def test_store_group_is_attached_to_the_main_cli():
+    from noisefloor.cli.main import cli
+
+    result = CliRunner().invoke(cli, ["store", "serve", "--help"])
+    assert result.exit_code == 0 and "--db" in result.output and "MCP" in result.output
+
+
+def test_store_query_prints_only_the_task_asked_for(tmp_path):
+    db = tmp_path / "s.db"
+    with SQLiteEventStore(db) as s:
+        for task in ("A", "B"):
+            s.append(FailedTrialAction(task_id=task, tool_name="f", arguments={"t": task},
+                                       reward=0.0, position=1, k=3))
+    result = CliRunner().invoke(store_group, ["query", "--db", str(db), "--task", "A"])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in result.output.splitlines()]
+    assert [(e["task_id"], e["arguments"]) for e in lines] == [("A", {"t": "A"})]
+    hostile = CliRunner().invoke(store_group, ["query", "--db", str(db), "--task", "A' OR '1'='1"])
+    assert hostile.exit_code == 0 and hostile.output == ""
+    missing = CliRunner().invoke(store_group, ["query", "--db", str(tmp_path / "nope.db"), "--task", "A"])
+    assert missing.exit_code == 2 and "does not exist" in missing.output
