@@ -544,7 +544,7 @@ def simulate_cusum_run_lengths(
     shift: float = 0.0,
     rng: int | np.random.Generator | None = None,
     max_length: int = 100_000,
-    block: int = 1_024,
+    block: int | None = None,
 ) -> np.ndarray:
     """Simulated run lengths of the two-sided tabular CUSUM on normal observations.
 
@@ -560,8 +560,9 @@ def simulate_cusum_run_lengths(
         Seed or generator; the same seed gives the same run lengths.
     max_length : int, default 100000
         Charts still silent after this many observations are censored at ``max_length + 1``.
-    block : int, default 1024
-        Observations drawn per chain per step (memory ``n_chains * block`` floats).
+    block : int or None, default None
+        Observations drawn per surviving chain per step. ``None`` picks it so that one step
+        holds about 2 million draws (16 MB per array), between 16 and 4096.
 
     Returns
     -------
@@ -593,7 +594,7 @@ def simulate_cusum_run_lengths(
     h = _real("h", h, positive=True)
     d = _real("shift", shift)
     cap = _positive_int("max_length", max_length)
-    blk = _positive_int("block", block)
+    blk = None if block is None else _positive_int("block", block)
     gen = np.random.default_rng(rng)
     run = np.full(m, cap + 1, dtype=np.int64)
     alive = np.arange(m)
@@ -601,7 +602,8 @@ def simulate_cusum_run_lengths(
     cm = np.zeros(m)
     t0 = 0
     while alive.size and t0 < cap:
-        width = min(blk, cap - t0)
+        step = blk if blk is not None else min(4096, max(16, 2_000_000 // alive.size))
+        width = min(step, cap - t0)
         z = gen.standard_normal((alive.size, width)) + d
         up = _lindley(cp[alive], z - k)
         lo = _lindley(cm[alive], -z - k)
@@ -701,7 +703,12 @@ def rolling_quantile_monitor(
     stat = np.full(obs.size, np.nan)
     if obs.size >= n_win:
         windows = np.lib.stride_tricks.sliding_window_view(obs, n_win)
-        stat[n_win - 1 :] = np.quantile(windows, level, axis=1)
+        step = max(1, 2_000_000 // n_win)  # np.quantile copies: bound memory to ~16 MB a chunk
+        for start in range(0, windows.shape[0], step):
+            chunk = windows[start : start + step]
+            stat[n_win - 1 + start : n_win - 1 + start + chunk.shape[0]] = np.quantile(
+                chunk, level, axis=1
+            )
     else:
         reasons.append(f"fewer monitored trials ({obs.size}) than one window ({n_win})")
     if b > 0:

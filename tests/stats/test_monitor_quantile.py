@@ -134,3 +134,11 @@ def test_properties(x, base, window, perm_seed):
         above = [(not math.isnan(v)) and v >= res.threshold for v in stat]
         onsets = [i for i, a in enumerate(above) if a and (i == 0 or not above[i - 1])]
         assert [a.index for a in res.alarms] == onsets
+
+
+def test_chunked_windows_equal_the_direct_computation():
+    # window 1,000 -> the statistic is computed in chunks of 2,000 windows; compare with numpy
+    x = np.random.default_rng(1).poisson(3, 6000)
+    res = rolling_quantile_monitor(x, [1, 2, 3], window=1000)
+    direct = np.quantile(np.lib.stride_tricks.sliding_window_view(x, 1000), 0.95, axis=1)
+    np.testing.assert_allclose(res.statistic[999:], direct)
