@@ -404,12 +404,12 @@ def siegmund_arl(shift: float = 0.0, *, k: float = 0.5, h: float = 1.5, sided: s
     b = h + SIEGMUND_OFFSET
 
     def one(delta: float) -> float:
-        if abs(delta) < 1e-12:
-            return b * b
         x = -2.0 * delta * b
+        if abs(x) < 1e-3:  # series of exp(x) - x - 1 avoids cancellation; b^2 at delta = 0
+            return b * b * (1.0 + x / 3.0 + x * x / 12.0)
         if x > 700:
             return math.inf
-        return (math.exp(x) - x - 1.0) / (2.0 * delta * delta)
+        return (math.expm1(x) - x) / (2.0 * delta * delta)
 
     up, lo = one(d - k), one(-d - k)
     if side == "upper":
@@ -473,11 +473,12 @@ def tabular_cusum(
     without a reference value. We read the 1.5 sigma as the decision interval (``h = 1.5``),
     the level the cumulative sums are compared with, and use Montgomery's standard reference
     value ``k = 0.5``. This is a sensitive chart: for normal observations whose standard
-    deviation equals sigma its in-control ARL is about 10.7 observations (Siegmund, see
-    ``arl0``), so it is a fast tripwire, not a quiet one. For Montgomery's textbook designs pass
-    ``h=4`` (ARL0 ~ 168) or ``h=5`` (ARL0 ~ 465). The noise floor's sigma is the spread of a
-    *gap* between two runs; a single round's pass^k spreads about sigma / sqrt(2), which
-    lengthens the in-control ARL of any (k, h) (to about 49 rounds for k = 0.5, h = 1.5).
+    deviation equals sigma its in-control ARL is about 10.5 observations (Brook-Evans Markov
+    chain; Siegmund's approximation, reported as ``arl0``, gives 10.7), so it is a fast
+    tripwire, not a quiet one. For Montgomery's textbook designs pass ``h=4`` (ARL0 ~ 168) or
+    ``h=5`` (ARL0 ~ 465). The noise floor's sigma is the spread of a *gap* between two runs; a
+    single round's pass^k spreads about sigma / sqrt(2), which lengthens the in-control ARL of
+    any (k, h) (to about 49 rounds for k = 0.5, h = 1.5, by Siegmund).
 
     References
     ----------

@@ -98,7 +98,9 @@ def test_simulated_in_control_arl_matches_montgomery_table_9_3(h, chains, montgo
 
 def test_simulated_arl_of_the_papers_setting():
     # h = 1.5 (the paper's "alarm at +-1.5 sigma"), k = 0.5: Brook & Evans gives a one-sided ARL
-    # of 21.09, two-sided 10.54; Siegmund's approximation 10.72 (reported as CusumResult.arl0).
+    # of 21.09, two-sided 10.54 (halved; a two-dimensional Brook-Evans chain on (C+, C-) with
+    # 80 x 80 states, too slow for a test, gave 10.543 too); Siegmund's approximation gives
+    # 10.72 (reported as CusumResult.arl0).
     rl = simulate_cusum_run_lengths(20_000, k=0.5, h=1.5, rng=7)
     se = rl.std(ddof=1) / math.sqrt(rl.size)
     reference = _brook_evans_arl(0.5, 1.5) / 2
@@ -278,3 +280,13 @@ def test_simulation_agrees_with_the_recursion(seed, k, h, shift):
     res = tabular_cusum(draws, target=0.0, sigma=1.0, k=k, h=h, restart=False)
     expected = res.alarms[0].index + 1 if res.alarms else 301
     assert rl[0] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(delta=st.floats(-0.01, 0.01), h=st.floats(0.1, 6))
+def test_siegmund_is_continuous_through_zero_drift(delta, h):
+    # regression: k = shift + tiny drift once cancelled to 0 and divided by zero (Hypothesis)
+    b = h + 1.166
+    value = siegmund_arl(0.0, k=abs(delta), h=h, sided="upper")
+    assert math.isfinite(value) and value == pytest.approx(b * b, rel=0.1)
+    assert siegmund_arl(0.0, k=abs(delta), h=h) == pytest.approx(value / 2)
