@@ -30,8 +30,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull  # noqa: E402
-from noisefloor.store import FailedTrialAction, SQLiteEventStore, canonical_key  # noqa: E402
+from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull
+from noisefloor.store import FailedTrialAction, SQLiteEventStore, canonical_key
 
 
 def _event(task: str, writer: int, i: int, position: int = 1) -> FailedTrialAction:

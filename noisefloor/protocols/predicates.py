@@ -13,7 +13,7 @@ from typing import Any
 
 from noisefloor.store.events import Condition
 
-__all__ = ["FactResolver", "MISSING", "call_facts", "evaluate", "lookup"]
+__all__ = ["MISSING", "FactResolver", "call_facts", "evaluate", "lookup"]
 
 #: ``resolver(tool_name, arguments) -> mapping`` of extra facts about a call (may be empty).
 FactResolver = Callable[[str, Mapping[str, Any]], Mapping[str, Any]]

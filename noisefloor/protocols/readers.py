@@ -36,6 +36,8 @@ from noisefloor.protocols.predicates import FactResolver, call_facts, evaluate
 from noisefloor.store.base import StoredEvent, TaskView
 
 __all__ = [
+    "WARNING_CLOSE",
+    "WARNING_OPEN",
     "CallContext",
     "Injection",
     "Intercept",
@@ -47,8 +49,6 @@ __all__ = [
     "SelectiveIntercept",
     "ToolSpec",
     "TrialState",
-    "WARNING_CLOSE",
-    "WARNING_OPEN",
     "peer_warnings_summary",
     "reader_by_name",
 ]
@@ -206,8 +206,10 @@ def peer_warnings_summary(view: TaskView, *, max_items: int = 10, window: int = 
         g["ids"].append(stored.event_id)
     ranked = sorted(groups.values(), key=lambda g: (-len(g["trials"]), g["rank"]))[:max_items]
     lines = [
-        "Peer warnings for this task (calls made just before earlier attempts failed; "
-        "they may or may not have caused the failure):"
+        (
+            "Peer warnings for this task (calls made just before earlier attempts failed; "
+            "they may or may not have caused the failure):"
+        )
     ]
     shown: list[int] = []
     for g in ranked:

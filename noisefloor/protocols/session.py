@@ -151,7 +151,7 @@ class TrialSession:
         self._view = view
         self.task_id: str = view.task_id
         self.trial = trial
-        self.started_at = _dt.datetime.now(_dt.timezone.utc)
+        self.started_at = _dt.datetime.now(_dt.UTC)
         self.attempt_id = uuid.uuid4().hex
         self.store_events_at_start = view.count()
         self.state = TrialState(task_id=self.task_id, trial=trial)
@@ -232,7 +232,7 @@ class TrialSession:
             return _as_text(self._tools[name].func(**args))
         try:
             result, error = fn(**args), False
-        except Exception as exc:  # the agent sees the failure, as in tool-use benchmarks
+        except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)
 

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ToolCall", "TrialTrace", "SUCCESS_TOLERANCE", "is_failure"]
+__all__ = ["SUCCESS_TOLERANCE", "ToolCall", "TrialTrace", "is_failure"]
 
 #: A trial succeeded when its reward is within this distance of 1 (tau-bench's convention).
 SUCCESS_TOLERANCE = 1e-6
@@ -17,6 +17,8 @@ def is_failure(reward: float | None) -> bool:
 
     Raises
     ------
+    TypeError
+        If ``reward`` is not a number.
     ValueError
         If ``reward`` is NaN, infinite or outside [0, 1].
 
@@ -28,7 +30,7 @@ def is_failure(reward: float | None) -> bool:
     if reward is None:
         return False
     if isinstance(reward, bool) or not isinstance(reward, (int, float)):
-        raise ValueError(f"reward must be a number in [0, 1] or None, got {reward!r}")
+        raise TypeError(f"reward must be a number in [0, 1] or None, got {reward!r}")
     if math.isnan(reward) or not 0.0 <= reward <= 1.0:
         raise ValueError(f"reward must lie in [0, 1], got {reward}")
     return reward < 1.0 - SUCCESS_TOLERANCE

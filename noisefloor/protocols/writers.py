@@ -145,6 +145,8 @@ class JudgedWriter:
     ------
     ValueError
         At write time, if the judge names a call index outside the trace or a weight outside [0, 1].
+    TypeError
+        At write time, if the judge returns something other than :class:`Attribution` objects.
 
     Examples
     --------
@@ -173,7 +175,7 @@ class JudgedWriter:
         n = len(trace.calls)
         for v in verdicts:
             if not isinstance(v, Attribution):
-                raise ValueError(f"judge must return Attribution objects, got {type(v).__name__}")
+                raise TypeError(f"judge must return Attribution objects, got {type(v).__name__}")
             if not 0 <= v.call_index < n:
                 raise ValueError(f"judge blamed call_index {v.call_index}, trace has {n} calls")
             if not 0.0 <= v.weight <= 1.0:

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from noisefloor.store.events import FailedPredicate, FailedTrialAction, StoreEvent, parse_event
+from noisefloor.store.events import FailedPredicate, FailedTrialAction, parse_event
 
-__all__ = ["EventStore", "StoredEvent", "TaskView", "ScopeViolation", "MAX_QUERY_LIMIT"]
+__all__ = ["MAX_QUERY_LIMIT", "EventStore", "ScopeViolation", "StoredEvent", "TaskView"]
 
 #: Largest number of events one query returns.
 MAX_QUERY_LIMIT = 100_000
@@ -213,10 +213,10 @@ class EventStore(abc.ABC):
         """A read view fixed to one task (what readers receive)."""
         return TaskView(self, _check_str(task_id, "task_id", optional=False))
 
-    def __enter__(self) -> EventStore:
+    def __enter__(self) -> EventStore:  # noqa: PYI034
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 

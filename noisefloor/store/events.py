@@ -26,7 +26,7 @@ import decimal
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -104,7 +104,7 @@ def json_safe(value: Any, path: str = "$") -> Any:
 
 
 def _utcnow() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)
+    return _dt.datetime.now(_dt.UTC)
 
 
 def _check_text(value: str, field: str) -> str:
@@ -211,7 +211,9 @@ class FailedTrialAction(_EventBase):
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            raise ValueError(f"arguments must be an object (mapping), got {type(value).__name__}")
+            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+                f"arguments must be an object (mapping), got {type(value).__name__}"
+            )
         return json_safe(value)
 
     @field_validator("outcome", mode="before")
@@ -314,7 +316,7 @@ class FailedPredicate(_EventBase):
 
 
 #: Any event the store holds (discriminated on ``event_type``).
-StoreEvent = Annotated[Union[FailedTrialAction, FailedPredicate], Field(discriminator="event_type")]
+StoreEvent = Annotated[FailedTrialAction | FailedPredicate, Field(discriminator="event_type")]
 
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(StoreEvent)
 

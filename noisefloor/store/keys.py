@@ -32,7 +32,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["canonical_arguments", "canonical_key", "call_fingerprint", "KEY_HEX_DIGITS"]
+__all__ = ["KEY_HEX_DIGITS", "call_fingerprint", "canonical_arguments", "canonical_key"]
 
 #: Number of hexadecimal digits of SHA-256 kept in a key (128 bits).
 KEY_HEX_DIGITS = 32
@@ -40,7 +40,7 @@ KEY_HEX_DIGITS = 32
 _MAX_INT_AS_FLOAT = 2**53
 
 
-def _number_text(value: int | float | decimal.Decimal, *, preserve_type: bool) -> str:
+def _number_text(value: float | decimal.Decimal, *, preserve_type: bool) -> str:
     if isinstance(value, bool):  # pragma: no cover - caught by the caller
         raise TypeError("booleans are not numbers here")
     if isinstance(value, int):

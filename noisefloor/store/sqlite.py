@@ -19,7 +19,7 @@ from pathlib import Path
 
 from noisefloor.store.base import EventStore
 
-__all__ = ["SQLiteEventStore", "STORE_FORMAT_VERSION"]
+__all__ = ["STORE_FORMAT_VERSION", "SQLiteEventStore"]
 
 #: Version of the on-disk table layout.
 STORE_FORMAT_VERSION = "1"
@@ -167,7 +167,7 @@ class SQLiteEventStore(EventStore):
         if str(mode).lower() != "wal":
             raise sqlite3.OperationalError(f"{self._path}: could not enable WAL (journal_mode={mode})")
 
-    def _run_write(self, conn: sqlite3.Connection, work):  # noqa: ANN001, ANN202
+    def _run_write(self, conn: sqlite3.Connection, work):
         """Run ``work(cursor)`` inside BEGIN IMMEDIATE ... COMMIT, rolling back on error."""
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -197,7 +197,7 @@ class SQLiteEventStore(EventStore):
 
             return self._run_write(conn, work)
 
-    def _select(self, task_id, *, event_type, tool_name, key, after_id, limit, newest_first):  # noqa: ANN001
+    def _select(self, task_id, *, event_type, tool_name, key, after_id, limit, newest_first):
         sql = ["SELECT id, task_id, body FROM events WHERE task_id = ?"]
         params: list[object] = [task_id]
         for column, value in (("event_type", event_type), ("tool_name", tool_name), ("key", key)):

@@ -9,15 +9,15 @@ import pytest
 
 pytest.importorskip("langchain")
 
-from langchain.agents import create_agent  # noqa: E402
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, ToolMessage  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
-from langchain_core.utils.function_calling import convert_to_openai_tool  # noqa: E402
+from langchain.agents import create_agent
+from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.tools import tool
+from langchain_core.utils.function_calling import convert_to_openai_tool
 
-from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull  # noqa: E402
-from noisefloor.protocols.langchain import CoordinationMiddleware  # noqa: E402
-from noisefloor.store import SQLiteEventStore  # noqa: E402
+from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull
+from noisefloor.protocols.langchain import CoordinationMiddleware
+from noisefloor.store import SQLiteEventStore
 
 ORDERS = {"#W1": "shipped", "#W2": "pending"}
 
@@ -42,7 +42,7 @@ class RecordingFakeModel(GenericFakeChatModel):
     ``requests`` records what a provider would receive: the messages and the bound tools.
     """
 
-    requests: list = []
+    requests: list = []  # noqa: RUF012 - a pydantic field; each test passes its own list
 
     def bind_tools(self, tools: Any, **kwargs: Any):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)
@@ -90,7 +90,7 @@ def tool_messages(state):
 
 def test_intercept_middleware_warns_on_trial_1_only(tmp_path):
     store = SQLiteEventStore(tmp_path / "s.db")
-    state0, rec0, req0 = run_agent(store, Intercept(), 0)
+    state0, rec0, _ = run_agent(store, Intercept(), 0)
     assert rec0.reward == 0.0 and rec0.store_events_at_start == 0 and rec0.injections == 0
     assert rec0.extra["store"]["events_written"] == 2  # get_order + cancel_order
     assert not any("[PEER-WARNING]" in c for c in tool_messages(state0).values())

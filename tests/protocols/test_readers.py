@@ -179,8 +179,8 @@ def test_reader_registry():
         reader_by_name("broadcast")
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 _calls = st.tuples(st.sampled_from(["A", "B", "C"]), st.sampled_from(["f", "g"]),
                    st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 3) | st.text(max_size=2),

@@ -5,7 +5,6 @@ Both tests use real OS processes (``python -c``) writing to one SQLite file.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -103,7 +102,7 @@ def test_writer_killed_mid_write_leaves_every_committed_event(tmp_path, kill_aft
     victim.wait(timeout=30)
     tail = victim.stdout.read()  # batches acknowledged between our last read and the kill
     committed += [int(line.split()[1]) for line in tail.splitlines() if line.startswith("committed")]
-    out, err = survivor.communicate(timeout=120)
+    _, err = survivor.communicate(timeout=120)
     assert survivor.returncode == 0, err[-2000:]
     assert victim.returncode == -signal.SIGKILL
 
