@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.stats.monitor import (
-    monitor_trials,
     rolling_quantile_monitor,
     siegmund_arl,
     simulate_cusum_run_lengths,
 )
+from noisefloor.stats.monitor_frame import monitor_trials
 
 
 def nb(rng, size, mean=2.77):

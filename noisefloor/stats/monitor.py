@@ -11,11 +11,10 @@ Three alarms watch a stream of trials in time order and compare it with a releas
 * **R3** -- the coordination-key collision rate: the share of distinct calls that share their
   key with another distinct call, alarm above 0.5 %.
 
-The array-level functions (:func:`tabular_cusum`, :func:`rolling_quantile_monitor`,
-:func:`collision_rate_monitor`) take plain sequences; the frame-level functions
-(:func:`order_trials`, :func:`coordination_active_passk_rounds`, :func:`monitor_trials`) take the
-trial DataFrame of :func:`noisefloor.logs.load_trials` and map every alarm back to the row (file
-and line) that raised it. No I/O happens here.
+The functions here take plain sequences and return frozen results whose alarms carry the
+position in the stream that raised them. :mod:`noisefloor.stats.monitor_frame` runs them over the
+trial DataFrame of :func:`noisefloor.logs.load_trials` in time order and maps every alarm back to
+the record (file and line) that raised it. No I/O happens here.
 """
 
 from __future__ import annotations
@@ -23,42 +22,29 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from noisefloor.stats import _validate
-from noisefloor.stats.passk import pass_hat_k
 
 __all__ = [
     "Alarm",
     "CollisionRateResult",
     "CusumResult",
-    "MonitorReport",
-    "PassKRounds",
     "RollingQuantileResult",
     "collision_rate_monitor",
-    "coordination_active_passk_rounds",
-    "monitor_trials",
-    "order_trials",
     "rolling_quantile_monitor",
     "siegmund_arl",
     "simulate_cusum_run_lengths",
     "tabular_cusum",
 ]
 
-#: Offset added to ``h`` in Siegmund's ARL approximation (Siegmund 1985, eq. 2.57; Montgomery
-#: 2009, eq. 9.12): ``b = h + 1.166``.
+#: Offset added to ``h`` in Siegmund's ARL approximation (Siegmund 1985; Montgomery 2009,
+#: sec. 9.1): ``b = h + 1.166``.
 SIEGMUND_OFFSET = 1.166
-
-#: Field of a trial record's ``extra`` that carries the calls of the trial (see
-#: ``/work/notes/store_api.md``: one ``{"tool", "key", "fingerprint", "injected"}`` per call).
-COORDINATION_KEYS_FIELD = "coordination_keys"
-
-#: Field of a trial record's ``extra`` read as its time stamp, when every record has one.
-TIMESTAMP_FIELD = "timestamp"
 
 
 # --------------------------------------------------------------------------- results
@@ -332,7 +318,7 @@ def _series(name: str, values: object, *, nonneg: bool = False) -> np.ndarray:
 def _sigma_of(sigma: object) -> tuple[float, str]:
     """Accept a float or an object with ``null_gap_sd`` (a noise-floor result)."""
     if hasattr(sigma, "null_gap_sd"):
-        value = getattr(sigma, "null_gap_sd")
+        value = sigma.null_gap_sd
         try:
             v = _real("sigma.null_gap_sd", value, positive=True)
         except (TypeError, ValueError) as exc:
@@ -441,7 +427,7 @@ def tabular_cusum(
         noise-floor result (``noisefloor.floor.NoiseFloor``) whose ``null_gap_sd`` is used.
     k : float, default 0.5
         Reference value in sigma units (``K = k * sigma``); 0.5 tunes the chart to a shift of
-        one sigma (Montgomery sec. 9.1.3).
+        one sigma (Montgomery 2009, sec. 9.1).
     h : float, default 1.5
         Decision interval in sigma units (``H = h * sigma``); 1.5 is the paper's
         "alarm at +-1.5 sigma_floor".
@@ -462,7 +448,7 @@ def tabular_cusum(
 
     Notes
     -----
-    The tabular CUSUM (Montgomery 2009, eqs. 9.2-9.3), with ``C+_0 = C-_0 = 0``::
+    The tabular CUSUM (Montgomery 2009, sec. 9.1), with ``C+_0 = C-_0 = 0``::
 
         C+_i = max(0, x_i - (mu0 + K) + C+_{i-1})
         C-_i = max(0, (mu0 - K) - x_i + C-_{i-1})
@@ -649,8 +635,9 @@ def rolling_quantile_monitor(
     window : int, default 200
         N, the trials in each rolling window (the paper leaves N open). Small windows make the
         95th percentile noisy: on right-skewed baseline-like streams (negative binomial, mean
-        2.77 injections per trial) of 1,000 trials we measured false-alarm shares of 93 % for
-        N = 20, 66 % for N = 50, 12 % for N = 100 and 0 % for N = 200
+        2.77 injections per trial) of 1,000 trials we measured false-alarm shares of 92 % for
+        N = 20, 59 % for N = 50, 8 % for N = 100 and 1 % for N = 200; the median delay after
+        the mean doubles grows from 10 trials (N = 20) to 60 (N = 200)
         (``python benchmarks/monitor_alarms.py``).
     q : float, default 0.95
         Quantile level, in (0, 1).
@@ -862,565 +849,4 @@ def collision_rate_monitor(
         rate=tuple(rate.tolist()),
         collisions=collisions,
         alarms=alarms,
-    )
-
-
-# --------------------------------------------------------------------------- frame level
-
-
-def _where(frame: pd.DataFrame, label: Any) -> str:
-    """``file:line`` of a row when the frame carries provenance, else its row label."""
-    for src, line in (("source", "line"), ("source_file", "source_line"), ("file", "line")):
-        if src in frame.columns and line in frame.columns:
-            return f"{frame.at[label, src]}:{frame.at[label, line]}"
-    return f"row {label!r}"
-
-
-def _require(frame: object, name: str, columns: Sequence[str]) -> pd.DataFrame:
-    if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame of trials, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"{name} lacks column(s) {', '.join(map(repr, missing))}; expected the trial frame of "
-            "noisefloor.logs.load_trials"
-        )
-    if not frame.index.is_unique:
-        raise ValueError(f"{name} has duplicate row labels; reset its index first")
-    return frame
-
-
-def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> pd.DataFrame:
-    """Put trial records in time order.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Trial frame of :func:`noisefloor.logs.load_trials` (an ``extra`` column is optional).
-    time_field : str, default "timestamp"
-        Key of ``extra`` holding an ISO 8601 time stamp.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The same rows (labels kept). If *every* record has ``extra[time_field]``, rows are sorted
-        by it (stable: equal stamps keep file order; stamps without a zone are read as UTC).
-        If *no* record has one, the frame order is kept: the order of the files as given, then
-        line order within each file, which is what ``load_trials`` returns.
-
-    Raises
-    ------
-    ValueError
-        If only some records carry a time stamp (the first one without it is named), or a
-        time stamp cannot be parsed (its file and line are named).
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"trial": [0, 1], "extra": [{"timestamp": "2026-01-02T00:00:00Z"},
-    ...                                               {"timestamp": "2026-01-01T00:00:00Z"}]})
-    >>> order_trials(df)["trial"].tolist()
-    [1, 0]
-    """
-    _require(frame, "frame", [])
-    if "extra" not in frame.columns or frame.empty:
-        return frame
-    has = frame["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None)
-    if not has.any():
-        return frame
-    if not has.all():
-        label = frame.index[~has.to_numpy()][0]
-        raise ValueError(
-            f"{_where(frame, label)}: extra.{time_field} is missing, but other records carry one; "
-            "time order needs it on every record or on none (then file order is used)"
-        )
-    stamps = []
-    for label, extra in frame["extra"].items():
-        try:
-            ts = pd.Timestamp(extra[time_field])
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"{_where(frame, label)}: extra.{time_field} = {extra[time_field]!r} is not an "
-                f"ISO 8601 time stamp ({exc})"
-            ) from None
-        stamps.append(ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC"))
-    order = np.argsort(np.asarray([t.value for t in stamps], dtype=np.int64), kind="stable")
-    return frame.iloc[order]
-
-
-@dataclass(frozen=True)
-class PassKRounds:
-    """Coordination-active pass^k of a golden-task set, one value per round.
-
-    Attributes
-    ----------
-    k : int
-        The k of pass^k.
-    trials_per_round : int
-        n, the coordination-active trials of each task in one round.
-    tasks : tuple of str
-        The golden tasks (sorted).
-    values : tuple of float
-        Mean over the golden tasks of ``C(c, k) / C(n, k)`` in each round, in round order.
-    rows : tuple
-        Label of the row that completed each round (the latest of its trials in time order).
-    n_pending : int
-        Coordination-active golden trials not yet part of a complete round.
-    excluded : dict of str to int
-        Rows left out, by reason: ``infrastructure_error``, ``reward_null``,
-        ``store_unknown`` (``store_events_at_start`` null), ``store_empty`` (0 events, not
-        coordination-active), ``not_golden``.
-    reason : str
-        Why there is no round, if there is none; empty otherwise.
-    """
-
-    k: int
-    trials_per_round: int
-    tasks: tuple[str, ...]
-    values: tuple[float, ...]
-    rows: tuple[Any, ...]
-    n_pending: int
-    excluded: dict = field(default_factory=dict)
-    reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        d = asdict(self)
-        d["tasks"], d["values"], d["rows"] = list(self.tasks), list(self.values), list(self.rows)
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per round: ``round, pass_hat_k, row``."""
-        return pd.DataFrame(
-            {"round": np.arange(len(self.values)), "pass_hat_k": self.values, "row": self.rows}
-        )
-
-
-_TRIAL_COLUMNS = ("task_id", "reward", "infrastructure_error", "store_events_at_start")
-
-
-def coordination_active_passk_rounds(
-    frame: pd.DataFrame,
-    *,
-    k: int = 1,
-    trials_per_round: int = 1,
-    tasks: Iterable[str] | None = None,
-    infrastructure_errors: str = "exclude",
-) -> PassKRounds:
-    """Split a time-ordered trial stream into rounds and compute pass^k of each.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Trials in time order (see :func:`order_trials`) with columns ``task_id``, ``reward``,
-        ``infrastructure_error``, ``store_events_at_start``.
-    k : int, default 1
-        The k of pass^k, 1 <= k <= ``trials_per_round``.
-    trials_per_round : int, default 1
-        n: coordination-active trials of each golden task per round. The paper's design runs
-        trial 0 (store empty) and trial 1 (store holds peer events) per task, so a round is one
-        coordination-active trial per task and pass^1 its success rate.
-    tasks : iterable of str or None
-        The golden-task set; ``None`` takes every task with a coordination-active trial.
-    infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Leave trials with ``infrastructure_error`` out (counted in ``excluded``), or count
-        them as failures.
-
-    Returns
-    -------
-    PassKRounds
-        ``k, trials_per_round, tasks, values, rows, n_pending, excluded, reason``.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a missing column, ``k`` outside ``1..trials_per_round``, or an empty task set.
-
-    Notes
-    -----
-    A trial is coordination-active when ``store_events_at_start > 0``; success is a reward
-    within 1e-6 of 1 (DESIGN.md). Each golden task's coordination-active trials, in time order,
-    are cut into consecutive blocks of n; round r is the r-th block of every golden task, and
-    exists once every golden task has completed its r-th block. Its value is the tau-bench
-    estimator averaged over tasks, ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of
-    task t in the block (Yao et al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`.
-
-    References
-    ----------
-    Yao, S. et al. (2024). tau-bench: A benchmark for tool-agent-user interaction in
-    real-world domains. arXiv:2406.12045.
-
-    Examples
-    --------
-    >>> df = pd.DataFrame({"task_id": ["a", "b", "a", "b"], "reward": [1.0, 0.0, 1.0, 1.0],
-    ...                    "infrastructure_error": False, "store_events_at_start": [2, 1, 3, 2]})
-    >>> coordination_active_passk_rounds(df).values
-    (0.5, 1.0)
-    """
-    _require(frame, "frame", _TRIAL_COLUMNS)
-    n = _positive_int("trials_per_round", trials_per_round)
-    kk = _positive_int("k", k)
-    if kk > n:
-        raise ValueError(f"k must be at most trials_per_round ({n}), got {k!r}")
-    policy = _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
-
-    infra = frame["infrastructure_error"].astype(bool).to_numpy()
-    reward = pd.to_numeric(frame["reward"], errors="raise").to_numpy(dtype=float)
-    events = frame["store_events_at_start"]
-    unknown = events.isna().to_numpy()
-    active = np.zeros(len(frame), dtype=bool)
-    active[~unknown] = events[~unknown].to_numpy(dtype=np.int64) > 0
-    excluded = {"infrastructure_error": 0, "reward_null": 0, "store_unknown": 0,
-                "store_empty": 0, "not_golden": 0}
-    keep = np.ones(len(frame), dtype=bool)
-    if policy == "exclude":
-        excluded["infrastructure_error"] = int(infra.sum())
-        keep &= ~infra
-    null_reward = np.isnan(reward) & ~(infra & (policy == "fail"))
-    excluded["reward_null"] = int((keep & null_reward).sum())
-    keep &= ~null_reward
-    excluded["store_unknown"] = int((keep & unknown).sum())
-    keep &= ~unknown
-    excluded["store_empty"] = int((keep & ~active).sum())
-    keep &= active
-
-    task_ids = frame["task_id"].astype(str).to_numpy()
-    if tasks is None:
-        golden = sorted(set(task_ids[keep].tolist()))
-    else:
-        if isinstance(tasks, str):
-            raise TypeError("tasks must be an iterable of task ids, not a single string")
-        golden = sorted({str(t) for t in tasks})
-        if not golden:
-            raise ValueError("tasks must name at least one golden task")
-    is_golden = np.isin(task_ids, golden)
-    excluded["not_golden"] = int((keep & ~is_golden).sum())
-    keep &= is_golden
-
-    positions: dict[str, list[int]] = {t: [] for t in golden}
-    for pos in np.flatnonzero(keep):
-        positions[task_ids[pos]].append(int(pos))
-    counts = {t: len(p) for t, p in positions.items()}
-    n_rounds = min((c // n for c in counts.values()), default=0)
-    values: list[float] = []
-    rows: list[Any] = []
-    for r in range(n_rounds):
-        block = np.concatenate([positions[t][r * n : (r + 1) * n] for t in golden])
-        trials = pd.DataFrame(
-            {"task_id": task_ids[block], "reward": reward[block], "infrastructure_error": infra[block]}
-        )
-        values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
-        rows.append(frame.index[block.max()])
-    reason = ""
-    if not golden:
-        reason = "no coordination-active trial (store_events_at_start > 0) in the frame"
-    elif n_rounds == 0:
-        short = [t for t in golden if counts[t] < n]
-        reason = (
-            f"no complete round: {len(short)} golden task(s) have fewer than {n} "
-            f"coordination-active trial(s), e.g. {short[0]!r} has {counts[short[0]]}"
-        )
-    return PassKRounds(
-        k=kk,
-        trials_per_round=n,
-        tasks=tuple(golden),
-        values=tuple(values),
-        rows=tuple(rows),
-        n_pending=int(sum(counts.values()) - n_rounds * n * len(golden)),
-        excluded=excluded,
-        reason=reason,
-    )
-
-
-@dataclass(frozen=True)
-class MonitorReport:
-    """Result of :func:`monitor_trials`: the three alarms over one monitored stream.
-
-    Attributes
-    ----------
-    order : str
-        How records were put in time order (``"file order"`` or ``"extra.timestamp"``).
-    n_trials, n_baseline_trials : int
-        Rows of the monitored and baseline frames (after the protocol filter).
-    r1 : CusumResult or None
-        The CUSUM on coordination-active pass^k per round; None when not evaluated.
-    r1_rounds, r1_baseline_rounds : PassKRounds
-        The monitored and baseline rounds R1 is computed from.
-    r2 : RollingQuantileResult or None
-        The injection-count quantile alarm; None when not evaluated.
-    r3 : CollisionRateResult or None
-        The key-collision alarm; None when not evaluated.
-    reasons : dict of str to str
-        For each rule not evaluated (or evaluated with a caveat), why.
-    excluded : dict of str to dict
-        Rows each rule left out, by reason (nothing is dropped without being counted here).
-    alarms : tuple of Alarm
-        Every alarm of every rule, in the time order of the row that raised it.
-    provenance : tuple of dict
-        For each alarm, the raising row's ``task_id``, ``trial`` and, when present, the
-        ``source`` and ``line`` it was read from.
-    """
-
-    order: str
-    n_trials: int
-    n_baseline_trials: int
-    r1: CusumResult | None
-    r1_rounds: PassKRounds
-    r1_baseline_rounds: PassKRounds
-    r2: RollingQuantileResult | None
-    r3: CollisionRateResult | None
-    reasons: dict
-    excluded: dict
-    alarms: tuple[Alarm, ...]
-    provenance: tuple[dict, ...]
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, nested (JSON-ready after NaN handling)."""
-        return {
-            "order": self.order,
-            "n_trials": self.n_trials,
-            "n_baseline_trials": self.n_baseline_trials,
-            "r1": None if self.r1 is None else self.r1.to_dict(),
-            "r1_rounds": self.r1_rounds.to_dict(),
-            "r1_baseline_rounds": self.r1_baseline_rounds.to_dict(),
-            "r2": None if self.r2 is None else self.r2.to_dict(),
-            "r3": None if self.r3 is None else self.r3.to_dict(),
-            "reasons": dict(self.reasons),
-            "excluded": {k: dict(v) for k, v in self.excluded.items()},
-            "alarms": [dict(a.to_dict(), **p) for a, p in zip(self.alarms, self.provenance)],
-        }
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per alarm: the alarm's fields plus the raising row's provenance."""
-        base = _alarms_frame(self.alarms)
-        prov = pd.DataFrame(list(self.provenance), index=base.index)
-        return pd.concat([base, prov], axis=1)
-
-
-def _calls_of(frame: pd.DataFrame, label: Any, extra: Any, field_name: str) -> list | None:
-    if not isinstance(extra, dict) or field_name not in extra or extra[field_name] is None:
-        return None
-    entries = extra[field_name]
-    if not isinstance(entries, list):
-        raise ValueError(
-            f"{_where(frame, label)}: extra.{field_name} must be a list of "
-            f'{{"tool", "key", "fingerprint"}} objects, got {type(entries).__name__}'
-        )
-    pairs = []
-    for j, entry in enumerate(entries):
-        ok = isinstance(entry, dict) and all(
-            isinstance(entry.get(f), str) and entry.get(f) for f in ("key", "fingerprint")
-        )
-        if not ok:
-            raise ValueError(
-                f"{_where(frame, label)}: extra.{field_name}[{j}] must be an object with non-empty "
-                f'string fields "key" and "fingerprint", got {entry!r}'
-            )
-        pairs.append((entry["fingerprint"], entry["key"]))
-    return pairs
-
-
-def monitor_trials(
-    frame: pd.DataFrame,
-    baseline: pd.DataFrame,
-    *,
-    sigma: float | Any | None = None,
-    k: int = 1,
-    trials_per_round: int = 1,
-    tasks: Iterable[str] | None = None,
-    cusum_k: float = 0.5,
-    cusum_h: float = 1.5,
-    window: int = 200,
-    q: float = 0.95,
-    rel_increase: float = 0.5,
-    collision_threshold: float = 0.005,
-    protocol: str | None = None,
-    infrastructure_errors: str = "exclude",
-    time_field: str = TIMESTAMP_FIELD,
-    keys_field: str = COORDINATION_KEYS_FIELD,
-) -> MonitorReport:
-    """Run the three runtime alarms of the noise-floor paper over a trial stream.
-
-    Parameters
-    ----------
-    frame : pandas.DataFrame
-        Monitored trials (the frame of :func:`noisefloor.logs.load_trials`).
-    baseline : pandas.DataFrame
-        Release-baseline trials, same columns.
-    sigma : float, object with ``null_gap_sd``, or None
-        Noise-floor sigma for R1. ``None`` estimates it as the standard deviation (ddof 1) of
-        the baseline's round pass^k values, which needs two rounds (recorded in
-        ``r1.sigma_source``).
-    k, trials_per_round, tasks, infrastructure_errors
-        As for :func:`coordination_active_passk_rounds`; ``tasks=None`` makes the golden set
-        the baseline's coordination-active tasks.
-    cusum_k, cusum_h : float, default 0.5, 1.5
-        R1 reference value and decision interval in sigma units (:func:`tabular_cusum`).
-    window, q, rel_increase : default 200, 0.95, 0.5
-        R2 parameters (:func:`rolling_quantile_monitor`).
-    collision_threshold : float, default 0.005
-        R3 threshold (:func:`collision_rate_monitor`).
-    protocol : str or None
-        Keep only this protocol in both frames. ``None`` requires each frame to hold one.
-    time_field : str, default "timestamp"
-        ``extra`` key used for time order (:func:`order_trials`).
-    keys_field : str, default "coordination_keys"
-        ``extra`` key holding each trial's calls (``{"tool", "key", "fingerprint", ...}``).
-
-    Returns
-    -------
-    MonitorReport
-        The three results, the rows each rule left out, and every alarm with its provenance.
-
-    Raises
-    ------
-    TypeError, ValueError
-        For a frame that is not a trial frame, several protocols without ``protocol``,
-        malformed ``extra`` fields (file and line named), or a parameter out of range.
-
-    Notes
-    -----
-    R1: target ``mu0`` = mean of the baseline rounds' pass^k, CUSUM over the monitored rounds;
-    an alarm is reported at the row that completed the round. R2: the monitored and baseline
-    ``injections`` columns, null counts left out and counted. R3: ``(fingerprint, key)`` pairs
-    of ``extra[keys_field]``; trials without that field are left out and counted.
-
-    Examples
-    --------
-    >>> base = pd.DataFrame({"task_id": ["a", "b"] * 4, "protocol": "intercept",
-    ...     "reward": [1.0, 0.0] * 4, "infrastructure_error": False,
-    ...     "store_events_at_start": 1, "injections": [0, 1, 1, 2] * 2, "extra": None})
-    >>> mon = base.assign(injections=[3, 4, 4, 5] * 2)
-    >>> rep = monitor_trials(mon, base, sigma=0.1, window=4)
-    >>> [(a.rule, a.index) for a in rep.alarms]
-    [('R2', 3)]
-    >>> rep.reasons["R3"]
-    'no trial carries extra.coordination_keys'
-    """
-    _require(frame, "frame", _TRIAL_COLUMNS)
-    _require(baseline, "baseline", _TRIAL_COLUMNS)
-    frames = {"frame": frame, "baseline": baseline}
-    if protocol is not None:
-        for name, f in frames.items():
-            if "protocol" not in f.columns:
-                raise ValueError(f"{name} lacks column 'protocol' needed by protocol={protocol!r}")
-        frames = {name: f[f["protocol"] == protocol] for name, f in frames.items()}
-    elif "protocol" in frame.columns or "protocol" in baseline.columns:
-        for name, f in frames.items():
-            found = sorted(map(str, f["protocol"].dropna().unique())) if "protocol" in f else []
-            if len(found) > 1:
-                raise ValueError(
-                    f"{name} holds {len(found)} protocols ({', '.join(found)}); the alarms watch "
-                    "one deployed configuration, choose one with protocol="
-                )
-    mon = order_trials(frames["frame"], time_field=time_field)
-    base = order_trials(frames["baseline"], time_field=time_field)
-    stamped = "extra" in mon.columns and mon["extra"].map(
-        lambda e: isinstance(e, dict) and e.get(time_field) is not None
-    ).any()
-    order = f"extra.{time_field}" if stamped else "file order"
-    reasons: dict[str, str] = {}
-    excluded: dict[str, dict] = {}
-    position = {label: i for i, label in enumerate(mon.index)}
-    alarms: list[Alarm] = []
-
-    # R1
-    base_rounds = coordination_active_passk_rounds(
-        base, k=k, trials_per_round=trials_per_round, tasks=tasks,
-        infrastructure_errors=infrastructure_errors,
-    )
-    golden = base_rounds.tasks if tasks is None else tasks
-    if not golden:
-        golden = ["<none>"]
-    rounds = coordination_active_passk_rounds(
-        mon, k=k, trials_per_round=trials_per_round, tasks=golden,
-        infrastructure_errors=infrastructure_errors,
-    )
-    excluded["R1"] = rounds.excluded
-    r1 = None
-    if not base_rounds.values:
-        reasons["R1"] = f"baseline: {base_rounds.reason}"
-    elif not rounds.values:
-        reasons["R1"] = f"monitored logs: {rounds.reason}"
-    else:
-        target = float(np.mean(base_rounds.values))
-        s = sigma
-        if s is None and len(base_rounds.values) < 2:
-            reasons["R1"] = (
-                "sigma not given and the baseline has fewer than two rounds to estimate it from"
-            )
-        elif s is None and float(np.std(base_rounds.values, ddof=1)) == 0.0:
-            reasons["R1"] = "sigma not given and the baseline rounds do not vary (sd 0)"
-        else:
-            if s is None:
-                s = float(np.std(base_rounds.values, ddof=1))
-            res = tabular_cusum(rounds.values, target=target, sigma=s, k=cusum_k, h=cusum_h)
-            if sigma is None:
-                res = replace(
-                    res,
-                    sigma_source=f"sd of {len(base_rounds.values)} baseline rounds (ddof 1)",
-                )
-            r1 = replace(res, alarms=tuple(replace(a, row=rounds.rows[a.index]) for a in res.alarms))
-            alarms.extend(r1.alarms)
-
-    # R2
-    inj = mon["injections"] if "injections" in mon.columns else pd.Series(pd.NA, index=mon.index)
-    binj = base["injections"] if "injections" in base.columns else pd.Series(pd.NA, index=base.index)
-    ok, bok = inj.notna().to_numpy(), binj.notna().to_numpy()
-    excluded["R2"] = {"injections_null": int((~ok).sum()), "baseline_injections_null": int((~bok).sum())}
-    r2 = None
-    if not bok.any():
-        reasons["R2"] = "the baseline has no trial with an injections count"
-    elif not ok.any():
-        reasons["R2"] = "the monitored logs have no trial with an injections count"
-    else:
-        rows2 = mon.index[ok]
-        res2 = rolling_quantile_monitor(
-            inj[ok].to_numpy(dtype=float), binj[bok].to_numpy(dtype=float),
-            window=window, q=q, rel_increase=rel_increase,
-        )
-        r2 = replace(res2, alarms=tuple(replace(a, row=rows2[a.index]) for a in res2.alarms))
-        if r2.reason:
-            reasons["R2"] = r2.reason
-        alarms.extend(r2.alarms)
-
-    # R3
-    per_trial: list[list] = []
-    rows3: list[Any] = []
-    if "extra" in mon.columns:
-        for label, extra in mon["extra"].items():
-            pairs = _calls_of(mon, label, extra, keys_field)
-            if pairs is not None:
-                per_trial.append(pairs)
-                rows3.append(label)
-    excluded["R3"] = {"no_call_record": int(len(mon) - len(rows3))}
-    r3 = None
-    if not rows3:
-        reasons["R3"] = f"no trial carries extra.{keys_field}"
-    else:
-        res3 = collision_rate_monitor(per_trial, threshold=collision_threshold)
-        r3 = replace(res3, alarms=tuple(replace(a, row=rows3[a.index]) for a in res3.alarms))
-        alarms.extend(r3.alarms)
-
-    alarms.sort(key=lambda a: (position[a.row], a.rule))
-    provenance = []
-    for a in alarms:
-        p = {"position": position[a.row]}
-        for col in ("task_id", "trial", "source", "line"):
-            if col in mon.columns:
-                v = mon.at[a.row, col]
-                p[col] = v.item() if hasattr(v, "item") else v
-        provenance.append(p)
-    return MonitorReport(
-        order=order,
-        n_trials=int(len(mon)),
-        n_baseline_trials=int(len(base)),
-        r1=r1,
-        r1_rounds=rounds,
-        r1_baseline_rounds=base_rounds,
-        r2=r2,
-        r3=r3,
-        reasons=reasons,
-        excluded=excluded,
-        alarms=tuple(alarms),
-        provenance=tuple(provenance),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import load_trials
-from noisefloor.stats.monitor import (
+from noisefloor.stats.monitor import tabular_cusum
+from noisefloor.stats.monitor_frame import (
     coordination_active_passk_rounds,
     monitor_trials,
     order_trials,
-    tabular_cusum,
 )
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
@@ -231,7 +231,7 @@ def test_fixture_logs_raise_each_alarm_where_they_were_built_to(logs):
 def test_time_stamps_restore_the_order_of_shuffled_lines(logs, tmp_path):
     mon, base = logs
     lines = (FIXTURES / "monitored.jsonl").read_text().splitlines()
-    start = datetime(2026, 11, 1, tzinfo=timezone.utc)
+    start = datetime(2026, 11, 1, tzinfo=UTC)
     stamped = []
     for i, line in enumerate(lines):
         rec = json.loads(line)
@@ -264,8 +264,9 @@ def test_report_views(logs):
 
 
 def test_floor_result_supplies_sigma(logs):
-    from noisefloor.floor import NoiseFloor
     import dataclasses
+
+    from noisefloor.floor import NoiseFloor
 
     mon, base = logs
     fields = {f.name: math.nan for f in dataclasses.fields(NoiseFloor)}

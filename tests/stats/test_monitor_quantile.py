@@ -70,7 +70,7 @@ def test_quiet_on_a_stream_drawn_from_the_baseline():
 
 def test_false_alarm_share_on_baseline_streams():
     # 100 baseline-drawn streams of 1,000 trials. With the default N = 200 the share raising any
-    # alarm stays under 5 % (measured 0/200 in benchmarks/monitor_alarms.py); with N = 20 the
+    # alarm stays under 5 % (1 % of 200 streams in benchmarks/monitor_alarms.py); with N = 20 the
     # window's 95th percentile is so noisy that most streams raise one -- the reason for the
     # default.
     rng = np.random.default_rng(17)
