@@ -78,7 +78,11 @@ class FrameBuilder:
             if name in _STR or name == "source":
                 data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
             elif name in _NULLABLE_INT:
-                data[name] = pd.array(pa.chunked_array(parts, type=pa.int64()), dtype="Int64")
+                # values and mask separately: going through float64 would round big integers
+                chunked = pa.chunked_array(parts, type=pa.int64())
+                values = chunked.fill_null(0).to_numpy()
+                mask = chunked.is_null().to_numpy()
+                data[name] = pd.arrays.IntegerArray(values.astype(np.int64, copy=False), mask)
             else:
                 data[name] = np.concatenate(parts)
             parts.clear()
