@@ -43,16 +43,25 @@ def r1_table() -> None:
 def r2_table() -> None:
     rng = np.random.default_rng(17)
     base = nb(rng, 5000)
-    print("R2  rolling 95th percentile, alarm at >= 1.5 x baseline "
-          f"(baseline q95 = {np.quantile(base, 0.95):g})")
-    print(f"    {'N':>4} {'false-alarm share (1,000-trial streams)':>42} {'median delay after 2x':>24}")
+    print(
+        "R2  rolling 95th percentile, alarm at >= 1.5 x baseline "
+        f"(baseline q95 = {np.quantile(base, 0.95):g})"
+    )
+    print(
+        f"    {'N':>4} {'false-alarm share (1,000-trial streams)':>42}"
+        f" {'median delay after 2x':>24}"
+    )
     for n in (20, 50, 100, 200):
         streams = [nb(rng, 1000) for _ in range(200)]
         fa = np.mean([bool(rolling_quantile_monitor(s, base, window=n).alarms) for s in streams])
         delays = []
         for _ in range(200):
             s = np.concatenate([nb(rng, 500), 2 * nb(rng, 500)])
-            after = [a.index for a in rolling_quantile_monitor(s, base, window=n).alarms if a.index >= 500]
+            after = [
+                a.index
+                for a in rolling_quantile_monitor(s, base, window=n).alarms
+                if a.index >= 500
+            ]
             delays.append(after[0] - 500 if after else np.nan)
         print(f"    {n:4d} {fa:42.3f} {np.nanmedian(delays):24.0f}")
 
@@ -60,23 +69,33 @@ def r2_table() -> None:
 def speed() -> None:
     rng = np.random.default_rng(3)
     n, tasks = 100_000, 50
-    frame = pd.DataFrame({
-        "task_id": [f"t{i % tasks}" for i in range(n)],
-        "protocol": "intercept",
-        "reward": (rng.random(n) < 0.5).astype(float),
-        "infrastructure_error": False,
-        "store_events_at_start": pd.array(rng.integers(0, 3, n), dtype="Int64"),
-        "injections": pd.array(nb(rng, n), dtype="Int64"),
-        "extra": [{"coordination_keys": [{"key": f"k{2 * i}", "fingerprint": f"f{2 * i}"},
-                                         {"key": f"k{2 * i + 1}", "fingerprint": f"f{2 * i + 1}"}]}
-                  for i in range(n)],
-    })
+    frame = pd.DataFrame(
+        {
+            "task_id": [f"t{i % tasks}" for i in range(n)],
+            "protocol": "intercept",
+            "reward": (rng.random(n) < 0.5).astype(float),
+            "infrastructure_error": False,
+            "store_events_at_start": pd.array(rng.integers(0, 3, n), dtype="Int64"),
+            "injections": pd.array(nb(rng, n), dtype="Int64"),
+            "extra": [
+                {
+                    "coordination_keys": [
+                        {"key": f"k{2 * i}", "fingerprint": f"f{2 * i}"},
+                        {"key": f"k{2 * i + 1}", "fingerprint": f"f{2 * i + 1}"},
+                    ]
+                }
+                for i in range(n)
+            ],
+        }
+    )
     base = frame.iloc[:20_000]
     t0 = time.perf_counter()
     rep = monitor_trials(frame, base, window=200)
     dt = time.perf_counter() - t0
-    print(f"speed: monitor_trials on {n:,} trials (200,000 calls, N = 200): {dt:.2f} s "
-          f"({dt / n * 1e6:.1f} us per trial); {len(rep.alarms)} alarm(s)")
+    print(
+        f"speed: monitor_trials on {n:,} trials (200,000 calls, N = 200): {dt:.2f} s "
+        f"({dt / n * 1e6:.1f} us per trial); {len(rep.alarms)} alarm(s)"
+    )
 
 
 if __name__ == "__main__":

@@ -16,29 +16,42 @@ ALARM_EXIT_CODE = 3
 
 
 def _num(value: float, digits: int = 3) -> str:
-    return "NaN" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+    return (
+        "NaN"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else f"{value:.{digits}f}"
+    )
 
 
 def _alarm_table(report) -> pd.DataFrame:
     frame = report.to_frame()
     where = (
         frame["source"].astype(str) + ":" + frame["line"].astype(str)
-        if "source" in frame.columns else frame["position"].astype(str)
+        if "source" in frame.columns
+        else frame["position"].astype(str)
     )
     detail = []
     for a in report.alarms:
         if a.rule == "R1":
-            detail.append(f"round {a.index}: pass^k {'rose' if a.direction == 'upper' else 'fell'}"
-                          f" (C{'+' if a.direction == 'upper' else '-'} > H)")
+            detail.append(
+                f"round {a.index}: pass^k {'rose' if a.direction == 'upper' else 'fell'}"
+                f" (C{'+' if a.direction == 'upper' else '-'} > H)"
+            )
         elif a.rule == "R2":
             detail.append(f"rolling {report.r2.q:.0%} quantile >= threshold")
         else:
             detail.append("collision rate > threshold")
-    return pd.DataFrame({
-        "rule": frame["rule"], "at": where, "task_id": frame.get("task_id", ""),
-        "trial": frame.get("trial", ""), "statistic": [_num(v, 4) for v in frame["statistic"]],
-        "threshold": [_num(v, 4) for v in frame["threshold"]], "detail": detail,
-    })
+    return pd.DataFrame(
+        {
+            "rule": frame["rule"],
+            "at": where,
+            "task_id": frame.get("task_id", ""),
+            "trial": frame.get("trial", ""),
+            "statistic": [_num(v, 4) for v in frame["statistic"]],
+            "threshold": [_num(v, 4) for v in frame["threshold"]],
+            "detail": detail,
+        }
+    )
 
 
 def _describe(report, k: int) -> list[str]:
@@ -55,7 +68,8 @@ def _describe(report, k: int) -> list[str]:
             f"sigma {_num(r1.sigma)} ({r1.sigma_source})"
         )
         lines.append(
-            f"    k {r1.k:g}, h {r1.h:g} -> K {_num(r1.reference_value)}, H {_num(r1.decision_interval)}; "
+            f"    k {r1.k:g}, h {r1.h:g} -> K {_num(r1.reference_value)}, "
+            f"H {_num(r1.decision_interval)}; "
             f"in-control ARL ~ {r1.arl0:.1f} rounds (Siegmund, two-sided)"
         )
     r2 = report.r2
@@ -86,40 +100,119 @@ def _describe(report, k: int) -> list[str]:
 
 @click.command()
 @click.argument("logs", nargs=-1, type=click.Path(exists=True))
-@click.option("--baseline", "baseline_logs", multiple=True, required=True,
-              type=click.Path(exists=True),
-              help="Release-baseline log (repeat for several files; a directory works too).")
+@click.option(
+    "--baseline",
+    "baseline_logs",
+    multiple=True,
+    required=True,
+    type=click.Path(exists=True),
+    help="Release-baseline log (repeat for several files; a directory works too).",
+)
 @log_options
-@click.option("--sigma", type=float, default=None,
-              help="Noise-floor sigma for R1. Default: SD of the baseline's round pass^k.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
-              help="Take sigma as null_gap_sd of `noisefloor floor` on these logs (repeatable).")
+@click.option(
+    "--sigma",
+    type=float,
+    default=None,
+    help="Noise-floor sigma for R1. Default: SD of the baseline's round pass^k.",
+)
+@click.option(
+    "--floor-log",
+    "floor_logs",
+    multiple=True,
+    type=click.Path(exists=True),
+    help="Take sigma as null_gap_sd of `noisefloor floor` on these logs (repeatable).",
+)
 @click.option("--k", "k", type=int, default=1, show_default=True, help="The k of pass^k (R1).")
-@click.option("--trials-per-round", type=int, default=1, show_default=True,
-              help="Coordination-active trials of each golden task per R1 round.")
-@click.option("--tasks", default=None,
-              help="Golden task ids, comma-separated. Default: the baseline's coordination-active tasks.")
-@click.option("--cusum-k", type=float, default=0.5, show_default=True,
-              help="R1 reference value k, in sigma units.")
-@click.option("--cusum-h", type=float, default=1.5, show_default=True,
-              help="R1 decision interval h, in sigma units (1.5: the paper's +-1.5 sigma).")
-@click.option("--window", type=int, default=200, show_default=True,
-              help="R2 rolling window N, in trials.")
+@click.option(
+    "--trials-per-round",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Coordination-active trials of each golden task per R1 round.",
+)
+@click.option(
+    "--tasks",
+    default=None,
+    help="Golden task ids, comma-separated. Default: the baseline's coordination-active tasks.",
+)
+@click.option(
+    "--cusum-k",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="R1 reference value k, in sigma units.",
+)
+@click.option(
+    "--cusum-h",
+    type=float,
+    default=1.5,
+    show_default=True,
+    help="R1 decision interval h, in sigma units (1.5: the paper's +-1.5 sigma).",
+)
+@click.option(
+    "--window", type=int, default=200, show_default=True, help="R2 rolling window N, in trials."
+)
 @click.option("--quantile", type=float, default=0.95, show_default=True, help="R2 quantile level.")
-@click.option("--rel-increase", type=float, default=0.5, show_default=True,
-              help="R2 alarm at >= (1 + this) x the baseline quantile.")
-@click.option("--collision-threshold", type=float, default=0.005, show_default=True,
-              help="R3 alarm above this collision rate.")
-@click.option("--protocol", default=None, help="Monitor only this protocol (needed if logs mix several).")
-@click.option("--infrastructure-errors", type=click.Choice(["exclude", "fail"]), default="exclude",
-              show_default=True, help="R1: leave infrastructure errors out, or count them as failures.")
-@click.option("--fail-on-alarm", is_flag=True,
-              help=f"Exit with status {ALARM_EXIT_CODE} when any alarm is raised.")
+@click.option(
+    "--rel-increase",
+    type=float,
+    default=0.5,
+    show_default=True,
+    help="R2 alarm at >= (1 + this) x the baseline quantile.",
+)
+@click.option(
+    "--collision-threshold",
+    type=float,
+    default=0.005,
+    show_default=True,
+    help="R3 alarm above this collision rate.",
+)
+@click.option(
+    "--protocol", default=None, help="Monitor only this protocol (needed if logs mix several)."
+)
+@click.option(
+    "--rounds",
+    "rounds_policy",
+    type=click.Choice(["latest", "blocks"]),
+    default="latest",
+    show_default=True,
+    help="R1 rounds: each task's most recent coordination-active trials, or consecutive blocks.",
+)
+@click.option(
+    "--infrastructure-errors",
+    type=click.Choice(["exclude", "fail"]),
+    default="exclude",
+    show_default=True,
+    help="R1: leave infrastructure errors out, or count them as failures.",
+)
+@click.option(
+    "--fail-on-alarm",
+    is_flag=True,
+    help=f"Exit with status {ALARM_EXIT_CODE} when any alarm is raised.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def monitor(logs, baseline_logs, log_format, sigma, floor_logs, k, trials_per_round, tasks,
-            cusum_k, cusum_h, window, quantile, rel_increase, collision_threshold, protocol,
-            infrastructure_errors, fail_on_alarm, as_json) -> None:
+def monitor(
+    logs,
+    baseline_logs,
+    log_format,
+    sigma,
+    floor_logs,
+    k,
+    trials_per_round,
+    tasks,
+    cusum_k,
+    cusum_h,
+    window,
+    quantile,
+    rel_increase,
+    collision_threshold,
+    protocol,
+    rounds_policy,
+    infrastructure_errors,
+    fail_on_alarm,
+    as_json,
+) -> None:
     """Runtime alarms over LOG files read in time order, against a --baseline.
 
     R1: two-sided tabular CUSUM on coordination-active pass^k per round of the golden tasks.
@@ -139,10 +232,21 @@ def monitor(logs, baseline_logs, log_format, sigma, floor_logs, k, trials_per_ro
         sigma = noise_floor_from_trials(read_logs(floor_logs, log_format))
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     report = monitor_trials(
-        trials, baseline, sigma=sigma, k=k, trials_per_round=trials_per_round, tasks=golden,
-        cusum_k=cusum_k, cusum_h=cusum_h, window=window, q=quantile, rel_increase=rel_increase,
-        collision_threshold=collision_threshold, protocol=protocol,
+        trials,
+        baseline,
+        sigma=sigma,
+        k=k,
+        trials_per_round=trials_per_round,
+        tasks=golden,
+        cusum_k=cusum_k,
+        cusum_h=cusum_h,
+        window=window,
+        q=quantile,
+        rel_increase=rel_increase,
+        collision_threshold=collision_threshold,
+        protocol=protocol,
         infrastructure_errors=infrastructure_errors,
+        rounds=rounds_policy,
     )
     if as_json:
         emit_json(report.to_dict())

@@ -213,7 +213,9 @@ class RollingQuantileResult:
     def to_frame(self) -> pd.DataFrame:
         """One row per trial: ``index, statistic, above`` (statistic >= threshold), ``alarm``."""
         stat = np.asarray(self.statistic, dtype=float)
-        above = (stat >= self.threshold) if math.isfinite(self.threshold) else np.zeros(self.n, bool)
+        above = (
+            (stat >= self.threshold) if math.isfinite(self.threshold) else np.zeros(self.n, bool)
+        )
         alarm = np.zeros(self.n, dtype=bool)
         alarm[[a.index for a in self.alarms]] = True
         return pd.DataFrame(
@@ -337,7 +339,9 @@ def _rising_edges(condition: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- R1: CUSUM
 
 
-def siegmund_arl(shift: float = 0.0, *, k: float = 0.5, h: float = 1.5, sided: str = "two") -> float:
+def siegmund_arl(
+    shift: float = 0.0, *, k: float = 0.5, h: float = 1.5, sided: str = "two"
+) -> float:
     """Average run length of a tabular CUSUM by Siegmund's approximation.
 
     Parameters
@@ -836,11 +840,11 @@ def collision_rate_monitor(
         n_colliding.append(colliding)
     nd = np.asarray(n_distinct, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        rate = np.where(nd > 0, np.asarray(n_colliding, dtype=float) / np.where(nd > 0, nd, 1), np.nan)
+        rate = np.where(
+            nd > 0, np.asarray(n_colliding, dtype=float) / np.where(nd > 0, nd, 1), np.nan
+        )
     above = np.where(np.isnan(rate), False, rate > thr)
-    alarms = tuple(
-        Alarm("R3", int(i), float(rate[i]), thr, "above") for i in _rising_edges(above)
-    )
+    alarms = tuple(Alarm("R3", int(i), float(rate[i]), thr, "above") for i in _rising_edges(above))
     collisions = tuple((key, size) for key, size in members.items() if size >= 2)
     return CollisionRateResult(
         threshold=thr,

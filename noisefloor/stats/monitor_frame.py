@@ -143,8 +143,14 @@ class PassKRounds:
         Mean over the golden tasks of ``C(c, k) / C(n, k)`` in each round, in round order.
     rows : tuple
         Label of the row that completed each round (the latest of its trials in time order).
+    policy : str
+        How rounds are formed: ``"latest"`` or ``"blocks"`` (see
+        :func:`coordination_active_passk_rounds`).
     n_pending : int
-        Coordination-active golden trials not yet part of a complete round.
+        Coordination-active golden trials after the last complete round, waiting for the next.
+    n_skipped : int
+        Coordination-active golden trials passed over because a newer trial of the same task
+        entered the round (policy ``"latest"`` only; 0 for ``"blocks"``).
     excluded : dict of str to int
         Rows left out, by reason: ``infrastructure_error``, ``reward_null``,
         ``store_unknown`` (``store_events_at_start`` null), ``store_empty`` (0 events, not
@@ -158,7 +164,9 @@ class PassKRounds:
     tasks: tuple[str, ...]
     values: tuple[float, ...]
     rows: tuple[Any, ...]
+    policy: str
     n_pending: int
+    n_skipped: int
     excluded: dict = field(default_factory=dict)
     reason: str = ""
 
@@ -185,6 +193,7 @@ def coordination_active_passk_rounds(
     trials_per_round: int = 1,
     tasks: Iterable[str] | None = None,
     infrastructure_errors: str = "exclude",
+    rounds: str = "latest",
 ) -> PassKRounds:
     """Split a time-ordered trial stream into rounds and compute pass^k of each.
 
@@ -204,11 +213,15 @@ def coordination_active_passk_rounds(
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
         Leave trials with ``infrastructure_error`` out (counted in ``excluded``), or count
         them as failures.
+    rounds : {"latest", "blocks"}, default "latest"
+        How a task's trials enter rounds when tasks become coordination-active at different
+        times (see Notes).
 
     Returns
     -------
     PassKRounds
-        ``k, trials_per_round, tasks, values, rows, n_pending, excluded, reason``.
+        ``k, trials_per_round, tasks, values, rows, policy, n_pending, n_skipped, excluded,
+        reason``.
 
     Raises
     ------
@@ -218,11 +231,18 @@ def coordination_active_passk_rounds(
     Notes
     -----
     A trial is coordination-active when ``store_events_at_start > 0``; success is a reward
-    within 1e-6 of 1 (DESIGN.md). Each golden task's coordination-active trials, in time order,
-    are cut into consecutive blocks of n; round r is the r-th block of every golden task, and
-    exists once every golden task has completed its r-th block. Its value is the tau-bench
-    estimator averaged over tasks, ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of
-    task t in the block (Yao et al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`.
+    within 1e-6 of 1 (DESIGN.md). Trials are read in time order; a round completes at the first
+    trial after which every golden task has at least n coordination-active trials not yet used.
+    With ``"latest"`` the round takes each task's n most recent such trials and the older ones
+    are passed over (counted in ``n_skipped``), so a round always describes the recent past even
+    when one task becomes coordination-active late; with ``"blocks"`` each task's trials are cut
+    into consecutive blocks of n and round r is the r-th block of every task (nothing is passed
+    over, but rounds lag behind a task that is active often). In the paper's design (per round,
+    one trial 0 with an empty store and one coordination-active trial 1 per task) both agree.
+    A round's value is the tau-bench estimator averaged over tasks,
+    ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of task t in the round (Yao et
+    al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`; its ``row`` is the trial
+    that completed it.
 
     References
     ----------
@@ -242,6 +262,7 @@ def coordination_active_passk_rounds(
     if kk > n:
         raise ValueError(f"k must be at most trials_per_round ({n}), got {k!r}")
     policy = _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
+    how = _validate.choice("rounds", rounds, ("latest", "blocks"))
 
     infra = frame["infrastructure_error"].astype(bool).to_numpy()
     reward = pd.to_numeric(frame["reward"], errors="raise").to_numpy(dtype=float)
@@ -249,8 +270,13 @@ def coordination_active_passk_rounds(
     unknown = events.isna().to_numpy()
     active = np.zeros(len(frame), dtype=bool)
     active[~unknown] = events[~unknown].to_numpy(dtype=np.int64) > 0
-    excluded = {"infrastructure_error": 0, "reward_null": 0, "store_unknown": 0,
-                "store_empty": 0, "not_golden": 0}
+    excluded = {
+        "infrastructure_error": 0,
+        "reward_null": 0,
+        "store_unknown": 0,
+        "store_empty": 0,
+        "not_golden": 0,
+    }
     keep = np.ones(len(frame), dtype=bool)
     if policy == "exclude":
         excluded["infrastructure_error"] = int(infra.sum())
@@ -276,28 +302,45 @@ def coordination_active_passk_rounds(
     excluded["not_golden"] = int((keep & ~is_golden).sum())
     keep &= is_golden
 
-    positions: dict[str, list[int]] = {t: [] for t in golden}
+    pending: dict[str, list[int]] = {t: [] for t in golden}
+    ever = dict.fromkeys(golden, 0)
+    blocks: list[np.ndarray] = []
+    skipped = 0
+    ready = 0  # golden tasks with at least n unused trials
     for pos in np.flatnonzero(keep):
-        positions[task_ids[pos]].append(int(pos))
-    counts = {t: len(p) for t, p in positions.items()}
-    n_rounds = min((c // n for c in counts.values()), default=0)
+        task = task_ids[pos]
+        pending[task].append(int(pos))
+        ever[task] += 1
+        ready += len(pending[task]) == n
+        while ready == len(golden):
+            if how == "latest":
+                blocks.append(np.concatenate([q[-n:] for q in pending.values()]))
+                skipped += sum(len(q) - n for q in pending.values())
+                pending = {t: [] for t in golden}
+            else:
+                blocks.append(np.concatenate([q[:n] for q in pending.values()]))
+                pending = {t: q[n:] for t, q in pending.items()}
+            ready = sum(len(q) >= n for q in pending.values())
     values: list[float] = []
     rows: list[Any] = []
-    for r in range(n_rounds):
-        block = np.concatenate([positions[t][r * n : (r + 1) * n] for t in golden])
+    for block in blocks:
         trials = pd.DataFrame(
-            {"task_id": task_ids[block], "reward": reward[block], "infrastructure_error": infra[block]}
+            {
+                "task_id": task_ids[block],
+                "reward": reward[block],
+                "infrastructure_error": infra[block],
+            }
         )
         values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
         rows.append(frame.index[block.max()])
     reason = ""
     if not golden:
         reason = "no coordination-active trial (store_events_at_start > 0) in the frame"
-    elif n_rounds == 0:
-        short = [t for t in golden if counts[t] < n]
+    elif not blocks:
+        short = [t for t in golden if ever[t] < n]
         reason = (
             f"no complete round: {len(short)} golden task(s) have fewer than {n} "
-            f"coordination-active trial(s), e.g. {short[0]!r} has {counts[short[0]]}"
+            f"coordination-active trial(s), e.g. {short[0]!r} has {ever[short[0]]}"
         )
     return PassKRounds(
         k=kk,
@@ -305,7 +348,9 @@ def coordination_active_passk_rounds(
         tasks=tuple(golden),
         values=tuple(values),
         rows=tuple(rows),
-        n_pending=int(sum(counts.values()) - n_rounds * n * len(golden)),
+        policy=how,
+        n_pending=int(sum(len(q) for q in pending.values())),
+        n_skipped=int(skipped),
         excluded=excluded,
         reason=reason,
     )
@@ -415,6 +460,7 @@ def monitor_trials(
     collision_threshold: float = 0.005,
     protocol: str | None = None,
     infrastructure_errors: str = "exclude",
+    rounds: str = "latest",
     time_field: str = TIMESTAMP_FIELD,
     keys_field: str = COORDINATION_KEYS_FIELD,
 ) -> MonitorReport:
@@ -430,7 +476,7 @@ def monitor_trials(
         Noise-floor sigma for R1. ``None`` estimates it as the standard deviation (ddof 1) of
         the baseline's round pass^k values, which needs two rounds (recorded in
         ``r1.sigma_source``).
-    k, trials_per_round, tasks, infrastructure_errors
+    k, trials_per_round, tasks, infrastructure_errors, rounds
         As for :func:`coordination_active_passk_rounds`; ``tasks=None`` makes the golden set
         the baseline's coordination-active tasks.
     cusum_k, cusum_h : float, default 0.5, 1.5
@@ -494,9 +540,10 @@ def monitor_trials(
                 )
     mon = order_trials(frames["frame"], time_field=time_field)
     base = order_trials(frames["baseline"], time_field=time_field)
-    stamped = "extra" in mon.columns and mon["extra"].map(
-        lambda e: isinstance(e, dict) and e.get(time_field) is not None
-    ).any()
+    stamped = (
+        "extra" in mon.columns
+        and mon["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None).any()
+    )
     order = f"extra.{time_field}" if stamped else "file order"
     reasons: dict[str, str] = {}
     excluded: dict[str, dict] = {}
@@ -505,15 +552,23 @@ def monitor_trials(
 
     # R1
     base_rounds = coordination_active_passk_rounds(
-        base, k=k, trials_per_round=trials_per_round, tasks=tasks,
+        base,
+        k=k,
+        trials_per_round=trials_per_round,
+        tasks=tasks,
         infrastructure_errors=infrastructure_errors,
+        rounds=rounds,
     )
     golden = base_rounds.tasks if tasks is None else tasks
     if not golden:
         golden = ["<none>"]
     rounds = coordination_active_passk_rounds(
-        mon, k=k, trials_per_round=trials_per_round, tasks=golden,
+        mon,
+        k=k,
+        trials_per_round=trials_per_round,
+        tasks=golden,
         infrastructure_errors=infrastructure_errors,
+        rounds=rounds,
     )
     excluded["R1"] = rounds.excluded
     r1 = None
@@ -539,14 +594,21 @@ def monitor_trials(
                     res,
                     sigma_source=f"sd of {len(base_rounds.values)} baseline rounds (ddof 1)",
                 )
-            r1 = replace(res, alarms=tuple(replace(a, row=rounds.rows[a.index]) for a in res.alarms))
+            r1 = replace(
+                res, alarms=tuple(replace(a, row=rounds.rows[a.index]) for a in res.alarms)
+            )
             alarms.extend(r1.alarms)
 
     # R2
     inj = mon["injections"] if "injections" in mon.columns else pd.Series(pd.NA, index=mon.index)
-    binj = base["injections"] if "injections" in base.columns else pd.Series(pd.NA, index=base.index)
+    binj = (
+        base["injections"] if "injections" in base.columns else pd.Series(pd.NA, index=base.index)
+    )
     ok, bok = inj.notna().to_numpy(), binj.notna().to_numpy()
-    excluded["R2"] = {"injections_null": int((~ok).sum()), "baseline_injections_null": int((~bok).sum())}
+    excluded["R2"] = {
+        "injections_null": int((~ok).sum()),
+        "baseline_injections_null": int((~bok).sum()),
+    }
     r2 = None
     if not bok.any():
         reasons["R2"] = "the baseline has no trial with an injections count"
@@ -555,8 +617,11 @@ def monitor_trials(
     else:
         rows2 = mon.index[ok]
         res2 = rolling_quantile_monitor(
-            inj[ok].to_numpy(dtype=float), binj[bok].to_numpy(dtype=float),
-            window=window, q=q, rel_increase=rel_increase,
+            inj[ok].to_numpy(dtype=float),
+            binj[bok].to_numpy(dtype=float),
+            window=window,
+            q=q,
+            rel_increase=rel_increase,
         )
         r2 = replace(res2, alarms=tuple(replace(a, row=rows2[a.index]) for a in res2.alarms))
         if r2.reason:

@@ -32,8 +32,11 @@ def test_text_output_lists_every_alarm_with_the_trial_that_raised_it():
     assert "alarm at >= 9.00 (+50%)" in out
     assert "R1  left out: 120 store_empty" in out
     assert "8 alarm(s), in time order:" in out
-    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("R1 ", "R2 ", "R3 "))
-            and "monitored.jsonl:" in line]
+    rows = [
+        line.split()
+        for line in out.splitlines()
+        if line.strip().startswith(("R1 ", "R2 ", "R3 ")) and "monitored.jsonl:" in line
+    ]
     firsts = {}
     for row in rows:
         firsts.setdefault(row[0], row[1].rsplit(":", 1)[1])
@@ -46,23 +49,27 @@ def test_json_output_is_one_document():
     res = run(MONITORED, "--baseline", BASELINE, "--window", "30", "--json")
     assert res.exit_code == 0
     doc = json.loads(res.output)
-    assert [(a["rule"], a["line"]) for a in doc["alarms"]][:3] == [("R1", 140), ("R1", 160), ("R2", 168)]
+    assert [(a["rule"], a["line"]) for a in doc["alarms"]][:3] == [
+        ("R1", 140),
+        ("R1", 160),
+        ("R2", 168),
+    ]
     assert doc["r2"]["statistic"][0] is None  # NaN (no full window yet) travels as null
     assert doc["r1"]["sigma_source"] == "sd of 8 baseline rounds (ddof 1)"
     assert doc["excluded"]["R1"]["store_empty"] == 120
 
 
 def test_quiet_when_the_baseline_is_monitored_against_itself_and_exit_status():
-    res = run(BASELINE, "--baseline", BASELINE, "--window", "100", "--cusum-h", "5",
-              "--fail-on-alarm")
+    res = run(
+        BASELINE, "--baseline", BASELINE, "--window", "100", "--cusum-h", "5", "--fail-on-alarm"
+    )
     assert res.exit_code == 0 and res.output.rstrip().endswith("no alarm")
     loud = run(MONITORED, "--baseline", BASELINE, "--window", "30", "--fail-on-alarm")
     assert loud.exit_code == ALARM_EXIT_CODE
 
 
 def test_sigma_option_and_tasks_option():
-    res = run(MONITORED, "--baseline", BASELINE, "--sigma", "0.05", "--tasks", "g01,g02",
-              "--json")
+    res = run(MONITORED, "--baseline", BASELINE, "--sigma", "0.05", "--tasks", "g01,g02", "--json")
     doc = json.loads(res.output)
     assert doc["r1"]["sigma"] == 0.05 and doc["r1"]["sigma_source"] == "parameter"
     assert doc["r1_rounds"]["tasks"] == ["g01", "g02"]
@@ -74,11 +81,20 @@ def _floor_log(path: Path) -> Path:
         for seed in (0, 1):
             for protocol in ("no_coord", "intercept"):
                 for t in range(30):
-                    rec = {"schema_version": "1", "benchmark": "tau2/retail", "model": "m",
-                           "protocol": protocol, "seed": seed, "task_id": f"t{t}", "trial": 0,
-                           "reward": float(rng.random() < 0.5), "termination_reason": "user_stop",
-                           "infrastructure_error": False, "store_events_at_start": 0,
-                           "injections": 0}
+                    rec = {
+                        "schema_version": "1",
+                        "benchmark": "tau2/retail",
+                        "model": "m",
+                        "protocol": protocol,
+                        "seed": seed,
+                        "task_id": f"t{t}",
+                        "trial": 0,
+                        "reward": float(rng.random() < 0.5),
+                        "termination_reason": "user_stop",
+                        "infrastructure_error": False,
+                        "store_events_at_start": 0,
+                        "injections": 0,
+                    }
                     fh.write(json.dumps(rec) + "\n")
     return path
 
@@ -94,13 +110,15 @@ def test_sigma_from_floor_logs(tmp_path):
 
 
 def test_errors_are_one_clear_line(tmp_path):
-    both = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.1",
-                                        "--floor-log", BASELINE])
+    both = CliRunner().invoke(
+        monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.1", "--floor-log", BASELINE]
+    )
     assert both.exit_code == 2 and "give --sigma or --floor-log, not both" in both.output
     missing = CliRunner().invoke(monitor, [MONITORED])
     assert missing.exit_code == 2 and "--baseline" in missing.output
-    no_floor = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log",
-                                            BASELINE])
+    no_floor = CliRunner().invoke(
+        monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", BASELINE]
+    )
     assert no_floor.exit_code == 1 and "no null contrast" in no_floor.output
     # a malformed call record names its file and line
     lines = Path(MONITORED).read_text().splitlines()

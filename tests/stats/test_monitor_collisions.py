@@ -48,7 +48,10 @@ def test_canonical_keys_are_quiet_on_distinct_calls():
     # reformatted JSON: the store's canonical key maps each literal call to its own key.
     calls = _distinct_calls(2000)
     trials = [[c] for c in calls]
-    trials += [[("get_order", '{ "order_id" : "#W000007" }')], [("get_order", {"order_id": "#W000008"})]]
+    trials += [
+        [("get_order", '{ "order_id" : "#W000007" }')],
+        [("get_order", {"order_id": "#W000008"})],
+    ]
     res = collision_rate_monitor(trials, key_function=canonical_key)
     assert res.alarms == () and res.n_colliding_calls[-1] == 0
     assert res.n_distinct_calls[-1] == 2000  # reformatted repeats are the same call
@@ -60,7 +63,9 @@ def test_number_formatting_is_a_collision_of_literal_calls():
     # under the 0.5 % threshold; three more such pairs make 8 of 1,008 = 0.79 % -> alarm on the
     # trial that brings the count above 0.5 % (6 of 1,006 = 0.596 %, the third pair, index 1002).
     base = [[c] for c in _distinct_calls(1000)]
-    pairs = [[("refund", {"amount": v}), ("refund", {"amount": float(v)})] for v in (10, 20, 30, 40)]
+    pairs = [
+        [("refund", {"amount": v}), ("refund", {"amount": float(v)})] for v in (10, 20, 30, 40)
+    ]
     res = collision_rate_monitor(base + pairs, key_function=canonical_key)
     assert res.rate[1000] == pytest.approx(2 / 1002)
     assert res.rate[1001] == pytest.approx(4 / 1004)
@@ -86,7 +91,9 @@ def test_fires_at_expected_trial_with_a_truncated_key():
 
 
 def test_one_call_under_two_keys_is_an_error():
-    with pytest.raises(ValueError, match="logged with key 'k1' at trial 0 and with key 'k2' at trial 1"):
+    with pytest.raises(
+        ValueError, match="logged with key 'k1' at trial 0 and with key 'k2' at trial 1"
+    ):
         collision_rate_monitor([[("a", "k1")], [("a", "k2")]])
 
 
@@ -110,7 +117,13 @@ def test_empty_prefix_is_nan_not_zero():
     res = collision_rate_monitor([[], [("a", "k")]])
     assert np.isnan(res.rate[0]) and res.rate[1] == 0.0
     frame = res.to_frame()
-    assert list(frame.columns) == ["index", "n_distinct_calls", "n_colliding_calls", "rate", "alarm"]
+    assert list(frame.columns) == [
+        "index",
+        "n_distinct_calls",
+        "n_colliding_calls",
+        "rate",
+        "alarm",
+    ]
     assert res.to_dict()["collisions"] == []
 
 

@@ -18,9 +18,36 @@ from noisefloor.stats.monitor import siegmund_arl, simulate_cusum_run_lengths, t
 # first 20 observations are N(10, 1), the last 10 N(11, 1). Montgomery reports C+_29 = 5.28 > H,
 # the first signal, with N+ = 7 (the upward run began after observation 22).
 MONTGOMERY_9_1 = [
-    9.45, 7.99, 9.29, 11.66, 12.16, 10.18, 8.04, 11.46, 9.20, 10.34,
-    9.03, 11.47, 10.51, 9.40, 10.08, 9.37, 10.62, 10.31, 8.52, 10.84,
-    10.90, 9.33, 12.29, 11.50, 10.60, 11.08, 10.38, 11.62, 11.31, 10.52,
+    9.45,
+    7.99,
+    9.29,
+    11.66,
+    12.16,
+    10.18,
+    8.04,
+    11.46,
+    9.20,
+    10.34,
+    9.03,
+    11.47,
+    10.51,
+    9.40,
+    10.08,
+    9.37,
+    10.62,
+    10.31,
+    8.52,
+    10.84,
+    10.90,
+    9.33,
+    12.29,
+    11.50,
+    10.60,
+    11.08,
+    10.38,
+    11.62,
+    11.31,
+    10.52,
 ]
 
 
@@ -61,10 +88,30 @@ def test_textbook_arl0_values_are_consistent(h, montgomery):
 
 # Montgomery (2009) Table 9.3: two-sided ARL of the tabular CUSUM with k = 1/2, by shift (sigma).
 MONTGOMERY_TABLE_9_3 = {
-    4.0: {0.0: 168.0, 0.25: 74.2, 0.5: 26.6, 0.75: 13.3, 1.0: 8.38, 1.5: 4.75, 2.0: 3.34,
-          2.5: 2.62, 3.0: 2.19, 4.0: 1.71},
-    5.0: {0.0: 465.0, 0.25: 139.0, 0.5: 38.0, 0.75: 17.0, 1.0: 10.4, 1.5: 5.75, 2.0: 4.01,
-          2.5: 3.11, 3.0: 2.57, 4.0: 2.01},
+    4.0: {
+        0.0: 168.0,
+        0.25: 74.2,
+        0.5: 26.6,
+        0.75: 13.3,
+        1.0: 8.38,
+        1.5: 4.75,
+        2.0: 3.34,
+        2.5: 2.62,
+        3.0: 2.19,
+        4.0: 1.71,
+    },
+    5.0: {
+        0.0: 465.0,
+        0.25: 139.0,
+        0.5: 38.0,
+        0.75: 17.0,
+        1.0: 10.4,
+        1.5: 5.75,
+        2.0: 4.01,
+        2.5: 3.11,
+        3.0: 2.57,
+        4.0: 2.01,
+    },
 }
 
 
@@ -255,9 +302,7 @@ def test_properties(x, shift, scale, k, h):
     base = tabular_cusum(x, target=0.0, sigma=1.0, k=k, h=h)
     assert all(c >= 0 for c in base.c_plus + base.c_minus)
     # location-scale equivariance: (x*scale + shift, target shift, sigma scale) -> sums * scale
-    moved = tabular_cusum(
-        [v * scale + shift for v in x], target=shift, sigma=scale, k=k, h=h
-    )
+    moved = tabular_cusum([v * scale + shift for v in x], target=shift, sigma=scale, k=k, h=h)
     np.testing.assert_allclose(moved.c_plus, np.multiply(base.c_plus, scale), atol=1e-6 * scale)
     # mirror symmetry: negating the deviations swaps the upper and lower sums
     mirror = tabular_cusum([-v for v in x], target=0.0, sigma=1.0, k=k, h=h)

@@ -49,8 +49,12 @@ def test_time_stamps_order_records_stably():
 
 def test_partial_or_bad_time_stamps_name_the_line():
     df = pd.DataFrame(
-        {"trial": [0, 1], "extra": [{"timestamp": "2026-01-01"}, {}], "source": "a.jsonl",
-         "line": [1, 2]}
+        {
+            "trial": [0, 1],
+            "extra": [{"timestamp": "2026-01-01"}, {}],
+            "source": "a.jsonl",
+            "line": [1, 2],
+        }
     )
     with pytest.raises(ValueError, match=r"a.jsonl:2: extra.timestamp is missing"):
         order_trials(df)
@@ -91,16 +95,22 @@ def test_rounds_exclusions_are_counted_not_silent():
         }
     )
     res = coordination_active_passk_rounds(df, tasks=["a"])
-    assert res.excluded == {"infrastructure_error": 1, "reward_null": 1, "store_unknown": 1,
-                            "store_empty": 1, "not_golden": 1}
+    assert res.excluded == {
+        "infrastructure_error": 1,
+        "reward_null": 1,
+        "store_unknown": 1,
+        "store_empty": 1,
+        "not_golden": 1,
+    }
     assert res.values == (1.0,)
     failing = coordination_active_passk_rounds(df, tasks=["a"], infrastructure_errors="fail")
     assert failing.values == (0.0, 1.0) and failing.excluded["infrastructure_error"] == 0
 
 
 def test_rounds_reasons_and_errors():
-    df = _frame([{"task_id": "a", "reward": 1.0}], infrastructure_error=False,
-                store_events_at_start=0)
+    df = _frame(
+        [{"task_id": "a", "reward": 1.0}], infrastructure_error=False, store_events_at_start=0
+    )
     assert "no coordination-active trial" in coordination_active_passk_rounds(df).reason
     short = coordination_active_passk_rounds(df.assign(store_events_at_start=1), trials_per_round=2)
     assert short.values == () and "'a' has 1" in short.reason
@@ -115,8 +125,11 @@ def test_rounds_reasons_and_errors():
 @settings(max_examples=40, deadline=None)
 @given(outcomes=st.lists(st.booleans(), min_size=12, max_size=12), k=st.integers(1, 2))
 def test_passk_rounds_bounded_and_non_increasing_in_k(outcomes, k):
-    df = _frame([{"task_id": f"t{i % 2}", "reward": float(o)} for i, o in enumerate(outcomes)],
-                infrastructure_error=False, store_events_at_start=1)
+    df = _frame(
+        [{"task_id": f"t{i % 2}", "reward": float(o)} for i, o in enumerate(outcomes)],
+        infrastructure_error=False,
+        store_events_at_start=1,
+    )
     lo = coordination_active_passk_rounds(df, k=k, trials_per_round=3).values
     hi = coordination_active_passk_rounds(df, k=k + 1, trials_per_round=3).values
     assert len(lo) == len(hi) == 2
@@ -132,11 +145,17 @@ def _synthetic(n_rounds, p_success, rng, *, injections=None, degrade_from=None):
         p = p_success if degrade_from is None or r < degrade_from else 0.05
         for t in range(20):
             rows.append(
-                {"task_id": f"t{t}", "trial": 1, "seed": r, "reward": float(rng.random() < p),
-                 "injections": int(rng.poisson(2.77)) if injections is None else injections}
+                {
+                    "task_id": f"t{t}",
+                    "trial": 1,
+                    "seed": r,
+                    "reward": float(rng.random() < p),
+                    "injections": int(rng.poisson(2.77)) if injections is None else injections,
+                }
             )
-    return _frame(rows, infrastructure_error=False, store_events_at_start=2,
-                  protocol="intercept", extra=None)
+    return _frame(
+        rows, infrastructure_error=False, store_events_at_start=2, protocol="intercept", extra=None
+    )
 
 
 def test_monitor_r1_fires_at_the_round_of_the_shift():
@@ -184,9 +203,14 @@ def test_monitor_rejects_mixed_protocols_and_bad_call_records():
         monitor_trials(mixed, base)
     rep = monitor_trials(mixed, base, protocol="pull", sigma=0.1)
     assert rep.n_trials == len(base)
-    bad = base.assign(extra=[{"coordination_keys": [{"key": "k"}]}] * len(base),
-                      source="m.jsonl", line=range(1, len(base) + 1))
-    with pytest.raises(ValueError, match=r'm.jsonl:1: extra.coordination_keys\[0\] .*"fingerprint"'):
+    bad = base.assign(
+        extra=[{"coordination_keys": [{"key": "k"}]}] * len(base),
+        source="m.jsonl",
+        line=range(1, len(base) + 1),
+    )
+    with pytest.raises(
+        ValueError, match=r'm.jsonl:1: extra.coordination_keys\[0\] .*"fingerprint"'
+    ):
         monitor_trials(bad, base)
 
 
@@ -246,15 +270,28 @@ def test_time_stamps_restore_the_order_of_shuffled_lines(logs, tmp_path):
     assert [(a.rule, a.index, a.statistic) for a in shuffled.alarms] == [
         (a.rule, a.index, a.statistic) for a in ordered.alarms
     ]
-    assert [p["position"] for p in shuffled.provenance] == [p["position"] for p in ordered.provenance]
+    assert [p["position"] for p in shuffled.provenance] == [
+        p["position"] for p in ordered.provenance
+    ]
 
 
 def test_report_views(logs):
     mon, base = logs
     rep = monitor_trials(mon, base, window=30)
     frame = rep.to_frame()
-    assert {"rule", "index", "statistic", "threshold", "direction", "row", "position", "task_id",
-            "trial", "source", "line"} <= set(frame.columns)
+    assert {
+        "rule",
+        "index",
+        "statistic",
+        "threshold",
+        "direction",
+        "row",
+        "position",
+        "task_id",
+        "trial",
+        "source",
+        "line",
+    } <= set(frame.columns)
     assert len(frame) == len(rep.alarms)
     d = rep.to_dict()
     assert d["order"] == "file order" and len(d["alarms"]) == len(rep.alarms)
@@ -278,3 +315,22 @@ def test_floor_result_supplies_sigma(logs):
     assert rep.r1.sigma == 0.05 and rep.r1.sigma_source == "null_gap_sd of NoiseFloor"
     direct = tabular_cusum(rep.r1_rounds.values, target=rep.r1.target, sigma=0.05, h=1.5)
     assert [a.index for a in rep.r1.alarms] == [a.index for a in direct.alarms]
+
+
+def test_latest_and_blocks_policies_differ_when_a_task_activates_late():
+    # task a is coordination-active from the start (4 trials: 1, 1, 0, 0), b only at the end.
+    df = _frame(
+        [{"task_id": "a", "reward": r} for r in (1.0, 1.0, 0.0, 0.0)]
+        + [{"task_id": "b", "reward": 0.0}],
+        infrastructure_error=False,
+        store_events_at_start=1,
+    )
+    latest = coordination_active_passk_rounds(df)
+    blocks = coordination_active_passk_rounds(df, rounds="blocks")
+    # latest: one round at b's trial, with a's newest trial (0) -> (0 + 0) / 2; 3 passed over
+    assert latest.values == (0.0,) and latest.rows == (4,) and latest.n_skipped == 3
+    # blocks: a's first trial pairs with b's first -> (1 + 0) / 2; 3 of a's trials wait
+    assert blocks.values == (0.5,) and blocks.rows == (4,) and blocks.n_pending == 3
+    assert blocks.n_skipped == 0 and latest.n_pending == 0
+    with pytest.raises(ValueError, match="rounds must be one of"):
+        coordination_active_passk_rounds(df, rounds="newest")
