@@ -72,6 +72,10 @@ def _describe(report, k: int) -> list[str]:
             f"H {_num(r1.decision_interval)}; "
             f"in-control ARL ~ {r1.arl0:.1f} rounds (Siegmund, two-sided)"
         )
+        lines.append(
+            f"    rounds: {rounds.policy}; {rounds.n_skipped} trial(s) passed over, "
+            f"{rounds.n_pending} waiting for the next round"
+        )
     r2 = report.r2
     if r2 is not None:
         lines.append(
