@@ -19,10 +19,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.json as pajson
 
 from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
 
-__all__ = ["fast_arrays", "to_arrays", "STRING_FIELDS", "NULLABLE_INT_FIELDS"]
+__all__ = ["arrow_block", "fast_arrays", "to_arrays", "STRING_FIELDS", "NULLABLE_INT_FIELDS"]
 
 STRING_FIELDS = ("schema_version", "benchmark", "model", "protocol", "task_id",
                  "termination_reason", "first_request_sha256")
@@ -141,4 +142,117 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     extra_arr = np.empty(len(extra), dtype=object)
     extra_arr[:] = extra
     arrays["extra"] = extra_arr
+    return arrays
+
+
+# ------------------------------------------------------------------------------------------
+# Arrow fast path for whole JSONL blocks
+
+
+_ARROW_SCHEMA = pa.schema([
+    ("schema_version", pa.string()), ("benchmark", pa.string()), ("model", pa.string()),
+    ("protocol", pa.string()), ("seed", pa.int64()), ("task_id", pa.string()),
+    ("trial", pa.int64()), ("reward", pa.float64()), ("termination_reason", pa.string()),
+    ("infrastructure_error", pa.bool_()), ("store_events_at_start", pa.int64()),
+    ("injections", pa.int64()), ("first_request_sha256", pa.string()),
+    # only null: a block with an ``extra`` object is left to the record-by-record path
+    ("extra", pa.null()),
+])
+_ARROW_PARSE = pajson.ParseOptions(explicit_schema=_ARROW_SCHEMA,
+                                   unexpected_field_behavior="error")
+#: Required fields that may be null: their presence is proven by counting keys (below).
+_NULLABLE_REQUIRED = tuple(
+    name for name in ("seed", "reward", "termination_reason") if name in REQUIRED_FIELDS)
+_KEY_PATTERNS = {name: b'"' + name.encode() + b'":' for name in _NULLABLE_REQUIRED}
+
+
+def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, Any] | None:
+    """Parse and validate a block of JSONL lines with Arrow; None unless every line is valid.
+
+    Parameters
+    ----------
+    data : bytes
+        Complete lines joined by ``\\n`` (no newline after the last).
+    newlines : numpy.ndarray, optional
+        Offsets of the ``\\n`` bytes in ``data`` (computed when not given).
+
+    Returns
+    -------
+    dict or None
+        ``{field: array}`` (as :func:`to_arrays` returns), one row per line, or None: the
+        caller then decodes the block line by line, which finds the exact problems.
+
+    Notes
+    -----
+    Arrow's JSON reader with an explicit schema is strict where the model is: it rejects a
+    string where a number is expected (and the reverse), a boolean where a number is
+    expected, ``1.0`` for an integer, integers beyond 64 bits, numbers overflowing a double,
+    a field given twice in one object, an unknown field and a nested object (``extra`` is
+    typed null here). What it does not check is checked afterwards:
+
+    * *one object per line*: every line starts with ``{`` and there are as many rows as
+      lines. No field holds an object, so every ``{`` opens a top-level object; as each line
+      opens one, no line can hold two;
+    * *required nullable fields present* (a missing field and an explicit null differ): a
+      column without nulls was written on every row; for one with nulls, ``"seed":`` etc.
+      can only occur as a key (a JSON string cannot contain an unescaped quote, a key ending
+      in an escaped quote is an unknown field, nothing is nested) and Arrow rejects a key
+      given twice, so the key is in every object iff the byte pattern occurs once per row;
+    * *UTF-8*: the block is decoded (Arrow does not validate strings);
+    * NaN/Infinity literals (Arrow accepts them) in ``reward``, value bounds, non-empty
+      strings, the schema version and the SHA-256 pattern, vectorised.
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if newlines is None:
+        newlines = np.flatnonzero(raw == 10)
+    n = len(newlines) + 1
+    if not data.startswith(b"{") or (n > 1 and not (raw[newlines + 1] == 123).all()):
+        return None  # some line does not start with "{" (123)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
+        table = pajson.read_json(pa.BufferReader(data), parse_options=_ARROW_PARSE)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    if table.num_rows != n:
+        return None
+    cols = {name: table.column(name).combine_chunks() for name in _ARROW_SCHEMA.names}
+    for name, pattern in _KEY_PATTERNS.items():
+        # a null may be a missing key: prove every row writes the key (see Notes)
+        if cols[name].null_count and data.count(pattern) != n:
+            return None
+    for name in ("schema_version", "benchmark", "model", "protocol", "task_id", "trial",
+                 "infrastructure_error"):
+        if cols[name].null_count:
+            return None
+    if not pc.all(pc.equal(cols["schema_version"], "1")).as_py():
+        return None
+    for name in _NON_EMPTY:
+        if pc.min(pc.utf8_length(cols[name])).as_py() < 1:
+            return None
+    for name in ("trial", "store_events_at_start", "injections"):
+        arr = cols[name]
+        if arr.null_count < len(arr) and pc.min(arr).as_py() < 0:
+            return None
+    reward = cols["reward"]
+    rewards = reward.to_numpy(zero_copy_only=False)  # null -> nan
+    is_nan = np.isnan(rewards)
+    if int(is_nan.sum()) != reward.null_count:  # a NaN literal is not a null
+        return None
+    present = rewards[~is_nan] if reward.null_count else rewards
+    if present.size and not (present.min() >= 0.0 and present.max() <= 1.0):
+        return None
+    sha = cols["first_request_sha256"]
+    if sha.null_count < len(sha):
+        if not pc.all(pc.match_substring_regex(sha.drop_null(), _SHA256)).as_py():
+            return None
+    arrays: dict[str, Any] = {name: cols[name] for name in STRING_FIELDS}
+    for name in NULLABLE_INT_FIELDS:
+        arrays[name] = cols[name]
+    arrays["trial"] = cols["trial"].to_numpy()
+    arrays["reward"] = rewards
+    arrays["infrastructure_error"] = cols["infrastructure_error"].to_numpy(zero_copy_only=False)
+    arrays["extra"] = np.full(n, None, dtype=object)
     return arrays

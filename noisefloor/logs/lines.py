@@ -10,8 +10,9 @@ caller can tell a complete last line that merely lacks its newline from one that
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 __all__ = ["LineBlock", "iter_line_blocks", "BLOCK_BYTES"]
 
@@ -19,25 +20,43 @@ BLOCK_BYTES = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True)
 class LineBlock:
     """Consecutive lines of a file.
 
     Attributes
     ----------
     first_line : int
-        1-based number of ``lines[0]``.
-    lines : list of bytes
-        The lines without their ``\\n`` (a trailing ``\\r`` is kept: JSON treats it as
-        whitespace). Blank lines are included so that numbering stays exact.
+        1-based number of the first line.
+    data : bytes
+        The lines joined by ``\n``, without the newline after the last one.
     is_tail : bool
-        True for the final text of the file that has no newline after it (then ``lines`` has
-        exactly one element).
+        True for the final text of the file that has no newline after it (then the block is
+        exactly one line).
+    lines : list of bytes
+        ``data.split(b"\n")``, computed on first use: the lines without their ``\n`` (a
+        trailing ``\r`` is kept: JSON treats it as whitespace). Blank lines are included so
+        that numbering stays exact.
+    newlines : numpy.ndarray of int64
+        Byte offsets of the ``\n`` separators inside ``data`` (``n_lines - 1`` of them).
+    n_lines : int
+        Number of lines.
     """
 
-    first_line: int
-    lines: list[bytes]
-    is_tail: bool = False
+    __slots__ = ("first_line", "data", "is_tail", "newlines", "n_lines", "_lines")
+
+    def __init__(self, first_line: int, data: bytes, is_tail: bool = False) -> None:
+        self.first_line = first_line
+        self.data = data
+        self.is_tail = is_tail
+        self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        self.n_lines = len(self.newlines) + 1
+        self._lines: list[bytes] | None = None
+
+    @property
+    def lines(self) -> list[bytes]:
+        if self._lines is None:
+            self._lines = self.data.split(b"\n")
+        return self._lines
 
 
 def iter_line_blocks(path: str | Path, block_bytes: int | None = None) -> Iterator[LineBlock]:
@@ -98,8 +117,8 @@ def iter_line_blocks(path: str | Path, block_bytes: int | None = None) -> Iterat
                 carry = chunk
                 continue
             carry = chunk[cut + 1 :]
-            lines = chunk[:cut].split(b"\n")
-            yield LineBlock(next_line, lines)
-            next_line += len(lines)
+            block = LineBlock(next_line, chunk[:cut])
+            yield block
+            next_line += block.n_lines
     if carry.strip():
-        yield LineBlock(next_line, [carry], is_tail=True)
+        yield LineBlock(next_line, carry, is_tail=True)

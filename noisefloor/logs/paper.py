@@ -87,7 +87,7 @@ def iter_paper_blocks(
     expect = {k: v for k, v in (("benchmark", benchmark), ("model", model),
                                 ("protocol", protocol)) if v is not None}
     reported_missing = False
-    for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink):
+    for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, native=False):
         records = []
         lines = []
         problems = list(block.problems)

@@ -29,7 +29,7 @@ from noisefloor.logs.errors import (
 from noisefloor.logs.jsonparse import JSONProblem, _walk, parse_fast, parse_strict
 from noisefloor.logs.lines import iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.logs.columns import NULLABLE_INT_FIELDS, fast_arrays, to_arrays
+from noisefloor.logs.columns import NULLABLE_INT_FIELDS, arrow_block, fast_arrays, to_arrays
 from noisefloor.logs.validation import extract_columns, validate_record
 
 __all__ = ["RecordBlock", "ProblemSink", "iter_jsonl_blocks", "validated_arrays"]
@@ -56,6 +56,9 @@ class RecordBlock:
     problems : list of LogProblem
         Problems already found in this block's lines (malformed JSON, ...), reported together
         with the validation problems in line order.
+    arrays : dict or None
+        Typed arrays of a block already validated as a whole (the Arrow fast path); then
+        ``records`` is empty.
     """
 
     source: str
@@ -64,6 +67,7 @@ class RecordBlock:
     raws: list[bytes] | None = None
     expect: dict[str, str] = field(default_factory=dict)
     problems: list[LogProblem] = field(default_factory=list)
+    arrays: dict[str, Any] | None = None
 
 
 class ProblemSink:
@@ -91,12 +95,16 @@ class ProblemSink:
 
 def iter_jsonl_blocks(
     path: str, *, allow_nan: bool, sink: ProblemSink, expect: dict[str, str] | None = None,
+    native: bool = True,
 ) -> Iterator[RecordBlock]:
     """Decode a JSONL file block by block (bounded memory).
 
     Malformed lines become ``block.problems`` (reported in line order with the block's
     validation problems by :func:`validated_arrays`).
-    Blank (whitespace-only) lines are skipped. The final line, when it has no newline and does
+    With ``native=True`` (noisefloor's own schema) a block may come back already validated as
+    typed arrays (``block.arrays``, the Arrow fast path); readers of other line formats pass
+    ``native=False`` and always get decoded ``records``. Blank (whitespace-only) lines are
+    skipped. The final line, when it has no newline and does
     not decode, is reported as truncated (:class:`TruncatedLine`) instead of as an error.
     """
     source = str(path)
@@ -113,6 +121,12 @@ def iter_jsonl_blocks(
                 sink.add([LogProblem(source, block.first_line, None, str(exc), kind=exc.kind)])
                 continue
             yield RecordBlock(source, [block.first_line], [obj], [raw], expect)
+            continue
+        arrays = arrow_block(block.data, block.newlines) if native else None
+        if arrays is not None:
+            start = block.first_line
+            yield RecordBlock(source, list(range(start, start + block.n_lines)), [], None,
+                              expect, arrays=arrays)
             continue
         fast = None if allow_nan else _decode_block_fast(block.lines)
         if fast is not None:
@@ -192,8 +206,9 @@ def validated_arrays(
     records = block.records
     problems = list(block.problems)
     lines = block.lines
-    arrays = (fast_arrays(records)
-              if records and set(map(type, records)) == {dict} else None)
+    arrays = block.arrays
+    if arrays is None and records and set(map(type, records)) == {dict}:
+        arrays = fast_arrays(records)
     if arrays is None:
         columns, lines = _validate_each(block, problems, allow_nan)
         arrays = to_arrays(columns)

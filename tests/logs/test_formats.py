@@ -227,3 +227,14 @@ def test_mixed_directory(tmp_path):
 def test_empty_directory(tmp_path):
     with pytest.raises(LogValidationError, match="directory holds no .jsonl/.json log"):
         load_trials(tmp_path)
+
+
+def test_paper_reader_with_full_schema_lines_loses_nothing(tmp_path):
+    # lines that happen to carry every TrialRecord field must still go through the paper
+    # mapping (and not be dropped by the native fast path)
+    folder = tmp_path / "no_coord"
+    folder.mkdir()
+    (folder / "trials.jsonl").write_bytes((FIX / "trials.jsonl").read_bytes().replace(
+        b'"protocol": "no_coord"', b'"protocol": "no_coord"'))
+    df = load_trials(folder / "trials.jsonl", format="paper")
+    assert len(df) == 6 and set(df["protocol"]) == {"no_coord"}

@@ -7,6 +7,7 @@ import math
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -156,3 +157,42 @@ def test_parse_fast_equals_parse_strict(pairs, nest):
             raise AssertionError(f"parse_fast accepted {text!r}") from None
         return
     assert parse_fast(raw) == expected
+
+
+flat_records = records.map(lambda r: {k: v for k, v in r.items() if k != "extra"})
+layouts = st.sampled_from(["compact", "spaced", "shuffled"])
+
+
+def _dump(rec, layout, rng):
+    if layout == "compact":
+        return json.dumps(rec, separators=(",", ":"))
+    if layout == "spaced":
+        return json.dumps(rec, separators=(", ", " : "))
+    items = list(rec.items())
+    rng.shuffle(items)
+    return json.dumps(dict(items))
+
+
+@SETTINGS
+@given(st.lists(st.tuples(flat_records, mutations), min_size=1, max_size=12), layouts,
+       st.randoms(use_true_random=False))
+def test_arrow_fast_path_never_accepts_what_the_model_rejects(pairs, layout, rng):
+    from noisefloor.logs.columns import arrow_block, to_arrays
+    from noisefloor.logs.validation import extract_columns
+
+    recs = [_mutate(r, m) for r, m in pairs]
+    data = "\n".join(_dump(r, layout, rng) for r in recs).encode()
+    arrays = arrow_block(data)
+    if arrays is None:
+        return
+    models = [validate_record(r, "x", i) for i, r in enumerate(recs)]
+    assert all(isinstance(m, TrialRecord) for m in models)
+    expected = to_arrays(extract_columns([dict(m) for m in models]))
+    for name, arr in expected.items():
+        got = arrays[name]
+        if name == "extra":
+            assert list(got) == list(arr)
+        elif hasattr(arr, "to_pylist"):
+            assert got.to_pylist() == arr.to_pylist(), name
+        else:
+            assert np.array_equal(got, arr, equal_nan=True), name
