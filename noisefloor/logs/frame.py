@@ -50,10 +50,18 @@ class FrameBuilder:
 
     Blocks arrive as compact arrays (Arrow strings and nullable integers, numpy numbers), so
     the Python objects of a block are freed before the next block is read.
+
+    Parameters
+    ----------
+    keys_only : bool, default False
+        Keep only the trial key (``benchmark, model, protocol, seed, task_id, trial``) and
+        ``source``, ``line``: enough to find duplicate trials, at a fraction of the memory
+        (used by :func:`noisefloor.logs.validate_logs`).
     """
 
-    def __init__(self) -> None:
-        self._chunks: dict[str, list[Any]] = {c: [] for c in COLUMNS}
+    def __init__(self, keys_only: bool = False) -> None:
+        self.columns = (*KEY_FIELDS, "source", "line") if keys_only else COLUMNS
+        self._chunks: dict[str, list[Any]] = {c: [] for c in self.columns}
         self.n_rows = 0
 
     def add(self, arrays: dict[str, Any], source: str, lines: list[int]) -> None:
@@ -63,19 +71,32 @@ class FrameBuilder:
         if n == 0:
             return
         for name, arr in arrays.items():
-            self._chunks[name].append(arr)
-        self._chunks["source"].append(pa.array(repeat(source, n), type=pa.string(), size=n))
+            if name in self._chunks:
+                self._chunks[name].append(arr)
+        self._chunks["source"].append((source, n))
         self._chunks["line"].append(np.array(lines, dtype=np.int64))
         self.n_rows += n
 
     def build(self) -> pd.DataFrame:
         """Return the DataFrame (columns :data:`COLUMNS`, dtypes :data:`DTYPES`)."""
         if self.n_rows == 0:
-            return empty_frame()
+            return empty_frame().loc[:, list(self.columns)]
         data: dict[str, Any] = {}
-        for name in COLUMNS:
+        for name in self.columns:
             parts = self._chunks[name]
-            if name in _STR or name == "source":
+            if name == "source":
+                # one entry per block: (path, rows); stored as codes into the list of paths
+                paths = list(dict.fromkeys(path for path, _ in parts))
+                position = {path: i for i, path in enumerate(paths)}
+                codes = np.repeat(np.array([position[p] for p, _ in parts], dtype=np.int32),
+                                  [k for _, k in parts])
+                if self.columns == COLUMNS:
+                    decoded = pa.DictionaryArray.from_arrays(
+                        codes, pa.array(paths, type=pa.string())).dictionary_decode()
+                    data[name] = pd.array(decoded, dtype="str")
+                else:
+                    data[name] = pd.Categorical.from_codes(codes, categories=paths)
+            elif name in _STR:
                 data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
             elif name in _NULLABLE_INT:
                 # values and mask separately: going through float64 would round big integers
@@ -86,7 +107,7 @@ class FrameBuilder:
             else:
                 data[name] = np.concatenate(parts)
             parts.clear()
-        return pd.DataFrame(data, columns=list(COLUMNS))
+        return pd.DataFrame(data, columns=list(self.columns))
 
 
 def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:

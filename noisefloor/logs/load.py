@@ -73,12 +73,19 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def _plain(value: Any) -> Any:
+    """A numpy/pandas scalar as the plain Python value a user wrote (missing -> None)."""
+    if value is pd.NA or (isinstance(value, float) and value != value):
+        return None
+    return value.item() if hasattr(value, "item") else value
+
+
 def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
     problems = []
     sources = frame["source"].to_numpy()
     lines = frame["line"].to_numpy()
     for first, later in duplicate_rows(frame):
-        key = ", ".join(f"{k}={frame[k].iat[later]!r}" for k in KEY_FIELDS)
+        key = ", ".join(f"{k}={_plain(frame[k].iat[later])!r}" for k in KEY_FIELDS)
         problems.append(LogProblem(
             str(sources[later]), int(lines[later]), None,
             f"duplicate trial ({key}) first seen at {sources[first]}:{int(lines[first])}; "
@@ -88,10 +95,10 @@ def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
 
 def _collect(
     paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
-    labels: dict[str, Any], sink: ProblemSink,
+    labels: dict[str, Any], sink: ProblemSink, keys_only: bool = False,
 ) -> tuple[pd.DataFrame, list[str]]:
     files = expand_paths(paths)  # type: ignore[arg-type]
-    builder = FrameBuilder()
+    builder = FrameBuilder(keys_only=keys_only)
     with _gc_paused():
         for path in files:
             for block in _blocks(path, format, allow_nan, sink, labels):
@@ -278,7 +285,9 @@ def validate_logs(
     """Check logs and report every problem (collect-all; never raises on bad records).
 
     Same parameters and checks as :func:`load_trials`, but every bad line is reported and
-    reading goes on. Missing paths and bad options still raise.
+    reading goes on. Missing paths and bad options still raise. Only the trial keys of valid
+    records are kept (to find duplicates), so memory grows by about 60 bytes per record
+    rather than by the whole table.
 
     Returns
     -------
@@ -298,7 +307,7 @@ def validate_logs(
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=True)
-    frame, files = _collect(paths, format, allow_nan, labels, sink)
+    frame, files = _collect(paths, format, allow_nan, labels, sink, keys_only=True)
     return ValidationReport(tuple(files), len(frame), tuple(sink.problems),
                             tuple(sink.truncated))
 
