@@ -57,6 +57,19 @@ def detect_format(path: str | Path) -> str:
     ------
     LogValidationError
         The format cannot be told (the message says to pass ``format=``).
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> with open(os.path.join(d, "gpt-4o-retail.json"), "w") as f:
+    ...     _ = f.write('[{"task_id": 0, "trial": 0, "reward": 1.0, "info": {}, "traj": []}]')
+    >>> detect_format(os.path.join(d, "gpt-4o-retail.json"))
+    'tau-bench'
+    >>> with open(os.path.join(d, "trials.jsonl"), "w") as f:
+    ...     _ = f.write('{"protocol": "pull", "task_id": "3", "trial": 0, "reward": null}\\n')
+    >>> detect_format(os.path.join(d, "trials.jsonl"))
+    'paper'
     """
     path = Path(path)
     if path.is_dir():

@@ -149,6 +149,21 @@ def test_malformed_line_names_file_and_line(tmp_path):
     assert err.problems[0].line == 3 and err.problems[0].kind == "json"
 
 
+def test_two_objects_on_one_line(tmp_path):
+    two = json.dumps(record(trial=1)) + json.dumps(record(trial=2))
+    path = write_lines(tmp_path / "two.jsonl", [record(), two, record(trial=3)])
+    err = load_error(path)
+    assert str(err).startswith(f"{path}:2: malformed JSON: Extra data")
+
+
+def test_object_split_over_two_lines(tmp_path):
+    text = json.dumps(record(trial=1))
+    cut = text.index('"trial"')
+    path = write_lines(tmp_path / "split.jsonl", [record(), text[:cut], text[cut:]])
+    report = validate_logs(path)
+    assert [(p.line, p.kind) for p in report.problems] == [(2, "json"), (3, "json")]
+
+
 def test_line_that_is_not_an_object(tmp_path):
     path = write_lines(tmp_path / "arr.jsonl", [record(), "[1, 2]"])
     err = load_error(path)
