@@ -13,7 +13,6 @@ loop runs in C (``map``, ``set``, Arrow, numpy), which is what makes 10^6 record
 
 from __future__ import annotations
 
-from itertools import repeat
 from typing import Any
 
 import numpy as np
@@ -23,7 +22,7 @@ import pyarrow.json as pajson
 
 from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
 
-__all__ = ["arrow_block", "fast_arrays", "to_arrays", "STRING_FIELDS", "NULLABLE_INT_FIELDS"]
+__all__ = ["NULLABLE_INT_FIELDS", "STRING_FIELDS", "arrow_block", "fast_arrays", "to_arrays"]
 
 STRING_FIELDS = ("schema_version", "benchmark", "model", "protocol", "task_id",
                  "termination_reason", "first_request_sha256")
@@ -56,6 +55,11 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     extra[:] = columns["extra"]
     arrays["extra"] = extra
     return arrays
+
+
+def _all_sha256(arr: pa.Array) -> bool:
+    """True if every non-null value is 64 lowercase hex digits."""
+    return bool(pc.all(pc.match_substring_regex(arr.drop_null(), _SHA256)).as_py())
 
 
 def _int_column_ok(values: list[Any], nullable: bool) -> bool:
@@ -101,9 +105,8 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         if arr.null_count or pc.min(pc.utf8_length(arr)).as_py() < 1:
             return None
     sha = arrays["first_request_sha256"]
-    if sha.null_count < len(sha):
-        if not pc.all(pc.match_substring_regex(sha.drop_null(), _SHA256)).as_py():
-            return None
+    if sha.null_count < len(sha) and not _all_sha256(sha):
+        return None
     if not set(map(type, col["seed"])) <= {int, _NONE}:
         return None
     if not _int_column_ok(col["trial"], nullable=False):
@@ -245,9 +248,8 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     if present.size and not (present.min() >= 0.0 and present.max() <= 1.0):
         return None
     sha = cols["first_request_sha256"]
-    if sha.null_count < len(sha):
-        if not pc.all(pc.match_substring_regex(sha.drop_null(), _SHA256)).as_py():
-            return None
+    if sha.null_count < len(sha) and not _all_sha256(sha):
+        return None
     arrays: dict[str, Any] = {name: cols[name] for name in STRING_FIELDS}
     for name in NULLABLE_INT_FIELDS:
         arrays[name] = cols[name]

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from itertools import repeat
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
 from noisefloor.logs.schema import KEY_FIELDS
 
-__all__ = ["COLUMNS", "DTYPES", "FrameBuilder", "empty_frame", "duplicate_rows"]
+__all__ = ["COLUMNS", "DTYPES", "FrameBuilder", "duplicate_rows", "empty_frame"]
 
 #: Column order of the trial DataFrame.
 COLUMNS: tuple[str, ...] = (

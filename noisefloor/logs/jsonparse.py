@@ -21,7 +21,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["JSONProblem", "parse_strict", "parse_fast"]
+__all__ = ["JSONProblem", "parse_fast", "parse_strict"]
 
 
 class JSONProblem(ValueError):

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["LineBlock", "iter_line_blocks", "BLOCK_BYTES"]
+__all__ = ["BLOCK_BYTES", "LineBlock", "iter_line_blocks"]
 
 BLOCK_BYTES = 8 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -42,7 +42,7 @@ class LineBlock:
         Number of lines.
     """
 
-    __slots__ = ("first_line", "data", "is_tail", "newlines", "n_lines", "_lines")
+    __slots__ = ("_lines", "data", "first_line", "is_tail", "n_lines", "newlines")
 
     def __init__(self, first_line: int, data: bytes, is_tail: bool = False) -> None:
         self.first_line = first_line
@@ -108,8 +108,7 @@ def iter_line_blocks(path: str | Path, block_bytes: int | None = None) -> Iterat
                 elif len(chunk) < len(_BOM) and _BOM.startswith(chunk):
                     # a BOM split across reads (tiny block sizes): read the rest of it
                     chunk += handle.read(len(_BOM) - len(chunk))
-                    if chunk.startswith(_BOM):
-                        chunk = chunk[len(_BOM) :]
+                    chunk = chunk.removeprefix(_BOM)
             if carry:
                 chunk = carry + chunk
             cut = chunk.rfind(b"\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ import pyarrow as pa
 
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
-from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows
+from noisefloor.logs.frame import FrameBuilder, duplicate_rows
 from noisefloor.logs.paper import iter_paper_blocks
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
@@ -22,7 +23,7 @@ from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
 from noisefloor.logs.validation import FIELDS
 
-__all__ = ["load_trials", "read_records", "validate_logs", "ValidationReport"]
+__all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
 
 PathLike = str | Path
 
@@ -75,7 +76,7 @@ def _gc_paused() -> Iterator[None]:
 
 def _plain(value: Any) -> Any:
     """A numpy/pandas scalar as the plain Python value a user wrote (missing -> None)."""
-    if value is pd.NA or (isinstance(value, float) and value != value):
+    if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
         return None
     return value.item() if hasattr(value, "item") else value
 
@@ -223,7 +224,7 @@ def read_records(
             arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
             columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
                        for name, arr in arrays.items()}
-            columns["reward"] = [None if r != r else r for r in columns["reward"]]  # NaN = null
+            columns["reward"] = [None if math.isnan(r) else r for r in columns["reward"]]
             for pos, line in enumerate(lines):
                 row = {name: columns[name][pos] for name in FIELDS}
                 key = tuple(row[k] for k in KEY_FIELDS)
@@ -312,4 +313,4 @@ def validate_logs(
                             tuple(sink.truncated))
 
 
-assert len(COLUMNS) == 16  # noqa: S101 -- module invariant, not user input
+assert len(COLUMNS) == 16

@@ -28,7 +28,7 @@ from typing import Any
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
 
-__all__ = ["iter_paper_blocks", "HARNESS_ERROR_PREFIX", "PAPER_FILE_NAME"]
+__all__ = ["HARNESS_ERROR_PREFIX", "PAPER_FILE_NAME", "iter_paper_blocks"]
 
 HARNESS_ERROR_PREFIX = "harness_error"
 PAPER_FILE_NAME = "trials.jsonl"

@@ -19,6 +19,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from noisefloor.logs.columns import NULLABLE_INT_FIELDS, arrow_block, fast_arrays, to_arrays
 from noisefloor.logs.errors import (
     LogProblem,
     LogValidationError,
@@ -29,10 +30,9 @@ from noisefloor.logs.errors import (
 from noisefloor.logs.jsonparse import JSONProblem, _walk, parse_fast, parse_strict
 from noisefloor.logs.lines import iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.logs.columns import NULLABLE_INT_FIELDS, arrow_block, fast_arrays, to_arrays
 from noisefloor.logs.validation import extract_columns, validate_record
 
-__all__ = ["RecordBlock", "ProblemSink", "iter_jsonl_blocks", "validated_arrays"]
+__all__ = ["ProblemSink", "RecordBlock", "iter_jsonl_blocks", "validated_arrays"]
 
 
 @dataclass

@@ -45,7 +45,7 @@ from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 
-__all__ = ["iter_tau2_blocks", "is_tau2_dir_layout", "tau2_paths"]
+__all__ = ["is_tau2_dir_layout", "iter_tau2_blocks", "tau2_paths"]
 
 SIMULATIONS_DIR = "simulations"
 INFRASTRUCTURE_ERROR = "infrastructure_error"
@@ -188,8 +188,8 @@ def iter_tau2_blocks(
         return
     bench, mdl, prot, info_seed = labels
     user_llm = _get(meta.get("info"), "user_info", "llm")
-    kwargs = dict(benchmark=bench, model=mdl, protocol=prot, info_seed=info_seed,
-                  user_llm=user_llm)
+    kwargs = {"benchmark": bench, "model": mdl, "protocol": prot, "info_seed": info_seed,
+              "user_llm": user_llm}
     if sims_dir is None:
         sims = meta.get("simulations")
         if sims is None and "simulation_index" in meta:

@@ -33,7 +33,7 @@ from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
 
-__all__ = ["iter_taubench_blocks", "labels_from_filename", "TAU_BENCH_DOMAINS"]
+__all__ = ["TAU_BENCH_DOMAINS", "iter_taubench_blocks", "labels_from_filename"]
 
 #: Domains of tau-bench v1.
 TAU_BENCH_DOMAINS = ("airline", "retail")

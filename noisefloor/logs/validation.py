@@ -17,11 +17,11 @@ from noisefloor.logs.schema import TrialRecord
 
 __all__ = [
     "FIELDS",
-    "REQUIRED_FIELDS",
     "FIELD_EXPECTED",
+    "REQUIRED_FIELDS",
     "extract_columns",
-    "validate_record",
     "problems_from_error",
+    "validate_record",
 ]
 
 FIELDS: tuple[str, ...] = tuple(TrialRecord.model_fields)
