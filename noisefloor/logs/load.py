@@ -312,5 +312,3 @@ def validate_logs(
     return ValidationReport(tuple(files), len(frame), tuple(sink.problems),
                             tuple(sink.truncated))
 
-
-assert len(COLUMNS) == 16
