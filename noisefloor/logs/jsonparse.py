@@ -9,14 +9,16 @@ Two parsers give the same answer on every input they both accept:
 * :func:`parse_fast` -- :mod:`orjson` (which always rejects non-finite literals) plus a sound
   duplicate-key test: the number of ``:`` bytes in the line is an upper bound on the number of
   keys written in it, so if it equals the number of keys in the decoded object no key can have
-  been dropped. When the test cannot decide, or the line holds a float somewhere orjson may
-  have widened an integer beyond 64 bits, the line is handed to :func:`parse_strict`.
+  been dropped. When the test cannot decide, or the line holds a float where orjson may have
+  widened an integer beyond 64 bits (a run of 19+ digits), the line is handed to
+  :func:`parse_strict`.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
@@ -136,6 +138,20 @@ def _walk(value: Any) -> tuple[int, bool]:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+# orjson turns an integer outside [-2**63, 2**64) into a float; such a literal has >= 19 digits
+_LONG_DIGIT_RUN = re.compile(rb"[0-9]{19}")
+
+
+def may_hold_wide_int(raw: bytes) -> bool:
+    """True if ``raw`` has a run of 19+ digits, the only way to write an integer that orjson
+    would widen to a float (so a float it returns cannot be trusted to be one).
+
+    Examples
+    --------
+    >>> may_hold_wide_int(b'{"x": 18446744073709551616}'), may_hold_wide_int(b'{"x": 0.5}')
+    (True, False)
+    """
+    return _LONG_DIGIT_RUN.search(raw) is not None
 
 
 def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra") -> Any:
@@ -168,7 +184,7 @@ def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra")
     nested = obj.get(free_form)
     if nested is not None and type(nested) not in _SCALARS:
         k, has_float = _walk(nested)
-        if has_float:
+        if has_float and may_hold_wide_int(raw):
             return parse_strict(raw)
         n_keys += k
     if raw.count(b":") != n_keys:

@@ -27,7 +27,13 @@ from noisefloor.logs.errors import (
     TruncatedLineWarning,
     describe_value,
 )
-from noisefloor.logs.jsonparse import JSONProblem, _walk, parse_fast, parse_strict
+from noisefloor.logs.jsonparse import (
+    JSONProblem,
+    _walk,
+    may_hold_wide_int,
+    parse_fast,
+    parse_strict,
+)
 from noisefloor.logs.lines import iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
 from noisefloor.logs.validation import extract_columns, validate_record
@@ -162,7 +168,8 @@ def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
 
     Returns None when any line is blank, malformed or not an object (the caller then goes line
     by line). Lines where the duplicate-key test of :func:`noisefloor.logs.jsonparse.parse_fast`
-    cannot decide, or whose ``extra`` holds a float, are re-decoded with the reference parser,
+    cannot decide, or whose ``extra`` holds a float next to a 19+ digit run, are re-decoded
+    with the reference parser,
     which raises :class:`JSONProblem` -- so this function also returns None then.
     """
     try:
@@ -178,7 +185,7 @@ def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
     if nested:
         for i in nested:
             k, has_float = _walk(extras[i])
-            if has_float:
+            if has_float and may_hold_wide_int(lines[i]):
                 n_keys[i] = -1  # force the reference decoder (orjson widens big ints)
             else:
                 n_keys[i] += k

@@ -343,3 +343,15 @@ def test_missing_path_and_bad_options(tmp_path):
         load_trials(path, model="")
     with pytest.raises(ValueError, match="paths must be"):
         load_trials([])
+
+
+def test_wide_integers_in_extra_stay_exact(tmp_path):
+    # orjson would widen 2**64 to a float; the loader must return the integer as written
+    big = 2**64
+    path = write_lines(tmp_path / "wide.jsonl", [
+        record(extra={"big": big, "cost": 0.5}), record(trial=1, extra={"cost": 0.25}),
+        record(trial=2, extra={"neg": -(2**63) - 1, "x": [1.5]})])
+    df = load_trials(path)
+    assert df["extra"].iloc[0] == {"big": big, "cost": 0.5}
+    assert type(df["extra"].iloc[0]["big"]) is int
+    assert df["extra"].iloc[2]["neg"] == -(2**63) - 1
