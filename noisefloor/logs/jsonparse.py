@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
+import numpy as np
 import orjson
 
 __all__ = ["JSONProblem", "parse_fast", "parse_strict"]
@@ -118,28 +118,50 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False) -> Any:
         raise JSONProblem("malformed JSON: nested too deeply") from None
 
 
+_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
+
+
 def _walk(value: Any) -> tuple[int, bool]:
     """Count the keys of every object inside ``value``; report whether any float occurs."""
-    if isinstance(value, dict):
-        n, has_float = len(value), False
-        for item in value.values():
+    if type(value) is dict:
+        n, items = len(value), value.values()
+    elif type(value) is list:
+        n, items = 0, value
+    else:
+        return 0, type(value) is float
+    kinds = set(map(type, items))
+    has_float = float in kinds
+    if kinds <= _SCALAR_TYPES:  # flat: one C-level pass
+        return n, has_float
+    for item in items:
+        if type(item) in (dict, list):
             k, f = _walk(item)
             n += k
             has_float = has_float or f
-        return n, has_float
-    if isinstance(value, list):
-        n, has_float = 0, False
-        for item in value:
-            k, f = _walk(item)
-            n += k
-            has_float = has_float or f
-        return n, has_float
-    return 0, type(value) is float
+    return n, has_float
 
 
 _SCALARS = (str, int, float, bool, type(None))
 # orjson turns an integer outside [-2**63, 2**64) into a float; such a literal has >= 19 digits
-_LONG_DIGIT_RUN = re.compile(rb"[0-9]{19}")
+
+
+_DIGITS_AS_D = bytes.maketrans(b"0123456789", b"dddddddddd")
+_RUN = b"d" * 19
+
+
+def wide_int_lines(data: bytes, newlines: Any) -> set[int]:
+    """0-based indices of the lines of a block (``data``, ``\\n`` offsets ``newlines``) that
+    hold a run of 19+ digits (see :func:`may_hold_wide_int`); one C-level pass over the block.
+    """
+    marked = data.translate(_DIGITS_AS_D)
+    found: set[int] = set()
+    pos = marked.find(_RUN)
+    while pos != -1:
+        line = int(np.searchsorted(newlines, pos))
+        found.add(line)
+        nxt = int(newlines[line]) + 1 if line < len(newlines) else len(data)
+        pos = marked.find(_RUN, nxt)
+    return found
 
 
 def may_hold_wide_int(raw: bytes) -> bool:
@@ -151,7 +173,7 @@ def may_hold_wide_int(raw: bytes) -> bool:
     >>> may_hold_wide_int(b'{"x": 18446744073709551616}'), may_hold_wide_int(b'{"x": 0.5}')
     (True, False)
     """
-    return _LONG_DIGIT_RUN.search(raw) is not None
+    return _RUN in raw.translate(_DIGITS_AS_D)
 
 
 def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra") -> Any:

@@ -30,11 +30,11 @@ from noisefloor.logs.errors import (
 from noisefloor.logs.jsonparse import (
     JSONProblem,
     _walk,
-    may_hold_wide_int,
     parse_fast,
     parse_strict,
+    wide_int_lines,
 )
-from noisefloor.logs.lines import iter_line_blocks
+from noisefloor.logs.lines import LineBlock, iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
 from noisefloor.logs.validation import extract_columns, validate_record
 
@@ -134,7 +134,7 @@ def iter_jsonl_blocks(
             yield RecordBlock(source, list(range(start, start + block.n_lines)), [], None,
                               expect, arrays=arrays)
             continue
-        fast = None if allow_nan else _decode_block_fast(block.lines)
+        fast = None if allow_nan else _decode_block_fast(block)
         if fast is not None:
             start = block.first_line
             yield RecordBlock(source, list(range(start, start + len(fast))), fast,
@@ -163,7 +163,7 @@ def iter_jsonl_blocks(
             yield RecordBlock(source, lines, records, raws, expect, problems)
 
 
-def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
+def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:
     """Decode a block whose every line is one JSON object, with C-level loops only.
 
     Returns None when any line is blank, malformed or not an object (the caller then goes line
@@ -172,6 +172,7 @@ def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
     with the reference parser,
     which raises :class:`JSONProblem` -- so this function also returns None then.
     """
+    lines = block.lines
     try:
         objs = list(map(orjson.loads, lines))
     except orjson.JSONDecodeError:
@@ -183,9 +184,10 @@ def _decode_block_fast(lines: list[bytes]) -> list[dict[str, Any]] | None:
     extras = list(map(dict.get, objs, repeat("extra")))
     nested = [i for i, e in enumerate(extras) if e is not None and type(e) in (dict, list)]
     if nested:
+        wide = wide_int_lines(block.data, block.newlines)
         for i in nested:
             k, has_float = _walk(extras[i])
-            if has_float and may_hold_wide_int(lines[i]):
+            if has_float and i in wide:
                 n_keys[i] = -1  # force the reference decoder (orjson widens big ints)
             else:
                 n_keys[i] += k
