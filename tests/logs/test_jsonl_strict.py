@@ -355,3 +355,13 @@ def test_wide_integers_in_extra_stay_exact(tmp_path):
     assert df["extra"].iloc[0] == {"big": big, "cost": 0.5}
     assert type(df["extra"].iloc[0]["big"]) is int
     assert df["extra"].iloc[2]["neg"] == -(2**63) - 1
+
+
+def test_line_longer_than_a_read_block(tmp_path, monkeypatch):
+    monkeypatch.setattr(lines_module, "BLOCK_BYTES", 4096)
+    long_reason = "x" * (3 * 1024 * 1024)  # longer than Arrow's 1 MiB parse block, too
+    path = write_lines(tmp_path / "long.jsonl",
+                       [record(), record(trial=1, termination_reason=long_reason), record(trial=2)])
+    df = load_trials(path)
+    assert df["termination_reason"].str.len().tolist() == [9, len(long_reason), 9]
+    assert df["line"].tolist() == [1, 2, 3]
