@@ -113,7 +113,7 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False) -> Any:
             parse_float=_finite_float,
         )
     except json.JSONDecodeError as exc:
-        raise JSONProblem(f"malformed JSON: {exc.msg} at column {exc.colno}") from None
+        raise JSONProblem(f"malformed JSON: {exc.msg} (column {exc.colno})") from None
     except RecursionError:
         raise JSONProblem("malformed JSON: nested too deeply") from None
 
