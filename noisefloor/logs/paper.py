@@ -107,7 +107,7 @@ def iter_paper_blocks(
                         problems.append(LogProblem(
                             block.source, line, missing[0],
                             f"the line does not record {' or '.join(missing)}; pass "
-                            + " and ".join(f"{n}=" for n in missing)
+                            + " and ".join(f"{n}= (--{n})" for n in missing)
                             + " (reported once per file)", "a non-empty string",
                             "no such key"))
                         reported_missing = True

@@ -99,7 +99,7 @@ def _run_labels(
         if not isinstance(domain, str) or not domain:
             problems.append(LogProblem(
                 source, None, "info.environment_info.domain_name",
-                "cannot name the benchmark (or pass benchmark=)", "a non-empty string",
+                "cannot name the benchmark (or pass benchmark= / --benchmark)", "a non-empty string",
                 describe_value(domain)))
         else:
             benchmark = f"tau2/{domain}"
@@ -108,7 +108,7 @@ def _run_labels(
         if not isinstance(llm, str) or not llm:
             problems.append(LogProblem(
                 source, None, "info.agent_info.llm",
-                "cannot name the model (or pass model=)", "a non-empty string",
+                "cannot name the model (or pass model= / --model)", "a non-empty string",
                 describe_value(llm)))
         else:
             model = llm

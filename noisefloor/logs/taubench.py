@@ -101,7 +101,7 @@ def iter_taubench_blocks(
                 source, None, None,
                 f"cannot infer {' and '.join(missing)} from the file name "
                 f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json); pass "
-                + " and ".join(f"{n}=" for n in missing), kind="format")])
+                + " and ".join(f"{n}= (--{n})" for n in missing), kind="format")])
             return
         model = model or inferred[0]
         benchmark = benchmark or inferred[1]
