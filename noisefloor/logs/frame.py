@@ -48,17 +48,10 @@ class FrameBuilder:
 
     Blocks arrive as compact arrays (Arrow strings and nullable integers, numpy numbers), so
     the Python objects of a block are freed before the next block is read.
-
-    Parameters
-    ----------
-    keys_only : bool, default False
-        Keep only the trial key (``benchmark, model, protocol, seed, task_id, trial``) and
-        ``source``, ``line``: enough to find duplicate trials, at a fraction of the memory
-        (used by :func:`noisefloor.logs.validate_logs`).
     """
 
-    def __init__(self, keys_only: bool = False) -> None:
-        self.columns = (*KEY_FIELDS, "source", "line") if keys_only else COLUMNS
+    def __init__(self) -> None:
+        self.columns = COLUMNS
         self._chunks: dict[str, list[Any]] = {c: [] for c in self.columns}
         self.n_rows = 0
 
@@ -78,7 +71,7 @@ class FrameBuilder:
     def build(self) -> pd.DataFrame:
         """Return the DataFrame (columns :data:`COLUMNS`, dtypes :data:`DTYPES`)."""
         if self.n_rows == 0:
-            return empty_frame().loc[:, list(self.columns)]
+            return empty_frame()
         data: dict[str, Any] = {}
         for name in self.columns:
             parts = self._chunks[name]
@@ -88,12 +81,9 @@ class FrameBuilder:
                 position = {path: i for i, path in enumerate(paths)}
                 codes = np.repeat(np.array([position[p] for p, _ in parts], dtype=np.int32),
                                   [k for _, k in parts])
-                if self.columns == COLUMNS:
-                    decoded = pa.DictionaryArray.from_arrays(
-                        codes, pa.array(paths, type=pa.string())).dictionary_decode()
-                    data[name] = pd.array(decoded, dtype="str")
-                else:
-                    data[name] = pd.Categorical.from_codes(codes, categories=paths)
+                decoded = pa.DictionaryArray.from_arrays(
+                    codes, pa.array(paths, type=pa.string())).dictionary_decode()
+                data[name] = pd.array(decoded, dtype="str")
             elif name in _STR:
                 data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
             elif name in _NULLABLE_INT:

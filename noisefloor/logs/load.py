@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +14,7 @@ import pandas as pd
 import pyarrow as pa
 
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
+from noisefloor.logs.duplicates import DuplicateIndex
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
 from noisefloor.logs.frame import FrameBuilder, duplicate_rows
 from noisefloor.logs.paper import iter_paper_blocks
@@ -94,20 +95,26 @@ def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
     return problems
 
 
-def _collect(
+def _scan(
     paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
-    labels: dict[str, Any], sink: ProblemSink, keys_only: bool = False,
-) -> tuple[pd.DataFrame, list[str]]:
+    labels: dict[str, Any], sink: ProblemSink,
+    on_block: Callable[[dict[str, Any], str, list[int]], None],
+) -> list[str]:
+    """Read every file, validating block by block; hand each valid block to ``on_block``."""
     files = expand_paths(paths)  # type: ignore[arg-type]
-    builder = FrameBuilder(keys_only=keys_only)
     with _gc_paused():
         for path in files:
             for block in _blocks(path, format, allow_nan, sink, labels):
                 arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
-                builder.add(arrays, block.source, lines)
-        frame = builder.build()
-    sink.add(_duplicate_problems(frame))
-    return frame, [str(p) for p in files]
+                on_block(arrays, block.source, lines)
+    return [str(p) for p in files]
+
+
+def _repeat_problem(first: tuple[str, int], later: tuple[str, int], key: str) -> LogProblem:
+    return LogProblem(
+        later[0], later[1], None,
+        f"duplicate trial ({key}) first seen at {first[0]}:{first[1]}; a repeated trial "
+        "would be counted twice", kind="duplicate_row")
 
 
 def load_trials(
@@ -186,7 +193,10 @@ def load_trials(
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=False)
-    frame, files = _collect(paths, format, allow_nan, labels, sink)
+    builder = FrameBuilder()
+    files = _scan(paths, format, allow_nan, labels, sink, builder.add)
+    frame = builder.build()
+    sink.add(_duplicate_problems(frame))
     frame.attrs["truncated"] = [t.to_dict() for t in sink.truncated]
     frame.attrs["sources"] = files
     return frame
@@ -200,7 +210,8 @@ def read_records(
 
     Same parameters, checks and errors as :func:`load_trials` (``path`` may also be a
     directory); records are yielded as they are read, so a JSONL file of any size is read in
-    bounded memory, apart from the set of trial keys kept to reject duplicates. Truncated final
+    bounded memory, apart from the 128-bit hashes of trial keys kept to reject duplicates
+    (about 100 bytes per record). Truncated final
     lines are warned about (:class:`TruncatedLineWarning`) and skipped.
 
     Examples
@@ -218,24 +229,21 @@ def read_records(
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=False)
-    seen: dict[tuple[Any, ...], tuple[str, int]] = {}
+    index = DuplicateIndex()
     for file in expand_paths(path):
         for block in _blocks(file, format, allow_nan, sink, labels):
             arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
+            repeats = index.add(arrays, block.source, lines, streaming=True)
             columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
                        for name, arr in arrays.items()}
             columns["reward"] = [None if math.isnan(r) else r for r in columns["reward"]]
-            for pos, line in enumerate(lines):
-                row = {name: columns[name][pos] for name in FIELDS}
-                key = tuple(row[k] for k in KEY_FIELDS)
-                if key in seen:
-                    first = seen[key]
-                    sink.add([LogProblem(
-                        block.source, line, None,
-                        f"duplicate trial {dict(zip(KEY_FIELDS, key))} first seen at "
-                        f"{first[0]}:{first[1]}", kind="duplicate_row")])
-                seen[key] = (block.source, line)
-                yield TrialRecord.model_construct(**row)
+            if repeats:
+                first, later = repeats[0]
+                pos = lines.index(later[1])
+                key = ", ".join(f"{k}={columns[k][pos]!r}" for k in KEY_FIELDS)
+                sink.add([_repeat_problem(first, later, key)])
+            for pos in range(len(lines)):
+                yield TrialRecord.model_construct(**{name: columns[name][pos] for name in FIELDS})
 
 
 @dataclass(frozen=True)
@@ -286,9 +294,10 @@ def validate_logs(
     """Check logs and report every problem (collect-all; never raises on bad records).
 
     Same parameters and checks as :func:`load_trials`, but every bad line is reported and
-    reading goes on. Missing paths and bad options still raise. Only the trial keys of valid
-    records are kept (to find duplicates), so memory grows by about 60 bytes per record
-    rather than by the whole table.
+    reading goes on. Missing paths and bad options still raise. Only two 64-bit hashes of each
+    valid record's trial key and its line are kept to find duplicates (24 bytes per record,
+    see :mod:`noisefloor.logs.duplicates`), so a 10 GB log is checked in bounded memory apart
+    from those.
 
     Returns
     -------
@@ -308,7 +317,10 @@ def validate_logs(
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=True)
-    frame, files = _collect(paths, format, allow_nan, labels, sink, keys_only=True)
-    return ValidationReport(tuple(files), len(frame), tuple(sink.problems),
+    index = DuplicateIndex()
+    files = _scan(paths, format, allow_nan, labels, sink, index.add)
+    sink.add(_repeat_problem(first, later, "same benchmark, model, protocol, seed, task_id "
+                             "and trial") for first, later in index.pairs())
+    return ValidationReport(tuple(files), index.n_rows, tuple(sink.problems),
                             tuple(sink.truncated))
 

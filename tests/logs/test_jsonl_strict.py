@@ -365,3 +365,16 @@ def test_line_longer_than_a_read_block(tmp_path, monkeypatch):
     df = load_trials(path)
     assert df["termination_reason"].str.len().tolist() == [9, len(long_reason), 9]
     assert df["line"].tolist() == [1, 2, 3]
+
+
+def test_duplicates_found_across_blocks_by_every_entry_point(tmp_path, monkeypatch):
+    monkeypatch.setattr(lines_module, "BLOCK_BYTES", 1000)
+    recs = [record(task_id=f"{i:03d}", seed=None) for i in range(120)]
+    path = write_lines(tmp_path / "far.jsonl", recs + [record(task_id="005", seed=None)])
+    report = validate_logs(path)
+    assert [(p.line, p.kind) for p in report.problems] == [(121, "duplicate_row")]
+    assert f"first seen at {path}:6" in report.problems[0].message
+    with pytest.raises(LogValidationError, match=r"far\.jsonl:121: duplicate trial .*task_id='005'"
+                                                 r".* first seen at .*far\.jsonl:6"):
+        list(read_records(path))
+    assert str(load_error(path)).startswith(f"{path}:121: duplicate trial")

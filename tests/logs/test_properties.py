@@ -196,3 +196,42 @@ def test_arrow_fast_path_never_accepts_what_the_model_rejects(pairs, layout, rng
             assert got.to_pylist() == arr.to_pylist(), name
         else:
             assert np.array_equal(got, arr, equal_nan=True), name
+
+
+key_rows = st.lists(
+    st.tuples(st.sampled_from(["b1", "b2"]), st.sampled_from(["m"]), st.sampled_from(["p", "q"]),
+              st.none() | st.integers(0, 2), st.sampled_from(["0", "00", "007", "7"]),
+              st.integers(0, 2)),
+    min_size=1, max_size=40)
+
+
+@SETTINGS
+@given(key_rows, st.integers(1, 7))
+def test_hashed_duplicate_index_matches_exact_keys(rows, block):
+    import pyarrow as pa
+
+    from noisefloor.logs.duplicates import DuplicateIndex
+    from noisefloor.logs.frame import duplicate_rows
+
+    # exact answer from the key frame (pandas duplicated on the values themselves)
+    frame = pd.DataFrame(rows, columns=["benchmark", "model", "protocol", "seed", "task_id",
+                                        "trial"]).astype({"seed": "Int64"})
+    frame["source"], frame["line"] = "f", range(1, len(rows) + 1)
+    exact = [(("f", a + 1), ("f", b + 1)) for a, b in duplicate_rows(frame)]
+
+    batch, stream = DuplicateIndex(), DuplicateIndex()
+    streamed = []
+    for start in range(0, len(rows), block):
+        part = rows[start:start + block]
+        arrays = {
+            "benchmark": pa.array([r[0] for r in part]), "model": pa.array([r[1] for r in part]),
+            "protocol": pa.array([r[2] for r in part]),
+            "seed": pa.array([r[3] for r in part], type=pa.int64()),
+            "task_id": pa.array([r[4] for r in part]),
+            "trial": np.array([r[5] for r in part], dtype=np.int64),
+        }
+        lines = list(range(start + 1, start + 1 + len(part)))
+        batch.add(arrays, "f", lines)
+        streamed += stream.add(arrays, "f", lines, streaming=True)
+    assert batch.pairs() == exact
+    assert streamed == exact
