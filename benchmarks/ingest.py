@@ -4,6 +4,8 @@ Writes N synthetic trial records (noisefloor's JSONL schema, default N = 1,000,0
 temporary directory, then times, each in a fresh subprocess so that peak memory is its own:
 
 * ``noisefloor``: :func:`noisefloor.logs.load_trials` (strict: every check of the log layer);
+* ``validate``: :func:`noisefloor.logs.validate_logs` (collect-all, no DataFrame);
+* ``read_records`` (on request): streaming :class:`~noisefloor.logs.TrialRecord` objects;
 * ``pandas``: ``pandas.read_json(path, lines=True)`` (no validation);
 * ``pyarrow``: ``pyarrow.json.read_json(path)`` (no validation, multithreaded C++);
 * ``floor+audit`` (when :mod:`noisefloor.floor` and :mod:`noisefloor.audit` import):
@@ -16,7 +18,7 @@ pyarrow, peak memory under 2 GB.
 Usage::
 
     python benchmarks/ingest.py [--n 1000000] [--repeat 1] [--keep DIR] [--with-extra]
-                                [--methods noisefloor,pandas,pyarrow,floor+audit]
+                                [--methods noisefloor,validate,pandas,pyarrow,floor+audit]
 """
 
 from __future__ import annotations
@@ -94,6 +96,14 @@ if method == "noisefloor":
     t0 = time.perf_counter()
     df = load_trials(path)
     rows = len(df)
+elif method == "validate":
+    from noisefloor.logs import validate_logs
+    t0 = time.perf_counter()
+    rows = validate_logs(path).n_valid
+elif method == "read_records":
+    from noisefloor.logs import read_records
+    t0 = time.perf_counter()
+    rows = sum(1 for _ in read_records(path))
 elif method == "pandas":
     import pandas as pd
     t0 = time.perf_counter()
@@ -145,8 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-extra", action="store_true",
                         help="give every record an 'extra' object (the slower, "
                              "record-by-record validation path)")
-    parser.add_argument("--methods", default="noisefloor,pandas,pyarrow,floor+audit",
-                        help="comma-separated subset of contenders to run")
+    parser.add_argument("--methods", default="noisefloor,validate,pandas,pyarrow,floor+audit",
+                        help="comma-separated subset of noisefloor, validate, read_records, "
+                             "pandas, pyarrow, floor+audit")
     args = parser.parse_args(argv)
     if args.n < 1 or args.repeat < 1:
         parser.error("--n and --repeat must be >= 1")
@@ -167,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; "
               f"each contender in its own subprocess, best of {args.repeat}")
         results = {}
-        known = ("noisefloor", "pandas", "pyarrow", "floor+audit")
+        known = ("noisefloor", "validate", "read_records", "pandas", "pyarrow", "floor+audit")
         methods = [m for m in args.methods.split(",") if m]
         if not set(methods) <= set(known):
             parser.error(f"--methods must be a subset of {','.join(known)}")
