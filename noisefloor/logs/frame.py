@@ -38,6 +38,17 @@ _STR = ("schema_version", "benchmark", "model", "protocol", "task_id", "terminat
 _NULLABLE_INT = ("seed", "store_events_at_start", "injections")
 
 
+def nullable_int64(arr: pa.Array | pa.ChunkedArray) -> pd.arrays.IntegerArray:
+    """Arrow int64 (with nulls) -> pandas ``Int64``, exactly.
+
+    Values and mask are taken separately: pandas' own conversion goes through float64 when
+    there are nulls, which rounds integers beyond 2**53.
+    """
+    values = arr.fill_null(0).to_numpy()
+    mask = arr.is_null().to_numpy(zero_copy_only=False)
+    return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), mask)
+
+
 def empty_frame() -> pd.DataFrame:
     """Return a trial DataFrame with no rows and the typed columns."""
     return pd.DataFrame({c: pd.Series([], dtype=DTYPES[c]) for c in COLUMNS})
@@ -87,11 +98,7 @@ class FrameBuilder:
             elif name in _STR:
                 data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
             elif name in _NULLABLE_INT:
-                # values and mask separately: going through float64 would round big integers
-                chunked = pa.chunked_array(parts, type=pa.int64())
-                values = chunked.fill_null(0).to_numpy()
-                mask = chunked.is_null().to_numpy()
-                data[name] = pd.arrays.IntegerArray(values.astype(np.int64, copy=False), mask)
+                data[name] = nullable_int64(pa.chunked_array(parts, type=pa.int64()))
             else:
                 data[name] = np.concatenate(parts)
             parts.clear()
