@@ -10,17 +10,24 @@ FORMATS = ("auto", *_LOG_FORMATS)
 
 
 def log_options(func):
-    """``--format`` for commands that take LOG paths."""
+    """``--format`` and the label options (``--benchmark``, ``--model``, ``--protocol``)."""
+    func = click.option("--protocol", "label_protocol", default=None,
+                        help="Protocol label for formats that lack one (tau2, tau-bench).")(func)
+    func = click.option("--model", "label_model", default=None,
+                        help="Model label for formats that lack or only infer one.")(func)
+    func = click.option("--benchmark", "label_benchmark", default=None,
+                        help="Benchmark label for formats that lack or only infer one.")(func)
     return click.option(
         "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="Log format; 'auto' detects it from each file.",
     )(func)
 
 
-def read_logs(paths, log_format: str):
+def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None):
     """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`)."""
     from noisefloor.logs import load_trials
 
     if not paths:
         raise click.UsageError("give at least one LOG path")
-    return load_trials(list(paths), format=None if log_format == "auto" else log_format)
+    return load_trials(list(paths), format=None if log_format == "auto" else log_format,
+                       benchmark=label_benchmark, model=label_model, protocol=label_protocol)

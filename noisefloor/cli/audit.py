@@ -30,7 +30,7 @@ from noisefloor.stats.paired import sign_test_table
               show_default=True, help="Directory for forest.png, forest.svg and report.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def audit(counts, logs, log_format, claims, clean, out, as_json) -> None:
+def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol, claims, clean, out, as_json) -> None:
     """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
 
     Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
@@ -40,7 +40,7 @@ def audit(counts, logs, log_format, claims, clean, out, as_json) -> None:
         raise click.UsageError("give either --counts or --log, not both")
     others = None
     if logs:
-        trials = read_logs(logs, log_format)
+        trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
         null = null_contrasts_from_trials(trials, clean_pairs=clean)
         source = ", ".join(logs)
     else:

@@ -18,13 +18,13 @@ from noisefloor.report import floor_table, pp
 @click.option("--no-reruns", is_flag=True, help="Leave out re-runs of one configuration (A/A).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def floor(logs, log_format, clean, no_trial0, no_reruns, as_json) -> None:
+def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean, no_trial0, no_reruns, as_json) -> None:
     """The noise floor of LOG files: trial 0 across protocols and A/A re-runs.
 
     LOG may be noisefloor JSONL, a tau2-bench results.json or run directory, a tau-bench
     trajectory list, or a directory of <protocol>/trials.jsonl.
     """
-    trials = read_logs(logs, log_format)
+    trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     null = null_contrasts_from_trials(trials, clean_pairs=clean, trial0=not no_trial0,
                                       reruns=not no_reruns)
     nf = noise_floor(null)

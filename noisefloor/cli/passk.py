@@ -20,9 +20,9 @@ from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
               show_default=True, help="Tasks with fewer than k trials: NaN, leave out, or fail.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def passk(logs, log_format, ks, infrastructure_errors, k_exceeds_n, as_json) -> None:
+def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, as_json) -> None:
     """pass^k of each configuration in LOG files (tau-bench estimator)."""
-    trials = read_logs(logs, log_format)
+    trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     if not ks:
         counted = trials[~trials["infrastructure_error"].astype(bool)]
         most = int(counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
