@@ -9,14 +9,19 @@ from noisefloor.logs import FORMATS as _LOG_FORMATS
 FORMATS = ("auto", *_LOG_FORMATS)
 
 
-def log_options(func):
-    """``--format`` and the label options (``--benchmark``, ``--model``, ``--protocol``)."""
+def label_options(func):
+    """``--benchmark``, ``--model``, ``--protocol``: labels for formats that lack them."""
     func = click.option("--protocol", "label_protocol", default=None,
                         help="Protocol label for formats that lack one (tau2, tau-bench).")(func)
     func = click.option("--model", "label_model", default=None,
                         help="Model label for formats that lack or only infer one.")(func)
     func = click.option("--benchmark", "label_benchmark", default=None,
                         help="Benchmark label for formats that lack or only infer one.")(func)
+    return func
+
+
+def log_options(func):
+    """``--format`` for commands that take LOG paths."""
     return click.option(
         "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="Log format; 'auto' detects it from each file.",

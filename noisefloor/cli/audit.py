@@ -8,7 +8,7 @@ import click
 
 from noisefloor.audit import audit as run_audit
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.floor import noise_floor, null_contrasts_from_counts, null_contrasts_from_trials
 from noisefloor.plots import audit_forest, save_figure
 from noisefloor.published import read_claims, read_paired_counts
@@ -22,6 +22,7 @@ from noisefloor.stats.paired import sign_test_table
 @click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
               help="Per-trial log(s) to build the floor from instead of --counts (repeatable).")
 @log_options
+@label_options
 @click.option("--claims", type=click.Path(dir_okay=False), default=None,
               help="CSV of claimed gains in pp (default: the paper's ten published claims).")
 @click.option("--clean", multiple=True, default=("no_coord-intercept",), show_default=True,

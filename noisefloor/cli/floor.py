@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.floor import noise_floor, null_contrasts_from_trials
 from noisefloor.report import floor_table, pp
 
@@ -13,6 +13,7 @@ from noisefloor.report import floor_table, pp
 @click.command()
 @click.argument("logs", nargs=-1, type=click.Path(exists=True))
 @log_options
+@label_options
 @click.option("--clean", multiple=True, help="Protocol pair certified clean, as 'a-b' (repeatable).")
 @click.option("--no-trial0", is_flag=True, help="Leave out trial-0 contrasts across protocols.")
 @click.option("--no-reruns", is_flag=True, help="Leave out re-runs of one configuration (A/A).")

@@ -5,13 +5,14 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
 
 
 @click.command()
 @click.argument("logs", nargs=-1, type=click.Path(exists=True))
 @log_options
+@label_options
 @click.option("--k", "ks", multiple=True, type=click.IntRange(min=1),
               help="k (repeatable; default 1 up to the most trials any task has).")
 @click.option("--infrastructure-errors", type=click.Choice(["exclude", "fail"]), default="exclude",

@@ -97,3 +97,13 @@ def test_floor_on_tau_bench_log_uses_six_trial_pairs(run, shared_data):
 def test_missing_log_is_a_usage_error():
     r = CliRunner().invoke(cli, ["floor", "/nonexistent/x.jsonl"])
     assert r.exit_code == 2 and "does not exist" in r.output
+
+
+def test_floor_and_passk_on_paper_layout_with_labels(run, fixtures_dir):
+    paper = fixtures_dir / "logs" / "paper"
+    r = CliRunner().invoke(cli, ["floor", str(paper)])
+    assert r.exit_code != 0 and "--benchmark" in r.output
+    doc = json.loads(run("floor", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
+    assert {c["kind"] for c in doc["contrasts"]} == {"trial0"}
+    doc = json.loads(run("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
+    assert len(doc["groups"]) == 3
