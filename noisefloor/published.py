@@ -108,13 +108,21 @@ def _float(value: str, display: str, line: int, field: str) -> float:
     return number
 
 
-def _source(path) -> tuple[object, str]:
+def _open_table(path, bundled: str, spec: dict, required: tuple):
+    """Read a user table (or the bundled one when ``path`` is None) and resolve its columns.
+
+    Returns ``(display name, [(line, row dict), ...], canonical -> header column)``.
+    """
     if path is None:
-        raise ValueError("path must be given")
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such file")
-    return p, str(p)
+        source = resources.files("noisefloor.data").joinpath(bundled).read_text(encoding="utf-8")
+        display = f"<bundled {bundled}>"
+    else:
+        source = Path(path)
+        if not source.is_file():
+            raise FileNotFoundError(f"{source}: no such file")
+        display = str(source)
+    header_no, header, rows = _read_rows(source, display)
+    return display, rows, _resolve(header, spec, required, display, header_no)
 
 
 def read_paired_counts(path=None) -> pd.DataFrame:
@@ -147,14 +155,7 @@ def read_paired_counts(path=None) -> pd.DataFrame:
     >>> len(t), int(t["wins"].sum())
     (12, 177)
     """
-    if path is None:
-        text = resources.files("noisefloor.data").joinpath("paper_paired_counts.csv").read_text(
-            encoding="utf-8")
-        source, display = text, "<bundled paper_paired_counts.csv>"
-    else:
-        source, display = _source(path)
-    header_no, header, rows = _read_rows(source, display)
-    cols = _resolve(header, COUNT_COLUMNS, REQUIRED_COUNT, display, header_no)
+    display, rows, cols = _open_table(path, "paper_paired_counts.csv", COUNT_COLUMNS, REQUIRED_COUNT)
     records, seen = [], {}
     for no, row in rows:
         rec = {
@@ -211,14 +212,7 @@ def read_claims(path=None) -> pd.DataFrame:
     >>> len(c), float(c["effect_high"].max())
     (10, 0.22)
     """
-    if path is None:
-        text = resources.files("noisefloor.data").joinpath("paper_published_claims.csv").read_text(
-            encoding="utf-8")
-        source, display = text, "<bundled paper_published_claims.csv>"
-    else:
-        source, display = _source(path)
-    header_no, header, rows = _read_rows(source, display)
-    cols = _resolve(header, CLAIM_COLUMNS, REQUIRED_CLAIM, display, header_no)
+    display, rows, cols = _open_table(path, "paper_published_claims.csv", CLAIM_COLUMNS, REQUIRED_CLAIM)
     records = []
     for no, row in rows:
         paper = row[cols["paper"]]

@@ -66,6 +66,11 @@ class SignTest:
         return pd.DataFrame([self.to_dict()])
 
 
+def _validate_counts(wins, losses, ties, confidence) -> tuple[int, int, int, float]:
+    return (_validate.count("wins", wins), _validate.count("losses", losses),
+            _validate.count("ties", ties), _validate.probability("confidence", confidence))
+
+
 def wilson_mapped_ci(
     wins: int, losses: int, ties: int, confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -107,10 +112,7 @@ def wilson_mapped_ci(
     >>> round(lo, 4), round(hi, 4)
     (-0.0244, 0.1182)
     """
-    w = _validate.count("wins", wins)
-    lo_ = _validate.count("losses", losses)
-    t = _validate.count("ties", ties)
-    conf = _validate.probability("confidence", confidence)
+    w, lo_, t, conf = _validate_counts(wins, losses, ties, confidence)
     m = w + lo_
     n = m + t
     if m == 0:
@@ -166,10 +168,7 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
     >>> sign_test(0, 0, 5).reason
     'no untied pairs: the sign test and the interval are undefined'
     """
-    w = _validate.count("wins", wins)
-    lo_ = _validate.count("losses", losses)
-    t = _validate.count("ties", ties)
-    conf = _validate.probability("confidence", confidence)
+    w, lo_, t, conf = _validate_counts(wins, losses, ties, confidence)
     n = w + lo_ + t
     m = w + lo_
     if n == 0:
