@@ -230,6 +230,13 @@ def _check_choice(name: str, value: Any, allowed: Sequence[str]) -> str:
     return value
 
 
+def _undefined(reason: str, base: dict[str, Any]) -> AgreementResult:
+    """A result whose coefficient is undefined: value and interval NaN, ``reason`` says why."""
+    return AgreementResult(
+        value=math.nan, ci_low=math.nan, ci_high=math.nan, reason=reason, **base
+    )
+
+
 def _is_missing(x: Any) -> bool:
     if x is None:
         return True
@@ -409,15 +416,10 @@ def _cohen_result(
     )
     if pe >= 1.0 - 1e-12:
         used = [c for c, m in zip(cats, tab.sum(axis=0) + tab.sum(axis=1)) if m > 0]
-        return AgreementResult(
-            value=math.nan,
-            ci_low=math.nan,
-            ci_high=math.nan,
-            reason=(
-                f"undefined: both raters put every item in category {used[0]!r}, so chance "
-                "agreement is 1 and kappa is 0/0"
-            ),
-            **base,
+        return _undefined(
+            f"undefined: both raters put every item in category {used[0]!r}, so chance "
+            "agreement is 1 and kappa is 0/0",
+            base,
         )
     wt = None if weights == "none" else weights
     with warnings.catch_warnings():
@@ -613,9 +615,7 @@ def _fleiss_result(
                 f"undefined: every rating is {used[0]!r}, so chance agreement is 1 and kappa "
                 "is 0/0"
             )
-        return AgreementResult(
-            value=math.nan, ci_low=math.nan, ci_high=math.nan, reason=why, **base
-        )
+        return _undefined(why, base)
     value = float(_sm_fleiss_kappa(counts, method=method))
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
@@ -945,15 +945,10 @@ def krippendorff_alpha(
     value = alpha_of(np.arange(arr.shape[0]))
     if not math.isfinite(value):
         only = cats[int(np.nanmin(codes_for_agreement[pairable_rows]))]
-        return AgreementResult(
-            value=math.nan,
-            ci_low=math.nan,
-            ci_high=math.nan,
-            reason=(
-                f"undefined: every pairable rating is {only!r}, so expected disagreement is 0 "
-                "and alpha is 0/0"
-            ),
-            **base,
+        return _undefined(
+            f"undefined: every pairable rating is {only!r}, so expected disagreement is 0 "
+            "and alpha is 0/0",
+            base,
         )
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(result, arr.shape[0], n_boot, rng, alpha_of)
