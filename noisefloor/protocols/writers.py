@@ -55,6 +55,16 @@ def _check_k(k: Any) -> int:
     return k
 
 
+def _final_calls(trace: TrialTrace, k: int) -> list[tuple[int, ToolCall]]:
+    """(position, call) for the final ``k`` calls of a failed trial, position 1 = last call;
+    empty when the trial did not fail."""
+    if not is_failure(trace.reward):
+        return []
+    final = trace.calls[-k:]
+    n = len(final)
+    return [(n - i, call) for i, call in enumerate(final)]
+
+
 @dataclass(frozen=True)
 class LastKWriter:
     """Write the final ``k`` tool calls of every failed trial (reward < 1 - 1e-6).
@@ -82,13 +92,9 @@ class LastKWriter:
         _check_k(self.k)
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
-        if not is_failure(trace.reward):
-            return []
-        final = trace.calls[-self.k :]
-        n = len(final)
         return [
-            _action_event(trace, call, position=n - i, k=self.k, writer=self.name)
-            for i, call in enumerate(final)
+            _action_event(trace, call, position=position, k=self.k, writer=self.name)
+            for position, call in _final_calls(trace, self.k)
         ]
 
 
@@ -257,14 +263,10 @@ class PredicateWriter:
         _check_k(self.k)
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
-        if not is_failure(trace.reward):
-            return []
         from noisefloor.store.keys import canonical_key
 
-        final = trace.calls[-self.k :]
-        n = len(final)
         out: list[Event] = []
-        for i, call in enumerate(final):
+        for position, call in _final_calls(trace, self.k):
             conditions = self.extract(trace, call)
             if conditions is None:
                 continue
@@ -280,7 +282,7 @@ class PredicateWriter:
                     conditions=list(conditions),
                     outcome=_outcome(call),
                     reward=float(trace.reward),
-                    position=n - i,
+                    position=position,
                     k=self.k,
                     source_key=canonical_key(call.name, call.arguments),
                 )
