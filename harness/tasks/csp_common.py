@@ -92,7 +92,11 @@ def permutations_array(n: int) -> np.ndarray:
     names = [f"x{i}" for i in range(n)]
     problem.addVariables(names, list(range(n)))
     problem.addConstraint(constraint.AllDifferentConstraint(), names)
-    arr = solutions_array(problem, names)
+    return read_only_array(solutions_array(problem, names))
+
+
+def read_only_array(arr: np.ndarray) -> np.ndarray:
+    """``arr`` as a column-major (masks read columns), read-only array, fit to be cached."""
     arr = np.asfortranarray(arr)
     arr.setflags(write=False)
     return arr
@@ -383,6 +387,7 @@ class EliminationTask(Task):
 
 # ----- parsing helpers -------------------------------------------------------------------
 _PAIR_SPLIT = re.compile(r"[;,\n]+")
+WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
 
 
 def first_line_block(text: Any) -> str | None:
@@ -438,6 +443,26 @@ def parse_name_list(text: Any, names: list[str] | None = None) -> list[str] | No
         if c:
             items.append(c)
     return items or None
+
+
+def word_list(text: Any, min_items: int = 1) -> list[str] | None:
+    """:func:`parse_name_list` of ``text`` if it has at least ``min_items`` items and every item
+    is a single word (:data:`WORD`), else ``None``."""
+    items = parse_name_list(text)
+    if not items or len(items) < min_items or not all(WORD.match(i) for i in items):
+        return None
+    return items
+
+
+def position_vector(answer: Any, names: list[str]) -> np.ndarray:
+    """Position in the list ``answer`` of each of ``names`` (-1 where absent); a name's first
+    mention counts, tokens that name nobody are skipped."""
+    vec = np.full(len(names), -1)
+    for p, name in enumerate(answer):
+        canon = canonical_name(str(name), names)
+        if canon is not None and vec[names.index(canon)] == -1:
+            vec[names.index(canon)] = p
+    return vec
 
 
 def canonical_name(token: str, names: list[str]) -> str | None:

@@ -18,13 +18,16 @@ import numpy as np
 from harness.base import UNPARSED, Instance
 from harness.registry import register
 from harness.tasks.csp_common import (
+    WORD,
     EliminationTask,
     canonical_name,
     first_line_block,
-    parse_name_list,
     parse_pairs,
     permutations_array,
+    position_vector,
+    read_only_array,
     solutions_array,
+    word_list,
 )
 
 GUEST_NAMES = (
@@ -69,7 +72,6 @@ TOWN_NAMES = (
 )
 COLOURS = ("red", "green", "blue")
 
-_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
 
 
 # =========================================================================================
@@ -225,12 +227,7 @@ class Seating(EliminationTask):
     def _vector_of(self, setup, answer):
         if not isinstance(answer, (list, tuple)):
             return None
-        vec = np.full(setup["n"], -1)
-        for p, name in enumerate(answer):
-            canon = canonical_name(str(name), setup["guests"])
-            if canon is not None and vec[setup["guests"].index(canon)] == -1:
-                vec[setup["guests"].index(canon)] = p
-        return vec
+        return position_vector(answer, setup["guests"])
 
     def format_answer(self, answer: Any) -> str:
         return ", ".join(answer)
@@ -247,10 +244,8 @@ class Seating(EliminationTask):
 
     def parse(self, text: str) -> Any:
         """A list of single-word names (at least two), window end first; else UNPARSED."""
-        items = parse_name_list(text)
-        if not items or len(items) < 2 or not all(_WORD.match(i) for i in items):
-            return UNPARSED
-        return [i.capitalize() for i in items]
+        items = word_list(text, min_items=2)
+        return UNPARSED if items is None else [i.capitalize() for i in items]
 
 
 # =========================================================================================
@@ -274,10 +269,7 @@ def sudoku4_grids() -> np.ndarray:
     ]
     for g in groups:
         problem.addConstraint(constraint.AllDifferentConstraint(), g)
-    arr = solutions_array(problem, cells)
-    arr = np.asfortranarray(arr)
-    arr.setflags(write=False)
-    return arr
+    return read_only_array(solutions_array(problem, cells))
 
 
 @register
@@ -397,10 +389,9 @@ class Sudoku4(EliminationTask):
 # =========================================================================================
 @lru_cache(maxsize=8)
 def _colourings(n: int) -> np.ndarray:
-    arr = np.array(list(itertools.product(range(len(COLOURS)), repeat=n)), dtype=np.int64)
-    arr = np.asfortranarray(arr)
-    arr.setflags(write=False)
-    return arr
+    return read_only_array(
+        np.array(list(itertools.product(range(len(COLOURS)), repeat=n)), dtype=np.int64)
+    )
 
 
 @register
@@ -567,6 +558,6 @@ class MapColouring(EliminationTask):
             return UNPARSED
         out = {}
         for k, v in pairs:
-            if _WORD.match(k) and v.lower() in COLOURS:
+            if WORD.match(k) and v.lower() in COLOURS:
                 out[k.capitalize()] = v.lower()
         return out or UNPARSED

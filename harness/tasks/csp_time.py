@@ -22,16 +22,18 @@ import numpy as np
 from harness.base import UNPARSED, Instance
 from harness.registry import register
 from harness.tasks.csp_common import (
+    WORD,
     EliminationTask,
     canonical_name,
     first_line_block,
-    parse_name_list,
     parse_pairs,
     permutations_array,
+    position_vector,
+    read_only_array,
+    word_list,
 )
 from harness.tasks.csp_grid import GUEST_NAMES
 
-_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
 UTC = dt.timezone.utc
 
 #: Timezone pairs by difficulty: whole-hour offsets, then pairs whose offset difference changes
@@ -349,10 +351,7 @@ class MeetingTimezones(EliminationTask):
 @lru_cache(maxsize=8)
 def _slot_array(duration: int) -> np.ndarray:
     n = (24 * 60 - duration) // 30 + 1
-    arr = np.arange(n, dtype=np.int64).reshape(n, 1)
-    arr = np.asfortranarray(arr)
-    arr.setflags(write=False)
-    return arr
+    return read_only_array(np.arange(n, dtype=np.int64).reshape(n, 1))
 
 
 # =========================================================================================
@@ -466,13 +465,7 @@ class DeliveryWindows(EliminationTask):
     def _vector_of(self, setup, answer):
         if not isinstance(answer, (list, tuple)):
             return None
-        names = setup["customers"]
-        vec = np.full(len(names), -1)
-        for j, name in enumerate(answer):
-            canon = canonical_name(str(name), names)
-            if canon is not None and vec[names.index(canon)] == -1:
-                vec[names.index(canon)] = j
-        return vec
+        return position_vector(answer, setup["customers"])
 
     def format_answer(self, answer: Any) -> str:
         return ", ".join(answer)
@@ -489,10 +482,8 @@ class DeliveryWindows(EliminationTask):
 
     def parse(self, text: str) -> Any:
         """A list of single-word names (at least two), first delivery first; else UNPARSED."""
-        items = parse_name_list(text)
-        if not items or len(items) < 2 or not all(_WORD.match(i) for i in items):
-            return UNPARSED
-        return [i.capitalize() for i in items]
+        items = word_list(text, min_items=2)
+        return UNPARSED if items is None else [i.capitalize() for i in items]
 
 
 # =========================================================================================
@@ -511,10 +502,7 @@ def _room_assignments(times: tuple[tuple[int, int], ...], rooms: int) -> np.ndar
             (si, ei), (sj, ej) = times[i], times[j]
             if si < ej and sj < ei:
                 ok &= arr[:, i] != arr[:, j]
-    out = arr[ok]
-    out = np.asfortranarray(out)
-    out.setflags(write=False)
-    return out
+    return read_only_array(arr[ok])
 
 
 @register
@@ -671,7 +659,7 @@ class RoomBooking(EliminationTask):
         if not pairs:
             return UNPARSED
         out = {
-            k.capitalize(): v.capitalize() for k, v in pairs if _WORD.match(k) and _WORD.match(v)
+            k.capitalize(): v.capitalize() for k, v in pairs if WORD.match(k) and WORD.match(v)
         }
         return out or UNPARSED
 
@@ -691,9 +679,7 @@ def _rosters(days: int, shifts: int, workers: int) -> np.ndarray:
     ok = np.ones(len(arr), dtype=bool)
     for w in range(workers):
         ok &= (arr == w).sum(axis=1) == k
-    out = np.asfortranarray(arr[ok].astype(np.int64))  # column-major: masks read columns
-    out.setflags(write=False)
-    return out
+    return read_only_array(arr[ok].astype(np.int64))
 
 
 @register
@@ -861,6 +847,6 @@ class ShiftRoster(EliminationTask):
         out = {}
         for k, v in pairs:
             m = re.fullmatch(r"day\s*(\d{1,2})\s+(early|late|night)(?:\s+shift)?", k.strip(), re.I)
-            if m and _WORD.match(v):
+            if m and WORD.match(v):
                 out[f"Day {int(m[1])} {m[2].lower()}"] = v.capitalize()
         return out or UNPARSED

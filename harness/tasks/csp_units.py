@@ -22,16 +22,17 @@ from harness.base import UNPARSED, Instance, Task, View
 from harness.registry import register
 from harness.tasks.csp_common import (
     SIDES,
+    WORD,
     EliminationTask,
     canonical_name,
     check_keep,
     check_seed_difficulty,
     first_line_block,
-    parse_name_list,
     parse_pairs,
+    read_only_array,
+    word_list,
 )
 
-_WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
 #: Redraws before generation gives up (a bug guard; a few dozen suffice in practice).
 _MAX_DRAWS = 10_000
 
@@ -96,10 +97,9 @@ INGREDIENTS = {
 
 @lru_cache(maxsize=8)
 def _index_grid(k: int, levels: int) -> np.ndarray:
-    arr = np.array(list(itertools.product(range(levels), repeat=k)), dtype=np.int64)
-    arr = np.asfortranarray(arr)
-    arr.setflags(write=False)
-    return arr
+    return read_only_array(
+        np.array(list(itertools.product(range(levels), repeat=k)), dtype=np.int64)
+    )
 
 
 def imperial_text(value: float, unit: str) -> str:
@@ -284,7 +284,7 @@ class RecipeUnits(EliminationTask):
         out = {}
         for k, v in pairs:
             q = parse_quantity(v)
-            if _WORD.match(k) and q is not None:
+            if WORD.match(k) and q is not None:
                 out[k.lower()] = f"{q[0]:g} {q[1]}"
         return out or UNPARSED
 
@@ -324,10 +324,7 @@ def _subsets(n: int) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _subset_cache(n: int) -> np.ndarray:
-    arr = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    arr = np.asfortranarray(arr)
-    arr.setflags(write=False)
-    return arr
+    return read_only_array(((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool))
 
 
 class _SplitItemsTask(Task):
@@ -534,8 +531,8 @@ class KnapsackUnits(_SplitItemsTask):
         t = first_line_block(text)
         if t is not None and t.strip().lower() in ("none", "[]", "nothing"):
             return []
-        items = parse_name_list(text)
-        if not items or not all(_WORD.match(i) for i in items):
+        items = word_list(text)
+        if items is None:
             return UNPARSED
         return sorted(i.lower() for i in items)
 
@@ -773,7 +770,7 @@ class BudgetCurrency(_SplitItemsTask):
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
-        out = {k.lower(): v.capitalize() for k, v in pairs if _WORD.match(k) and _WORD.match(v)}
+        out = {k.lower(): v.capitalize() for k, v in pairs if WORD.match(k) and WORD.match(v)}
         return out or UNPARSED
 
     def naive_answer(self, instance: Instance) -> Any:
