@@ -19,6 +19,17 @@ from harness.spatial import (
 )
 
 
+def _walled_halves(rng: random.Random, difficulty: int) -> tuple[int, int, int, list[str]]:
+    """(h, w, mid, cells): a wall grid a little sparser than usual, with a solid north-south
+    wall down column ``mid = w // 2``."""
+    h, w = SIZES[difficulty]
+    mid = w // 2
+    cells = wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
+    for r in range(h):
+        set_cell(cells, r, mid, "#")
+    return h, w, mid, cells
+
+
 @register
 class KeyDoor(GridTask):
     """A wall runs north-south through the middle with one door D. Agent a holds the northern
@@ -32,11 +43,7 @@ class KeyDoor(GridTask):
     )
 
     def make_world(self, rng: random.Random, difficulty: int) -> dict:
-        h, w = SIZES[difficulty]
-        mid = w // 2
-        cells = wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
-        for r in range(h):
-            set_cell(cells, r, mid, "#")
+        h, w, mid, cells = _walled_halves(rng, difficulty)
         door = rng.randrange(0, h // 2)
         set_cell(cells, door, mid, ".")
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
@@ -106,11 +113,7 @@ class Teleporters(GridTask):
     )
 
     def make_world(self, rng: random.Random, difficulty: int) -> dict:
-        h, w = SIZES[difficulty]
-        mid = w // 2
-        cells = wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
-        for r in range(h):
-            set_cell(cells, r, mid, "#")
+        h, w, mid, cells = _walled_halves(rng, difficulty)
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         letters = "abc"[: 2 + (difficulty > 0)]
