@@ -91,9 +91,28 @@ def _swap_b(data: dict[str, Any], x: str, y: str) -> dict[str, Any]:
     return out
 
 
+class _ChainOrderTask(RelationalTask):
+    """A strict order stated by (x, y) facts named by ``fact_fields`` (x before y): view ``a``
+    writes x first, view ``b`` y first; the facts are a chain (see :func:`chain_facts`)."""
+
+    def _encode(self, fact, agent, data):
+        x, y = self.fact_fields
+        if agent == "a":
+            return [fact[x], fact[y]]
+        return [fact[y], fact[x]]
+
+    def _regenerate(self, data, keep, rng):
+        out = dict(data)
+        out["facts"] = regenerate_chain(data, keep, rng, *self.fact_fields)
+        return out
+
+    def _misread(self, data):
+        return _swap_b(data, *self.fact_fields)
+
+
 # ----- precedence of events ---------------------------------------------------------------
 @register
-class EventPrecedence(RelationalTask):
+class EventPrecedence(_ChainOrderTask):
     """Chronological order of events from 'before' facts (one agent) and 'after' facts (other).
 
     View ``a`` writes "X happened before Y"; view ``b`` writes "Y happened after X". The facts
@@ -151,26 +170,13 @@ class EventPrecedence(RelationalTask):
     def _questions(self, data, agent):
         return ["List all the events in chronological order, earliest first."]
 
-    def _encode(self, fact, agent, data):
-        if agent == "a":
-            return [fact["earlier"], fact["later"]]
-        return [fact["later"], fact["earlier"]]
-
     def _solve(self, data):
         return order_of(list(data["entities"]), [(f["earlier"], f["later"]) for f in data["facts"]])
-
-    def _regenerate(self, data, keep, rng):
-        out = dict(data)
-        out["facts"] = regenerate_chain(data, keep, rng, "earlier", "later")
-        return out
-
-    def _misread(self, data):
-        return _swap_b(data, "earlier", "later")
 
 
 # ----- transitive comparisons -------------------------------------------------------------
 @register
-class TransitiveComparison(RelationalTask):
+class TransitiveComparison(_ChainOrderTask):
     """Who is older, from 'older than' facts (one agent) and 'younger than' facts (the other).
 
     View ``a`` writes "X is older than Y"; view ``b`` writes "Y is younger than X". Every
@@ -238,11 +244,6 @@ class TransitiveComparison(RelationalTask):
             }
         raise RuntimeError(f"{self.name}: no admissible instance after {MAX_ATTEMPTS} attempts")
 
-    def _encode(self, fact, agent, data):
-        if agent == "a":
-            return [fact["older"], fact["younger"]]
-        return [fact["younger"], fact["older"]]
-
     def _ask(self, query, agent, data):
         return f"Who is older, {query['x']} or {query['y']}?"
 
@@ -259,14 +260,6 @@ class TransitiveComparison(RelationalTask):
     def _wrong_value(self, data, qi, value):
         q = data["queries"][qi]
         return q["y"] if compact(value) == compact(q["x"]) else q["x"]
-
-    def _regenerate(self, data, keep, rng):
-        out = dict(data)
-        out["facts"] = regenerate_chain(data, keep, rng, "older", "younger")
-        return out
-
-    def _misread(self, data):
-        return _swap_b(data, "older", "younger")
 
 
 # ----- package install order --------------------------------------------------------------
