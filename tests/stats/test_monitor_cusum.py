@@ -7,7 +7,7 @@ from dataclasses import FrozenInstanceError, dataclass
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
 
@@ -300,6 +300,9 @@ finite = st.floats(-10, 10, allow_nan=False)
 )
 def test_properties(x, shift, scale, k, h):
     base = tabular_cusum(x, target=0.0, sigma=1.0, k=k, h=h)
+    # A sum lying on the decision interval H (to rounding) may alarm (and restart) in one
+    # parametrisation and not in the rescaled one: equivariance holds only off that boundary.
+    assume(all(abs(c - h) > 1e-6 for c in base.c_plus + base.c_minus))
     assert all(c >= 0 for c in base.c_plus + base.c_minus)
     # location-scale equivariance: (x*scale + shift, target shift, sigma scale) -> sums * scale
     moved = tabular_cusum([v * scale + shift for v in x], target=shift, sigma=scale, k=k, h=h)
