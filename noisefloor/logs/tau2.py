@@ -18,7 +18,12 @@ TrialRecord            tau2-bench
 benchmark              ``"tau2/" + info.environment_info.domain_name``
 model                  ``info.agent_info.llm``
 protocol               ``"default"`` unless the caller passes one
-seed                   ``simulation.seed``, else ``info.seed``
+seed                   ``info.seed``: the run's seed, which identifies the configuration.
+                       tau2-bench derives one seed per trial from it
+                       (``random.seed(config.seed)`` in ``runner/batch.py``), so the
+                       per-simulation ``seed`` differs between trials of one configuration;
+                       it is kept in ``extra["simulation_seed"]``. Without ``info.seed``
+                       the seed is null.
 task_id                ``simulation.task_id`` (a string in tau2's model; never converted)
 trial                  ``simulation.trial``
 reward                 ``simulation.reward_info.reward``; null when ``reward_info`` is null
@@ -26,8 +31,8 @@ reward                 ``simulation.reward_info.reward``; null when ``reward_inf
 termination_reason     ``simulation.termination_reason``
 infrastructure_error   ``termination_reason == "infrastructure_error"`` (tau2 excludes these
                        simulations from its metrics: they never ran)
-extra                  ``simulation_id``, ``start_time``, ``duration``, ``agent_cost``,
-                       ``user_cost``, ``user_llm``
+extra                  ``simulation_id``, ``simulation_seed``, ``start_time``,
+                       ``duration``, ``agent_cost``, ``user_cost``, ``user_llm``
 =====================  =================================================================
 
 The record index (the ``line`` column) is the 1-based position of the simulation in
@@ -131,8 +136,7 @@ def map_simulation(
     rec: dict[str, Any] = {
         "schema_version": "1", "benchmark": benchmark, "model": model, "protocol": protocol,
     }
-    seed = sim.get("seed")
-    rec["seed"] = info_seed if seed is None else seed
+    rec["seed"] = info_seed
     for name in ("task_id", "trial", "termination_reason"):
         if name in sim:
             rec[name] = sim[name]
@@ -150,6 +154,7 @@ def map_simulation(
         rec["reward"] = None
     extra = {
         "simulation_id": sim.get("id"),
+        "simulation_seed": sim.get("seed"),
         "start_time": sim.get("start_time"),
         "duration": sim.get("duration"),
         "agent_cost": sim.get("agent_cost"),
