@@ -297,8 +297,16 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
     return float(best["bound"]), str(best["contrast"])
 
 
+#: The contrast the noise-floor paper certifies clean (byte-identical first requests at trial 0).
+DEFAULT_CLEAN = ("no_coord-intercept",)
+
+
+def _reverse(label: str) -> str:
+    return "-".join(reversed(label.split("-", 1)))
+
+
 def null_contrasts_from_counts(
-    counts: pd.DataFrame, *, clean: tuple[str, ...] = ("no_coord-intercept",)
+    counts: pd.DataFrame, *, clean: tuple[str, ...] | None = None
 ) -> pd.DataFrame:
     """Select the null contrasts of a published paired-count table.
 
@@ -308,8 +316,11 @@ def null_contrasts_from_counts(
         A table like the noise-floor paper's (columns ``seed, trial, subset, contrast, wins,
         losses, ties``); rows at ``trial == 0`` (and ``subset == "all"`` when that column
         exists) are null contrasts.
-    clean : tuple of str, default ("no_coord-intercept",)
+    clean : tuple of str, optional
         Contrast labels whose first requests are byte-identical; either orientation matches.
+        Each label given must be one of the table's null contrasts. By default
+        ``"no_coord-intercept"`` is clean when the table holds it (the noise-floor paper's
+        clean contrast); otherwise none is.
 
     Returns
     -------
@@ -319,7 +330,7 @@ def null_contrasts_from_counts(
     Raises
     ------
     ValueError
-        If no row is a null contrast.
+        If no row is a null contrast, or a ``clean`` label names none of them.
     """
     mask = counts["trial"].astype(int) == 0
     if "subset" in counts.columns:
@@ -328,7 +339,14 @@ def null_contrasts_from_counts(
     if rows.empty:
         raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
                          "contrast to build a floor from")
-    clean_set = set(clean) | {"-".join(reversed(c.split("-", 1))) for c in clean}
+    present = set(rows["contrast"].astype(str))
+    if clean is None:
+        clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reverse(c) in present)
+    for label in clean:
+        if label not in present and _reverse(label) not in present:
+            raise ValueError(f"clean contrast {label!r} is not among the null (trial-0) contrasts "
+                             f"of the table: {', '.join(sorted(present))}")
+    clean_set = set(clean) | {_reverse(c) for c in clean}
     out = pd.DataFrame({
         "contrast": rows["contrast"].astype(str).to_numpy(),
         "kind": "trial0",
@@ -379,7 +397,8 @@ def null_contrasts_from_trials(
         store_events_at_start, first_request_sha256``).
     clean_pairs : iterable of str or (str, str)
         Protocol pairs the user certifies clean (``"no_coord-intercept"`` or a tuple), in
-        addition to those whose ``first_request_sha256`` match on every paired task.
+        addition to those whose ``first_request_sha256`` match on every paired task. Each pair
+        given must be a trial-0 contrast of the log.
     trial0 : bool, default True
         Include trial 0 across every pair of protocols (the stores are empty at trial 0).
     reruns : bool, default True
@@ -441,6 +460,14 @@ def null_contrasts_from_trials(
     if not rows:
         raise ValueError("no null contrast can be formed: the log needs trial 0 of two protocols, "
                          "or two trials of one configuration with an empty store")
+    formed = {(r["a"], r["b"]) for r in rows if r["kind"] == "trial0"}
+    for a, b in pairs:
+        if (a, b) not in formed and (b, a) not in formed:
+            raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "
+                             "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
+                                                     or "none"))
+    for r in rows:
+        del r["a"], r["b"]
     out = pd.DataFrame(rows)
     n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
     if n_only:
@@ -450,7 +477,8 @@ def null_contrasts_from_trials(
 
 
 def _row(label: str, kind: str, clean: bool, seed, c) -> dict:
-    return {"contrast": label, "kind": kind, "clean": bool(clean), "seed": seed, "wins": c.wins,
+    return {"a": c.a, "b": c.b, "contrast": label, "kind": kind, "clean": bool(clean), "seed": seed,
+            "wins": c.wins,
             "losses": c.losses, "ties": c.ties, "n_only_a": len(c.tasks_only_a),
             "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded)}
 

@@ -130,3 +130,16 @@ def test_from_trials_needs_a_null_contrast():
     one = _trials(protocols=("x",), trials=1)
     with pytest.raises(ValueError, match="no null contrast"):
         null_contrasts_from_trials(one)
+
+
+def test_named_clean_contrast_must_exist():
+    counts = read_paired_counts()
+    with pytest.raises(ValueError, match="'no_coord-intercpt' is not among"):
+        null_contrasts_from_counts(counts, clean=("no_coord-intercpt",))
+    # either orientation names the same contrast
+    assert null_contrasts_from_counts(counts, clean=("intercept-no_coord",))["clean"].sum() == 2
+    # by default the paper's clean contrast is used when present, and none otherwise
+    other = counts[counts["contrast"] != "no_coord-intercept"]
+    assert not null_contrasts_from_counts(other)["clean"].any()
+    with pytest.raises(ValueError, match="clean pair x-y is not a trial-0 contrast"):
+        null_contrasts_from_trials(_trials(), clean_pairs=["x-y"])

@@ -25,8 +25,9 @@ from noisefloor.stats.paired import sign_test_table
 @label_options
 @click.option("--claims", type=click.Path(dir_okay=False), default=None,
               help="CSV of claimed gains in pp (default: the paper's ten published claims).")
-@click.option("--clean", multiple=True, default=("no_coord-intercept",), show_default=True,
-              help="Null contrast certified clean (identical first requests), as 'a-b'.")
+@click.option("--clean", multiple=True,
+              help="Null contrast certified clean (identical first requests), as 'a-b' "
+                   "(repeatable; default: no_coord-intercept when the counts hold it).")
 @click.option("--out", type=click.Path(file_okay=False), default="noisefloor-report",
               show_default=True, help="Directory for forest.png, forest.svg and report.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
@@ -46,7 +47,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         source = ", ".join(logs)
     else:
         table = read_paired_counts(counts)
-        null = null_contrasts_from_counts(table, clean=clean)
+        null = null_contrasts_from_counts(table, clean=clean or None)
         source = counts or "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
         if not rest.empty:

@@ -107,3 +107,8 @@ def test_floor_and_passk_on_paper_layout_with_labels(run, fixtures_dir):
     assert {c["kind"] for c in doc["contrasts"]} == {"trial0"}
     doc = json.loads(run("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
     assert len(doc["groups"]) == 3
+
+
+def test_audit_clean_typo_is_an_error(tmp_path):
+    r = CliRunner().invoke(cli, ["audit", "--clean", "no_coord-intercpt", "--out", str(tmp_path)])
+    assert r.exit_code == 1 and "'no_coord-intercpt' is not among" in r.output
