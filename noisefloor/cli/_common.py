@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
+import sys
 from typing import Any
 
 import click
@@ -21,6 +23,11 @@ def handle_errors(func):
             return func(*args, **kwargs)
         except click.ClickException:
             raise
+        except BrokenPipeError:
+            # The reader went away (``noisefloor audit | head``): stop quietly, like a filter.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            sys.exit(141)
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise click.ClickException(str(message)) from None

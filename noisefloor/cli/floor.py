@@ -11,7 +11,7 @@ from noisefloor.report import floor_table, pp
 
 
 @click.command()
-@click.argument("logs", nargs=-1, type=click.Path(exists=True))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @log_options
 @label_options
 @click.option("--clean", multiple=True, help="Protocol pair certified clean, as 'a-b' (repeatable).")

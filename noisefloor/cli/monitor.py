@@ -103,7 +103,7 @@ def _describe(report, k: int) -> list[str]:
 
 
 @click.command()
-@click.argument("logs", nargs=-1, type=click.Path(exists=True))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--baseline",
     "baseline_logs",

@@ -10,7 +10,7 @@ from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
 
 
 @click.command()
-@click.argument("logs", nargs=-1, type=click.Path(exists=True))
+@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @log_options
 @label_options
 @click.option("--k", "ks", multiple=True, type=click.IntRange(min=1),
