@@ -16,7 +16,7 @@ import pandas as pd
 from noisefloor.floor import NoiseFloor
 
 VERDICTS = ("below", "inside", "above")
-COMPARABLE_UNITS = ("pp", "percentage points", "percentage point")
+COMPARABLE_UNITS = ("pp", "percentage points", "percentage point", "proportion", "fraction")
 
 
 @dataclass(frozen=True)

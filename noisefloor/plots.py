@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 
 VERDICT_COLORS = {"below": "#6b6b6b", "inside": "#d98c00", "above": "#1a7f37"}
 NULL_COLOR = "#2458a6"
@@ -60,6 +61,7 @@ def forest_plot(
     xlabel: str = "",
     title: str = "",
     xlim: tuple[float, float] | None = None,
+    markers: Iterable[tuple[str, str]] = (),
 ) -> Figure:
     """Draw a forest plot: one row per estimate with its interval, and the text beside it.
 
@@ -90,6 +92,8 @@ def forest_plot(
         Axis label and title.
     xlim : (float, float), optional
         x-range in display units; by default fitted to the finite values and bands.
+    markers : iterable of (label, color)
+        Extra legend entries for row colours (e.g. the verdicts of an audit).
 
     Returns
     -------
@@ -201,9 +205,14 @@ def forest_plot(
     if title:
         fig.suptitle(title, x=0.02, y=1.0 - 0.18 / height, ha="left", va="top", fontsize=12,
                      fontweight="bold")
-    if bands:
-        ax.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=len(bands), frameon=False,
-                  fontsize=9)
+    markers = list(markers)
+    if bands or markers:
+        handles, labels = ax.get_legend_handles_labels()
+        for name, col in markers:
+            handles.append(Line2D([], [], marker="D", color=col, ls="", ms=7))
+            labels.append(name)
+        ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0),
+                  ncol=min(len(handles), 5), frameon=False, fontsize=9)
     return fig
 
 
@@ -286,5 +295,6 @@ def audit_forest(audit_result, noise_floor=None, *, title: str | None = None) ->
              (f, env, f"envelope to {env * 100:.1f} pp", "#d98c00"),
              (-env, -f, "_nolegend_", "#d98c00")]
     return forest_plot(rows, label="label", annotation="note", group="section", color="color",
-                       bands=bands, scale=100.0, xlabel="gap / claimed effect (percentage points)",
+                       bands=bands, markers=[(f"claim {v}", c) for v, c in VERDICT_COLORS.items()],
+                       scale=100.0, xlabel="gap / claimed effect (percentage points)",
                        title=title or "Claims against the noise floor")

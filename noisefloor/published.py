@@ -39,6 +39,8 @@ CLAIM_COLUMNS = {
 }
 REQUIRED_COUNT = ("seed", "trial", "contrast", "wins", "losses", "ties")
 REQUIRED_CLAIM = ("paper", "effect_high", "unit")
+#: Units whose effects are already proportions (0..1); every other unit is read on a 0-100 scale.
+PROPORTION_UNITS = ("proportion", "fraction")
 
 
 class TableError(ValueError):
@@ -197,8 +199,8 @@ def read_claims(path=None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Columns ``paper, benchmark, reported, effect_low, effect_high, unit, line`` with effects
-        converted to proportions (pp / 100; other units are divided by 100 too and flagged by
-        the audit).
+        converted to proportions: pp / 100; a ``proportion`` (or ``fraction``) unit as given;
+        any other unit (BERTScore points, ...) divided by 100 too and flagged by the audit.
 
     Raises
     ------
@@ -228,12 +230,14 @@ def read_claims(path=None) -> pd.DataFrame:
         unit = row[cols["unit"]]
         if not unit:
             raise TableError(display, no, "unit", "expected a unit such as 'pp'")
+        # pp (and any other unit, flagged by the audit) are on a 0-100 scale; a proportion is not
+        divisor = 1.0 if unit.strip().lower() in PROPORTION_UNITS else 100.0
         records.append({
             "paper": paper,
             "benchmark": row.get(cols.get("benchmark", ""), "") or "",
             "reported": row.get(cols.get("reported", ""), "") or "",
-            "effect_low": round(low / 100.0, 12) if not math.isnan(low) else math.nan,
-            "effect_high": round(high / 100.0, 12),
+            "effect_low": round(low / divisor, 12) if not math.isnan(low) else math.nan,
+            "effect_high": round(high / divisor, 12),
             "unit": unit,
             "line": no,
         })

@@ -54,7 +54,7 @@ def verdict_table(result: AuditResult) -> pd.DataFrame:
     return pd.DataFrame({
         "paper": t["paper"],
         "benchmark": t["benchmark"],
-        "reported": t["reported"],
+        "reported": [r if r else f"{pp(e, signed=True)} pp" for r, e in zip(t["reported"], t["effect_high"])],
         "placed pp": [pp(e) for e in t["effect"]],
         "x floor": [f"{r:.2f}" for r in t["ratio"]],
         "verdict": t["verdict"],

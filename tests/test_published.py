@@ -75,3 +75,9 @@ def test_claims_converted_to_proportions(tmp_path):
     p = write(tmp_path, "paper,effect_high,unit\nX,12.5,pp\n")
     c = read_claims(p)
     assert c["effect_high"].iloc[0] == 0.125
+
+
+def test_proportion_unit_is_not_divided_again(tmp_path):
+    p = write(tmp_path, "paper,effect_high,unit\nX,0.2,proportion\nY,20,pp\n")
+    c = read_claims(p)
+    assert c["effect_high"].tolist() == [0.2, 0.2]
