@@ -17,6 +17,7 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
+from noisefloor.logs.detect import expand_paths
 
 
 @click.group("log")
@@ -48,22 +49,45 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     then a summary. Exits 1 if any problem was found, 0 otherwise (a truncated final line is
     a warning, not a problem).
     """
+    # A path that cannot be read at all (missing, an empty directory) is one problem among the
+    # others: report it and go on with the remaining paths.
+    path_problems, readable = [], []
+    for f in files:
+        try:
+            expand_paths([f])
+        except (ValueError, OSError) as exc:
+            path_problems.append(str(exc))
+        else:
+            readable.append(f)
+    if not readable:
+        for problem in path_problems:
+            click.echo(problem)
+        click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
+                   f"{len(path_problems)} problem(s)")
+        raise SystemExit(1)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedLineWarning)
-            report = validate_logs(list(files), format=format_, allow_nan=allow_nan,
+            report = validate_logs(readable, format=format_, allow_nan=allow_nan,
                                    benchmark=benchmark, model=model, protocol=protocol)
     except (LogValidationError, ValueError, OSError) as exc:
         raise click.ClickException(str(exc)) from None
+    ok = report.ok and not path_problems
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2))
+        doc = report.to_dict()
+        doc["path_problems"] = path_problems
+        doc["ok"] = ok
+        click.echo(json.dumps(doc, indent=2))
     else:
+        for problem in path_problems:
+            click.echo(problem)
         for problem in report.problems:
             click.echo(str(problem))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")
-        status = "ok" if report.ok else f"{len(report.problems)} problem(s)"
+        n_problems = len(report.problems) + len(path_problems)
+        status = "ok" if ok else f"{n_problems} problem(s)"
         click.echo(f"{len(report.files)} file(s), {report.n_valid} valid record(s), "
                    f"{len(report.truncated)} truncated line(s): {status}")
-    if not report.ok:
+    if not ok:
         raise SystemExit(1)

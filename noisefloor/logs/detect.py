@@ -100,7 +100,7 @@ def detect_format(path: str | Path) -> str:
                                              kind="format")])
     raise LogValidationError([LogProblem(
         str(path), None, None,
-        "cannot tell the log format from its first records; pass format= one of "
+        "cannot tell the log format from its first records; pass format= (--format on the command line) one of "
         + ", ".join(FORMATS), kind="format")])
 
 

@@ -71,6 +71,20 @@ def test_validate_format_override_and_labels():
 def test_errors_are_one_line_without_traceback(tmp_path):
     result = run("validate", str(tmp_path / "missing.jsonl"))
     assert result.exit_code == 1
-    assert result.output.strip() == f"Error: {tmp_path / 'missing.jsonl'}: no such file or directory"
+    assert result.output.splitlines()[0] == f"{tmp_path / 'missing.jsonl'}: no such file or directory"
+    assert "Traceback" not in result.output
+
+
+def test_a_missing_path_does_not_hide_other_files_problems(tmp_path, fixtures_dir):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"schema_version": "1"}\n')
+    (tmp_path / "empty").mkdir()
+    result = run("validate", "--format", "jsonl", str(bad), str(tmp_path / "nope.jsonl"),
+                 str(tmp_path / "empty"))
+    assert result.exit_code == 1
+    out = result.output
+    assert "nope.jsonl: no such file or directory" in out
+    assert "empty: directory holds no" in out
+    assert f"{bad}:1:" in out
     result = run("validate", "--format", "csv", "x")
     assert result.exit_code == 2 and "Traceback" not in result.output
