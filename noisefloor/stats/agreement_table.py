@@ -10,6 +10,7 @@ majority (or between the two raters when there are exactly two and no judge).
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -170,7 +171,9 @@ def agreement_by_label(
     n_boot : int, default 1000
         Bootstrap resamples of items for every interval.
     rng : int or numpy.random.Generator, optional
-        One generator drives every bootstrap, in row order, so a seed fixes the whole table.
+        Seeds every bootstrap. Each (label, metric) row gets its own stream derived from it,
+        so a seed fixes the whole table and a row's interval does not depend on which other
+        labels or metrics are computed.
 
     Returns
     -------
@@ -216,7 +219,7 @@ def agreement_by_label(
     _check_choice("tie", tie, TIE_RULES)
     confidence = _check_confidence(confidence)
     n_boot = _check_n_boot(n_boot)
-    gen = _as_generator(rng)
+    root = int(_as_generator(rng).integers(2**63))
 
     df = annotations.copy()
     df["item"] = df["item"].astype(str)
@@ -251,8 +254,10 @@ def agreement_by_label(
         cats = _resolve_categories(list(sub["label"]), categories)
         wide = sub.pivot(index="item", columns="rater", values="label")
         human = wide.reindex(columns=humans)
-        common = dict(confidence=confidence, n_boot=n_boot, rng=gen)
         for metric in metrics:
+            stream = np.random.SeedSequence(
+                root, spawn_key=(zlib.crc32(str(label).encode()), zlib.crc32(metric.encode())))
+            common = dict(confidence=confidence, n_boot=n_boot, rng=np.random.default_rng(stream))
             if metric == "fleiss":
                 res = _fleiss_row(human, cats, fleiss_method, common)
             elif metric == "krippendorff":
