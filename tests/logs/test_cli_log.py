@@ -88,3 +88,17 @@ def test_a_missing_path_does_not_hide_other_files_problems(tmp_path, fixtures_di
     assert f"{bad}:1:" in out
     result = run("validate", "--format", "csv", "x")
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_readme_bad_example_reports_every_problem(fixtures_dir):
+    # fixtures/logs/bad_example.jsonl is the README's example: one problem of each kind.
+    path = fixtures_dir / "logs" / "bad_example.jsonl"
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert [ln.split(":")[1] for ln in lines[:5]] == ["2", "3", "5", "6", "7"]
+    assert "duplicate key 'reward'" in lines[0] and "integer 7" in lines[1]
+    assert "required field is missing" in lines[2] and "1.5" in lines[3]
+    assert "duplicate trial" in lines[4] and f"{path}:1" in lines[4]
+    assert lines[5].startswith(f"warning: {path}:9: final line is truncated")
+    assert lines[6] == "1 file(s), 3 valid record(s), 1 truncated line(s): 5 problem(s)"
