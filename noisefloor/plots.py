@@ -212,7 +212,7 @@ def forest_plot(
             handles.append(Line2D([], [], marker="D", color=col, ls="", ms=7))
             labels.append(name)
         ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0),
-                  ncol=min(len(handles), 5), frameon=False, fontsize=9)
+                  ncol=min(len(handles), 6), frameon=False, fontsize=9)
     return fig
 
 
