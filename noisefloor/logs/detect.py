@@ -18,7 +18,7 @@ _MAX_DEPTH = 4
 
 
 def _first_objects(path: Path, limit: int = 1 << 20, max_lines: int = 50) -> Iterator[Any]:
-    """Decode up to ``max_lines`` non-blank lines (malformed ones yield None)."""
+    """Decode up to ``max_lines`` non-blank lines (a malformed one yields its JSONProblem)."""
     with open(path, "rb") as handle:
         seen = 0
         while seen < max_lines:
@@ -32,8 +32,8 @@ def _first_objects(path: Path, limit: int = 1 << 20, max_lines: int = 50) -> Ite
             seen += 1
             try:
                 yield parse_strict(line.rstrip(b"\r\n"), allow_nan=True)
-            except JSONProblem:
-                yield None
+            except JSONProblem as exc:
+                yield exc
 
 
 def _first_byte(path: Path) -> bytes:
@@ -86,8 +86,12 @@ def detect_format(path: str | Path) -> str:
         if first == b"{":
             return "tau2"
     any_line = False
+    first_problem = None
     for obj in _first_objects(path):
         any_line = True
+        if isinstance(obj, JSONProblem):
+            first_problem = first_problem or obj
+            continue
         if isinstance(obj, dict):
             if "schema_version" in obj:
                 return "jsonl"
@@ -98,10 +102,11 @@ def detect_format(path: str | Path) -> str:
         raise LogValidationError([LogProblem(str(path), None, None,
                                              "empty file: no record to tell its format",
                                              kind="format")])
+    why = f" (the first unreadable line: {first_problem})" if first_problem is not None else ""
     raise LogValidationError([LogProblem(
         str(path), None, None,
-        "cannot tell the log format from its first records; pass format= (--format on the command line) one of "
-        + ", ".join(FORMATS), kind="format")])
+        f"cannot tell the log format from its first records{why}; pass format= (--format on the "
+        "command line) one of " + ", ".join(FORMATS), kind="format")])
 
 
 def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
