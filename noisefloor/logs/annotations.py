@@ -37,7 +37,7 @@ class AnnotationError(ValueError):
         self.path = str(path)
         self.line = line
         self.field = field
-        super().__init__(f"{path}, line {line}, field {field!r}: {message}")
+        super().__init__(f"{path}:{line}: field {field!r}: {message}")
 
 
 def parse_label(text: Any) -> Any:

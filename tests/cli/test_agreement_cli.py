@@ -72,7 +72,7 @@ def test_bad_input_is_a_clean_error(tmp_path):
     p.write_text("item,rater,label\n1,a,x\n1,a,y\n")
     res = CliRunner().invoke(agreement, [str(p)])
     assert res.exit_code == 1
-    assert "line 3" in res.output and "rated twice" in res.output
+    assert "dup.csv:3: field" in res.output and "rated twice" in res.output
     assert "Traceback" not in res.output
     res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"), "--judge", "gpt"])
     assert res.exit_code == 1 and "judge 'gpt' is not a rater" in res.output

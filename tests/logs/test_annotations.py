@@ -56,19 +56,19 @@ def test_duplicate_rating_names_both_lines(tmp_path):
     with pytest.raises(AnnotationError) as exc:
         read_annotations(p)
     msg = str(exc.value)
-    assert str(p) in msg and "line 4" in msg and "first on line 2" in msg and "'item'" in msg
+    assert str(p) in msg and ":4: field" in msg and "first on line 2" in msg and "'item'" in msg
     assert exc.value.line == 4 and exc.value.field == "item"
 
 
 def test_duplicate_item_row_in_wide_table(tmp_path):
     p = _write(tmp_path, "w.csv", "item,a,b\n1,x,x\n1,y,y\n")
-    with pytest.raises(AnnotationError, match="line 3.*rated twice by rater 'a'"):
+    with pytest.raises(AnnotationError, match=":3: field .item.: .*rated twice by rater 'a'"):
         read_annotations(p)
 
 
 def test_unknown_rater(tmp_path):
     p = _write(tmp_path, "u.csv", "item,rater,label\n1,a,x\n1,bb,x\n")
-    with pytest.raises(AnnotationError, match=r"line 3, field 'rater': unknown rater 'bb'"):
+    with pytest.raises(AnnotationError, match=r":3: field 'rater': unknown rater 'bb'"):
         read_annotations(p, raters=["a", "b"])
 
 
