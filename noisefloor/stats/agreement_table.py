@@ -251,7 +251,8 @@ def agreement_by_label(
 
     results = []
     for label, sub in df.groupby("category", sort=False):
-        cats = _resolve_categories(list(sub["label"]), categories)
+        # a missing label (NaN) is a missing rating, never a category of its own
+        cats = _resolve_categories(list(sub["label"].dropna()), categories)
         wide = sub.pivot(index="item", columns="rater", values="label")
         human = wide.reindex(columns=humans)
         for metric in metrics:

@@ -538,6 +538,14 @@ def monitor_trials(
                     f"{name} holds {len(found)} protocols ({', '.join(found)}); the alarms watch "
                     "one deployed configuration, choose one with protocol="
                 )
+        seen = {name: set(map(str, f["protocol"].dropna().unique())) if "protocol" in f else set()
+                for name, f in frames.items()}
+        if seen["frame"] and seen["baseline"] and seen["frame"] != seen["baseline"]:
+            raise ValueError(
+                f"the monitored trials are protocol {', '.join(sorted(seen['frame']))} but the "
+                f"baseline is protocol {', '.join(sorted(seen['baseline']))}; compare like with "
+                "like, or choose one with protocol="
+            )
     mon = order_trials(frames["frame"], time_field=time_field)
     base = order_trials(frames["baseline"], time_field=time_field)
     stamped = (

@@ -195,3 +195,20 @@ def test_a_rows_interval_does_not_depend_on_the_other_metrics():
     assert one[["ci_low", "ci_high"]].iloc[0].tolist() == a.loc["L3"].tolist()
     again = agreement_by_label(df, judge="judge", metrics=("cohen",), n_boot=200, rng=7).to_frame()
     pd.testing.assert_frame_equal(only, again)
+
+
+def test_a_missing_label_is_not_a_category():
+    # A blank judge label (NaN) must not become a category: Randolph's kappa among the humans
+    # (chance 1/k) would change although their ratings did not.
+    rows = []
+    for item in range(6):
+        for rater in ("h1", "h2", "h3"):
+            rows.append((str(item), rater, "L", int(item % 2 == 0 or rater == "h3")))
+        rows.append((str(item), "judge", "L", item % 2))
+    df = _long(rows)
+    before = agreement_by_label(df, judge="judge", metrics=("fleiss",), fleiss_method="randolph",
+                                n_boot=0).to_frame()
+    df.loc[(df.item == "5") & (df.rater == "judge"), "label"] = float("nan")
+    after = agreement_by_label(df, judge="judge", metrics=("fleiss",), fleiss_method="randolph",
+                               n_boot=0).to_frame()
+    assert after["value"].iloc[0] == pytest.approx(before["value"].iloc[0])

@@ -334,3 +334,11 @@ def test_latest_and_blocks_policies_differ_when_a_task_activates_late():
     assert blocks.n_skipped == 0 and latest.n_pending == 0
     with pytest.raises(ValueError, match="rounds must be one of"):
         coordination_active_passk_rounds(df, rounds="newest")
+
+
+def test_monitor_rejects_a_baseline_of_another_protocol():
+    rng = np.random.default_rng(3)
+    base = _synthetic(3, 0.6, rng)
+    other = base.assign(protocol="no_coord")
+    with pytest.raises(ValueError, match="protocol no_coord but the baseline is protocol intercept"):
+        monitor_trials(other, base, sigma=0.1)
