@@ -12,6 +12,7 @@ Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), 
 from __future__ import annotations
 
 import json
+import numbers
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -26,6 +27,48 @@ DIFFICULTIES = (0, 1, 2)
 DEFAULT_DIFFICULTY = 1
 
 FAMILIES = ("spatial", "relational", "csp")
+
+
+SIDES = ("a", "b")
+
+
+def check_seed(seed: Any) -> None:
+    """Validate a ``seed`` argument.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an integer (``int`` or a NumPy integer; ``bool`` is refused).
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
+
+
+def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
+    """Validate the public ``generate`` arguments.
+
+    Raises
+    ------
+    TypeError
+        If ``seed`` is not an integer (``bool`` is refused).
+    ValueError
+        If ``difficulty`` is not one of 0, 1, 2 (``bool`` is refused).
+    """
+    check_seed(seed)
+    if isinstance(difficulty, bool) or difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
+
+
+def check_keep(keep: Any) -> None:
+    """Validate the ``keep`` argument of ``counterfactual``.
+
+    Raises
+    ------
+    ValueError
+        If ``keep`` is not ``"a"`` or ``"b"``.
+    """
+    if keep not in SIDES:
+        raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
 
 
 class _Unparsed:

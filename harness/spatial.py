@@ -28,13 +28,12 @@ Examples
 from __future__ import annotations
 
 import json
-import numbers
 import random
 import re
 from dataclasses import replace
 from typing import Any
 
-from harness.base import DEFAULT_DIFFICULTY, UNPARSED, Instance, Task, View
+from harness.base import DEFAULT_DIFFICULTY, UNPARSED, Instance, Task, View, check_seed
 from harness.grid import (
     ARROWS,
     RouteGraph,
@@ -250,7 +249,7 @@ class GridTask(Task):
         ValueError
             If ``difficulty`` is not 0, 1 or 2.
         """
-        _check_seed(seed)
+        check_seed(seed)
         if isinstance(difficulty, bool) or difficulty not in SIZES:
             raise ValueError(f"difficulty must be one of {sorted(SIZES)}, got {difficulty!r}")
         rng = random.Random(int(seed))
@@ -398,7 +397,7 @@ class GridTask(Task):
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
         if keep not in ("a", "b"):
             raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
-        _check_seed(seed)
+        check_seed(seed)
         orig = instance.data["world"]
         kept_view = self.split(instance)["ab".index(keep)]
         rng = random.Random(int(seed))
@@ -498,11 +497,6 @@ class GridTask(Task):
             cells.append(line)
         world = {"h": len(cells), "w": len(cells[0]), "cells": cells, "items": items}
         return shortest_route(world)
-
-
-def _check_seed(seed: Any) -> None:
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
 
 
 def egocentric(frame: Frame, cell: tuple[int, int]) -> Frame:

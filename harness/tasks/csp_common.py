@@ -27,9 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from harness.base import DIFFICULTIES, UNPARSED, Instance, Task, View
-
-SIDES = ("a", "b")
+from harness.base import (  # noqa: F401  (validators re-exported for the CSP modules)
+    DIFFICULTIES,
+    SIDES,
+    UNPARSED,
+    Instance,
+    Task,
+    View,
+    check_keep,
+    check_seed_difficulty,
+)
 
 #: Proposals drawn per greedy step; the one that removes most candidates is kept.
 _PROPOSALS_PER_STEP = 4
@@ -39,32 +46,8 @@ _MAX_FAILED_STEPS = 30
 _MAX_ATTEMPTS = 200
 
 
-def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
-    """Validate the public ``generate`` arguments.
-
-    Raises
-    ------
-    TypeError
-        If ``seed`` is not an ``int`` (``bool`` is refused).
-    ValueError
-        If ``difficulty`` is not one of 0, 1, 2.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-    if isinstance(difficulty, bool) or difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
 
 
-def check_keep(keep: Any) -> None:
-    """Validate the ``keep`` argument of ``counterfactual``.
-
-    Raises
-    ------
-    ValueError
-        If ``keep`` is not ``"a"`` or ``"b"``.
-    """
-    if keep not in SIDES:
-        raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
 
 
 def solutions_array(problem: Any, variables: list[str]) -> np.ndarray:

@@ -36,15 +36,20 @@ relational agents "hold disjoint facts over a shared vocabulary".
 
 from __future__ import annotations
 
-import numbers
 import random
 import re
 import zlib
 from typing import Any, ClassVar
 
-from harness.base import DIFFICULTIES, UNPARSED, Instance, Task, View
-
-SIDES = ("a", "b")
+from harness.base import (
+    SIDES,
+    UNPARSED,
+    Instance,
+    Task,
+    View,
+    check_keep,
+    check_seed_difficulty,
+)
 
 #: Largest question number the question parser accepts (bigger numbers are ignored).
 MAX_QUESTION = 50
@@ -72,32 +77,8 @@ SURNAMES = (
 
 
 # ----- validation -----------------------------------------------------------------------
-def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
-    """Validate the public ``generate`` arguments.
-
-    Raises
-    ------
-    TypeError
-        If ``seed`` is not an integer (``int`` or a NumPy integer; ``bool`` is refused).
-    ValueError
-        If ``difficulty`` is not one of 0, 1, 2.
-    """
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-    if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
 
 
-def check_keep(keep: Any) -> None:
-    """Validate the ``keep`` argument of ``counterfactual``.
-
-    Raises
-    ------
-    ValueError
-        If ``keep`` is not ``"a"`` or ``"b"``.
-    """
-    if keep not in SIDES:
-        raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
 
 
 def make_rng(task: str, seed: int, difficulty: int, salt: str = "") -> random.Random:

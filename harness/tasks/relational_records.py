@@ -5,8 +5,6 @@ See :mod:`harness.tasks.relational_common` for the shared answer format and scor
 
 from __future__ import annotations
 
-import random
-from typing import Any
 
 import networkx as nx
 
