@@ -437,6 +437,28 @@ def word_list(text: Any, min_items: int = 1) -> list[str] | None:
     return items
 
 
+class OrderAnswer:
+    """Mixin for an :class:`EliminationTask` whose answer is the order of named entities.
+
+    The solution vector gives each entity's position; the answer lists the names in that order
+    (written comma-separated). Subclasses set ``entity_key``, the setup key of the names.
+    """
+
+    entity_key: str
+
+    def _answer_of(self, setup, vector):
+        names = setup[self.entity_key]
+        return [names[i] for i in sorted(range(len(names)), key=lambda i: vector[i])]
+
+    def _vector_of(self, setup, answer):
+        if not isinstance(answer, (list, tuple)):
+            return None
+        return position_vector(answer, setup[self.entity_key])
+
+    def format_answer(self, answer: Any) -> str:
+        return ", ".join(answer)
+
+
 def position_vector(answer: Any, names: list[str]) -> np.ndarray:
     """Position in the list ``answer`` of each of ``names`` (-1 where absent); a name's first
     mention counts, tokens that name nobody are skipped."""

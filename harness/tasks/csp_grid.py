@@ -20,11 +20,11 @@ from harness.registry import register
 from harness.tasks.csp_common import (
     WORD,
     EliminationTask,
+    OrderAnswer,
     canonical_name,
     first_line_block,
     parse_pairs,
     permutations_array,
-    position_vector,
     read_only_array,
     solutions_array,
     word_list,
@@ -76,7 +76,7 @@ COLOURS = ("red", "green", "blue")
 
 # =========================================================================================
 @register
-class Seating(EliminationTask):
+class Seating(OrderAnswer, EliminationTask):
     """Seat n guests in a row of chairs; the two planners number the chairs from opposite ends
     and in different index bases.
 
@@ -95,6 +95,7 @@ class Seating(EliminationTask):
     """
 
     name = "csp_seating"
+    entity_key = "guests"
     description = (
         "Seat guests along one side of a table; one planner numbers chairs 1..n from "
         "the window, the other 0..n-1 from the door."
@@ -219,18 +220,6 @@ class Seating(EliminationTask):
             "Find the seating that satisfies every constraint of both notebooks.",
         ]
         return {"intro": intro, "facts": [self._sentence(setup, conv, c) for c in constraints]}
-
-    def _answer_of(self, setup, vector):
-        order = sorted(range(setup["n"]), key=lambda g: vector[g])
-        return [setup["guests"][g] for g in order]
-
-    def _vector_of(self, setup, answer):
-        if not isinstance(answer, (list, tuple)):
-            return None
-        return position_vector(answer, setup["guests"])
-
-    def format_answer(self, answer: Any) -> str:
-        return ", ".join(answer)
 
     def _naive_constraint(self, setup, conventions, c):
         # view b's chair numbers (0-based from the door) read as view a's (1-based from the

@@ -24,11 +24,11 @@ from harness.registry import register
 from harness.tasks.csp_common import (
     WORD,
     EliminationTask,
+    OrderAnswer,
     canonical_name,
     first_line_block,
     parse_pairs,
     permutations_array,
-    position_vector,
     read_only_array,
     word_list,
 )
@@ -356,7 +356,7 @@ def _slot_array(duration: int) -> np.ndarray:
 
 # =========================================================================================
 @register
-class DeliveryWindows(EliminationTask):
+class DeliveryWindows(OrderAnswer, EliminationTask):
     """Order a van's hourly drop-offs; two dispatchers in different timezones took the
     customers' time windows.
 
@@ -375,6 +375,7 @@ class DeliveryWindows(EliminationTask):
     """
 
     name = "csp_delivery_windows"
+    entity_key = "customers"
     description = (
         "Order a van's hourly deliveries from customer time windows noted by two "
         "dispatchers in different timezones."
@@ -457,18 +458,6 @@ class DeliveryWindows(EliminationTask):
             else:
                 facts.append(f"{who} must be delivered before {names[c['d']]}.")
         return {"intro": intro, "facts": facts}
-
-    def _answer_of(self, setup, vector):
-        order = sorted(range(len(vector)), key=lambda c: vector[c])
-        return [setup["customers"][c] for c in order]
-
-    def _vector_of(self, setup, answer):
-        if not isinstance(answer, (list, tuple)):
-            return None
-        return position_vector(answer, setup["customers"])
-
-    def format_answer(self, answer: Any) -> str:
-        return ", ".join(answer)
 
     def _naive_constraint(self, setup, conventions, c):
         # view b's clock readings taken as view a's local time: slot index shifts by the
