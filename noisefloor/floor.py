@@ -420,10 +420,11 @@ def null_contrasts_from_trials(
     ValueError
         If no null contrast can be formed (one protocol with one trial, say).
     """
-    pairs = set()
+    named = []  # as the user wrote them, in order (error messages must be reproducible)
     for p in clean_pairs:
         a, b = p.split("-", 1) if isinstance(p, str) else p
-        pairs |= {(a, b), (b, a)}
+        named.append((a, b))
+    pairs = set(named) | {(b, a) for a, b in named}
     group_cols = [c for c in ("benchmark", "model") if c in trials.columns]
     frame = trials.copy()
     if "seed" not in frame.columns:
@@ -461,7 +462,7 @@ def null_contrasts_from_trials(
         raise ValueError("no null contrast can be formed: the log needs trial 0 of two protocols, "
                          "or two trials of one configuration with an empty store")
     formed = {(r["a"], r["b"]) for r in rows if r["kind"] == "trial0"}
-    for a, b in pairs:
+    for a, b in named:
         if (a, b) not in formed and (b, a) not in formed:
             raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "
                              "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
