@@ -27,9 +27,15 @@ Partial credit (:func:`score_route`), with ``D`` the optimal cost from the start
 
 - a legal route that ends in a goal state scores ``D / cost`` (1.0 exactly when optimal);
 - otherwise the legal prefix (up to the first illegal step) is credited for how far along a
-  valid route it got: ``(D - d_min) / (D + 1)``, where ``d_min`` is the smallest remaining
-  optimal cost-to-goal over the states the prefix visited. This is 0 for a route that never
-  gets closer than the start, and strictly below 1 for any route that is not complete;
+  valid route it got, discounted by the detour it took to get there:
+  ``(D - d_min) / (D + 1) * (D - d_min) / c_min``, where ``d_min`` is the smallest remaining
+  optimal cost-to-goal over the states the prefix visited and ``c_min`` the cost the prefix had
+  spent when it first reached such a state. The second factor is 1 along an optimal route, so a
+  prefix of an optimal route scores ``(D - d_min) / (D + 1)``. This is 0 for a route that never
+  gets closer than the start, strictly below 1 for any route that is not complete, and strictly
+  below ``D / (c_min + d_min)``, the score of the same prefix completed optimally: finishing a
+  route always pays (a route that reaches ``G`` and then steps off scores less than the same
+  route stopped on ``G``);
 - ``None``, :data:`~harness.base.UNPARSED` or an empty route scores 0.
 
 Routes may omit the start cell (it is prepended when the first cell is not the start).
@@ -353,6 +359,7 @@ def score_route(rg: RouteGraph, route: list[Cell], optimum: float) -> float:
     if route[0] is not None and tuple(route[0]) == (state[0], state[1]):
         route = route[1:]
     best = to_goal.get(state, optimum)
+    spent_at_best = 0
     spent = 0
     legal = True
     for cell in route:
@@ -365,10 +372,15 @@ def score_route(rg: RouteGraph, route: list[Cell], optimum: float) -> float:
             break
         state, cost = moved
         spent += cost
-        best = min(best, to_goal.get(state, float("inf")))
+        remaining = to_goal.get(state, float("inf"))
+        if remaining < best:
+            best, spent_at_best = remaining, spent
     if legal and spent > 0 and to_goal.get(state) == 0 and (state[0], state[1]) == rg.goal:
         return min(1.0, optimum / spent)
-    return max(0.0, (optimum - best) / (optimum + 1))
+    progress = optimum - best
+    if progress <= 0 or spent_at_best <= 0:
+        return 0.0
+    return (progress / (optimum + 1)) * min(1.0, progress / spent_at_best)
 
 
 def grade_route(world: dict, answer: Any) -> float:

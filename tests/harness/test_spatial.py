@@ -1,7 +1,8 @@
 """Spatial specifics: the sixteen answer conventions, frames, movement rules, partial credit.
 
 The partial-credit values are worked by hand from the rule documented in
-:mod:`harness.grid` (complete legal route: D / cost; otherwise (D - d_min) / (D + 1)).
+:mod:`harness.grid` (complete legal route: D / cost; otherwise
+(D - d_min) / (D + 1) * (D - d_min) / c_min, the second factor 1 along an optimal route).
 """
 
 from __future__ import annotations
@@ -75,6 +76,14 @@ def test_partial_credit_values():
     assert canon_score(ROOM, [[2, 4], [1, 4]]) == 0.0
     # walking past the goal is not an answer: best progress 6 of 6 -> 6 / 7 < 1
     assert grade_route(ROOM, BEST + [[2, 4]]) == pytest.approx(6 / 7)
+    # the long route walked past the goal: G first reached at cost 8, so
+    # 6 / 7 * 6 / 8 = 9 / 14, below the 6 / 8 it earns when it stops on G
+    assert grade_route(ROOM, longer + [[2, 4]]) == pytest.approx(9 / 14)
+    assert grade_route(ROOM, longer + [[2, 4]]) < grade_route(ROOM, longer)
+    # a detour that then stops short: best state (0, 2) (remaining 3) first reached at cost 5
+    # instead of 3: 3 / 7 * 3 / 5 = 9 / 35
+    wander = [[1, 0], [2, 0], [2, 1], [1, 1], [0, 1], [0, 2]]
+    assert canon_score(ROOM, wander) == pytest.approx(9 / 35)
     for bad in (None, UNPARSED, [], "[[1, 0]]", [[1, 0, 2]], [[True, 0]]):
         assert grade_route(ROOM, bad) == 0.0
 
@@ -186,3 +195,34 @@ def test_bad_arguments_raise():
     import numpy as np
 
     assert task.generate(np.int64(5)) == task.generate(5)
+
+
+@settings(max_examples=60, **COMMON)
+@given(task=st.sampled_from(IDS), seed=st.integers(0, 10_000),
+       moves=st.lists(st.integers(0, 7), min_size=1, max_size=40))
+def test_finishing_a_route_always_pays(task, seed, moves):
+    """A legal but unfinished walk scores strictly below the same walk cut at its closest
+    approach and completed optimally (score D / (c_min + d_min)), and strictly below 1:
+    stopping short or walking past the goal never beats finishing."""
+    world = get_task(task).generate(seed).data["world"]
+    rg = RouteGraph(world)
+    optimum = rg.shortest()[0]
+    to_goal = rg.to_goal()
+    state = rg.start
+    walk = [(state[0], state[1])]
+    best, spent, spent_at_best = to_goal.get(state, optimum), 0, 0
+    for m in moves:
+        options = rg._moves(state)
+        if not options:
+            break
+        state, cost = options[m % len(options)]
+        spent += cost
+        walk.append((state[0], state[1]))
+        if to_goal.get(state, float("inf")) < best:
+            best, spent_at_best = to_goal[state], spent
+    score = score_route(rg, walk, optimum)
+    assert 0.0 <= score <= 1.0
+    complete = to_goal.get(state) == 0 and (state[0], state[1]) == rg.goal
+    if not complete and best < optimum:
+        assert score < 1.0
+        assert score < optimum / (spent_at_best + best)
