@@ -169,8 +169,8 @@ class FamilyTree(RelationalTask):
     1.0
     """
 
-    name = "family_tree"
-    description = "Kinship questions over a family tree whose parent links are split in two"
+    name = "relational_family_tree"
+    description = "Kinship questions over a family tree whose parent links are split in two."
     answer_format = (
         "one entry per question, 'number: kinship term', separated by semicolons, using the terms "
         + ", ".join(KINSHIP_TERMS) + "; e.g. '1: cousin; 2: grandparent'"
@@ -292,8 +292,8 @@ class OrgChart(RelationalTask):
     1.0
     """
 
-    name = "org_chart"
-    description = "Chain-of-command questions over an org chart split between two agents"
+    name = "relational_org_chart"
+    description = "Chain-of-command questions over an org chart split between two agents."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna Berg; 2: Hugo Dahl")
     conventions = {
         "a": {"name_format": "Given Surname",
@@ -434,8 +434,8 @@ class RailConnections(RelationalTask):
     1.0
     """
 
-    name = "rail_connections"
-    description = "Fewest train rides between stations; the direct lines are split in two"
+    name = "relational_rail_connections"
+    description = "Fewest train rides between stations; the direct lines are split in two."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: 3; 2: 2") + (
         " (a whole number of rides, or 'none' if the trip is impossible)"
     )
@@ -587,8 +587,8 @@ class AliasResolution(RelationalTask):
     1.0
     """
 
-    name = "alias_resolution"
-    description = "Resolve aliases to real people through identity links split in two"
+    name = "relational_alias_resolution"
+    description = "Resolve aliases to real people through identity links split in two."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna Berg; 2: Hugo Dahl")
     conventions = {
         "a": {"name_format": "Given Surname", "link_wording": "'X also goes by Y'"},
@@ -750,8 +750,8 @@ class CoursePrerequisites(RelationalTask):
     1.0
     """
 
-    name = "course_prerequisites"
-    description = "Earliest semester for courses whose prerequisite rules are split in two"
+    name = "relational_course_prerequisites"
+    description = "Earliest semester for courses whose prerequisite rules are split in two."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: 3; 2: 4") + (
         " (semesters are numbered from 1; 'none' if the course can never be taken)"
     )

@@ -128,9 +128,9 @@ class EventPrecedence(_ChainOrderTask):
     (1.0, 0.0)
     """
 
-    name = "event_precedence"
+    name = "relational_event_precedence"
     kind = "order"
-    description = "Order events from 'before' facts and 'after' facts held by different agents"
+    description = "Order events from 'before' facts and 'after' facts held by different agents."
     answer_format = ORDER_FORMAT.format(what="every event", first="earliest",
                                         example="Great Flood, Spring Fair, Harbour Fire")
     conventions = {
@@ -191,8 +191,8 @@ class TransitiveComparison(_ChainOrderTask):
     1.0
     """
 
-    name = "transitive_comparison"
-    description = "Who is older: chain 'older than' and 'younger than' facts split in two"
+    name = "relational_transitive_comparison"
+    description = "Who is older: chain 'older than' and 'younger than' facts split in two."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna; 2: Hugo")
     conventions = {
         "a": {"relation_wording": "older-first ('is older than')"},
@@ -296,9 +296,9 @@ class InstallOrder(RelationalTask):
     (1.0, True)
     """
 
-    name = "install_order"
+    name = "relational_install_order"
     kind = "order"
-    description = "Install order for a package whose dependency list is split between agents"
+    description = "Install order for a package whose dependency list is split between agents."
     answer_format = ORDER_FORMAT.format(what="every package to install", first="first installed",
                                         example="json-lite, net-core, http-api")
     conventions = {
@@ -441,9 +441,9 @@ class TimelineDates(RelationalTask):
     1.0
     """
 
-    name = "timeline_dates"
+    name = "relational_timeline_dates"
     kind = "order"
-    description = "Order events dated DD/MM/YYYY by one agent and MM/DD/YYYY by the other"
+    description = "Order events dated DD/MM/YYYY by one agent and MM/DD/YYYY by the other."
     answer_format = ORDER_FORMAT.format(what="every event", first="earliest",
                                         example="Great Flood, Spring Fair, Harbour Fire")
     conventions = {

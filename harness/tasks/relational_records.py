@@ -60,8 +60,8 @@ class OwnershipTransfers(RelationalTask):
     1.0
     """
 
-    name = "ownership_transfers"
-    description = "Final owner of each item after sales recorded partly by each agent"
+    name = "relational_ownership_transfers"
+    description = "Final owner of each item after sales recorded partly by each agent."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(example="1: Anna Berg; 2: Hugo Dahl")
     conventions = {
         "a": {"name_format": "Given Surname", "relation_wording": "seller-first ('sold ... to')"},
@@ -193,8 +193,8 @@ class ClubMemberships(RelationalTask):
     1.0
     """
 
-    name = "club_memberships"
-    description = "Shared club memberships: rosters with one agent, members' lists with the other"
+    name = "relational_club_memberships"
+    description = "Shared club memberships: rosters with one agent, members' lists with the other."
     answer_format = QUESTIONS_ANSWER_FORMAT.format(
         example="1: Anna, Bruno; 2: Chess Club, Choir; 3: none") + (
         " (names within one answer separated by commas; 'none' for nobody)")

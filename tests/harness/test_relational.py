@@ -23,16 +23,16 @@ from harness.tasks.relational_common import (
 )
 
 RELATIONAL = (
-    "alias_resolution", "club_memberships", "course_prerequisites", "event_precedence",
-    "family_tree", "install_order", "org_chart", "ownership_transfers", "rail_connections",
-    "timeline_dates", "transitive_comparison",
+    "relational_alias_resolution", "relational_club_memberships", "relational_course_prerequisites", "relational_event_precedence",
+    "relational_family_tree", "relational_install_order", "relational_org_chart", "relational_ownership_transfers", "relational_rail_connections",
+    "relational_timeline_dates", "relational_transitive_comparison",
 )
 #: question tasks whose generator checks every question against each view alone
 PER_QUESTION_CHECKED = (
-    "alias_resolution", "club_memberships", "course_prerequisites", "family_tree", "org_chart",
-    "rail_connections", "transitive_comparison",
+    "relational_alias_resolution", "relational_club_memberships", "relational_course_prerequisites", "relational_family_tree", "relational_org_chart",
+    "relational_rail_connections", "relational_transitive_comparison",
 )
-ORDER_TASKS = ("event_precedence", "install_order", "timeline_dates")
+ORDER_TASKS = ("relational_event_precedence", "relational_install_order", "relational_timeline_dates")
 
 
 def _only(data: dict, side: str) -> dict:
@@ -134,11 +134,11 @@ def _family_instance() -> Instance:
             {"type": "term", "x": "Carl Dahl", "y": "Eva Falk"},  # sibling
         ],
     }
-    return Instance("family_tree", 0, 1, data, dict(get_task("family_tree").conventions))
+    return Instance("relational_family_tree", 0, 1, data, dict(get_task("relational_family_tree").conventions))
 
 
 def test_family_tree_grading_values():
-    task = get_task("family_tree")
+    task = get_task("relational_family_tree")
     inst = _family_instance()
     assert task.oracle(inst) == ["cousin", "aunt or uncle", "grandchild", "sibling"]
     def grade(text: str) -> float:
@@ -151,14 +151,14 @@ def test_family_tree_grading_values():
 
 
 def test_family_tree_naive_paste_reverses_b_links():
-    task = get_task("family_tree")
+    task = get_task("relational_family_tree")
     inst = _family_instance()
     # read as 'parent of', b's 'Eva Falk is a child of Anna Berg' makes Eva Anna's parent
     assert task.naive_answer(inst) != task.oracle(inst)
 
 
 def test_org_chart_accepts_either_name_form():
-    task = get_task("org_chart")
+    task = get_task("relational_org_chart")
     inst = task.generate(11)
     truth = task.oracle(inst)
     b_forms = [inst.data["entities"][t]["b"] if t in inst.data["entities"] else t for t in truth]
@@ -181,11 +181,11 @@ def _install_instance() -> Instance:
         "queries": [],
         "target": "app-core",
     }
-    return Instance("install_order", 0, 1, data, dict(get_task("install_order").conventions))
+    return Instance("relational_install_order", 0, 1, data, dict(get_task("relational_install_order").conventions))
 
 
 def test_install_order_grading_values():
-    task = get_task("install_order")
+    task = get_task("relational_install_order")
     inst = _install_instance()
     assert task.oracle(inst) == ["json-lite", "log-io", "net-kit", "app-core"]
     # any valid order is correct, in either naming convention
@@ -202,7 +202,7 @@ def test_install_order_grading_values():
 
 
 def test_timeline_dates_formats_and_scores():
-    task = get_task("timeline_dates")
+    task = get_task("relational_timeline_dates")
     inst = task.generate(3)
     view_a, view_b = task.split(inst)
     fact = next(f for f in inst.data["facts"] if f["owner"] == "b")
@@ -218,7 +218,7 @@ def test_timeline_dates_formats_and_scores():
 
 
 def test_club_memberships_jaccard_credit():
-    task = get_task("club_memberships")
+    task = get_task("relational_club_memberships")
     inst = task.generate(5)
     truth = task.oracle(inst)
     k = len(truth)
@@ -238,7 +238,7 @@ def test_club_memberships_jaccard_credit():
 
 
 def test_ownership_accepts_initial_form_and_scores_per_item():
-    task = get_task("ownership_transfers")
+    task = get_task("relational_ownership_transfers")
     inst = task.generate(8)
     truth = task.oracle(inst)
     as_b = [inst.data["entities"][t]["b"] for t in truth]
@@ -248,13 +248,13 @@ def test_ownership_accepts_initial_form_and_scores_per_item():
 
 
 def test_rail_and_courses_integer_answers():
-    rail = get_task("rail_connections")
+    rail = get_task("relational_rail_connections")
     inst = rail.generate(2)
     truth = rail.oracle(inst)
     assert all(isinstance(t, int) and t >= 2 for t in truth)
     assert rail.grade(inst, [str(t) for t in truth]) == 1.0
     assert rail.grade(inst, [t + 1 for t in truth]) == 0.0
-    courses = get_task("course_prerequisites")
+    courses = get_task("relational_course_prerequisites")
     inst = courses.generate(4)
     truth = courses.oracle(inst)
     assert all(isinstance(t, int) and t >= 3 for t in truth)
@@ -291,21 +291,21 @@ def test_neither_view_alone_gives_the_answer(seed):
 
     for side in "ab":
         # precedence: each view's facts leave more than one order possible
-        inst = get_task("event_precedence").generate(seed)
+        inst = get_task("relational_event_precedence").generate(seed)
         facts = _only(inst.data, side)["facts"]
         assert not _unique_topological_order(list(inst.data["entities"]),
                                              [(f["earlier"], f["later"]) for f in facts])
         # timeline: each view dates only some of the events
-        inst = get_task("timeline_dates").generate(seed)
+        inst = get_task("relational_timeline_dates").generate(seed)
         dated = {f["event"] for f in _only(inst.data, side)["facts"]}
         assert 0 < len(dated) < len(inst.data["entities"])
         # install order: each view's dependencies give a different set to install
-        inst = get_task("install_order").generate(seed)
+        inst = get_task("relational_install_order").generate(seed)
         edges = [(f["package"], f["dependency"]) for f in inst.data["facts"]]
         mine = [(f["package"], f["dependency"]) for f in _only(inst.data, side)["facts"]]
         assert closure(mine, inst.data["target"]) != closure(edges, inst.data["target"])
         # ownership: every item's chain holds sales of both views
-        inst = get_task("ownership_transfers").generate(seed)
+        inst = get_task("relational_ownership_transfers").generate(seed)
         for q in inst.data["queries"]:
             owners = {f["owner"] for f in inst.data["facts"] if f["item"] == q["item"]}
             assert owners == {"a", "b"}
@@ -393,7 +393,7 @@ def test_instances_are_json_and_accept_numpy_seeds(name):
     json.dumps(task.oracle(inst))
 
 
-@pytest.mark.parametrize("name", ["alias_resolution", "org_chart", "ownership_transfers"])
+@pytest.mark.parametrize("name", ["relational_alias_resolution", "relational_org_chart", "relational_ownership_transfers"])
 def test_names_written_in_view_b_form_score_full_through_the_parser(name):
     task = get_task(name)
     for seed in range(5):
