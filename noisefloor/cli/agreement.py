@@ -16,7 +16,9 @@ import click
 from noisefloor.logs.annotations import AnnotationError, parse_label, read_annotations
 from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
-_EXTRA_KEYS = ("comparison", "landis_koch", "expected_agreement", "se", "note")
+_EXTRA_KEYS = (
+    "comparison", "landis_koch", "expected_agreement", "se", "note", "se_null", "z", "p_value",
+)
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -33,6 +35,11 @@ def _json_value(x: object) -> object:
 
 def _fmt(x: float, digits: int = 3) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
+
+
+def _fmt_z(rec: dict) -> str:
+    """z of the H0 test where the metric has one (Fleiss), ``-`` where it has none."""
+    return _fmt(rec["z"], 1) if rec["metric"] == "fleiss" else "-"
 
 
 @click.command("agreement")
@@ -107,18 +114,23 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     click.echo(f"{file}: {len(df)} ratings; raters {', '.join(table.raters)}"
                + (f"; judge {judge}" if judge else ""))
     header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
-             f"{'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} comparison"
+             f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \
+             "comparison"
     click.echo(header)
     for rec in frame.to_dict(orient="records"):
         ci = f"[{_fmt(rec['ci_low'])}, {_fmt(rec['ci_high'])}]"
         click.echo(
             f"{rec['label']:<8} {rec['metric']:<13} {_fmt(rec['value']):>7} {ci:>20} "
-            f"{rec['n_items']:>5} {rec['n_raters']:>6} {_fmt(rec['observed_agreement']):>7}  "
+            f"{_fmt_z(rec):>6} {rec['n_items']:>5} {rec['n_raters']:>6} "
+            f"{_fmt(rec['observed_agreement']):>7}  "
             f"{rec['landis_koch']:<15} {rec['comparison']}"
         )
         for key in ("reason", "note"):
             if rec[key]:
                 click.echo(f"{'':<8} {key}: {rec[key]}")
+    if (frame["metric"] == "fleiss").any():
+        click.echo("z(H0): Fleiss' kappa / its SE under kappa = 0 (Fleiss, Nee & Landis 1979); "
+                   "tests chance agreement, gives no interval.")
     click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
 
 

@@ -29,6 +29,8 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
+from noisefloor.stats.fleiss_se import ALTERNATIVES, fleiss_null_test
+
 __all__ = [
     "LANDIS_KOCH_BANDS",
     "AgreementResult",
@@ -136,6 +138,18 @@ class AgreementResult:
         Asymptotic standard error (Cohen, from statsmodels; Fleiss et al. 1969), else NaN.
     asymptotic_ci_low, asymptotic_ci_high : float
         ``value -/+ z * se`` (Cohen only), else NaN.
+    se_null : float
+        Fleiss only: large-sample standard error of kappa **under H0: kappa = 0** (Fleiss, Nee
+        and Landis 1979), for the z-test of chance agreement. It is not the standard error of
+        kappa when raters agree, so it gives no confidence interval (``ci_low``/``ci_high``,
+        the bootstrap, is the interval). NaN for other metrics, Randolph's kappa included.
+    z : float
+        Fleiss only: ``value / se_null``; NaN otherwise.
+    p_value : float
+        Fleiss only: p-value of ``z`` (standard normal) for ``alternative``; NaN otherwise.
+    alternative : str
+        Fleiss only: ``"two-sided"`` (as R ``irr::kappam.fleiss``), ``"greater"`` or
+        ``"less"``; ``""`` otherwise.
     n_boot : int
         Bootstrap resamples drawn.
     n_boot_undefined : int
@@ -144,6 +158,9 @@ class AgreementResult:
     per_category : tuple of (category, kappa)
         Fleiss only: the category-wise kappas of Fleiss (1971), NaN where a category is never
         or always used.
+    per_category_null : tuple of (category, se_null, z, p_value)
+        Fleiss only: each category-wise kappa's standard error under H0 (kappa_j = 0), z and
+        p-value (Fleiss, Nee and Landis 1979); NaN where the category's kappa is.
     note : str
         Anything else the reader must know (items excluded and why, tie rule applied).
     """
@@ -170,6 +187,11 @@ class AgreementResult:
     n_boot_undefined: int = 0
     per_category: tuple = ()
     note: str = ""
+    se_null: float = math.nan
+    z: float = math.nan
+    p_value: float = math.nan
+    alternative: str = ""
+    per_category_null: tuple = ()
 
     @property
     def landis_koch(self) -> str:
@@ -181,6 +203,10 @@ class AgreementResult:
         out = asdict(self)
         out["categories"] = [_plain(c) for c in self.categories]
         out["per_category"] = {str(_plain(c)): float(k) for c, k in self.per_category}
+        out["per_category_null"] = {
+            str(_plain(c)): {"se_null": float(se), "z": float(z), "p_value": float(p)}
+            for c, se, z, p in self.per_category_null
+        }
         out["landis_koch"] = self.landis_koch
         return out
 
@@ -189,11 +215,22 @@ class AgreementResult:
         row = self.to_dict()
         row["categories"] = "|".join(str(c) for c in row["categories"])
         row.pop("per_category")
+        row.pop("per_category_null")
         return pd.DataFrame([row])
 
     def per_category_frame(self) -> pd.DataFrame:
-        """Fleiss' category-wise kappas as a DataFrame with columns ``category, kappa``."""
-        return pd.DataFrame(list(self.per_category), columns=["category", "kappa"])
+        """Fleiss' category-wise kappas: columns ``category, kappa, se_null, z, p_value``.
+
+        ``se_null`` is the standard error under H0 (kappa_j = 0), for the z-test only; the
+        last three columns are NaN when no test was computed (e.g. Randolph's kappa).
+        """
+        frame = pd.DataFrame(list(self.per_category), columns=["category", "kappa"])
+        null = pd.DataFrame(
+            [row[1:] for row in self.per_category_null], columns=["se_null", "z", "p_value"]
+        )
+        if null.empty:
+            null = pd.DataFrame(math.nan, index=frame.index, columns=["se_null", "z", "p_value"])
+        return pd.concat([frame, null], axis=1)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -592,10 +629,14 @@ def _fleiss_result(
     confidence: float,
     n_boot: int,
     rng: int | np.random.Generator | None,
+    alternative: str = "two-sided",
 ) -> AgreementResult:
     po, pe = _fleiss_parts(counts, method)
     m = int(counts.sum(axis=1)[0])
     per = tuple(zip(cats, (float(x) for x in _fleiss_per_category(counts))))
+    test = None
+    if method == "fleiss":
+        test = fleiss_null_test(counts, categories=cats, alternative=alternative)
     base = dict(
         metric="randolph" if method == "randolph" else "fleiss",
         confidence=confidence,
@@ -605,6 +646,10 @@ def _fleiss_result(
         observed_agreement=po,
         expected_agreement=pe,
         per_category=per if method == "fleiss" else (),
+        per_category_null=(
+            tuple((c, se, z, p) for c, _, se, z, p in test.per_category) if test else ()
+        ),
+        alternative=alternative if test else "",
     )
     if pe >= 1.0 - 1e-12:
         if method == "randolph":
@@ -617,6 +662,8 @@ def _fleiss_result(
             )
         return _undefined(why, base)
     value = float(_sm_fleiss_kappa(counts, method=method))
+    if test is not None:
+        base.update(se_null=test.se_null, z=test.z, p_value=test.p_value)
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
         result, counts.shape[0], n_boot, rng, lambda rows: _fleiss_value(counts[rows], method)
@@ -631,6 +678,7 @@ def fleiss_kappa_from_counts(
     confidence: float = 0.95,
     n_boot: int = 2000,
     rng: int | np.random.Generator | None = None,
+    alternative: str = "two-sided",
 ) -> AgreementResult:
     """Fleiss' kappa (or Randolph's free-marginal kappa) from an item x category count table.
 
@@ -650,19 +698,26 @@ def fleiss_kappa_from_counts(
         Bootstrap resamples of items (rows); 0 disables it.
     rng : int or numpy.random.Generator, optional
         Randomness for the bootstrap.
+    alternative : {"two-sided", "greater", "less"}, default "two-sided"
+        Alternative hypothesis of the z-test of kappa = 0 (``p_value``); two-sided is what R
+        ``irr::kappam.fleiss`` reports, ``"greater"`` tests agreement beyond chance.
 
     Returns
     -------
     AgreementResult
         ``metric`` is ``"fleiss"`` or ``"randolph"``; ``per_category`` holds Fleiss' (1971)
-        category-wise kappas (method ``"fleiss"`` only).
+        category-wise kappas (method ``"fleiss"`` only). For method ``"fleiss"``,
+        ``se_null``, ``z``, ``p_value`` (and ``per_category_null``) hold the z-test of
+        kappa = 0; see :func:`noisefloor.stats.fleiss_se.fleiss_null_test`. ``se_null`` is
+        valid under H0 only and gives no interval; ``ci_low``/``ci_high`` (bootstrap) do.
 
     Raises
     ------
     ValueError
         Not 2-D, negative or non-integer entries, rows that do not all sum to the same number
         of raters (the message names the first such row and suggests :func:`fleiss_kappa` if
-        the array holds raw ratings), fewer than 2 raters per item.
+        the array holds raw ratings), fewer than 2 raters per item, an unknown ``method`` or
+        ``alternative``.
 
     Notes
     -----
@@ -675,6 +730,8 @@ def fleiss_kappa_from_counts(
     ----------
     Fleiss, J. L. (1971). Measuring nominal scale agreement among many raters. Psychological
     Bulletin 76(5), 378-382.
+    Fleiss, J. L., Nee, J. C. M. and Landis, J. R. (1979). Large sample variance of kappa in
+    the case of different sets of raters. Psychological Bulletin 86(5), 974-977.
     Randolph, J. J. (2005). Free-marginal multirater kappa. Joensuu Learning and Instruction
     Symposium.
 
@@ -683,10 +740,13 @@ def fleiss_kappa_from_counts(
     >>> r = fleiss_kappa_from_counts([[3, 0], [0, 3], [2, 1], [3, 0]], n_boot=0)
     >>> round(r.value, 3), round(r.observed_agreement, 3)
     (0.625, 0.833)
+    >>> round(r.se_null, 3), round(r.z, 3), round(r.p_value, 3)
+    (0.289, 2.165, 0.03)
     """
     confidence = _check_confidence(confidence)
     n_boot = _check_n_boot(n_boot)
     _check_choice("method", method, FLEISS_METHODS)
+    _check_choice("alternative", alternative, ALTERNATIVES)
     if isinstance(counts, pd.DataFrame) and categories is None:
         categories = list(counts.columns)
     raw = np.asarray(counts, dtype=float)
@@ -713,7 +773,9 @@ def fleiss_kappa_from_counts(
     cats = tuple(range(k)) if categories is None else tuple(categories)
     if len(cats) != k:
         raise ValueError(f"categories has {len(cats)} names but counts has {k} columns")
-    return _fleiss_result(raw.astype(np.int64), cats, method, confidence, n_boot, rng)
+    return _fleiss_result(
+        raw.astype(np.int64), cats, method, confidence, n_boot, rng, alternative
+    )
 
 
 def fleiss_kappa(
@@ -724,6 +786,7 @@ def fleiss_kappa(
     confidence: float = 0.95,
     n_boot: int = 2000,
     rng: int | np.random.Generator | None = None,
+    alternative: str = "two-sided",
 ) -> AgreementResult:
     """Fleiss' kappa from raw ratings (item x rater), aggregated for you.
 
@@ -737,7 +800,7 @@ def fleiss_kappa(
         All categories, so that a category nobody used still counts (it changes nothing for
         Fleiss' kappa but it does for Randolph's, whose chance agreement is 1/k).
         Default: the labels observed, sorted.
-    method, confidence, n_boot, rng
+    method, confidence, n_boot, rng, alternative
         As in :func:`fleiss_kappa_from_counts`.
 
     Returns
@@ -749,7 +812,7 @@ def fleiss_kappa(
     ------
     ValueError
         Not 2-D, fewer than 2 raters, a missing rating (named by row and column), a label
-        outside ``categories``.
+        outside ``categories``, an unknown ``method`` or ``alternative``.
 
     Notes
     -----
@@ -779,7 +842,8 @@ def fleiss_kappa(
     codes = np.vectorize(index.__getitem__, otypes=[np.int64])(arr)
     counts, _ = aggregate_raters(codes, n_cat=len(cats))
     return fleiss_kappa_from_counts(
-        counts, categories=cats, method=method, confidence=confidence, n_boot=n_boot, rng=rng
+        counts, categories=cats, method=method, confidence=confidence, n_boot=n_boot, rng=rng,
+        alternative=alternative,
     )
 
 
