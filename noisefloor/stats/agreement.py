@@ -4,6 +4,9 @@ Every estimator wraps a well-kept library for the arithmetic (statsmodels for th
 ``krippendorff`` package for alpha) and adds what those libraries leave to the caller: an explicit
 category order, input validation with messages that name the offending row, a bootstrap interval
 over items with a local ``rng``, and an explicit ``reason`` when agreement is undefined.
+Fleiss' kappa also carries the z-test of kappa = 0 with the standard error under that null
+hypothesis (:mod:`noisefloor.stats.fleiss_se`); that standard error is for the test only, the
+bootstrap gives the interval.
 
 Ratings are always laid out **item x rater** (one row per rated item, one column per rater);
 a missing rating is ``None`` or ``NaN``.

@@ -84,3 +84,37 @@ def test_bad_input_is_a_clean_error(tmp_path):
 def test_registered_in_top_level_group():
     main = pytest.importorskip("noisefloor.cli.main")  # skips if another command fails to import
     assert main.cli.commands["agreement"] is agreement
+
+
+def _diagnoses_wide(tmp_path: Path) -> Path:
+    """Fleiss (1971) diagnoses (R irr::diagnoses) as a wide table: item, one column per rater."""
+    lines = (FIX / "fleiss1971_diagnoses_counts.csv").read_text().splitlines()
+    cats = lines[0].split(",")[1:]
+    out = ["item," + ",".join(f"rater{j}" for j in range(1, 7))]
+    for line in lines[1:]:
+        item, *counts = line.split(",")
+        labels = [c for c, n in zip(cats, counts) for _ in range(int(n))]
+        out.append(item + "," + ",".join(labels))
+    p = tmp_path / "diagnoses.csv"
+    p.write_text("\n".join(out) + "\n")
+    return p
+
+
+def test_fleiss_z_test_matches_irr_json_and_text(tmp_path):
+    p = _diagnoses_wide(tmp_path)
+    res = _run(p, "--metric", "fleiss", "--json", "--n-boot", "0")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert list(row)[:9] == KEYS  # documented keys first, unchanged
+    # R irr: kappam.fleiss(diagnoses) -> Kappa = 0.43, z = 17.7, p-value = 0
+    assert round(row["value"], 2) == 0.43
+    assert round(row["z"], 1) == 17.7
+    assert 0 < row["p_value"] < 1.1e-16
+    assert row["se_null"] == pytest.approx(row["value"] / row["z"])
+    text = _run(p, "--metric", "all", "--n-boot", "0").output
+    header, fleiss_line = text.splitlines()[1:3]
+    assert "z(H0)" in header and fleiss_line.split()[:3] == ["all", "fleiss", "0.430"]
+    assert "17.7" in fleiss_line.split()
+    assert "gives no interval" in text  # the footer says what z(H0) is and is not
+    kripp_line = next(line for line in text.splitlines() if " krippendorff " in line)
+    assert kripp_line.split()[5] == "-"  # no z-test for alpha
