@@ -34,5 +34,13 @@ def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, la
 
     if not paths:
         raise click.UsageError("give at least one LOG path")
-    return load_trials(list(paths), format=None if log_format == "auto" else log_format,
-                       benchmark=label_benchmark, model=label_model, protocol=label_protocol)
+    trials = load_trials(list(paths), format=None if log_format == "auto" else log_format,
+                         benchmark=label_benchmark, model=label_model, protocol=label_protocol)
+    if trials.empty:
+        # An empty log (a blank file read with --format, ``[]``, a tau2 run without
+        # simulations) must not pass as a run with nothing wrong in it.
+        read = trials.attrs.get("sources") or [str(p) for p in paths]
+        raise click.ClickException(
+            f"no trial record in {', '.join(map(str, read))}: the log(s) hold no trial to "
+            "analyse (expected at least one record)")
+    return trials

@@ -26,8 +26,11 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     if not ks:
         counted = trials[~trials["infrastructure_error"].astype(bool)]
-        most = int(counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
-                                   dropna=False).size().max())
+        sizes = counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
+                                dropna=False).size()
+        # Every trial an infrastructure error: no k to go up to; k = 1 is reported as NaN with
+        # the reason (no counted trials) rather than failing on an empty maximum.
+        most = int(sizes.max()) if len(sizes) else 1
         ks = tuple(range(1, most + 1))
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
                              k_exceeds_n=k_exceeds_n)
@@ -46,7 +49,9 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
             doc = {"pass_hat_k": groups[0]["pass_hat_k"], **doc}
         emit_json(doc)
         return
+    # n_not_run: trials with a null reward that are not infrastructure errors; they are left
+    # out of pass^k, so the table must show them (never drop records silently).
     shown = table[keys + ["k", "value", "n_tasks_used", "n_trials", "n_infrastructure_errors",
-                          "trials_min", "trials_max", "reason"]].copy()
+                          "n_not_run", "trials_min", "trials_max", "reason"]].copy()
     shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
     echo_table(shown.rename(columns={"value": "pass^k"}))

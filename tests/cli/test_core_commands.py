@@ -112,3 +112,58 @@ def test_floor_and_passk_on_paper_layout_with_labels(run, fixtures_dir):
 def test_audit_clean_typo_is_an_error(tmp_path):
     r = CliRunner().invoke(cli, ["audit", "--clean", "no_coord-intercpt", "--out", str(tmp_path)])
     assert r.exit_code == 1 and "'no_coord-intercpt' is not among" in r.output
+
+
+# --- hostile inputs (empty logs, infrastructure-only logs, dropped trials) -------------------
+
+def _record(**kw):
+    rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "no_coord",
+           "seed": 1, "task_id": "t1", "trial": 0, "reward": 1.0, "termination_reason": None,
+           "infrastructure_error": False}
+    rec.update(kw)
+    return json.dumps(rec)
+
+
+@pytest.mark.parametrize("command", ["passk", "floor", "audit"])
+def test_an_empty_log_is_an_error_not_an_empty_result(tmp_path, command):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    tau = tmp_path / "gpt-4o-retail.json"
+    tau.write_text("[]")
+    for args in (["--format", "jsonl", str(empty)], [str(tau)]):
+        if command == "audit":
+            args = ["--out", str(tmp_path / "rep")] + [a if a.startswith("-") or a == "jsonl"
+                                                       else f"--log={a}" for a in args]
+        r = CliRunner().invoke(cli, [command, *args])
+        assert r.exit_code == 1, r.output
+        assert "no trial record in" in r.output and "Traceback" not in r.output
+        assert "NaN to integer" not in r.output
+
+
+def test_monitor_on_an_empty_log_is_an_error_not_no_alarm(tmp_path, fixtures_dir):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    r = CliRunner().invoke(cli, ["monitor", "--format", "jsonl", str(empty), "--baseline",
+                                 str(fixtures_dir / "monitor" / "baseline.jsonl"),
+                                 "--fail-on-alarm"])
+    assert r.exit_code == 1 and "no trial record in" in r.output and "no alarm" not in r.output
+
+
+def test_passk_on_infrastructure_errors_only_is_nan_with_reason(run, tmp_path):
+    log = tmp_path / "infra.jsonl"
+    log.write_text(_record(reward=None, infrastructure_error=True) + "\n")
+    r = run("passk", log)
+    assert "n/a" in r.output and "no counted trials" in r.output
+    doc = json.loads(run("passk", log, "--json").output)
+    assert doc["pass_hat_k"] == {"1": None}
+
+
+def test_passk_table_shows_trials_without_reward(run, tmp_path):
+    # A null reward that is not an infrastructure error is left out of pass^k; the text table
+    # must say so (n_not_run), not only the JSON.
+    log = tmp_path / "t.jsonl"
+    log.write_text(_record(trial=0) + "\n" + _record(trial=1, reward=None) + "\n")
+    out = run("passk", log).output
+    header, row = out.splitlines()[:2]
+    assert "n_not_run" in header
+    assert row.split()[header.split().index("n_not_run")] == "1"
