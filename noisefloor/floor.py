@@ -330,15 +330,21 @@ def null_contrasts_from_counts(
     Raises
     ------
     ValueError
-        If no row is a null contrast, or a ``clean`` label names none of them.
+        If no row is a null contrast, a ``clean`` label names none of them, a count lies
+        outside [0, 2**63), or one pair of arms is given both ways (``a-b`` and ``b-a`` at the
+        same seed). The message names ``file:line`` when ``counts.attrs["source"]`` and a
+        ``line`` column are present.
     """
-    mask = counts["trial"].astype(int) == 0
+    _check_counts_fit(counts)  # every row: the audit tests the other contrasts too
+    mask = counts["trial"].map(lambda t: int(t) == 0).astype(bool)  # Python ints: no overflow
     if "subset" in counts.columns:
         mask &= counts["subset"].astype(str) == "all"
     rows = counts[mask]
+    rows.attrs = dict(counts.attrs)
     if rows.empty:
         raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
                          "contrast to build a floor from")
+    _check_no_reversed_twins(rows)
     present = set(rows["contrast"].astype(str))
     if clean is None:
         clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reverse(c) in present)
@@ -357,6 +363,43 @@ def null_contrasts_from_counts(
         "ties": rows["ties"].astype(int).to_numpy(),
     })
     return out
+
+
+def _where(rows: pd.DataFrame, i: int) -> str:
+    """``file:line`` (``attrs["source"]`` and the ``line`` column that
+    :func:`~noisefloor.published.read_paired_counts` records), else ``count table row i``."""
+    source = rows.attrs.get("source")
+    if "line" in rows.columns:
+        line = int(rows["line"].iloc[i])
+        return f"{source}:{line}" if source else f"count table line {line}"
+    return f"{source}: row {i}" if source else f"count table row {i}"
+
+
+def _check_counts_fit(rows: pd.DataFrame) -> None:
+    # A count beyond the 64-bit range would overflow when converted (an OverflowError, not a
+    # message); no benchmark has 2**63 tasks, so such a count is a typo.
+    for col in ("wins", "losses", "ties"):
+        for i, v in enumerate(rows[col].tolist()):
+            if isinstance(v, (int, np.integer)) and not 0 <= int(v) < 2**63:
+                raise ValueError(f"{_where(rows, i)}: field {col!r}: expected an "
+                                 f"integer in [0, 2**63), got {v}")
+
+
+def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
+    # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
+    # side); keeping both would double the evidence and the Bonferroni family.
+    keys = [c for c in ("model", "benchmark") if c in rows.columns] + ["seed"]
+    first: dict = {}
+    labels = rows["contrast"].astype(str).tolist()
+    key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
+    for i, (label, key) in enumerate(zip(labels, key_values)):
+        first.setdefault((key, label), i)
+        twin = first.get((key, _reverse(label)))
+        if twin is not None and twin != i:
+            raise ValueError(
+                f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
+                f"({_where(rows, twin)}) written the other way round for the same seed; give "
+                "each pair of arms once (wins and losses swap with the order)")
 
 
 def _first_requests_match(trials: pd.DataFrame, a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> bool:
@@ -418,12 +461,16 @@ def null_contrasts_from_trials(
     Raises
     ------
     ValueError
-        If no null contrast can be formed (one protocol with one trial, say).
+        If no null contrast can be formed (one protocol with one trial, say), or a clean pair
+        is not written ``"a-b"`` or is not a trial-0 contrast of the log.
     """
     named = []  # as the user wrote them, in order (error messages must be reproducible)
     for p in clean_pairs:
-        a, b = p.split("-", 1) if isinstance(p, str) else p
-        named.append((a, b))
+        parts = p.split("-", 1) if isinstance(p, str) else tuple(p)
+        if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts):
+            raise ValueError(f"clean pair must name two protocols as 'a-b' (e.g. "
+                             f"'no_coord-intercept'), got {p!r}")
+        named.append((parts[0], parts[1]))
     pairs = set(named) | {(b, a) for a, b in named}
     group_cols = [c for c in ("benchmark", "model") if c in trials.columns]
     frame = trials.copy()

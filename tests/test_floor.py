@@ -143,3 +143,37 @@ def test_named_clean_contrast_must_exist():
     assert not null_contrasts_from_counts(other)["clean"].any()
     with pytest.raises(ValueError, match="clean pair x-y is not a trial-0 contrast"):
         null_contrasts_from_trials(_trials(), clean_pairs=["x-y"])
+
+
+# --- hostile inputs ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label", ["nonsense", "a-", "-b", ("only",)])
+def test_clean_pair_must_be_written_a_b(label):
+    with pytest.raises(ValueError, match="clean pair must name two protocols as 'a-b'"):
+        null_contrasts_from_trials(_trials(), clean_pairs=[label])
+
+
+def _counts(rows, source=None):
+    t = pd.DataFrame(rows, columns=["seed", "trial", "subset", "contrast", "wins", "losses",
+                                    "ties", "line"])
+    if source:
+        t.attrs["source"] = source
+    return t
+
+
+def test_a_pair_given_both_ways_is_an_error_naming_both_lines():
+    t = _counts([(1, 0, "all", "a-b", 3, 2, 1, 2), (1, 0, "all", "b-a", 2, 3, 1, 3)], "c.csv")
+    with pytest.raises(ValueError, match=r"c.csv:3: field 'contrast': 'b-a' is 'a-b' \(c.csv:2\)"):
+        null_contrasts_from_counts(t)
+    # the same pair at another seed is fine
+    ok = _counts([(1, 0, "all", "a-b", 3, 2, 1, 2), (2, 0, "all", "b-a", 2, 3, 1, 3)])
+    assert len(null_contrasts_from_counts(ok)) == 2
+
+
+def test_a_count_beyond_64_bits_is_a_located_error_not_an_overflow():
+    big = 10**20
+    t = _counts([(1, 0, "all", "a-b", 3, 2, 1, 2), (1, 1, "all", "a-b", big, 2, 1, 3)], "c.csv")
+    with pytest.raises(ValueError, match=r"c.csv:3: field 'wins': expected an integer in \[0, 2\*\*63\)"):
+        null_contrasts_from_counts(t)
+    t = _counts([(1, big, "all", "a-b", 3, 2, 1, 2), (1, 0, "all", "a-b", 3, 2, 1, 3)])
+    assert len(null_contrasts_from_counts(t)) == 1  # a huge trial index is simply not trial 0

@@ -47,6 +47,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         source = ", ".join(logs)
     else:
         table = read_paired_counts(counts)
+        if counts:
+            table.attrs["source"] = str(counts)  # errors below name file:line
         null = null_contrasts_from_counts(table, clean=clean or None)
         source = counts or "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]

@@ -167,3 +167,21 @@ def test_passk_table_shows_trials_without_reward(run, tmp_path):
     header, row = out.splitlines()[:2]
     assert "n_not_run" in header
     assert row.split()[header.split().index("n_not_run")] == "1"
+
+
+def test_audit_counts_errors_from_the_floor_name_file_and_line(tmp_path):
+    head = "seed,trial,contrast,wins,losses,ties\n"
+    for body, expected in (("1,0,a-b,3,2,1\n1,1,a-b,99999999999999999999,2,1\n",
+                            ":3: field 'wins': expected an integer in [0, 2**63)"),
+                           ("1,0,a-b,3,2,1\n1,0,b-a,2,3,1\n",
+                            ":3: field 'contrast': 'b-a' is 'a-b'")):
+        bad = tmp_path / "c.csv"
+        bad.write_text(head + body)
+        r = CliRunner().invoke(cli, ["audit", "--counts", str(bad), "--out", str(tmp_path)])
+        assert r.exit_code == 1 and f"{bad}{expected}" in r.output, r.output
+
+
+def test_floor_clean_pair_without_dash_is_a_clear_error(shared_data):
+    r = CliRunner().invoke(cli, ["floor", str(shared_data / "tau-bench" / "gpt-4o-airline.json"),
+                                 "--clean", "nonsense"])
+    assert r.exit_code == 1 and "as 'a-b'" in r.output and "unpack" not in r.output
