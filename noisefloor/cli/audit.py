@@ -9,7 +9,8 @@ import click
 from noisefloor.audit import audit as run_audit
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
-from noisefloor.floor import noise_floor, null_contrasts_from_counts, null_contrasts_from_trials
+from noisefloor.cli.floor import left_out_line, left_out_records, null_contrasts_from_trials_quietly
+from noisefloor.floor import noise_floor, null_contrasts_from_counts
 from noisefloor.plots import audit_forest, save_figure
 from noisefloor.published import read_claims, read_paired_counts
 from noisefloor.report import audit_report, floor_table, pp, verdict_table
@@ -43,7 +44,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     others = None
     if logs:
         trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
-        null = null_contrasts_from_trials(trials, clean_pairs=clean)
+        null = null_contrasts_from_trials_quietly(trials, clean_pairs=clean)
         source = ", ".join(logs)
     else:
         table = read_paired_counts(counts)
@@ -70,6 +71,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             "claims": [v.to_dict() for v in result.verdicts],
             "noise_floor": nf.to_dict(),
             "other_contrasts": others if others is not None else [],
+            "left_out": left_out_records(null),
             "files": [str(p) for p in written],
         })
         return
@@ -81,6 +83,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
                f" pp over {nf.n_seeds} seed(s); {nf.n_informative} informative pairs")
     if nf.reason:
         click.echo(f"  note: {nf.reason}")
+    if left_out_line(null):
+        click.echo(f"  {left_out_line(null)}")
     click.echo("")
     echo_table(floor_table(nf))
     if others is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import click
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
@@ -26,19 +28,62 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     trajectory list, or a directory of <protocol>/trials.jsonl.
     """
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
-    null = null_contrasts_from_trials(trials, clean_pairs=clean, trial0=not no_trial0,
-                                      reruns=not no_reruns)
+    null = null_contrasts_from_trials_quietly(trials, clean_pairs=clean, trial0=not no_trial0,
+                                              reruns=not no_reruns)
     nf = noise_floor(null)
     if as_json:
-        emit_json(nf.to_dict())
+        emit_json({**nf.to_dict(), "left_out": left_out_records(null)})
         return
     click.echo(f"{len(trials)} trials, {trials['task_id'].nunique()} tasks, "
                f"{trials['protocol'].nunique()} protocol(s), {len(null)} per-seed null contrast(s)")
-    click.echo(f"  floor     {pp(nf.floor)} pp  ({nf.floor_contrast}; basis: {nf.basis})")
-    click.echo(f"  envelope  {pp(nf.envelope)} pp  ({nf.envelope_contrast})")
+    click.echo(f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast)}; basis: {nf.basis})")
+    click.echo(f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast)})")
     click.echo(f"  null gaps {pp(nf.null_gap_min, signed=True)} to {pp(nf.null_gap_max, signed=True)}"
                f" pp, SD {pp(nf.null_gap_sd)} pp; {nf.n_informative} informative pairs")
     if nf.reason:
         click.echo(f"  note: {nf.reason}")
+    line = left_out_line(null)
+    if line:
+        click.echo(f"  {line}")
     click.echo("")
     echo_table(floor_table(nf))
+
+
+def _which(contrast: str) -> str:
+    return contrast or "no contrast has an untied pair"
+
+
+def null_contrasts_from_trials_quietly(trials, **kwargs):
+    """:func:`null_contrasts_from_trials` without its unpaired-task warning: the CLI prints
+    what was left out itself (:func:`left_out_line`), in its own words and in --json."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*present in one arm only")
+        return null_contrasts_from_trials(trials, **kwargs)
+
+
+_LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
+
+
+def left_out_records(null) -> list[dict]:
+    """Per (contrast, seed): tasks left out of the pairing (one arm only, or excluded)."""
+    cols = [c for c in _LEFT_OUT if c in null.columns]
+    if not cols:
+        return []
+    rows = null[null[cols].sum(axis=1) > 0]
+    return rows[["contrast", "seed", *cols]].to_dict(orient="records")
+
+
+def left_out_line(null) -> str:
+    """One line saying how many paired tasks each kind of exclusion removed, or ''."""
+    totals = {c: int(null[c].sum()) for c in _LEFT_OUT if c in null.columns}
+    if not any(totals.values()):
+        return ""
+    parts = []
+    if totals.get("n_only_a", 0) + totals.get("n_only_b", 0):
+        parts.append(f"{totals.get('n_only_a', 0) + totals.get('n_only_b', 0)} task(s) present "
+                     "in one arm only")
+    if totals.get("n_excluded", 0):
+        parts.append(f"{totals['n_excluded']} task(s) with an infrastructure error or no reward")
+    affected = len(left_out_records(null))
+    return (f"left out: {', '.join(parts)}, summed over {affected} per-seed contrast(s) "
+            "(per contrast under left_out in --json)")

@@ -185,3 +185,30 @@ def test_floor_clean_pair_without_dash_is_a_clear_error(shared_data):
     r = CliRunner().invoke(cli, ["floor", str(shared_data / "tau-bench" / "gpt-4o-airline.json"),
                                  "--clean", "nonsense"])
     assert r.exit_code == 1 and "as 'a-b'" in r.output and "unpack" not in r.output
+
+
+def test_floor_says_which_tasks_were_left_out_of_the_pairing(run, tmp_path, fixtures_dir):
+    log = tmp_path / "t.jsonl"
+    lines = [_record(protocol=p, task_id=f"t{i}", reward=float(i % 2))
+             for p, n in (("no_coord", 5), ("intercept", 3)) for i in range(n)]
+    log.write_text("\n".join(lines) + "\n")
+    r = CliRunner().invoke(cli, ["floor", str(log)])  # stderr mixed in: no raw UserWarning
+    assert r.exit_code == 0
+    assert "left out: 2 task(s) present in one arm only" in r.output
+    assert "UserWarning" not in r.output
+    doc = json.loads(run("floor", log, "--json").output)
+    assert doc["left_out"] == [{"contrast": "intercept-no_coord", "seed": 1, "n_only_a": 0,
+                                "n_only_b": 2, "n_excluded": 0}]
+    # the tau2 fixture: task 1 trial 1 is an infrastructure error, so the A/A pair drops it
+    out = run("floor", fixtures_dir / "logs" / "tau2_dir").output
+    assert "left out: 1 task(s) with an infrastructure error or no reward" in out
+    assert "left out" in run("audit", "--log", fixtures_dir / "logs" / "tau2_dir",
+                             "--out", tmp_path / "rep").output
+
+
+def test_floor_all_ties_names_no_empty_contrast(run, tmp_path):
+    log = tmp_path / "t.jsonl"
+    log.write_text("\n".join(_record(protocol=p, task_id=f"t{i}", reward=float(i % 2))
+                             for p in ("no_coord", "intercept") for i in range(4)) + "\n")
+    out = run("floor", log).output
+    assert "n/a pp  (no contrast has an untied pair; basis: null)" in out and "(;" not in out
