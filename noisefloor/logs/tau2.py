@@ -27,7 +27,8 @@ seed                   ``info.seed``: the run's seed, which identifies the confi
 task_id                ``simulation.task_id`` (a string in tau2's model; never converted)
 trial                  ``simulation.trial``
 reward                 ``simulation.reward_info.reward``; null when ``reward_info`` is null
-                       or the simulation ended in ``infrastructure_error``
+                       or the simulation ended in ``infrastructure_error`` (a missing
+                       ``reward_info`` key is reported as a missing reward)
 termination_reason     ``simulation.termination_reason``
 infrastructure_error   ``termination_reason == "infrastructure_error"`` (tau2 excludes these
                        simulations from its metrics: they never ran)
@@ -79,7 +80,7 @@ def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     try:
-        return parse_strict(raw, allow_nan=allow_nan)
+        return parse_strict(raw, allow_nan=allow_nan, document=True)
     except JSONProblem as exc:
         sink.add([LogProblem(str(path), None, None, str(exc), kind=exc.kind)])
         return None
@@ -145,7 +146,8 @@ def map_simulation(
         if "reward" in reward_info:
             rec["reward"] = reward_info["reward"]
     elif reward_info is None:
-        rec["reward"] = None
+        if "reward_info" in sim:  # an explicit null: never evaluated; a missing key stays
+            rec["reward"] = None  # missing, so validation reports it (not silently null)
     else:
         rec["reward"] = reward_info  # not an object: validation names it
     infra = sim.get("termination_reason") == INFRASTRUCTURE_ERROR

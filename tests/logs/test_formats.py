@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 
@@ -240,3 +241,56 @@ def test_paper_reader_with_full_schema_lines_loses_nothing(tmp_path):
         b'"protocol": "no_coord"', b'"protocol": "no_coord"'))
     df = load_trials(folder / "trials.jsonl", format="paper")
     assert len(df) == 6 and set(df["protocol"]) == {"no_coord"}
+
+
+# ---------------------------------------------------------------- hostile JSON documents
+
+
+def _pretty_run(tmp_path, text: str) -> Path:
+    path = tmp_path / "results.json"
+    path.write_text(text)
+    return path
+
+
+def test_tau2_document_errors_name_line_and_column(tmp_path):
+    pretty = json.dumps(json.loads((FIX / "tau2_json" / "results.json").read_text()), indent=2)
+    lines = pretty.split("\n")
+    # a syntax error on line 121
+    bad = lines[:120] + [lines[120] + ",,"] + lines[121:]
+    report = validate_logs(_pretty_run(tmp_path, "\n".join(bad)))
+    assert "(line 121, column" in report.problems[0].message
+    # a duplicate key: the object holding it is located
+    at = next(i for i, line in enumerate(lines) if '"trial": 1,' in line)
+    dup = lines[:at] + [lines[at] + ' "trial": 1,'] + lines[at + 1:]
+    message = validate_logs(_pretty_run(tmp_path, "\n".join(dup))).problems[0].message
+    # the simulation's "{" is the line before its "id" (0-based index = 1-based line of "{")
+    opener = max(i for i in range(at) if '"id": "sim-' in lines[i])
+    assert lines[opener - 1].strip() == "{"
+    assert message.startswith("duplicate key 'trial' in one object (in the object starting at "
+                              f"line {opener}, column ")
+    # a NaN literal, and invalid UTF-8, likewise
+    nan = pretty.replace('"reward": 1.0', '"reward": NaN', 1)
+    assert "in the object starting at line" in validate_logs(_pretty_run(tmp_path, nan)).problems[0].message
+    path = tmp_path / "results.json"
+    path.write_bytes(pretty.replace("retail", "r\xe9tail", 1).encode("latin-1"))
+    assert re.search(r"not valid UTF-8 \(byte 0xe9 at line \d+, column \d+\)",
+                     validate_logs(path).problems[0].message)
+
+
+def test_tau_bench_minified_nan_is_located(tmp_path):
+    path = tmp_path / "gpt-4o-retail.json"
+    path.write_text('[{"task_id": 1, "trial": 0, "reward": 1.0, "info": {}, "traj": []}, '
+                    '{"task_id": 2, "trial": 0, "reward": NaN, "info": {}, "traj": []}]')
+    message = validate_logs(path).problems[0].message
+    assert message.endswith("(in the object starting at line 1, column 69)")
+
+
+def test_tau2_missing_reward_info_is_not_a_null_reward(tmp_path):
+    run = json.loads((FIX / "tau2_json" / "results.json").read_text())
+    del run["simulations"][0]["reward_info"]
+    report = validate_logs(_pretty_run(tmp_path, json.dumps(run)))
+    assert [(p.line, p.field) for p in report.problems] == [(1, "reward")]
+    assert "missing" in report.problems[0].message
+    # an explicit null stays a null reward (never evaluated)
+    run["simulations"][0]["reward_info"] = None
+    assert validate_logs(_pretty_run(tmp_path, json.dumps(run))).ok
