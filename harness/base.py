@@ -27,6 +27,8 @@ DIFFICULTIES = (0, 1, 2)
 DEFAULT_DIFFICULTY = 1
 
 FAMILIES = ("spatial", "relational", "csp")
+#: What the prompts call each family's puzzles.
+PUZZLE_KINDS = {"spatial": "map", "relational": "logic", "csp": "constraint"}
 
 
 SIDES = ("a", "b")
@@ -189,10 +191,27 @@ class Task(ABC):
         oracle answer of the result must differ from ``oracle(instance)``."""
 
     # ----- prompts (shared wording; tasks may extend) ---------------------------------
+    @property
+    def puzzle_kind(self) -> str:
+        """What the prompts call the puzzle ("map", "logic", "constraint"): the family name
+        is project vocabulary, not something an agent should have to interpret."""
+        return PUZZLE_KINDS.get(self.family, self.family)
+
+    def describe_conventions(self, instance: Instance) -> list[str]:
+        """One line per view naming its declared conventions, for people (``harness show``).
+
+        The default joins ``key: value`` pairs of ``instance.conventions``; tasks whose
+        conventions are codes (the spatial frames) override it.
+        """
+        return [
+            f"{agent}: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in conv.items())
+            for agent, conv in sorted(instance.conventions.items())
+        ]
+
     def solo_prompt(self, instance: Instance) -> str:
         """System+user prompt of the solo control on the full instance."""
         return (
-            f"You are solving a {self.family} puzzle on your own.\n\n"
+            f"You are solving a {self.puzzle_kind} puzzle on your own.\n\n"
             f"{self.render(instance)}\n\n"
             f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
             f"your answer in this format: {self.answer_format}"
@@ -202,7 +221,7 @@ class Task(ABC):
         """Prompt of one collaborating agent: its private view, the partner's message prefix
         and the termination marker with the answer format."""
         return (
-            f"You and another agent are solving a {self.family} puzzle together. Each of you "
+            f"You and another agent are solving a {self.puzzle_kind} puzzle together. Each of you "
             "holds a private part of the information; neither part is enough on its own, and "
             "the other agent may describe things in different conventions than yours.\n"
             f"Messages from your partner arrive prefixed with '{OTHER_AGENT_PREFIX}'. Whatever "

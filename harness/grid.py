@@ -169,6 +169,25 @@ class Frame:
         """Arrow character, as drawn in this frame, of canonical direction index ``d``."""
         return ARROWS[(d + self.rot) % 4]
 
+    def summary(self) -> str:
+        """One line naming this frame's conventions, for people reading an instance.
+
+        >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).summary()
+        '(column, row), 1-based, origin at the bottom-left corner'
+        >>> Frame(rot=1, th=3, tw=4).summary()
+        '(row, column), 0-based, origin at the top-left corner, drawing turned (north on the right side)'
+        """
+        first, second = ("row", "column") if self.order == "row-col" else ("column", "row")
+        parts = [f"({first}, {second})", f"{self.base}-based",
+                 f"origin at the {self.origin} corner"]
+        if self.p0 or self.q0:
+            parts.append(f"relative to the agent's own cell (offset {self.p0}, {self.q0})")
+        if self.rot % 4:
+            parts.append(f"drawing turned (north on the {self.north_side()} side)")
+        if self.r0 or self.c0:
+            parts.append(f"tile {self.th}x{self.tw} starting at canonical cell ({self.r0}, {self.c0})")
+        return ", ".join(parts)
+
     def describe(self) -> str:
         """One paragraph explaining the coordinates, as an agent reads it."""
         first, second = ("row", "column") if self.order == "row-col" else ("column", "row")

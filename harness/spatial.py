@@ -167,7 +167,7 @@ class GridTask(Task):
         "a JSON list of [row, column] cells from S to G inclusive, rows counted from 0 at the top "
         "(north) and columns from 0 at the left (west), e.g. [[0, 0], [0, 1], [1, 1]]; the same "
         "route written consistently from another corner, as (column, row) or 1-based is "
-        "accepted too"
+        "accepted too."
     )
     min_hops = 3
     #: items held through ``view_extra`` rather than by the owner of their cell
@@ -346,6 +346,11 @@ class GridTask(Task):
             lines.append("Landmarks: " + ", ".join(
                 f"the {n} at {pos}" for n, pos in sorted(world["landmarks"].items())))
         return "\n".join(lines)
+
+    def describe_conventions(self, instance: Instance) -> list[str]:
+        """Each view's coordinate frame in words (see :meth:`harness.grid.Frame.summary`)."""
+        return [f"{agent}: {Frame(**frame).summary()}"
+                for agent, frame in sorted(instance.conventions.items())]
 
     def render_view(self, view: View) -> str:
         d = view.data

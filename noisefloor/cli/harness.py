@@ -55,7 +55,9 @@ def show(task_name: str, seed: int, difficulty: str) -> None:
     click.echo(f"{rule}\nFULL INSTANCE (what the solo control reads)\n{rule}")
     click.echo(task.render(inst))
     click.echo(f"{rule}\nDECLARED CONVENTIONS OF THE VIEWS (metadata, shown to no agent)\n{rule}")
-    click.echo(json.dumps(inst.conventions, sort_keys=True))
+    for line in task.describe_conventions(inst):
+        click.echo(line)
+    click.echo("as data: " + json.dumps(inst.conventions, sort_keys=True))
     for view in (view_a, view_b):
         click.echo(f"{rule}\nPRIVATE VIEW OF AGENT {view.agent} (its whole prompt)\n{rule}")
         click.echo(task.agent_prompt(view))

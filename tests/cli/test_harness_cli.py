@@ -33,6 +33,10 @@ def test_show_prints_instance_views_oracle_and_score():
                     "ORACLE ANSWER", "score: 1.000"):
         assert heading in out
     assert out.count(OTHER_AGENT_PREFIX) >= 2
+    # the declared conventions are spelled out per view, then given as data
+    assert "a: (column, row), 1-based, origin at the top-right corner" in out
+    assert "b: (row, column), 0-based, origin at the top-right corner" in out
+    assert 'as data: {"a": {"base": 1' in out
     assert CliRunner().invoke(harness, ["show", "spatial_key_door", "--seed", "4"]).output == out
 
 

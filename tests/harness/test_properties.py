@@ -132,6 +132,12 @@ def test_conventions_differ(task: Task, seed: int):
     assert (va.agent, vb.agent) == ("a", "b")
     assert va.conventions == conv["a"] and vb.conventions == conv["b"]
     assert task.render_view(va) != task.render_view(vb)
+    # people read the declared conventions as one line per view, in words
+    lines = task.describe_conventions(inst)
+    assert [line[:3] for line in lines] == ["a: ", "b: "] and lines[0][3:] != lines[1][3:]
+    # agents are never told the project's family names
+    for prompt in (task.agent_prompt(va), task.solo_prompt(inst)):
+        assert f"{task.family} puzzle" not in prompt
 
 
 @pytest.mark.parametrize("task", TASKS, ids=IDS)
