@@ -119,7 +119,7 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
     Raises
     ------
     LogValidationError
-        A path does not exist, or a directory holds no log file.
+        A path does not exist, a directory holds no log file, or one file is reached twice.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -138,9 +138,29 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
             problems.append(LogProblem(str(path), None, None,
                                        "directory holds no .jsonl/.json log", kind="io"))
         out.extend(found)
+    # One file reached twice (given twice, or given and also inside a given directory) would
+    # make every record a duplicate of itself: name the repetition instead.
+    seen: dict[Path, Path] = {}
+    for path in out:
+        first = seen.setdefault(_run_identity(path), path)
+        if first is not path:
+            problems.append(LogProblem(
+                str(path), None, None,
+                f"this log is read twice (also as {first}); give each file or directory once",
+                kind="io"))
     if problems:
         raise LogValidationError(problems)
     return out
+
+
+def _run_identity(path: Path) -> Path:
+    """What a path reads: a tau2 run directory and its ``results.json`` read the same run."""
+    resolved = path.resolve()
+    if resolved.name == "results.json" and (resolved.parent / "simulations").is_dir():
+        return resolved.parent
+    if resolved.is_dir() and (resolved / "results.json").is_file():
+        return resolved
+    return resolved
 
 
 def _expand(directory: Path, depth: int) -> list[Path]:

@@ -294,3 +294,16 @@ def test_tau2_missing_reward_info_is_not_a_null_reward(tmp_path):
     # an explicit null stays a null reward (never evaluated)
     run["simulations"][0]["reward_info"] = None
     assert validate_logs(_pretty_run(tmp_path, json.dumps(run))).ok
+
+
+def test_a_log_reached_twice_is_named_not_reported_as_self_duplicates(tmp_path):
+    src = FIX / "trials.jsonl"
+    (tmp_path / "d").mkdir()
+    copy = Path(shutil.copy(src, tmp_path / "d" / "trials.jsonl"))
+    for paths in ([copy, tmp_path / "d" / "." / "trials.jsonl"], [tmp_path / "d", copy],
+                  [FIX / "tau2_dir", FIX / "tau2_dir" / "results.json"]):
+        with pytest.raises(LogValidationError, match="this log is read twice") as info:
+            load_trials(paths)
+        assert "duplicate trial" not in str(info.value)
+        with pytest.raises(LogValidationError, match="read twice"):
+            validate_logs(paths)
