@@ -9,12 +9,35 @@ from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
 
 
+class _KList(click.ParamType):
+    """One k or a comma-separated list of them (``--k 1,2,4``); each an integer >= 1."""
+
+    name = "K[,K...]"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        parts = [p.strip() for p in str(value).split(",")]
+        ks = []
+        for part in parts:
+            try:
+                k = int(part)
+            except ValueError:
+                k = 0
+            if k < 1 or not part.lstrip("+").isdigit():
+                self.fail(f"{value!r}: expected an integer k >= 1, or a comma-separated list "
+                          "such as 1,2,4 (--k may also be repeated)", param, ctx)
+            ks.append(k)
+        return tuple(ks)
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @log_options
 @label_options
-@click.option("--k", "ks", multiple=True, type=click.IntRange(min=1),
-              help="k (repeatable; default 1 up to the most trials any task has).")
+@click.option("--k", "ks", multiple=True, type=_KList(),
+              help="k >= 1: a comma list (--k 1,2,4) or repeated (--k 1 --k 2); default 1 up to "
+                   "the most trials any task has.")
 @click.option("--infrastructure-errors", type=click.Choice(["exclude", "fail"]), default="exclude",
               show_default=True, help="Drop infrastructure-error trials, or count them as failures.")
 @click.option("--k-exceeds-n", type=click.Choice(["nan", "exclude", "error"]), default="nan",
@@ -24,6 +47,7 @@ from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
 def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, as_json) -> None:
     """pass^k of each configuration in LOG files (tau-bench estimator)."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
+    ks = tuple(dict.fromkeys(k for group in ks for k in group))  # flatten, keep order, no repeats
     if not ks:
         counted = trials[~trials["infrastructure_error"].astype(bool)]
         sizes = counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
@@ -42,6 +66,7 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
                        "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
                        "n_tasks": int(g["n_tasks"].iloc[0]),
                        "n_infrastructure_errors": int(g["n_infrastructure_errors"].iloc[0]),
+                       "infrastructure_errors": infrastructure_errors,
                        "details": g.drop(columns=keys).to_dict(orient="records")})
     if as_json:
         doc = {"groups": groups}
@@ -55,3 +80,9 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
                           "n_not_run", "trials_min", "trials_max", "reason"]].copy()
     shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
     echo_table(shown.rename(columns={"value": "pass^k"}))
+    n_infra = int(sum(g["n_infrastructure_errors"] for g in groups))
+    if n_infra:
+        how = ("dropped before counting (--infrastructure-errors exclude)"
+               if infrastructure_errors == "exclude" else
+               "counted as failed trials, included in n_trials (--infrastructure-errors fail)")
+        click.echo(f"{n_infra} infrastructure-error trial(s) {how}")

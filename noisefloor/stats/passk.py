@@ -38,8 +38,9 @@ class PassHatK:
     n_trials : int
         Trials counted (after exclusions).
     n_infrastructure_errors : int
-        Trials dropped because they ended in an infrastructure error (``infrastructure_error``
-        true), when ``infrastructure_errors="exclude"``.
+        Trials that ended in an infrastructure error (``infrastructure_error`` true), whatever
+        the policy: dropped under ``infrastructure_errors="exclude"``, counted as failed
+        trials (and in ``n_trials``) under ``"fail"``.
     n_not_run : int
         Trials without a reward (``reward`` null/NaN) that are not marked as infrastructure
         errors; dropped, counted here.
@@ -128,7 +129,7 @@ def _counts(trials: pd.DataFrame, infrastructure_errors: str):
     kept = frame[frame["keep"]]
     per_task = kept.groupby("task_id", sort=False)["success"].agg(["size", "sum"])
     per_task = per_task.reindex(all_tasks, fill_value=0)
-    n_infra = int((infra & (infrastructure_errors == "exclude")).sum())
+    n_infra = int(infra.sum())  # reported under either policy; the policy says how they counted
     return per_task, n_infra, int(not_run.sum()), int(keep.sum())
 
 

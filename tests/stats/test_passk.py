@@ -42,6 +42,8 @@ def test_infrastructure_errors_excluded_and_counted():
     assert r.value == 0.5 and r.n_infrastructure_errors == 1 and r.n_trials == 2
     r_fail = pass_hat_k(t, 1, infrastructure_errors="fail")
     assert r_fail.value == pytest.approx(1 / 3) and r_fail.infrastructure_errors == "fail"
+    # Usertest 2 item 17: under "fail" the count still says how many there were (it showed 0).
+    assert r_fail.n_infrastructure_errors == 1 and r_fail.n_trials == 3
 
 
 def test_not_run_trials_counted_separately():
