@@ -334,14 +334,24 @@ def coordination_active_passk_rounds(
         values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
         rows.append(frame.index[block.max()])
     reason = ""
+    left = ", ".join(f"{count} {why}" for why, count in excluded.items() if count)
     if not golden:
         reason = "no coordination-active trial (store_events_at_start > 0) in the frame"
+        if left:  # say why: an all-infrastructure-error log is not an empty store
+            reason += f" once these are left out: {left}"
     elif not blocks:
         short = [t for t in golden if ever[t] < n]
-        reason = (
-            f"no complete round: {len(short)} golden task(s) have fewer than {n} "
-            f"coordination-active trial(s), e.g. {short[0]!r} has {ever[short[0]]}"
-        )
+        if all(ever[t] == 0 for t in golden):
+            shown = ", ".join(map(repr, golden[:3])) + (", ..." if len(golden) > 3 else "")
+            reason = (
+                f"no complete round: none of the {len(golden)} golden task(s) ({shown}) has a "
+                "usable coordination-active trial" + (f"; left out: {left}" if left else "")
+            )
+        else:
+            reason = (
+                f"no complete round: {len(short)} golden task(s) have fewer than {n} "
+                f"coordination-active trial(s), e.g. {short[0]!r} has {ever[short[0]]}"
+            )
     return PassKRounds(
         k=kk,
         trials_per_round=n,
@@ -500,7 +510,8 @@ def monitor_trials(
     Raises
     ------
     TypeError, ValueError
-        For a frame that is not a trial frame, several protocols without ``protocol``,
+        For a frame that is not a trial frame, several protocols without ``protocol``, a
+        ``protocol`` absent from either frame, a baseline of another protocol or benchmark,
         malformed ``extra`` fields (file and line named), or a parameter out of range.
 
     Notes
@@ -529,6 +540,13 @@ def monitor_trials(
         for name, f in frames.items():
             if "protocol" not in f.columns:
                 raise ValueError(f"{name} lacks column 'protocol' needed by protocol={protocol!r}")
+            found = sorted(map(str, f["protocol"].dropna().unique()))
+            if protocol not in found:  # filtering to nothing would monitor nothing, quietly
+                raise ValueError(
+                    f"protocol={protocol!r} matches no trial of the "
+                    f"{'monitored trials' if name == 'frame' else 'baseline'} (it holds "
+                    f"{', '.join(found) or 'none'})"
+                )
         frames = {name: f[f["protocol"] == protocol] for name, f in frames.items()}
     elif "protocol" in frame.columns or "protocol" in baseline.columns:
         for name, f in frames.items():
@@ -545,6 +563,14 @@ def monitor_trials(
                 f"the monitored trials are protocol {', '.join(sorted(seen['frame']))} but the "
                 f"baseline is protocol {', '.join(sorted(seen['baseline']))}; compare like with "
                 "like, or choose one with protocol="
+            )
+    if "benchmark" in frame.columns and "benchmark" in baseline.columns:
+        seen_b = {name: set(map(str, f["benchmark"].dropna().unique())) for name, f in frames.items()}
+        if seen_b["frame"] and seen_b["baseline"] and seen_b["frame"] != seen_b["baseline"]:
+            raise ValueError(
+                f"the monitored trials are benchmark {', '.join(sorted(seen_b['frame']))} but the "
+                f"baseline is benchmark {', '.join(sorted(seen_b['baseline']))}; a baseline of "
+                "other tasks sets no target for them: compare like with like"
             )
     mon = order_trials(frames["frame"], time_field=time_field)
     base = order_trials(frames["baseline"], time_field=time_field)
@@ -584,6 +610,8 @@ def monitor_trials(
         reasons["R1"] = f"baseline: {base_rounds.reason}"
     elif not rounds.values:
         reasons["R1"] = f"monitored logs: {rounds.reason}"
+        if not set(map(str, golden)) & set(mon["task_id"].astype(str)):
+            reasons["R1"] += "; no golden task occurs in the monitored logs at all"
     else:
         target = float(np.mean(base_rounds.values))
         s = sigma

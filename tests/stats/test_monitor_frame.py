@@ -201,8 +201,12 @@ def test_monitor_rejects_mixed_protocols_and_bad_call_records():
     mixed = pd.concat([base, base.assign(protocol="pull")], ignore_index=True)
     with pytest.raises(ValueError, match="holds 2 protocols .*choose one with protocol="):
         monitor_trials(mixed, base)
-    rep = monitor_trials(mixed, base, protocol="pull", sigma=0.1)
-    assert rep.n_trials == len(base)
+    rep = monitor_trials(mixed, mixed, protocol="pull", sigma=0.1)
+    assert rep.n_trials == len(base) and rep.n_baseline_trials == len(base)
+    # a protocol the baseline does not hold would filter it to nothing: refused, not monitored
+    with pytest.raises(ValueError, match="protocol='pull' matches no trial of the baseline "
+                                         r"\(it holds intercept\)"):
+        monitor_trials(mixed, base, protocol="pull", sigma=0.1)
     bad = base.assign(
         extra=[{"coordination_keys": [{"key": "k"}]}] * len(base),
         source="m.jsonl",
@@ -342,3 +346,26 @@ def test_monitor_rejects_a_baseline_of_another_protocol():
     other = base.assign(protocol="no_coord")
     with pytest.raises(ValueError, match="protocol no_coord but the baseline is protocol intercept"):
         monitor_trials(other, base, sigma=0.1)
+
+
+def test_monitor_rejects_a_baseline_of_another_benchmark():
+    rng = np.random.default_rng(4)
+    base = _synthetic(3, 0.6, rng).assign(benchmark="tau2/retail")
+    with pytest.raises(ValueError, match="benchmark tau2/airline but the baseline is benchmark "
+                                         "tau2/retail"):
+        monitor_trials(base.assign(benchmark="tau2/airline"), base, sigma=0.1)
+
+
+def test_monitor_r1_reasons_say_why_nothing_was_usable():
+    rng = np.random.default_rng(5)
+    base = _synthetic(3, 0.6, rng)
+    # every baseline trial an infrastructure error: not an empty store, and the reason says so
+    infra = base.assign(infrastructure_error=True, reward=np.nan)
+    reason = monitor_trials(base, infra, sigma=0.1).reasons["R1"]
+    assert reason.startswith("baseline: no coordination-active trial")
+    assert f"left out: {len(base)} infrastructure_error" in reason
+    # a baseline whose tasks never occur in the monitored logs
+    other = base.assign(task_id="zz" + base["task_id"].astype(str))
+    reason = monitor_trials(base, other, sigma=0.1).reasons["R1"]
+    assert "none of the" in reason and "golden task(s) ('zz" in reason
+    assert reason.endswith("no golden task occurs in the monitored logs at all")
