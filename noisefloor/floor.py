@@ -34,6 +34,12 @@ NULL_COLUMNS = ("contrast", "kind", "clean", "seed", "wins", "losses", "ties")
 
 POOLED = "pooled"
 
+#: A floor whose contrast has fewer untied (informative) pairs than this gets a caution. With k
+#: untied pairs the exact two-sided sign test can reach at best p = 2 * 0.5**k: 0.0625 for k = 5,
+#: 0.031 for k = 6, so below 6 pairs not even a clean sweep of one arm over the other could be
+#: told from noise, and the Wilson-mapped bound is set by the pair count rather than by the data.
+MIN_INFORMATIVE_PAIRS = 6
+
 
 def excursion_bound(ci_low: float, ci_high: float) -> float:
     """Upper bound of the gap's interval in the direction of its larger excursion.
@@ -88,6 +94,13 @@ class NoiseFloor:
     table : pandas.DataFrame
         One row per (contrast, seed) and per pooled contrast (``seed == "pooled"``); see
         :meth:`to_frame`.
+    n_informative_floor : int
+        Untied pairs of the contrast that sets the floor, pooled over seeds.
+    caution : str
+        Why the floor is weakly supported, empty otherwise: its contrast has fewer than
+        :data:`MIN_INFORMATIVE_PAIRS` untied pairs, or the whole floor rests on a single
+        per-seed null contrast (no replicate shows how far it moves). Verdicts against such a
+        floor are provisional.
     """
 
     floor: float
@@ -104,6 +117,8 @@ class NoiseFloor:
     confidence: float
     reason: str
     table: pd.DataFrame = field(repr=False, compare=False)
+    n_informative_floor: int = 0
+    caution: str = ""
 
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
@@ -132,6 +147,8 @@ class NoiseFloor:
             "per_seed_floor": {str(k): v for k, v in self.per_seed_floor.items()},
             "confidence": self.confidence,
             "reason": self.reason,
+            "n_informative_floor": self.n_informative_floor,
+            "caution": self.caution,
             "contrasts": self.table.to_dict(orient="records"),
         }
 
@@ -273,6 +290,18 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
 
     seed_rows = table[table["seed"] != POOLED]
     gaps = seed_rows["gap"].dropna().to_numpy(dtype=float)
+    floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
+    n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
+    cautions = []
+    if not math.isnan(floor) and n_floor < MIN_INFORMATIVE_PAIRS:
+        cautions.append(
+            f"the floor rests on {n_floor} informative (untied) pair{'' if n_floor == 1 else 's'}, "
+            f"fewer than {MIN_INFORMATIVE_PAIRS}: with so few the sign test cannot reach p < 0.05 "
+            "and the bound reflects the pair count more than the run-to-run noise")
+    if not math.isnan(floor) and len(seed_rows) == 1:
+        cautions.append("the floor rests on a single null contrast at a single seed: no replicate "
+                        "shows how far it moves (the noise-floor paper's +18 pp gap was -3 pp at "
+                        "the next seed)")
     per_seed_floor = {}
     for seed, rows in seed_rows.groupby("seed", sort=True):
         chosen = rows[rows["clean"]] if basis == "clean" else rows
@@ -286,6 +315,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
         n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
+        n_informative_floor=n_floor,
+        caution=("; ".join(cautions) + "; verdicts against it are provisional") if cautions else "",
     )
 
 

@@ -23,6 +23,17 @@ def pp(value: float, digits: int = 1, signed: bool = False) -> str:
     return f"{value * 100:+.{digits}f}" if signed else f"{value * 100:.{digits}f}"
 
 
+def count_noun(n: int, noun: str, plural: str | None = None) -> str:
+    """``"1 informative pair"``, ``"2 informative pairs"``.
+
+    Examples
+    --------
+    >>> count_noun(1, "informative pair"), count_noun(194, "informative pair"), count_noun(0, "seed")
+    ('1 informative pair', '194 informative pairs', '0 seeds')
+    """
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def _p(value: float) -> str:
     return "n/a" if value is None or math.isnan(value) else f"{value:.3g}"
 
@@ -104,10 +115,12 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
         f"contrasts (`{nf.envelope_contrast}`).",
         f"- Null gaps per seed range from {pp(nf.null_gap_min, signed=True)} to "
         f"{pp(nf.null_gap_max, signed=True)} pp (SD {pp(nf.null_gap_sd)} pp) over {nf.n_seeds} "
-        f"seed(s), with {nf.n_informative} informative (untied) pairs.",
+        f"seed(s), with {count_noun(nf.n_informative, 'informative (untied) pair')}.",
     ]
     if nf.reason:
         lines.append(f"- Note: {nf.reason}.")
+    if nf.caution:
+        lines.append(f"- **Caution: {nf.caution}.**")
     lines += ["", _markdown(floor_table(nf)), "",
               "Gaps are (wins - losses) / n; intervals are Wilson 95% intervals on wins / (wins + "
               "losses) mapped to the gap; p is the exact two-sided sign test (ties dropped), "

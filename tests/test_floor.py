@@ -177,3 +177,48 @@ def test_a_count_beyond_64_bits_is_a_located_error_not_an_overflow():
         null_contrasts_from_counts(t)
     t = _counts([(1, big, "all", "a-b", 3, 2, 1, 2), (1, 0, "all", "a-b", 3, 2, 1, 3)])
     assert len(null_contrasts_from_counts(t)) == 1  # a huge trial index is simply not trial 0
+
+
+# --- a floor on almost no data is cautioned (usertest2 item 2) --------------------------------
+
+def _one(wins, losses, ties, clean=True, seeds=(1,)):
+    return pd.DataFrame({"contrast": ["x-y"] * len(seeds), "clean": [clean] * len(seeds),
+                         "seed": list(seeds), "wins": [wins] * len(seeds),
+                         "losses": [losses] * len(seeds), "ties": [ties] * len(seeds)})
+
+
+def test_minimum_informative_pairs_is_where_the_sign_test_can_first_reach_005():
+    # The documented threshold: the smallest two-sided exact sign-test p with k untied pairs is
+    # 2 * 0.5**k (all k one way); scipy's binomtest agrees. k = 5 gives 0.0625, k = 6 0.03125.
+    from scipy.stats import binomtest
+
+    from noisefloor.floor import MIN_INFORMATIVE_PAIRS
+    assert binomtest(MIN_INFORMATIVE_PAIRS - 1, MIN_INFORMATIVE_PAIRS - 1).pvalue > 0.05
+    assert binomtest(MIN_INFORMATIVE_PAIRS, MIN_INFORMATIVE_PAIRS).pvalue < 0.05
+
+
+def test_floor_on_one_informative_pair_is_cautioned():
+    f = noise_floor(_one(1, 0, 4))
+    assert f.n_informative_floor == 1
+    assert "rests on 1 informative (untied) pair, fewer than 6" in f.caution
+    assert "single null contrast at a single seed" in f.caution
+    assert f.to_dict()["caution"] == f.caution and f.to_dict()["n_informative_floor"] == 1
+
+
+def test_floor_counts_the_floor_contrast_pooled_over_seeds():
+    # 3 untied pairs per seed, two seeds: 6 pooled, enough; one replicate, so no single-contrast caution
+    f = noise_floor(_one(2, 1, 7, seeds=(1, 2)))
+    assert f.n_informative_floor == 6 and f.caution == ""
+    # the paper's floor: no_coord-intercept pooled 34 + 24 untied pairs
+    paper = noise_floor(null_contrasts_from_counts(read_paired_counts()))
+    assert paper.n_informative_floor == 58 and paper.caution == ""
+
+
+def test_single_null_contrast_with_enough_pairs_is_still_cautioned():
+    f = noise_floor(_one(20, 10, 70))
+    assert "fewer than" not in f.caution and "single null contrast" in f.caution
+
+
+def test_undefined_floor_gets_a_reason_not_a_caution():
+    f = noise_floor(_one(0, 0, 10))
+    assert math.isnan(f.floor) and "undefined" in f.reason and f.caution == ""

@@ -13,7 +13,7 @@ from noisefloor.cli.floor import left_out_line, left_out_records, null_contrasts
 from noisefloor.floor import noise_floor, null_contrasts_from_counts
 from noisefloor.plots import audit_forest, save_figure
 from noisefloor.published import read_claims, read_paired_counts
-from noisefloor.report import audit_report, floor_table, pp, verdict_table
+from noisefloor.report import audit_report, count_noun, floor_table, pp, verdict_table
 from noisefloor.stats.paired import sign_test_table
 
 
@@ -69,6 +69,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         emit_json({
             "floor": result.floor, "envelope": result.envelope, "counts": result.counts,
             "claims": [v.to_dict() for v in result.verdicts],
+            "caution": nf.caution,
             "noise_floor": nf.to_dict(),
             "other_contrasts": others if others is not None else [],
             "left_out": left_out_records(null),
@@ -80,9 +81,11 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
                f" ({'clean' if nf.basis == 'clean' else 'no clean contrast'})")
     click.echo(f"  envelope  {pp(nf.envelope)} pp  largest pooled upper bound ({nf.envelope_contrast})")
     click.echo(f"  null gaps {pp(nf.null_gap_min, signed=True)} to {pp(nf.null_gap_max, signed=True)}"
-               f" pp over {nf.n_seeds} seed(s); {nf.n_informative} informative pairs")
+               f" pp over {nf.n_seeds} seed(s); {count_noun(nf.n_informative, 'informative pair')}")
     if nf.reason:
         click.echo(f"  note: {nf.reason}")
+    if nf.caution:
+        click.echo(f"  caution: {nf.caution}")
     if left_out_line(null):
         click.echo(f"  {left_out_line(null)}")
     click.echo("")
@@ -99,6 +102,9 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     c = result.counts
     click.echo(f"\nClaims: {c['below']} below the floor, {c['inside']} inside the envelope, "
                f"{c['above']} above it (below = unresolved against the floor, not refuted)")
+    if nf.caution:
+        click.echo(f"  caution: provisional: the floor rests on "
+                   f"{count_noun(nf.n_informative_floor, 'informative pair')} (see above)")
     echo_table(verdict_table(result).drop(columns=["flag"]))
     for v in result.verdicts:
         if v.flag:

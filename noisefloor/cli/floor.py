@@ -9,7 +9,7 @@ import click
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.floor import noise_floor, null_contrasts_from_trials
-from noisefloor.report import floor_table, pp
+from noisefloor.report import count_noun, floor_table, pp
 
 
 @click.command()
@@ -39,9 +39,11 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     click.echo(f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast)}; basis: {nf.basis})")
     click.echo(f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast)})")
     click.echo(f"  null gaps {pp(nf.null_gap_min, signed=True)} to {pp(nf.null_gap_max, signed=True)}"
-               f" pp, SD {pp(nf.null_gap_sd)} pp; {nf.n_informative} informative pairs")
+               f" pp, SD {pp(nf.null_gap_sd)} pp; {count_noun(nf.n_informative, 'informative pair')}")
     if nf.reason:
         click.echo(f"  note: {nf.reason}")
+    if nf.caution:
+        click.echo(f"  caution: {nf.caution}")
     line = left_out_line(null)
     if line:
         click.echo(f"  {line}")
