@@ -102,6 +102,32 @@ def _describe(report, k: int) -> list[str]:
     return lines
 
 
+def _check_options(counts: dict, reals: dict) -> None:
+    """Reject option values the rules cannot use, naming the flag the user typed.
+
+    The library checks these too, but names its own parameters (``q``, ``h``, ``k``); on the
+    command line ``k must be finite`` would be ambiguous between ``--k`` and ``--cusum-k``.
+    """
+    for flag, value in counts.items():
+        if value < 1:
+            raise click.BadParameter(f"expected an integer >= 1, got {value}", param_hint=flag)
+    for flag, value in reals.items():
+        if value is None:
+            continue
+        if not math.isfinite(value):
+            raise click.BadParameter(f"expected a finite number, got {value}", param_hint=flag)
+        if flag == "--quantile" and not 0 < value < 1:
+            raise click.BadParameter(f"expected a number strictly between 0 and 1, got {value:g}",
+                                     param_hint=flag)
+        if flag == "--collision-threshold" and not 0 <= value < 1:
+            raise click.BadParameter(f"expected a number in [0, 1), got {value:g}",
+                                     param_hint=flag)
+        if flag in ("--sigma", "--cusum-h", "--rel-increase") and value <= 0:
+            raise click.BadParameter(f"expected a number > 0, got {value:g}", param_hint=flag)
+        if flag == "--cusum-k" and value < 0:
+            raise click.BadParameter(f"expected a number >= 0, got {value:g}", param_hint=flag)
+
+
 @click.command()
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
@@ -228,12 +254,27 @@ def monitor(
     """
     if sigma is not None and floor_logs:
         raise click.UsageError("give --sigma or --floor-log, not both")
+    _check_options(
+        {"--k": k, "--trials-per-round": trials_per_round, "--window": window},
+        {"--sigma": sigma, "--cusum-k": cusum_k, "--cusum-h": cusum_h,
+         "--quantile": quantile, "--rel-increase": rel_increase,
+         "--collision-threshold": collision_threshold},
+    )
     trials = read_logs(logs, log_format)
     baseline = read_logs(baseline_logs, log_format)
     if floor_logs:
         from noisefloor.floor import noise_floor_from_trials
 
-        sigma = noise_floor_from_trials(read_logs(floor_logs, log_format))
+        try:
+            sigma = noise_floor_from_trials(read_logs(floor_logs, log_format))
+        except ValueError as exc:
+            raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: {exc}") from None
+        if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:
+            raise click.ClickException(
+                f"--floor-log {', '.join(floor_logs)}: the floor's null_gap_sd is "
+                f"{sigma.null_gap_sd:g}, not a usable sigma (it needs at least two per-seed null "
+                f"gaps that differ; these logs give {int((sigma.table['seed'] != 'pooled').sum())}"
+                " per-seed null contrast(s)); pass --sigma instead")
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     report = monitor_trials(
         trials,

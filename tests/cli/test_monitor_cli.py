@@ -130,3 +130,42 @@ def test_errors_are_one_clear_line(tmp_path):
     assert res.exit_code == 1
     assert f"{bad}:5: extra.coordination_keys[0] must be an object" in res.output
     assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    "option, value, expected",
+    [
+        ("--cusum-k", "nan", "Invalid value for --cusum-k: expected a finite number"),
+        ("--k", "0", "Invalid value for --k: expected an integer >= 1, got 0"),
+        ("--window", "-5", "Invalid value for --window: expected an integer >= 1"),
+        ("--quantile", "1.5", "Invalid value for --quantile: expected a number strictly between"),
+        ("--sigma", "inf", "Invalid value for --sigma: expected a finite number"),
+        ("--rel-increase", "-2", "Invalid value for --rel-increase: expected a number > 0"),
+        ("--collision-threshold", "2", "Invalid value for --collision-threshold"),
+    ],
+)
+def test_bad_option_values_name_the_flag_typed(option, value, expected):
+    # the library would say "k must be finite" for --cusum-k nan: ambiguous with --k
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, option, value])
+    assert res.exit_code == 2 and expected in res.output, res.output
+
+
+def test_floor_log_errors_name_the_floor_log(tmp_path):
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", BASELINE])
+    assert res.exit_code == 1
+    assert f"--floor-log {BASELINE}: no null contrast can be formed" in res.output
+    tied = tmp_path / "tied.jsonl"
+    tied.write_text("".join(
+        json.dumps({"schema_version": "1", "benchmark": "b", "model": "m", "protocol": p,
+                    "seed": 1, "task_id": f"t{i}", "trial": 0, "reward": float(i % 2),
+                    "termination_reason": None, "infrastructure_error": False}) + "\n"
+        for p in ("no_coord", "intercept") for i in range(4)))
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", str(tied)])
+    assert res.exit_code == 1 and "null_gap_sd is nan, not a usable sigma" in res.output
+
+
+def test_a_protocol_absent_from_the_logs_is_an_error_not_no_alarm():
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--protocol", "pul",
+                                       "--fail-on-alarm"])
+    assert res.exit_code == 1 and "protocol='pul' matches no trial" in res.output
+    assert "no alarm" not in res.output
