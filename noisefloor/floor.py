@@ -348,8 +348,10 @@ def null_contrasts_from_counts(
         losses, ties``); rows at ``trial == 0`` (and ``subset == "all"`` when that column
         exists) are null contrasts.
     clean : tuple of str, optional
-        Contrast labels whose first requests are byte-identical; either orientation matches.
-        Each label given must be one of the table's null contrasts. By default
+        Contrast labels whose first requests are byte-identical; either orientation matches,
+        and a label written the other way round from the table turns the row to the order
+        given (``a-b`` is a minus b: wins and losses swap). Each label given must be one of
+        the table's null contrasts. By default
         ``"no_coord-intercept"`` is clean when the table holds it (the noise-floor paper's
         clean contrast); otherwise none is.
 
@@ -384,13 +386,19 @@ def null_contrasts_from_counts(
             raise ValueError(f"clean contrast {label!r} is not among the null (trial-0) contrasts "
                              f"of the table: {', '.join(sorted(present))}")
     clean_set = set(clean) | {_reverse(c) for c in clean}
+    labels = rows["contrast"].astype(str).to_numpy()
+    wins = rows["wins"].astype(int).to_numpy()
+    losses = rows["losses"].astype(int).to_numpy()
+    # a clean label the user wrote the other way round from the table: orient the row as the
+    # user wrote it (a-b = a minus b: wins and losses swap)
+    flip = np.array([lab not in clean and _reverse(lab) in clean for lab in labels], dtype=bool)
     out = pd.DataFrame({
-        "contrast": rows["contrast"].astype(str).to_numpy(),
+        "contrast": [(_reverse(lab) if f else lab) for lab, f in zip(labels, flip)],
         "kind": "trial0",
         "clean": rows["contrast"].astype(str).isin(clean_set).to_numpy(),
         "seed": rows["seed"].to_numpy(),
-        "wins": rows["wins"].astype(int).to_numpy(),
-        "losses": rows["losses"].astype(int).to_numpy(),
+        "wins": np.where(flip, losses, wins),
+        "losses": np.where(flip, wins, losses),
         "ties": rows["ties"].astype(int).to_numpy(),
     })
     return out
@@ -472,7 +480,9 @@ def null_contrasts_from_trials(
     clean_pairs : iterable of str or (str, str)
         Protocol pairs the user certifies clean (``"no_coord-intercept"`` or a tuple), in
         addition to those whose ``first_request_sha256`` match on every paired task. Each pair
-        given must be a trial-0 contrast of the log.
+        given must be a trial-0 contrast of the log, and its contrast is oriented as written
+        (``"no_coord-intercept"``: wins are tasks where no_coord succeeded and intercept
+        failed); other trial-0 contrasts are written in sorted protocol order.
     trial0 : bool, default True
         Include trial 0 across every pair of protocols (the stores are empty at trial 0).
     reruns : bool, default True
@@ -518,6 +528,8 @@ def null_contrasts_from_trials(
             protocols = sorted(map(str, s["protocol"].unique()))
             if trial0:
                 for a, b in itertools.combinations(protocols, 2):
+                    if (b, a) in named and (a, b) not in named:
+                        a, b = b, a  # a pair the user named keeps the user's order: a-b = a minus b
                     ra = s[(s["protocol"].astype(str) == a) & (s["trial"] == 0)]
                     rb = s[(s["protocol"].astype(str) == b) & (s["trial"] == 0)]
                     if ra.empty or rb.empty:

@@ -222,3 +222,35 @@ def test_single_null_contrast_with_enough_pairs_is_still_cautioned():
 def test_undefined_floor_gets_a_reason_not_a_caution():
     f = noise_floor(_one(0, 0, 10))
     assert math.isnan(f.floor) and "undefined" in f.reason and f.caution == ""
+
+
+# --- a user-named clean contrast keeps the user's order (usertest2 item 14) ------------------
+
+def test_named_clean_pair_from_trials_is_oriented_as_written():
+    t = _trials().drop(columns=["first_request_sha256"])
+    default = null_contrasts_from_trials(t, reruns=False).iloc[0]
+    named = null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"], reruns=False).iloc[0]
+    assert default["contrast"] == "intercept-no_coord"  # sorted order when nothing is named
+    assert named["contrast"] == "no_coord-intercept" and named["clean"]
+    assert (named["wins"], named["losses"], named["ties"]) == (
+        default["losses"], default["wins"], default["ties"])
+    # the floor is the larger excursion, so it does not move; the gap changes sign
+    f_named = noise_floor(null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"],
+                                                     reruns=False))
+    assert f_named.floor_contrast == "no_coord-intercept"
+    assert f_named.floor == pytest.approx(noise_floor_from_trials(
+        t, clean_pairs=["intercept-no_coord"], reruns=False).floor)
+
+
+def test_named_clean_contrast_from_counts_is_oriented_as_written():
+    counts = read_paired_counts()
+    flipped = null_contrasts_from_counts(counts, clean=("intercept-no_coord",))
+    rows = flipped[flipped["clean"]].set_index("seed")
+    # the paper's no_coord-intercept seed 1 is 21/11/68: written the other way it is 11/21/68
+    assert list(rows["contrast"]) == ["intercept-no_coord"] * 2
+    assert tuple(rows.loc[1, ["wins", "losses", "ties"]]) == (11, 21, 68)
+    f = noise_floor(flipped)
+    assert round(f.floor, 3) == 0.118 and f.floor_contrast == "intercept-no_coord"
+    # as written in the table: unchanged
+    same = null_contrasts_from_counts(counts, clean=("no_coord-intercept",))
+    assert tuple(same.iloc[0][["contrast", "wins", "losses"]]) == ("no_coord-intercept", 21, 11)

@@ -72,3 +72,18 @@ def test_default_audit_has_no_caution(run, tmp_path):
     out = run("audit", "--out", tmp_path)
     assert "caution" not in out and "194 informative pairs" in out
     assert json.loads(run("audit", "--out", tmp_path, "--json"))["caution"] == ""
+
+
+# --- item 14: --clean keeps the order the user typed ------------------------------------------
+
+def test_floor_clean_is_shown_in_the_order_typed(run, mylog):
+    out = run("floor", mylog, "--clean", "no_coord-intercept")
+    assert "no_coord-intercept (clean)" in out and "intercept-no_coord" not in out
+    # trial 0: intercept won t4, no_coord won nothing: as typed the gap is negative
+    assert "0/1/4  -20.0" in out
+    doc = json.loads(run("floor", mylog, "--clean", "no_coord-intercept", "--json"))
+    assert doc["floor_contrast"] == "no_coord-intercept"
+    assert {(c["contrast"], c["wins"], c["losses"]) for c in doc["contrasts"]} == {
+        ("no_coord-intercept", 0, 1)}
+    out = run("floor", mylog, "--clean", "intercept-no_coord")
+    assert "intercept-no_coord (clean)" in out and "1/0/4  +20.0" in out
