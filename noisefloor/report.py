@@ -59,13 +59,44 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     })
 
 
+def reported_text(effect_low: float, effect_high: float, unit: str) -> str:
+    """A claim in its own unit, for a claims table without a ``reported`` column.
+
+    Effects are proportions (as :func:`~noisefloor.published.read_claims` returns them); a
+    unit other than ``proportion``/``fraction`` was read on a 0-100 scale and is shown so.
+
+    Examples
+    --------
+    >>> reported_text(float("nan"), 0.05, "percent"), reported_text(0.01, 0.027, "pp")
+    ('+5.0 percent', '+1.0 to +2.7 pp')
+    >>> reported_text(0.05, 0.05, "%"), reported_text(float("nan"), 0.05, "proportion")
+    ('+5.0%', '+0.05 proportion')
+    """
+    from noisefloor.published import PROPORTION_UNITS
+
+    unit = str(unit).strip()
+    if unit.lower() in PROPORTION_UNITS:
+        def show(x):
+            return f"{x:+.3g}"
+    else:
+        def show(x):
+            return f"{x * 100:+.1f}"
+    low = effect_low if effect_low is not None else math.nan
+    text = show(effect_high)
+    if not math.isnan(low) and low != effect_high:
+        text = f"{show(low)} to {text}"
+    return text + (unit if unit == "%" else f" {unit}")
+
+
 def verdict_table(result: AuditResult) -> pd.DataFrame:
-    """Human-facing table of the claims (effects in pp)."""
+    """Human-facing table of the claims: ``reported`` as published (or in the claim's own
+    unit when the table gave no text), the placed value and the verdict."""
     t = result.to_frame()
     return pd.DataFrame({
         "paper": t["paper"],
         "benchmark": t["benchmark"],
-        "reported": [r if r else f"{pp(e, signed=True)} pp" for r, e in zip(t["reported"], t["effect_high"])],
+        "reported": [r if r else reported_text(lo, hi, u) for r, lo, hi, u in
+                     zip(t["reported"], t["effect_low"], t["effect_high"], t["unit"])],
         "placed pp": [pp(e) for e in t["effect"]],
         "x floor": [f"{r:.2f}" for r in t["ratio"]],
         "verdict": t["verdict"],

@@ -63,3 +63,23 @@ def test_invalid_floor():
         audit(c, 0.1)
     with pytest.raises(ValueError, match="envelope"):
         audit(c, 0.2, 0.1)
+
+
+# --- usertest2 item 16: a claim without 'reported' text is shown in its own unit -------------
+
+def test_reported_column_uses_the_claims_own_unit(tmp_path):
+    from noisefloor.report import verdict_table
+
+    csv = tmp_path / "c3.csv"
+    csv.write_text("paper,effect_high,unit,effect_low\nA,5,percent,\nB,5,%,\nC,5,pts,\n"
+                   "D,0.05,proportion,\nE,2.7,pp,1.0\n")
+    t = verdict_table(audit(read_claims(csv), 0.118, 0.153)).set_index("paper")
+    assert t.loc["A", "reported"] == "+5.0 percent"
+    assert t.loc["B", "reported"] == "+5.0%"
+    assert t.loc["C", "reported"] == "+5.0 pts"
+    assert t.loc["D", "reported"] == "+0.05 proportion"
+    assert t.loc["E", "reported"] == "+1.0 to +2.7 pp"
+    assert not any(" pp" in t.loc[p, "reported"] for p in "ABCD")
+    # published text, when given, is shown as published
+    bundled = verdict_table(audit(read_claims(), 0.118, 0.153))
+    assert bundled["reported"].iloc[0] == "+1.2 pts"

@@ -87,3 +87,15 @@ def test_floor_clean_is_shown_in_the_order_typed(run, mylog):
         ("no_coord-intercept", 0, 1)}
     out = run("floor", mylog, "--clean", "intercept-no_coord")
     assert "intercept-no_coord (clean)" in out and "1/0/4  +20.0" in out
+
+
+# --- item 16: the reported column agrees with the unit ----------------------------------------
+
+def test_claims_without_reported_text_show_their_unit(run, tmp_path):
+    claims = tmp_path / "c3.csv"
+    claims.write_text("paper,effect_high,unit\nA,5,percent\nB,5,%\nC,5,pts\n")
+    out = run("audit", "--claims", claims, "--out", tmp_path / "rep")
+    rows = {line.split()[0]: line for line in out.splitlines() if line.strip()[:2] in ("A ", "B ", "C ")}
+    assert "+5.0 percent" in rows["A"] and "+5.0%" in rows["B"] and "+5.0 pts" in rows["C"]
+    assert "+5.0 pp" not in out
+    assert "unit is 'percent', not percentage points" in out
