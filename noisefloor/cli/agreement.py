@@ -13,7 +13,13 @@ from pathlib import Path
 
 import click
 
-from noisefloor.logs.annotations import AnnotationError, parse_label, read_annotations
+from noisefloor.logs.annotations import (
+    LAYOUTS,
+    AnnotationError,
+    detect_layout,
+    parse_label,
+    read_annotations,
+)
 from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 _EXTRA_KEYS = (
@@ -59,8 +65,11 @@ def _fmt_z(rec: dict) -> str:
 @click.option("--tie", type=click.Choice(["exclude", "lowest", "highest"]), default="exclude",
               show_default=True, help="Rule for a tied human majority (judge comparison).")
 @click.option("--randolph", is_flag=True, help="Fleiss row uses Randolph's free-marginal kappa.")
-@click.option("--layout", type=click.Choice(["long", "wide"]), default=None,
-              help="Table layout (default: guessed from the CSV header).")
+@click.option("--layout", type=click.Choice(LAYOUTS), default="auto", show_default=True,
+              help="File layout. auto: long if the CSV header has item, rater and label "
+                   "columns, wide if it has neither rater nor label; a header with only one of "
+                   "the two is an error (a long file missing a column). The output's first line "
+                   "says which layout was used and why.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--n-boot", type=int, default=2000, show_default=True,
               help="Bootstrap resamples of items (0: no bootstrap interval).")
@@ -78,7 +87,12 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     """
     metrics = ("fleiss", "cohen", "krippendorff") if metric == "all" else (metric,)
     try:
-        df = read_annotations(file, layout=layout, raters=_with_judge(_split(raters), judge))
+        chosen = detect_layout(file, layout)
+    except (AnnotationError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        df = read_annotations(file, layout=chosen.layout,
+                              raters=_with_judge(_split(raters), judge))
         cats = _split(categories)
         table = agreement_by_label(
             df,
@@ -94,8 +108,10 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             n_boot=n_boot,
             rng=seed,
         )
-    except (AnnotationError, ValueError) as exc:
+    except AnnotationError as exc:  # names file, line and field already
         raise click.ClickException(str(exc)) from None
+    except ValueError as exc:
+        raise click.ClickException(f"{file}: {exc} (read in {chosen.describe()})") from None
     frame = table.to_frame()
     if plot_path is not None:
         from noisefloor.agreement_plot import save_agreement_plot
@@ -111,8 +127,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         click.echo(json.dumps(rows, indent=2))
         return
     pct = int(round(confidence * 100))
-    click.echo(f"{file}: {len(df)} ratings; raters {', '.join(table.raters)}"
-               + (f"; judge {judge}" if judge else ""))
+    click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
+               f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else ""))
     header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
              f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \
              "comparison"

@@ -8,10 +8,16 @@ Two layouts are read, from CSV or JSONL:
 * **wide** (CSV only): one item per line, column ``item`` (optionally ``category``), then one
   column per rater; an empty cell means the rater did not rate that item.
 
+The layout of a CSV is read from its header unless it is given (:func:`detect_layout` says which
+layout was taken and why): ``item``, ``rater`` and ``label`` columns make it long; no ``rater``
+and no ``label`` column make it wide. A header with only one of ``rater`` and ``label`` is
+refused rather than guessed: it is most likely a long file missing a column, and read as wide it
+would turn that column into a rater.
+
 Every returned row keeps the ``line`` of the file it came from. Bad input raises
 :class:`AnnotationError` naming the file, the line and the field: an item rated twice by one
-rater (both lines named), an empty label in the long layout, a rater outside ``raters=``, a
-missing column, a line that is not JSON.
+rater (both lines named), an empty label in the long layout, a rater outside the expected
+raters, a missing column, a line that is not JSON.
 """
 
 from __future__ import annotations
@@ -20,14 +26,19 @@ import csv
 import json
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["AnnotationError", "read_annotations", "parse_label"]
+__all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
+           "read_annotations"]
 
 LONG_FIELDS = ("item", "rater", "label")
+#: Accepted values of ``layout``; ``"auto"`` reads the layout from the CSV header.
+LAYOUTS = ("auto", "long", "wide")
+_LONG_NEEDS = "a long-layout file needs item, rater, label[, category]"
 
 
 class AnnotationError(ValueError):
@@ -68,6 +79,174 @@ def parse_label(text: Any) -> Any:
     return int(x) if x.is_integer() else x
 
 
+@dataclass(frozen=True)
+class Layout:
+    """The layout an annotation file is read in, and why.
+
+    Attributes
+    ----------
+    layout : {"long", "wide"}
+    reason : str
+        Why, as a clause: ``"as asked"`` when the layout was given, otherwise what in the file
+        decided it (e.g. ``"since the header has item, rater, label"``).
+    columns : tuple of str
+        The header as read (empty for JSONL).
+    """
+
+    layout: str
+    reason: str
+    columns: tuple = ()
+
+    def describe(self) -> str:
+        """``"long layout, since the header has item, rater, label"`` and the like."""
+        return f"{self.layout} layout, {self.reason}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"layout", "reason", "columns"}``."""
+        return {"layout": self.layout, "reason": self.reason, "columns": list(self.columns)}
+
+
+def _check_layout(layout: str | None) -> str:
+    if layout is None:
+        return "auto"
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}; got {layout!r}")
+    return layout
+
+
+def _suffix(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix not in (".jsonl", ".ndjson", ".csv", ".tsv"):
+        raise ValueError(
+            f"{path}: unsupported annotation file type {suffix!r}; expected .csv, .tsv or .jsonl"
+        )
+    return suffix
+
+
+def detect_layout(path: str | Path, layout: str | None = "auto") -> Layout:
+    """Which layout ``path`` is read in, and why; refuses a header that fits neither.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.csv``/``.tsv`` (long or wide) or ``.jsonl``/``.ndjson`` (always long).
+    layout : {"auto", "long", "wide"}, default "auto"
+        ``"auto"`` (or None) reads the layout from the header: long when it has ``item``,
+        ``rater`` and ``label`` columns, wide when it has ``item`` and neither ``rater`` nor
+        ``label``. ``"long"``/``"wide"`` are taken as given and the header is checked against
+        them.
+
+    Returns
+    -------
+    Layout
+
+    Raises
+    ------
+    AnnotationError
+        (line 1) No ``item`` column; a header with ``rater`` but no ``label`` column or the
+        reverse (a long file missing a column; as wide it would have a rater called ``rater``
+        or ``label``, so set the layout to ``"wide"`` if that is meant); a long layout missing
+        a column; a wide layout with no rater column; an empty file.
+    FileNotFoundError
+        If ``path`` does not exist.
+    ValueError
+        A bad ``layout``, a wide layout asked of a JSONL file, an unsupported extension.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp()
+    >>> p = os.path.join(d, "w.csv")
+    >>> _ = open(p, "w").write("item,ann,bob\\n1,yes,no\\n")
+    >>> detect_layout(p).describe()
+    'wide layout, since the header has no rater or label column, so each other column is a rater'
+    >>> _ = open(p, "w").write("item,rater\\n1,ann\\n")
+    >>> try:
+    ...     detect_layout(p)
+    ... except AnnotationError as exc:
+    ...     print(exc.field, "|", str(exc).split(": ", 2)[2])
+    label | no 'label' column: a long-layout file needs item, rater, label[, category];
+    read as wide layout it has one rater column 'rater' (set the layout to 'wide' if
+    'rater' is a rater's name)
+    """
+    path = Path(path)
+    layout = _check_layout(layout)
+    if not path.exists():
+        raise FileNotFoundError(f"annotation file not found: {path}")
+    suffix = _suffix(path)
+    if suffix in (".jsonl", ".ndjson"):
+        if layout == "wide":
+            raise ValueError(
+                f"{path}: a JSONL annotation file is always long (one rating per line with "
+                "item, rater, label); the wide layout is for CSV"
+            )
+        return Layout("long", "as asked" if layout == "long" else "since JSONL is always long")
+    header = _read_header(path, "\t" if suffix == ".tsv" else ",")
+    return _choose_layout(path, header, layout)
+
+
+def _read_header(path: Path, delimiter: str) -> list[str]:
+    with path.open(encoding="utf-8", newline="") as fh:
+        try:
+            return [h.strip() for h in next(csv.reader(fh, delimiter=delimiter))]
+        except StopIteration:
+            raise AnnotationError(path, 1, "<header>", "the file is empty") from None
+
+
+def _rater_columns(header: Sequence[str]) -> list[str]:
+    return [h for h in header if h not in ("item", "category")]
+
+
+def _one_or_many(cols: Sequence[str]) -> str:
+    if len(cols) == 1:
+        return f"one rater column {cols[0]!r}"
+    return f"{len(cols)} rater columns " + ", ".join(repr(c) for c in cols)
+
+
+def _choose_layout(path: Path, header: list[str], layout: str) -> Layout:
+    if len(set(header)) != len(header):
+        dup = sorted({h for h in header if header.count(h) > 1})
+        raise AnnotationError(path, 1, dup[0], "column name appears more than once")
+    if "item" not in header:
+        raise AnnotationError(
+            path, 1, "item",
+            f"no 'item' column in header {header}: both layouts need one ({_LONG_NEEDS}; "
+            "a wide-layout file needs item[, category], then one column per rater)",
+        )
+    cols = tuple(header)
+    has = [f for f in ("rater", "label") if f in header]
+    if layout == "long":
+        for field in LONG_FIELDS:
+            if field not in header:
+                raise AnnotationError(
+                    path, 1, field, f"no {field!r} column: {_LONG_NEEDS}; the header is {header}"
+                )
+        return Layout("long", "as asked", cols)
+    if layout == "auto":
+        if len(has) == 2:
+            return Layout("long", "since the header has item, rater, label", cols)
+        if len(has) == 1:
+            missing = "label" if has[0] == "rater" else "rater"
+            raise AnnotationError(
+                path, 1, missing,
+                f"no {missing!r} column: {_LONG_NEEDS}; read as wide layout it has "
+                f"{_one_or_many(_rater_columns(header))} (set the layout to 'wide' if "
+                f"{has[0]!r} is a rater's name)",
+            )
+    if not _rater_columns(header):
+        raise AnnotationError(
+            path, 1, "<header>",
+            f"a wide-layout file needs item[, category], then one column per rater; the header "
+            f"is {header}",
+        )
+    if layout == "wide":
+        return Layout("wide", "as asked", cols)
+    return Layout(
+        "wide", "since the header has no rater or label column, so each other column is a rater",
+        cols,
+    )
+
+
 def _norm_id(value: Any) -> str:
     """Item and rater ids are strings ("007" stays "007")."""
     return str(value).strip()
@@ -76,7 +255,7 @@ def _norm_id(value: Any) -> str:
 def read_annotations(
     path: str | Path,
     *,
-    layout: str | None = None,
+    layout: str | None = "auto",
     raters: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Read a long or wide annotation table into a long DataFrame.
@@ -85,12 +264,16 @@ def read_annotations(
     ----------
     path : str or Path
         ``.csv`` (long or wide) or ``.jsonl`` (long: one JSON object per line).
-    layout : {"long", "wide"}, optional
-        Default: long if the CSV header has ``item``, ``rater`` and ``label``, wide if it has
-        ``item`` but no ``rater``; JSONL is always long.
+    layout : {"auto", "long", "wide"}, default "auto"
+        ``"auto"`` (or None): long if the CSV header has ``item``, ``rater`` and ``label``,
+        wide if it has ``item`` and neither ``rater`` nor ``label``; a header with only one of
+        the two is an error (see :func:`detect_layout`, which also says why a layout was
+        taken). JSONL is always long.
     raters : sequence of str, optional
-        The raters expected. A rating by anyone else is an error (a typo in a rater name would
-        otherwise create a new rater silently).
+        A check, not a selection: the raters expected in the file. A rating by anyone else is
+        an error (a typo in a rater name would otherwise create a new rater silently). To
+        compute agreement among some of the raters, read everything and pass ``raters`` to
+        :func:`noisefloor.stats.agreement_table.agreement_by_label`.
 
     Returns
     -------
@@ -102,9 +285,9 @@ def read_annotations(
     Raises
     ------
     AnnotationError
-        An unreadable line, a missing field, an empty label (long layout), an item rated twice
-        by one rater for the same category, an unknown rater; the message names file, line
-        and field.
+        An unreadable line, a missing field, a header that fits neither layout (see
+        :func:`detect_layout`), an empty label (long layout), an item rated twice by one rater
+        for the same category, an unknown rater; the message names file, line and field.
     FileNotFoundError
         If ``path`` does not exist.
     ValueError
@@ -120,21 +303,12 @@ def read_annotations(
     [['1', 'ann', 'yes'], ['1', 'bob', 'no']]
     """
     path = Path(path)
-    if layout not in (None, "long", "wide"):
-        raise ValueError(f"layout must be 'long', 'wide' or None; got {layout!r}")
-    if not path.exists():
-        raise FileNotFoundError(f"annotation file not found: {path}")
-    suffix = path.suffix.lower()
+    chosen = detect_layout(path, layout)
+    suffix = _suffix(path)
     if suffix in (".jsonl", ".ndjson"):
-        if layout == "wide":
-            raise ValueError("JSONL annotation files are long (one rating per line)")
         records = _read_jsonl(path)
-    elif suffix in (".csv", ".tsv"):
-        records = _read_csv(path, layout, delimiter="\t" if suffix == ".tsv" else ",")
     else:
-        raise ValueError(
-            f"{path}: unsupported annotation file type {suffix!r}; expected .csv, .tsv or .jsonl"
-        )
+        records = _read_csv(path, chosen.layout, delimiter="\t" if suffix == ".tsv" else ",")
     allowed = None if raters is None else {_norm_id(r) for r in raters}
     seen: dict[tuple[str, str, str], int] = {}
     for rec in records:
@@ -205,27 +379,12 @@ def _read_jsonl(path: Path) -> list[dict]:
     return out
 
 
-def _read_csv(path: Path, layout: str | None, delimiter: str) -> list[dict]:
+def _read_csv(path: Path, layout: str, delimiter: str) -> list[dict]:
+    """Rows of a CSV whose header :func:`detect_layout` has already checked for ``layout``."""
     with path.open(encoding="utf-8", newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
-        try:
-            header = [h.strip() for h in next(reader)]
-        except StopIteration:
-            raise AnnotationError(path, 1, "<header>", "the file is empty") from None
-        if len(set(header)) != len(header):
-            dup = sorted({h for h in header if header.count(h) > 1})
-            raise AnnotationError(path, 1, dup[0], "column name appears more than once")
-        if "item" not in header:
-            raise AnnotationError(path, 1, "item", f"no 'item' column in header {header}")
-        if layout is None:
-            layout = "long" if {"rater", "label"} <= set(header) else "wide"
-        if layout == "long":
-            for field in LONG_FIELDS:
-                if field not in header:
-                    raise AnnotationError(path, 1, field, f"no {field!r} column in header {header}")
-        rater_cols = [h for h in header if h not in ("item", "category")]
-        if layout == "wide" and not rater_cols:
-            raise AnnotationError(path, 1, "<header>", "a wide table needs one column per rater")
+        header = [h.strip() for h in next(reader)]
+        rater_cols = _rater_columns(header)
         col = {h: i for i, h in enumerate(header)}
         out = []
         line_no = 1

@@ -247,7 +247,12 @@ def agreement_by_label(
         if judge in humans:
             raise ValueError(f"judge {judge!r} is also listed among the human raters")
     if len(humans) < 2:
-        raise ValueError(f"agreement needs at least two human raters; got {humans}")
+        names = ", ".join(repr(r) for r in humans) or "none"
+        judged = f" besides the judge {judge!r}" if judge is not None else ""
+        raise ValueError(
+            f"agreement needs at least two human raters; the table has {len(humans)}{judged}: "
+            f"{names}"
+        )
 
     results = []
     for label, sub in df.groupby("category", sort=False):

@@ -118,3 +118,37 @@ def test_fleiss_z_test_matches_irr_json_and_text(tmp_path):
     assert "gives no interval" in text  # the footer says what z(H0) is and is not
     kripp_line = next(line for line in text.splitlines() if " krippendorff " in line)
     assert kripp_line.split()[5] == "-"  # no z-test for alpha
+
+
+def test_long_file_missing_label_names_file_column_and_layout(tmp_path):
+    # user test 2, item 11: "item,rater / 1,a" failed with "agreement needs at least two human
+    # raters; got ['rater']" (read as wide, no file, no column).
+    p = tmp_path / "e1.csv"
+    p.write_text("item,rater\n1,a\n")
+    res = CliRunner().invoke(agreement, [str(p)])
+    assert res.exit_code == 1
+    assert (f"Error: {p}:1: field 'label': no 'label' column: a long-layout file needs item, "
+            "rater, label[, category]; read as wide layout it has one rater column 'rater'"
+            ) in res.output
+    assert "Traceback" not in res.output
+    # asked for explicitly, the wide reading is used, and the error says which layout and why
+    res = CliRunner().invoke(agreement, [str(p), "--layout", "wide"])
+    assert res.exit_code == 1
+    assert f"Error: {p}: agreement needs at least two human raters; the table has 1: 'rater' " \
+           "(read in wide layout, as asked)" in res.output
+
+
+def test_first_line_says_which_layout_and_why(tmp_path):
+    res = _run(FIX / "tax_annotations.csv", "--metric", "fleiss", "--n-boot", "0")
+    assert res.output.splitlines()[0].startswith(
+        f"{FIX / 'tax_annotations.csv'}: long layout, since the header has item, rater, label; "
+        "2000 ratings; raters expert_1")
+    p = tmp_path / "w.csv"
+    p.write_text("item,a,b\n1,x,x\n2,y,x\n")
+    first = _run(p, "--metric", "fleiss", "--n-boot", "0").output.splitlines()[0]
+    assert first == (f"{p}: wide layout, since the header has no rater or label column, so each "
+                     "other column is a rater; 4 ratings; raters a, b")
+    assert _run(p, "--layout", "wide", "--n-boot", "0").output.startswith(
+        f"{p}: wide layout, as asked;")
+    res = CliRunner().invoke(agreement, [str(p), "--layout", "long"])
+    assert res.exit_code == 1 and "field 'rater': no 'rater' column" in res.output

@@ -120,3 +120,69 @@ def test_parse_label_keeps_strings():
     assert parse_label("007") == 7  # numbers are numbers ...
     assert parse_label("L1") == "L1"  # ... labels stay labels
     assert parse_label("nan") == "nan"
+
+
+# --- layout detection (user test 2, item 11): explicit, with the reason, and no silent guess ---
+
+from noisefloor.logs.annotations import detect_layout  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    "header, missing, as_wide",
+    [
+        ("item,rater", "label", "one rater column 'rater'"),
+        ("item,label", "rater", "one rater column 'label'"),
+        ("item,category,rater,extra", "label", "2 rater columns 'rater', 'extra'"),
+    ],
+)
+def test_long_file_missing_a_column_is_named_not_read_as_wide(tmp_path, header, missing, as_wide):
+    # item,rater / 1,a used to be read as a wide table with one rater called 'rater', and failed
+    # later with "agreement needs at least two human raters; got ['rater']" and no file name.
+    p = _write(tmp_path, "x.csv", header + "\n" + ",".join("1" for _ in header.split(",")) + "\n")
+    for call in (detect_layout, read_annotations):
+        with pytest.raises(AnnotationError) as exc:
+            call(p)
+        assert (exc.value.line, exc.value.field) == (1, missing)
+        msg = str(exc.value)
+        assert msg.startswith(f"{p}:1: field {missing!r}: no {missing!r} column: "
+                              "a long-layout file needs item, rater, label[, category]")
+        assert f"read as wide layout it has {as_wide}" in msg
+        assert "set the layout to 'wide'" in msg
+
+
+def test_layout_given_explicitly_is_obeyed_and_checked(tmp_path):
+    p = _write(tmp_path, "x.csv", "item,rater\n1,a\n2,b\n")
+    lay = detect_layout(p, "wide")
+    assert (lay.layout, lay.reason, lay.columns) == ("wide", "as asked", ("item", "rater"))
+    df = read_annotations(p, layout="wide")
+    assert df["rater"].tolist() == ["rater", "rater"] and df["label"].tolist() == ["a", "b"]
+    w = _write(tmp_path, "w.csv", "item,ann,bob\n1,x,y\n")
+    with pytest.raises(AnnotationError, match=r"w.csv:1: field 'rater': no 'rater' column: "
+                       r"a long-layout file needs item, rater, label\[, category\]; the header"):
+        read_annotations(w, layout="long")
+    with pytest.raises(ValueError, match=r"layout must be one of \['auto', 'long', 'wide'\]"):
+        detect_layout(w, "tall")
+
+
+def test_detected_layout_says_why(tmp_path):
+    long_ = detect_layout(FIX / "tax_annotations.csv")
+    assert long_.describe() == "long layout, since the header has item, rater, label"
+    wide = detect_layout(_write(tmp_path, "w.csv", "item,category,ann,bob\n1,L1,x,y\n"))
+    assert wide.layout == "wide"
+    assert wide.reason == "since the header has no rater or label column, so each other column " \
+                          "is a rater"
+    assert detect_layout(_write(tmp_path, "a.jsonl", "{}\n")).describe() == \
+        "long layout, since JSONL is always long"
+    assert detect_layout(w := _write(tmp_path, "v.csv", "item,ann\n1,x\n"), None).layout == "wide"
+    assert read_annotations(w, layout=None)["rater"].tolist() == ["ann"]
+    with pytest.raises(ValueError, match="JSONL annotation file is always long"):
+        detect_layout(tmp_path / "a.jsonl", "wide")
+
+
+def test_header_without_item_names_both_layouts(tmp_path):
+    p = _write(tmp_path, "n.csv", "id,rater,label\n1,a,x\n")
+    with pytest.raises(AnnotationError, match=r"n.csv:1: field 'item': no 'item' column .* both "
+                       r"layouts need one"):
+        read_annotations(p)
+    with pytest.raises(AnnotationError, match=r"e.csv:1: field '<header>': the file is empty"):
+        detect_layout(_write(tmp_path, "e.csv", ""))
