@@ -10,10 +10,15 @@ from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 
 
+#: A count: a non-negative integer that fits 64 bits (a larger one reached numpy as an object
+#: and failed with "loop of ufunc does not support argument 0").
+COUNT = click.IntRange(min=0, max=2**63 - 1)
+
+
 @click.command()
-@click.option("--wins", type=int, required=True, help="Tasks where a succeeded and b failed.")
-@click.option("--losses", type=int, required=True, help="Tasks where a failed and b succeeded.")
-@click.option("--ties", type=int, default=0, show_default=True, help="Tasks with equal outcomes.")
+@click.option("--wins", type=COUNT, required=True, help="Tasks where a succeeded and b failed.")
+@click.option("--losses", type=COUNT, required=True, help="Tasks where a failed and b succeeded.")
+@click.option("--ties", type=COUNT, default=0, show_default=True, help="Tasks with equal outcomes.")
 @click.option("--family-size", type=int, default=1, show_default=True,
               help="Number of contrasts in the family, for the Bonferroni correction.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")

@@ -212,3 +212,9 @@ def test_floor_all_ties_names_no_empty_contrast(run, tmp_path):
                              for p in ("no_coord", "intercept") for i in range(4)) + "\n")
     out = run("floor", log).output
     assert "n/a pp  (no contrast has an untied pair; basis: null)" in out and "(;" not in out
+
+
+@pytest.mark.parametrize("value", ["99999999999999999999", "-1"])
+def test_contrast_count_out_of_range_is_a_usage_error_naming_the_flag(value):
+    r = CliRunner().invoke(cli, ["contrast", "--wins", value, "--losses", "1"])
+    assert r.exit_code == 2 and "--wins" in r.output and "ufunc" not in r.output
