@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import click
+
+
+def _open_store(db: Path):
+    """Open the store at ``db``; a file that is not an SQLite database is a one-line error."""
+    from noisefloor.store import SQLiteEventStore
+
+    try:
+        return SQLiteEventStore(db)
+    except sqlite3.DatabaseError as exc:  # "file is not a database", a locked/corrupt file
+        raise click.ClickException(
+            f"{db}: cannot open it as a noisefloor store (expected an SQLite database written "
+            f"by noisefloor; SQLite says: {exc})") from None
 
 
 @click.group("store")
@@ -20,6 +33,7 @@ def serve(db: Path) -> None:
     """Serve the store at DB as an MCP server over stdio (tools trace.query, trace.write)."""
     from noisefloor.store.mcp_server import serve_stdio
 
+    _open_store(db).close()  # a bad file is reported here, before the server starts
     serve_stdio(str(db))
 
 
@@ -31,9 +45,7 @@ def serve(db: Path) -> None:
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 100_000))
 def query(db: Path, task_id: str, tool_name: str | None, limit: int) -> None:
     """Print one task's events as JSON lines."""
-    from noisefloor.store import SQLiteEventStore
-
-    with SQLiteEventStore(db) as s:
+    with _open_store(db) as s:
         try:
             events = s.query(task_id, tool_name=tool_name, limit=limit)
         except (TypeError, ValueError) as exc:

@@ -31,3 +31,14 @@ def test_store_query_prints_only_the_task_asked_for(tmp_path):
     assert hostile.exit_code == 0 and hostile.output == ""
     missing = CliRunner().invoke(store_group, ["query", "--db", str(tmp_path / "nope.db"), "--task", "A"])
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_a_file_that_is_not_a_store_is_one_clear_line(tmp_path):
+    bad = tmp_path / "trials.jsonl"
+    bad.write_text('{"not": "sqlite"}\n' * 50)
+    for args in (["query", "--db", str(bad), "--task", "A"], ["serve", "--db", str(bad)]):
+        result = CliRunner().invoke(store_group, args)
+        assert result.exit_code == 1, result.output
+        assert f"{bad}: cannot open it as a noisefloor store" in result.output
+        assert "file is not a database" in result.output and result.exception is not None
+        assert isinstance(result.exception, SystemExit)  # handled, not a traceback
