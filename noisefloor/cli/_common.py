@@ -2,16 +2,94 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import os
+import re
 import sys
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import click
 import numpy as np
 import pandas as pd
+
+
+# Library messages name Python keywords (``protocol=``, ``allow_nan=True``), sometimes with the
+# command-line option beside them (``benchmark= / --benchmark``); on the command line only the
+# option is meant. Both the keyword-and-option forms and a keyword that is an option of the
+# running command are rewritten; anything else is left as the library wrote it.
+_BOTH = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|\"[^\"]*\"|[^\s,/()]*)"
+                   r"(?:\s*/\s*|,\s*or\s+)(--[a-z][a-z-]*),?")
+_BRACKETED = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|[^\s,/()]*)\s*"
+                        r"\((--[a-z][a-z-]*)(?: on the command line)?\)")
+_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
+
+
+def _command_options() -> set[str]:
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return set()
+    return {opt for param in ctx.command.params for opt in getattr(param, "opts", ())
+            if opt.startswith("--")}
+
+
+def cli_message(text: str, options: set[str] | None = None) -> str:
+    """Rewrite a library message for the command line: name options, not Python keywords.
+
+    ``options`` are the long options of the running command (default: read from the click
+    context); a bare keyword is rewritten only when it is one of them.
+
+    Examples
+    --------
+    >>> cli_message("NaN (pass allow_nan=True, or --allow-nan, to accept it)")
+    'NaN (pass --allow-nan to accept it)'
+    >>> cli_message("cannot name the benchmark (or pass benchmark= / --benchmark)")
+    'cannot name the benchmark (or pass --benchmark)'
+    >>> cli_message("pass format= (--format on the command line) one of jsonl")
+    'pass --format one of jsonl'
+    >>> cli_message("2 protocols; choose one with protocol=", {"--protocol"})
+    '2 protocols; choose one with --protocol'
+    >>> cli_message("pass k_exceeds_n='nan' to decide", {"--k-exceeds-n"})
+    'pass --k-exceeds-n nan to decide'
+    >>> cli_message("choose one with protocol=", set())  # no such option: left as written
+    'choose one with protocol='
+    """
+    text = _BRACKETED.sub(r"\1", _BOTH.sub(r"\1", text))
+    known = _command_options() if options is None else options
+
+    def keyword(match: re.Match) -> str:
+        option = "--" + match.group(1).replace("_", "-")
+        if option not in known:
+            return match.group(0)
+        value = match.group(3)
+        return option if value is None else f"{option} {value}"
+
+    return _KEYWORD.sub(keyword, text)
+
+
+@contextlib.contextmanager
+def clean_warnings() -> Iterator[None]:
+    """Show warnings as one ``warning: message`` line each on stderr (no file path or source).
+
+    noisefloor's own warnings (a truncated final line, tasks left unpaired) are shown every
+    time they are raised, but each distinct message once.
+    """
+    shown: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = cli_message(str(message))
+        if text not in shown:
+            shown.add(text)
+            click.echo(f"warning: {text}", err=True)
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("always", module=r"(noisefloor|harness)(\.|$)")
+        warnings.showwarning = show
+        yield
 
 
 def handle_errors(func):
@@ -30,7 +108,7 @@ def handle_errors(func):
             sys.exit(141)
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            raise click.ClickException(str(message)) from None
+            raise click.ClickException(cli_message(str(message))) from None
 
     return wrapper
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import click
 
 from noisefloor.logs import FORMATS as _LOG_FORMATS
@@ -20,22 +22,48 @@ def label_options(func):
     return func
 
 
+_ALLOW_NAN = "noisefloor.allow_nan"
+
+#: Help of ``--allow-nan`` (also used by ``log validate``).
+ALLOW_NAN_HELP = ("Accept NaN/Infinity literals in the JSON (a non-finite reward is still an "
+                  "error; such values may stand in 'extra').")
+
+
 def log_options(func):
-    """``--format`` for commands that take LOG paths."""
+    """``--format`` and ``--allow-nan`` for commands that take LOG paths.
+
+    ``--allow-nan`` does not reach the command function: it is kept in the click context and
+    :func:`read_logs` reads it from there, so every command reading logs has it.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, allow_nan: bool = False, **kwargs):
+        click.get_current_context().meta[_ALLOW_NAN] = allow_nan
+        return func(*args, **kwargs)
+
+    wrapper = click.option("--allow-nan", is_flag=True, help=ALLOW_NAN_HELP)(wrapper)
     return click.option(
         "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="Log format; 'auto' detects it from each file.",
-    )(func)
+    )(wrapper)
 
 
-def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None):
-    """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`)."""
+def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None,
+              allow_nan: bool | None = None):
+    """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`).
+
+    ``allow_nan`` defaults to the command's ``--allow-nan`` flag.
+    """
     from noisefloor.logs import load_trials
 
     if not paths:
         raise click.UsageError("give at least one LOG path")
+    if allow_nan is None:
+        ctx = click.get_current_context(silent=True)
+        allow_nan = bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False))
     trials = load_trials(list(paths), format=None if log_format == "auto" else log_format,
-                         benchmark=label_benchmark, model=label_model, protocol=label_protocol)
+                         allow_nan=allow_nan, benchmark=label_benchmark, model=label_model,
+                         protocol=label_protocol)
     if trials.empty:
         # An empty log (a blank file read with --format, ``[]``, a tau2 run without
         # simulations) must not pass as a run with nothing wrong in it.

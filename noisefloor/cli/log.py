@@ -17,6 +17,8 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
+from noisefloor.cli._common import cli_message
+from noisefloor.cli._logs import ALLOW_NAN_HELP
 from noisefloor.logs.detect import expand_paths
 
 
@@ -33,9 +35,9 @@ def schema() -> None:
 
 @log.command("validate")
 @click.argument("files", nargs=-1, required=True, type=click.Path())
-@click.option("--format", "format_", type=click.Choice(FORMATS), default=None,
-              help="Reader for every FILE (default: detected per file).")
-@click.option("--allow-nan", is_flag=True, help="Accept NaN/Infinity literals in the JSON.")
+@click.option("--format", "format_", type=click.Choice(("auto", *FORMATS)), default="auto",
+              show_default=True, help="Log format; 'auto' detects it from each file.")
+@click.option("--allow-nan", is_flag=True, help=ALLOW_NAN_HELP)
 @click.option("--benchmark", default=None, help="Benchmark label for formats that lack one.")
 @click.option("--model", default=None, help="Model label for formats that lack one.")
 @click.option("--protocol", default=None, help="Protocol label for formats that lack one.")
@@ -43,12 +45,13 @@ def schema() -> None:
 def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
              benchmark: str | None, model: str | None, protocol: str | None,
              as_json: bool) -> None:
-    """Check FILE... (files or run directories) and report every problem.
+    """Check log files (or run directories) and report every problem.
 
-    Prints one line per problem, ``file:line: field: message (expected ..., received ...)``,
+    Prints one line per problem, as file:line: field: message (expected ..., received ...),
     then a summary. Exits 1 if any problem was found, 0 otherwise (a truncated final line is
     a warning, not a problem).
     """
+    format_ = None if format_ == "auto" else format_
     # A path that cannot be read at all (missing, an empty directory) is one problem among the
     # others: report it and go on with the remaining paths.
     path_problems, readable = [], []
@@ -71,7 +74,7 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
             report = validate_logs(readable, format=format_, allow_nan=allow_nan,
                                    benchmark=benchmark, model=model, protocol=protocol)
     except (LogValidationError, ValueError, OSError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(cli_message(str(exc))) from None
     ok = report.ok and not path_problems
     if as_json:
         doc = report.to_dict()
@@ -80,9 +83,9 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
         click.echo(json.dumps(doc, indent=2))
     else:
         for problem in path_problems:
-            click.echo(problem)
+            click.echo(cli_message(problem))
         for problem in report.problems:
-            click.echo(str(problem))
+            click.echo(cli_message(str(problem)))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")
         n_problems = len(report.problems) + len(path_problems)

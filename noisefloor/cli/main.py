@@ -8,12 +8,16 @@ from __future__ import annotations
 import click
 
 from noisefloor import __version__
+from noisefloor.cli._common import clean_warnings
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="noisefloor")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Is a claimed multi-agent LLM gain real, or inside the run-to-run noise floor?"""
+    # Every command: library warnings as clean ``warning: ...`` lines on stderr, once each.
+    ctx.with_resource(clean_warnings())
 
 
 def _attach() -> None:

@@ -139,6 +139,10 @@ def _check_options(counts: dict, reals: dict) -> None:
     help="Release-baseline log (repeat for several files; a directory works too).",
 )
 @log_options
+@click.option("--benchmark", "label_benchmark", default=None,
+              help="Benchmark label for formats that lack or only infer one.")
+@click.option("--model", "label_model", default=None,
+              help="Model label for formats that lack or only infer one.")
 @click.option(
     "--sigma",
     type=float,
@@ -226,6 +230,8 @@ def monitor(
     logs,
     baseline_logs,
     log_format,
+    label_benchmark,
+    label_model,
     sigma,
     floor_logs,
     k,
@@ -260,13 +266,15 @@ def monitor(
          "--quantile": quantile, "--rel-increase": rel_increase,
          "--collision-threshold": collision_threshold},
     )
-    trials = read_logs(logs, log_format)
-    baseline = read_logs(baseline_logs, log_format)
+    # --protocol here selects the monitored protocol (it is not a label, unlike floor's).
+    trials = read_logs(logs, log_format, label_benchmark, label_model)
+    baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
     if floor_logs:
         from noisefloor.floor import noise_floor_from_trials
 
         try:
-            sigma = noise_floor_from_trials(read_logs(floor_logs, log_format))
+            sigma = noise_floor_from_trials(read_logs(floor_logs, log_format, label_benchmark,
+                                                  label_model))
         except ValueError as exc:
             raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: {exc}") from None
         if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:

@@ -42,3 +42,68 @@ def test_passk_k_accepts_a_comma_list_and_repetition():
     bad = _run("passk", TAU2_DIR, "--k", "1,x")
     assert bad.exit_code == 2 and "comma-separated list" in bad.stderr + bad.output
     assert _run("passk", TAU2_DIR, "--k", "0").exit_code == 2
+
+
+def _nan_log(tmp_path):
+    # The whole fixture log with a NaN literal inside the first record's ``extra``.
+    lines = (FIXTURES / "logs" / "trials.jsonl").read_text().splitlines()
+    assert '"extra": {' in lines[0]
+    lines[0] = lines[0].replace('"extra": {', '"extra": {"latency": NaN, ', 1)
+    log = tmp_path / "nan.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    return log
+
+
+@pytest.mark.parametrize("command", [["floor", "{log}"], ["passk", "{log}"],
+                                     ["audit", "--out", "{out}", "--log", "{log}"],
+                                     ["monitor", "{log}", "--baseline", "{log}"],
+                                     ["log", "validate", "{log}"]])
+def test_every_log_reading_command_has_allow_nan(tmp_path, command):
+    # usertest2 item 3: the NaN error recommended --allow-nan, which only log validate had.
+    log = _nan_log(tmp_path)
+    args = [a.replace("{log}", str(log)).replace("{out}", str(tmp_path / "rep"))
+            for a in command]
+    refused = _run(*args)
+    assert refused.exit_code == 1
+    assert "non-finite number literal NaN (pass --allow-nan to accept it)" in refused.output
+    assert "allow_nan" not in refused.output  # item 13: the CLI names the option only
+    accepted = _run(*args, "--allow-nan")
+    assert accepted.exit_code == 0, accepted.output
+
+
+def test_truncated_line_is_one_clean_warning_line_on_stderr(tmp_path):
+    # usertest2 item 6: floor/passk showed a raw Python warning with internal paths.
+    lines = (FIXTURES / "logs" / "trials.jsonl").read_bytes().rstrip(b"\n")
+    log = tmp_path / "trunc.jsonl"
+    log.write_bytes(lines[:-60])
+    n = lines.count(b"\n") + 1
+    cut = len(lines[:-60].rsplit(b"\n", 1)[1])
+    for args in (["floor", log], ["passk", log], ["monitor", log, "--baseline", log]):
+        r = _run(*args)
+        assert r.exit_code == 0, r.output
+        warned = [ln for ln in r.stderr.splitlines() if ln.strip()]
+        assert len(warned) == 1, warned
+        assert warned[0].startswith(f"warning: {log}:{n}: final line is truncated (no newline, "
+                                    f"{cut} bytes, malformed JSON: ")
+        assert warned[0].endswith("; it was skipped")
+        assert "warning" not in r.stdout and ".py" not in r.stderr
+
+
+def test_log_validate_format_auto():
+    # usertest2 item 9: every other command lists and defaults to 'auto'.
+    log = FIXTURES / "logs" / "trials.jsonl"
+    assert _run("log", "validate", "--format", "auto", log).exit_code == 0
+    assert "[default: auto]" in _run("log", "validate", "--help").output
+
+
+def test_python_keywords_are_cli_options_in_messages(tmp_path):
+    # usertest2 item 13: "choose one with protocol=" on the command line.
+    paper = FIXTURES / "logs" / "paper"  # three protocols, no benchmark/model recorded
+    r = _run("monitor", paper, "--baseline", paper)
+    assert r.exit_code == 1 and "pass --benchmark and --model" in r.output
+    r = _run("monitor", paper, "--baseline", paper, "--benchmark", "b", "--model", "m")
+    assert r.exit_code == 1 and r.output.rstrip().endswith("choose one with --protocol")
+    undetected = tmp_path / "x.jsonl"
+    undetected.write_text('{"a": 1}\n')
+    r = _run("floor", undetected)
+    assert r.exit_code == 1 and "--format" in r.output and "format=" not in r.output
