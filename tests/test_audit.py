@@ -83,3 +83,16 @@ def test_reported_column_uses_the_claims_own_unit(tmp_path):
     # published text, when given, is shown as published
     bundled = verdict_table(audit(read_claims(), 0.118, 0.153))
     assert bundled["reported"].iloc[0] == "+1.2 pts"
+
+
+def test_a_comparable_claim_beyond_100_pp_is_a_unit_slip_not_above(tmp_path):
+    path = tmp_path / "claims.csv"
+    path.write_text("paper,effect_high,unit\nA,5,pp\nB,5,proportion\n")  # 5 = 500 pp
+    claims = read_claims(path)
+    claims.attrs["source"] = str(path)
+    with pytest.raises(ValueError, match=rf"claim 'B' \({path}:3\): field 'effect_high': 500 pp "
+                                         r"is outside \[-100, 100\] pp"):
+        audit(claims, 0.118, 0.153)
+    # other units are placed (and flagged) on their own scale, as before
+    other = pd.DataFrame({"paper": ["C"], "effect_high": [3.0], "unit": ["BLEU x 100"]})
+    assert audit(other, 0.118, 0.153).verdicts[0].flag

@@ -57,6 +57,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             others = sign_test_table(rest.drop(columns=["line"]))
     nf = noise_floor(null)
     claim_table = read_claims(claims)
+    if claims:
+        claim_table.attrs["source"] = str(claims)  # errors below name file:line
     result = run_audit(claim_table, nf)
 
     out_dir = Path(out)
