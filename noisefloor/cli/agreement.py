@@ -59,7 +59,10 @@ def _fmt_z(rec: dict) -> str:
 @click.option("--judge", metavar="RATER", default=None,
               help="Compare this rater with the majority of the others (Cohen's kappa).")
 @click.option("--raters", metavar="A,B,..", default=None,
-              help="The human raters; a rating by anyone else is an error.")
+              help="Use only these raters as the human raters (comma-separated); the others "
+                   "in FILE, except the --judge, are ignored and the first output line names "
+                   "them. Two raters without --judge give Cohen's kappa between them. A name "
+                   "not in FILE is an error.")
 @click.option("--categories", metavar="C1,C2,..", default=None,
               help="Category order (needed for weights/ordinal when a scale point is unused).")
 @click.option("--tie", type=click.Choice(["exclude", "lowest", "highest"]), default="exclude",
@@ -91,8 +94,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     except (AnnotationError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        df = read_annotations(file, layout=chosen.layout,
-                              raters=_with_judge(_split(raters), judge))
+        df = read_annotations(file, layout=chosen.layout)
         cats = _split(categories)
         table = agreement_by_label(
             df,
@@ -126,9 +128,11 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         ]
         click.echo(json.dumps(rows, indent=2))
         return
-    pct = int(round(confidence * 100))
+    pct = round(confidence * 100)
     click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
-               f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else ""))
+               f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else "")
+               + (f"; ignored (not in --raters): {', '.join(table.ignored)}"
+                  if table.ignored else ""))
     header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
              f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \
              "comparison"
@@ -149,8 +153,3 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                    "tests chance agreement, gives no interval.")
     click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
 
-
-def _with_judge(raters: list[str] | None, judge: str | None) -> list[str] | None:
-    if raters is None:
-        return None
-    return raters + ([judge] if judge and judge not in raters else [])

@@ -60,12 +60,16 @@ class AgreementTable:
         The human raters.
     tie : str
         Rule applied when the human majority is tied (see :func:`majority_label`).
+    ignored : tuple of str, default ()
+        Raters in the annotations that are neither among ``raters`` nor the judge: left out
+        because ``raters`` chose a subset.
     """
 
     results: tuple
     judge: str | None
     raters: tuple
     tie: str
+    ignored: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per result: every scalar field of :class:`AgreementResult`, plus
@@ -77,11 +81,12 @@ class AgreementTable:
         return frame[front + [c for c in frame.columns if c not in front]]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"judge", "raters", "tie", "results": [AgreementResult.to_dict(), ...]}``."""
+        """``{"judge", "raters", "tie", "ignored", "results": [AgreementResult.to_dict(), ...]}``."""
         return {
             "judge": self.judge,
             "raters": list(self.raters),
             "tie": self.tie,
+            "ignored": list(self.ignored),
             "results": [r.to_dict() for r in self.results],
         }
 
@@ -156,7 +161,10 @@ def agreement_by_label(
         A rater to compare with the majority of the human raters (Cohen's kappa). The judge
         never enters Fleiss' kappa or alpha.
     raters : sequence of str, optional
-        The human raters (default: every rater except ``judge``).
+        The human raters to use (default: every rater except ``judge``). A selection: the
+        ratings of anyone else but the judge are left out (listed in
+        ``AgreementTable.ignored``), so ``raters=["alice", "bob"]`` gives Cohen's kappa
+        between alice and bob in a study with more raters. Every name must be in the table.
     weights : {"none", "linear", "quadratic"}, default "none"
         Cohen's kappa weights.
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
@@ -183,7 +191,8 @@ def agreement_by_label(
     ------
     ValueError
         Missing columns, an unknown metric/weights/level/tie, a judge or rater not in the
-        table, fewer than two human raters, an item rated twice by one rater.
+        table, a rater named twice or also as the judge, fewer than two human raters, an item
+        rated twice by one rater.
 
     Notes
     -----
@@ -243,16 +252,26 @@ def agreement_by_label(
         humans = [str(r) for r in raters]
         unknown = [r for r in humans if r not in all_raters]
         if unknown:
-            raise ValueError(f"raters {unknown} do not appear in the table; raters: {all_raters}")
+            raise ValueError(
+                f"rater(s) {', '.join(map(repr, unknown))} chosen as human raters do not appear "
+                f"in the table; its raters are {', '.join(map(repr, all_raters))}"
+            )
+        twice = sorted({r for r in humans if humans.count(r) > 1})
+        if twice:
+            raise ValueError(f"rater(s) {', '.join(map(repr, twice))} chosen more than once")
         if judge in humans:
-            raise ValueError(f"judge {judge!r} is also listed among the human raters")
+            raise ValueError(f"judge {judge!r} is also chosen as a human rater")
     if len(humans) < 2:
         names = ", ".join(repr(r) for r in humans) or "none"
-        judged = f" besides the judge {judge!r}" if judge is not None else ""
-        raise ValueError(
-            f"agreement needs at least two human raters; the table has {len(humans)}{judged}: "
-            f"{names}"
-        )
+        if raters is not None:
+            where = f"{len(humans)} chosen"
+        else:
+            where = f"the table has {len(humans)}" + (
+                f" besides the judge {judge!r}" if judge is not None else "")
+        raise ValueError(f"agreement needs at least two human raters; {where}: {names}")
+    ignored = tuple(r for r in all_raters if r not in humans and r != judge)
+    if ignored:  # a chosen subset: the others' ratings play no part (nor their items)
+        df = df[df["rater"].isin(humans + ([judge] if judge is not None else []))]
 
     results = []
     for label, sub in df.groupby("category", sort=False):
@@ -274,7 +293,8 @@ def agreement_by_label(
             else:
                 res = _cohen_row(wide, humans, judge, cats, weights, tie, common)
             results.append(replace(res, label=str(label)))
-    return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie)
+    return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie,
+                          ignored=ignored)
 
 
 def _undefined(metric: str, reason: str, n_items: int, n_raters: int, cats: tuple,

@@ -77,8 +77,9 @@ def test_bad_input_is_a_clean_error(tmp_path):
     res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"), "--judge", "gpt"])
     assert res.exit_code == 1 and "judge 'gpt' is not a rater" in res.output
     res = CliRunner().invoke(agreement, [str(FIX / "tax_annotations.csv"),
-                                         "--raters", "expert_1,expert_2"])
-    assert res.exit_code == 1 and "unknown rater" in res.output
+                                         "--raters", "expert_1,expert_9"])
+    assert res.exit_code == 1
+    assert "rater(s) 'expert_9' chosen as human raters do not appear in the table" in res.output
 
 
 def test_registered_in_top_level_group():
@@ -152,3 +153,46 @@ def test_first_line_says_which_layout_and_why(tmp_path):
         f"{p}: wide layout, as asked;")
     res = CliRunner().invoke(agreement, [str(p), "--layout", "long"])
     assert res.exit_code == 1 and "field 'rater': no 'rater' column" in res.output
+
+
+def _three_raters(tmp_path: Path) -> Path:
+    p = tmp_path / "ann_wide.csv"
+    p.write_text("item,alice,bob,carol\n1,y,y,n\n2,n,n,n\n3,y,n,y\n4,y,y,y\n5,,,n\n")
+    return p
+
+
+def test_raters_selects_two_of_three_for_cohen(tmp_path):
+    # user test 2, item 12: --raters alice,bob on a file with alice, bob, carol failed with
+    # "unknown rater 'carol'". It now selects: carol is ignored and the output says so.
+    p = _three_raters(tmp_path)
+    res = _run(p, "--metric", "cohen", "--raters", "alice,bob", "--n-boot", "0")
+    assert res.exit_code == 0, res.output
+    first, _, row = res.output.splitlines()[:3]
+    assert first.endswith("; raters alice, bob; ignored (not in --raters): carol")
+    # items 1-4 (item 5 has carol only): alice y,n,y,y / bob y,n,n,y -> po = 3/4,
+    # pe = (3/4*2/4 + 1/4*2/4) = 1/2, kappa = (0.75 - 0.5) / 0.5 = 0.5 (by hand)
+    assert row.split()[:3] == ["all", "cohen", "0.500"] and row.endswith("alice vs bob")
+    assert row.split()[6:8] == ["4", "2"]  # items, raters
+    (js,) = json.loads(_run(p, "--metric", "cohen", "--raters", "bob,alice", "--json",
+                            "--n-boot", "0").output)
+    assert js["value"] == pytest.approx(0.5) and js["comparison"] == "bob vs alice"
+    # the other raters are not read at all: carol's item 5 does not appear as a missing row
+    res = _run(p, "--metric", "fleiss", "--raters", "alice,bob", "--n-boot", "0")
+    assert "lack ratings" not in res.output and " 4      2 " in res.output
+
+
+def test_raters_with_judge_and_bad_selections(tmp_path):
+    p = _three_raters(tmp_path)
+    res = _run(p, "--metric", "cohen", "--raters", "alice,bob", "--judge", "carol", "--n-boot", "0")
+    assert "; raters alice, bob; judge carol" in res.output and "ignored" not in res.output
+    assert "carol vs majority of 2" in res.output
+    for raters, msg in [
+        ("alice,bobb", ("rater(s) 'bobb' chosen as human raters do not appear in the table; "
+                        "its raters are 'alice', 'bob', 'carol'")),
+        ("alice,alice", "rater(s) 'alice' chosen more than once"),
+        ("alice", "agreement needs at least two human raters; 1 chosen: 'alice'"),
+    ]:
+        res = CliRunner().invoke(agreement, [str(p), "--raters", raters])
+        assert res.exit_code == 1 and f"Error: {p}: {msg}" in res.output, res.output
+    res = CliRunner().invoke(agreement, [str(p), "--raters", "alice,bob", "--judge", "bob"])
+    assert res.exit_code == 1 and "judge 'bob' is also chosen as a human rater" in res.output

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from noisefloor.logs.annotations import AnnotationError, parse_label, read_annotations
+from noisefloor.logs.annotations import (
+    AnnotationError,
+    detect_layout,
+    parse_label,
+    read_annotations,
+)
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 
@@ -123,8 +128,6 @@ def test_parse_label_keeps_strings():
 
 
 # --- layout detection (user test 2, item 11): explicit, with the reason, and no silent guess ---
-
-from noisefloor.logs.annotations import detect_layout  # noqa: E402
 
 
 @pytest.mark.parametrize(

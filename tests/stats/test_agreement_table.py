@@ -212,3 +212,20 @@ def test_a_missing_label_is_not_a_category():
     after = agreement_by_label(df, judge="judge", metrics=("fleiss",), fleiss_method="randolph",
                                n_boot=0).to_frame()
     assert after["value"].iloc[0] == pytest.approx(before["value"].iloc[0])
+
+
+def test_raters_is_a_selection_and_the_rest_is_reported():
+    # a (rater a, b, c) study; raters=["a", "b"] is Cohen's kappa of a vs b, c ignored
+    rows = [(i, r, lab) for i, labs in enumerate([(1, 1, 0), (0, 0, 0), (1, 0, 1), (1, 1, 1)])
+            for r, lab in zip("abc", labs)]
+    df = pd.DataFrame(rows, columns=["item", "rater", "label"])
+    t = agreement_by_label(df, metrics=("cohen",), raters=["a", "b"], n_boot=0)
+    assert t.raters == ("a", "b") and t.ignored == ("c",)
+    assert t.to_dict()["ignored"] == ["c"]
+    # by hand: a 1,0,1,1 / b 1,0,0,1: po 3/4, pe 3/4*2/4 + 1/4*2/4 = 1/2, kappa 0.5
+    assert t.results[0].value == pytest.approx(0.5)
+    assert t.results[0].comparison == "a vs b"
+    full = agreement_by_label(df, metrics=("fleiss",), n_boot=0)
+    assert full.ignored == () and full.raters == ("a", "b", "c")
+    with pytest.raises(ValueError, match="chosen more than once"):
+        agreement_by_label(df, raters=["a", "a"], n_boot=0)
