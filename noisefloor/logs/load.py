@@ -255,7 +255,8 @@ class ValidationReport:
     files : tuple of str
         Files read.
     n_valid : int
-        Records that passed every check (duplicates included: both rows are valid records).
+        Records that passed every check. A repeated trial key counts once: its first row is
+        valid, every later copy is a ``duplicate_row`` problem and not counted here.
     problems : tuple of LogProblem
         Every problem, in file order, duplicates last.
     truncated : tuple of TruncatedLine
@@ -319,8 +320,10 @@ def validate_logs(
     sink = ProblemSink(collect=True)
     index = DuplicateIndex()
     files = _scan(paths, format, allow_nan, labels, sink, index.add)
+    pairs = index.pairs()
     sink.add(_repeat_problem(first, later, "same benchmark, model, protocol, seed, task_id "
-                             "and trial") for first, later in index.pairs())
-    return ValidationReport(tuple(files), index.n_rows, tuple(sink.problems),
-                            tuple(sink.truncated))
+                             "and trial") for first, later in pairs)
+    # A later copy of a trial is a problem, not a valid record (one pair per later copy).
+    n_valid = index.n_rows - len({later for _, later in pairs})
+    return ValidationReport(tuple(files), n_valid, tuple(sink.problems), tuple(sink.truncated))
 

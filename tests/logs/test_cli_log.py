@@ -47,7 +47,8 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
     assert "received an integer 7" in lines[1]
     assert lines[2].startswith(f"{path}:4: duplicate trial") and f"{path}:1" in lines[2]
     assert lines[3].startswith(f"warning: {path}:5: final line is truncated")
-    assert lines[4] == "1 file(s), 2 valid record(s), 1 truncated line(s): 3 problem(s)"
+    # The duplicate row is a problem, not a valid record (usertest2 item 18).
+    assert lines[4] == "1 file(s), 1 valid record(s), 1 truncated line(s): 3 problem(s)"
     assert "Traceback" not in result.output
 
 
@@ -101,4 +102,4 @@ def test_readme_bad_example_reports_every_problem(fixtures_dir):
     assert "required field is missing" in lines[2] and "1.5" in lines[3]
     assert "duplicate trial" in lines[4] and f"{path}:1" in lines[4]
     assert lines[5].startswith(f"warning: {path}:9: final line is truncated")
-    assert lines[6] == "1 file(s), 3 valid record(s), 1 truncated line(s): 5 problem(s)"
+    assert lines[6] == "1 file(s), 2 valid record(s), 1 truncated line(s): 5 problem(s)"
