@@ -44,6 +44,45 @@ def test_random_effects_matches_dersimonian_laird_formula():
     assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi))
 
 
+# The BCG vaccine trials (Colditz et al. 1994; metafor's ``dat.bcg``): tpos, tneg, cpos, cneg.
+BCG = [(4, 119, 11, 128), (6, 300, 29, 274), (3, 228, 11, 209), (62, 13536, 248, 12619),
+       (33, 5036, 47, 5761), (180, 1361, 372, 1079), (8, 2537, 10, 619), (505, 87886, 499, 87892),
+       (29, 7470, 45, 7232), (17, 1699, 65, 1600), (186, 50448, 141, 27197), (5, 2493, 3, 2338),
+       (27, 16886, 29, 17825)]
+
+
+def _bcg_log_risk_ratios():
+    y = [math.log((a / (a + b)) / (c / (c + d))) for a, b, c, d in BCG]
+    v = [1 / a - 1 / (a + b) + 1 / c - 1 / (c + d) for a, b, c, d in BCG]
+    return y, v
+
+
+def test_random_effects_matches_metafor_bcg_dersimonian_laird():
+    # R metafor, rma(ai=tpos, bi=tneg, ci=cpos, di=cneg, data=dat.bcg, measure="RR",
+    # method="DL") (Viechtbauer 2010, J. Stat. Softw. 36(3), and the package's examples):
+    # estimate -0.7141, 95% CI [-1.0644, -0.3638], tau^2 = 0.3088, I^2 = 92.12%,
+    # Q(df = 12) = 152.2330.
+    y, v = _bcg_log_risk_ratios()
+    r = pool_random_effects(y, v, method="dl")
+    assert round(r.estimate, 4) == -0.7141
+    assert (round(r.ci_low, 4), round(r.ci_high, 4)) == (-1.0644, -0.3638)
+    assert round(r.tau2, 4) == 0.3088
+    assert round(100 * r.i2, 2) == 92.12
+    assert round(r.q, 4) == 152.2330
+    assert r.k == 13
+
+
+def test_paule_mandel_solves_its_estimating_equation():
+    # Paule & Mandel (1982): tau^2 is the root of the generalised Q statistic
+    # sum w_i (y_i - mu_w)^2 = k - 1 with w_i = 1 / (v_i + tau^2) (when Q(0) > k - 1).
+    y, v = map(np.asarray, _bcg_log_risk_ratios())
+    r = pool_random_effects(y, v, method="pm")
+    w = 1 / (v + r.tau2)
+    mu = np.sum(w * y) / np.sum(w)
+    assert np.sum(w * (y - mu) ** 2) == pytest.approx(len(y) - 1, rel=1e-4)
+    assert r.estimate == pytest.approx(mu, abs=1e-8)
+
+
 def test_homogeneous_seeds_give_zero_tau():
     r = pool_random_effects([0.05, 0.05, 0.05], [0.002, 0.003, 0.004])
     assert r.tau2 == 0.0 and r.estimate == pytest.approx(0.05)
