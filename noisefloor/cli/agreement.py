@@ -73,8 +73,9 @@ def _fmt_z(rec: dict) -> str:
                    "columns, wide if it has neither rater nor label; a header with only one of "
                    "the two is an error (a long file missing a column). The output's first line "
                    "says which layout was used and why.")
-@click.option("--confidence", type=float, default=0.95, show_default=True)
-@click.option("--n-boot", type=int, default=2000, show_default=True,
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True)
+@click.option("--n-boot", type=click.IntRange(min=0), default=2000, show_default=True,
               help="Bootstrap resamples of items (0: no bootstrap interval).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, one object per row.")
@@ -148,6 +149,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         for key in ("reason", "note"):
             if rec[key]:
                 click.echo(f"{'':<8} {key}: {rec[key]}")
+        if rec["metric"] == "cohen" and table.judge is None and len(table.raters) != 2:
+            click.echo(f"{'':<8} hint: --judge RATER compares one rater with the majority of the "
+                       "others; --raters A,B gives Cohen's kappa between two raters")
     if (frame["metric"] == "fleiss").any():
         click.echo("z(H0): Fleiss' kappa / its SE under kappa = 0 (Fleiss, Nee & Landis 1979); "
                    "tests chance agreement, gives no interval.")

@@ -950,8 +950,8 @@ def krippendorff_alpha(
         ]
         if bad:
             raise ValueError(
-                f"level={level!r} needs numeric ratings; got {bad[0]!r}. Use 'nominal' or "
-                "'ordinal' for labels"
+                f"the {level} level of measurement needs numeric ratings; got {bad[0]!r}. "
+                "Labels that are not numbers need the nominal or ordinal level"
             )
         values = np.where(missing, np.nan, arr).astype(float)
         cats = (

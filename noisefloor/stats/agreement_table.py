@@ -316,7 +316,7 @@ def _fleiss_row(human: pd.DataFrame, cats: tuple, method: str, common: dict) -> 
         return _undefined(
             metric,
             f"not computed: Fleiss' kappa needs every item rated by every rater; items "
-            f"{names}{more} lack ratings (use krippendorff, which allows missing ratings)",
+            f"{names}{more} lack ratings (Krippendorff's alpha allows missing ratings)",
             int(human.shape[0]), int(human.shape[1]), cats, common["confidence"], comparison,
         )
     res = fleiss_kappa(human.to_numpy(dtype=object), categories=cats, method=method, **common)
@@ -333,7 +333,7 @@ def _cohen_row(
             return _undefined(
                 "cohen",
                 f"not computed: Cohen's kappa compares two raters; there are {len(humans)} and "
-                "no judge (pass judge= / --judge)",
+                "no judge: name a judge to compare with the majority, or choose two raters",
                 int(wide.shape[0]), len(humans), cats, conf, "", weights=weights,
             )
         pair = wide[humans].dropna()
@@ -362,7 +362,7 @@ def _cohen_row(
             b.append(maj)
         parts = []
         if ties:
-            parts.append(f"{ties} item(s) with a tied majority left out (tie='exclude')")
+            parts.append(f"{ties} item(s) with a tied majority left out (tie rule: exclude)")
         if no_judge:
             parts.append(f"{no_judge} item(s) without a judge rating left out")
         if no_humans:
