@@ -103,9 +103,12 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        hint = ""
+        if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+            hint = "; it starts with a UTF-16 byte-order mark: save the file as UTF-8"
         raise JSONProblem(
             f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at "
-            f"{_byte_position(raw, exc.start, document)})",
+            f"{_byte_position(raw, exc.start, document)}{hint})",
             "encoding",
         ) from None
     try:

@@ -190,6 +190,17 @@ def iter_tau2_blocks(
         sink.add([LogProblem(source, None, None, "results.json is not a JSON object",
                              "an object", describe_value(meta), kind="format")])
         return
+    if not {"info", "simulations", "simulation_index"} & meta.keys():
+        # Any JSON object reaches this reader ({"results": [...]} of another tool, say); its
+        # missing info labels would be a misleading complaint: say it is not a tau2 run at all.
+        keys = ", ".join(map(repr, list(meta)[:5])) + (", ..." if len(meta) > 5 else "")
+        sink.add([LogProblem(
+            source, None, None,
+            "not a tau2-bench results.json (read as one because it is a JSON object); pass "
+            "format= (--format) if it is another format",
+            "an object with info and simulations (or simulation_index)",
+            f"an object with keys {keys}" if keys else "an empty object", kind="format")])
+        return
     labels = _run_labels(meta, source, sink, benchmark, model, protocol)
     if labels is None:
         return

@@ -307,3 +307,20 @@ def test_a_log_reached_twice_is_named_not_reported_as_self_duplicates(tmp_path):
         assert "duplicate trial" not in str(info.value)
         with pytest.raises(LogValidationError, match="read twice"):
             validate_logs(paths)
+
+
+def test_a_json_object_that_is_not_a_tau2_run_says_so(tmp_path):
+    path = tmp_path / "gpt-4o-retail.json"
+    path.write_text('{"results": [{"task_id": 1, "trial": 0, "reward": 1.0}]}')
+    problem, = validate_logs(path).problems
+    assert problem.message.startswith("not a tau2-bench results.json")
+    assert problem.received == "an object with keys 'results'"
+    assert "domain_name" not in str(problem)
+
+
+def test_utf16_log_gets_a_hint(tmp_path):
+    path = tmp_path / "t.jsonl"
+    path.write_bytes('{"schema_version": "1"}\n'.encode("utf-16"))
+    with pytest.warns(UserWarning, match="final line is truncated"):  # UTF-16's last NUL byte
+        problem = validate_logs(path, format="jsonl").problems[0]
+    assert "UTF-16 byte-order mark: save the file as UTF-8" in problem.message
