@@ -99,14 +99,22 @@ def _scan(
     paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
     labels: dict[str, Any], sink: ProblemSink,
     on_block: Callable[[dict[str, Any], str, list[int]], None],
+    on_empty: Callable[[Path], None] | None = None,
 ) -> list[str]:
-    """Read every file, validating block by block; hand each valid block to ``on_block``."""
+    """Read every file, validating block by block; hand each valid block to ``on_block``;
+    call ``on_empty`` for a file that gave neither a record nor a problem."""
     files = expand_paths(paths)  # type: ignore[arg-type]
     with _gc_paused():
         for path in files:
+            before = (len(sink.problems), len(sink.truncated))
+            n_records = 0
             for block in _blocks(path, format, allow_nan, sink, labels):
                 arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
+                n_records += len(lines)
                 on_block(arrays, block.source, lines)
+            if on_empty is not None and not n_records and before == (len(sink.problems),
+                                                                      len(sink.truncated)):
+                on_empty(path)
     return [str(p) for p in files]
 
 
@@ -295,7 +303,7 @@ def validate_logs(
     """Check logs and report every problem (collect-all; never raises on bad records).
 
     Same parameters and checks as :func:`load_trials`, but every bad line is reported and
-    reading goes on. Missing paths and bad options still raise. Only two 64-bit hashes of each
+    reading goes on; a file that holds no record at all is reported too. Missing paths and bad options still raise. Only two 64-bit hashes of each
     valid record's trial key and its line are kept to find duplicates (24 bytes per record,
     see :mod:`noisefloor.logs.duplicates`), so a 10 GB log is checked in bounded memory apart
     from those.
@@ -319,7 +327,14 @@ def validate_logs(
     _check_options(format, labels)
     sink = ProblemSink(collect=True)
     index = DuplicateIndex()
-    files = _scan(paths, format, allow_nan, labels, sink, index.add)
+
+    def empty(path: Path) -> None:
+        # An empty log read with a forced format (a blank file, ``[]``, a tau2 run without
+        # simulations) is not a clean bill of health: say that nothing was in it.
+        sink.add([LogProblem(str(path), None, None, "the log holds no trial record",
+                             "at least one record", "none", kind="format")])
+
+    files = _scan(paths, format, allow_nan, labels, sink, index.add, empty)
     pairs = index.pairs()
     sink.add(_repeat_problem(first, later, "same benchmark, model, protocol, seed, task_id "
                              "and trial") for first, later in pairs)

@@ -312,7 +312,7 @@ def test_a_log_reached_twice_is_named_not_reported_as_self_duplicates(tmp_path):
 def test_a_json_object_that_is_not_a_tau2_run_says_so(tmp_path):
     path = tmp_path / "gpt-4o-retail.json"
     path.write_text('{"results": [{"task_id": 1, "trial": 0, "reward": 1.0}]}')
-    problem, = validate_logs(path).problems
+    problem, = validate_logs(path, format="tau2").problems  # forced: the tau2 reader says it
     assert problem.message.startswith("not a tau2-bench results.json")
     assert problem.received == "an object with keys 'results'"
     assert "domain_name" not in str(problem)
@@ -324,3 +324,16 @@ def test_utf16_log_gets_a_hint(tmp_path):
     with pytest.warns(UserWarning, match="final line is truncated"):  # UTF-16's last NUL byte
         problem = validate_logs(path, format="jsonl").problems[0]
     assert "UTF-16 byte-order mark: save the file as UTF-8" in problem.message
+
+
+def test_validate_reports_a_log_with_no_record(tmp_path):
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("\n\n")
+    tau = tmp_path / "gpt-4o-retail.json"
+    tau.write_text("[]")
+    report = validate_logs([tau, FIX / "trials.jsonl"])
+    assert [(p.source, p.message) for p in report.problems] == [
+        (str(tau), "the log holds no trial record")]
+    assert report.n_valid > 0 and not report.ok
+    forced = validate_logs(blank, format="jsonl")
+    assert [p.message for p in forced.problems] == ["the log holds no trial record"]
