@@ -2,10 +2,11 @@
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-from noisefloor.logs import validate_logs
+from noisefloor.logs import LogValidationError, detect_format, validate_logs
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 
@@ -21,3 +22,57 @@ def test_duplicate_rows_are_not_counted_as_valid(tmp_path):
     out = CliRunner().invoke(cli, ["log", "validate", str(log)]).output
     assert out.splitlines()[-1] == (f"1 file(s), {len(lines)} valid record(s), "
                                     "0 truncated line(s): 2 problem(s)")
+
+
+SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+
+
+@pytest.mark.parametrize("name, text, received", [
+    ("empty.json", "{}", "an empty JSON object"),
+    ("obj.json", '{"foo": 1}', "a JSON object with keys 'foo'"),
+    ("info_only.json", '{"info": {}}', "a JSON object with keys 'info'"),
+    ("list.json", '[{"foo": 1}]', "a JSON array whose first element is a JSON object with keys "
+                                  "'foo'"),
+    ("lines.jsonl", '{"a": 1}\n', "lines holding JSON objects with keys 'a'"),
+])
+def test_a_non_log_is_not_taken_for_a_tau2_run(tmp_path, name, text, received):
+    # usertest2 item 4: any JSON object was read as tau2 ("cannot name the benchmark").
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(LogValidationError) as err:
+        detect_format(path)
+    problem, = err.value.problems
+    assert problem.message == "not a recognised trial log" and problem.received == received
+    assert "schema_version" in problem.expected and "'info' and 'simulations'" in problem.expected
+    r = CliRunner().invoke(cli, ["floor", str(path)])
+    assert r.exit_code == 1
+    assert r.output.startswith(f"Error: {path}: not a recognised trial log (expected one of")
+    assert "--format" in r.output and "format=" not in r.output and "domain_name" not in r.output
+
+
+def test_tau2_results_are_recognised_by_their_keys(tmp_path):
+    for keys in ('{"info": {}, "simulations": []}', '{"timestamp": "x", "info": {}, "tasks": []}'):
+        path = tmp_path / "results.json"
+        path.write_text(keys)
+        assert detect_format(path) == "tau2"
+    assert detect_format(FIX / "tau2_json" / "results.json") == "tau2"
+    # A large document is judged by the keys in its first MiB (info comes before simulations).
+    big = tmp_path / "big.json"
+    big.write_text('{"timestamp": "x", "info": {"a": 1}, "simulations": ['
+                   + ",".join(['{"task_id": "1", "pad": "' + "x" * 1000 + '"}'] * 1200) + "]}")
+    assert big.stat().st_size > 1 << 20 and detect_format(big) == "tau2"
+    big.write_text('{"pad": "' + "x" * (1 << 20) + '"}')
+    with pytest.raises(LogValidationError, match="not a recognised trial log"):
+        detect_format(big)
+
+
+def test_validate_shared_data_names_each_non_log_file():
+    # ``log validate ../shared/data``: the tau-bench log is valid, the two tau2-bench tables
+    # (leaderboard, task split) are named as not trial logs, nothing else is said about them.
+    r = CliRunner().invoke(cli, ["log", "validate", str(SHARED)])
+    assert r.exit_code == 1
+    lines = r.output.splitlines()
+    assert len(lines) == 3, r.output
+    for line, name in zip(lines, ["leaderboard_submissions.json", "retail_split_tasks.json"]):
+        assert line.startswith(str(SHARED / "tau2-bench" / name) + ": not a recognised trial log")
+    assert lines[2] == "3 file(s), 200 valid record(s), 0 truncated line(s): 2 problem(s)"
