@@ -48,6 +48,34 @@ def log_options(func):
     )(wrapper)
 
 
+def _refuse_unrecognised(paths) -> None:
+    """Name every file (given, or found in a given directory) that is not a trial log, at once.
+
+    The reader stops at the first; a directory holding a results table besides its logs would
+    then be fixed one file per run.
+    """
+    from noisefloor.cli._common import cli_message
+    from noisefloor.logs import LogValidationError, detect_format
+    from noisefloor.logs.detect import expand_paths
+
+    problems = []
+    for path in expand_paths(list(paths)):
+        try:
+            detect_format(path)
+        except LogValidationError as exc:
+            problems.extend(exc.problems)
+        except OSError:
+            pass  # the reader reports it with the file name
+    if len(problems) < 2:
+        return  # none, or one: the reader's own message names it
+    expected = {p.expected for p in problems}
+    lines = [f"{len(problems)} file(s) are not recognised trial logs:"]
+    lines += [f"  {p.source}: {p.received or p.message}" for p in problems]
+    if len(expected) == 1 and None not in expected:
+        lines.append(f"expected {expected.pop()}")
+    raise click.ClickException(cli_message("\n".join(lines)))
+
+
 def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None,
               allow_nan: bool | None = None):
     """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`).
@@ -58,6 +86,8 @@ def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, la
 
     if not paths:
         raise click.UsageError("give at least one LOG path")
+    if log_format == "auto":
+        _refuse_unrecognised(paths)
     if allow_nan is None:
         ctx = click.get_current_context(silent=True)
         allow_nan = bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False))

@@ -107,3 +107,23 @@ def test_python_keywords_are_cli_options_in_messages(tmp_path):
     undetected.write_text('{"a": 1}\n')
     r = _run("floor", undetected)
     assert r.exit_code == 1 and "--format" in r.output and "format=" not in r.output
+
+
+def test_a_searched_directory_names_every_non_log_file(tmp_path):
+    # usertest2 item 4: ``floor ../shared/data`` stopped at the first non-log JSON file; every
+    # such file is named at once (never skipped silently).
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "trials.jsonl").write_bytes((FIXTURES / "logs" / "trials.jsonl")
+                                                     .read_bytes())
+    (tmp_path / "runs" / "leaderboard.json").write_text('{"model-a": {"pass_1": 0.5}}')
+    (tmp_path / "runs" / "split.json").write_text('{"train": ["1"], "test": ["2"]}')
+    for command in (["floor"], ["passk"], ["audit", "--out", tmp_path / "rep", "--log"]):
+        r = _run(*command, tmp_path / "runs")
+        assert r.exit_code == 1
+        lines = r.output.splitlines()
+        assert lines[:3] == [
+            "Error: 2 file(s) are not recognised trial logs:",
+            f"  {tmp_path / 'runs' / 'leaderboard.json'}: a JSON object with keys 'model-a'",
+            f"  {tmp_path / 'runs' / 'split.json'}: a JSON object with keys 'train', 'test'"]
+        assert lines[3].startswith("expected one of: a tau2-bench results.json")
+        assert "--format" in lines[3] and "format=" not in lines[3]
