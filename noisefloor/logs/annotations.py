@@ -185,8 +185,23 @@ def detect_layout(path: str | Path, layout: str | None = "auto") -> Layout:
     return _choose_layout(path, header, layout)
 
 
+def _check_utf8(path: Path) -> None:
+    """Raise an AnnotationError naming the line of the first byte that is not UTF-8."""
+    raw = path.read_bytes()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise AnnotationError(
+            path, line, "<encoding>",
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); save the file "
+            "as UTF-8") from None
+
+
 def _read_header(path: Path, delimiter: str) -> list[str]:
-    with path.open(encoding="utf-8", newline="") as fh:
+    _check_utf8(path)
+    with path.open(encoding="utf-8-sig", newline="") as fh:
         try:
             return [h.strip() for h in next(csv.reader(fh, delimiter=delimiter))]
         except StopIteration:
@@ -356,7 +371,8 @@ def _record(path: Path, line: int, item: Any, rater: Any, label: Any, category: 
 
 def _read_jsonl(path: Path) -> list[dict]:
     out = []
-    with path.open(encoding="utf-8") as fh:
+    _check_utf8(path)
+    with path.open(encoding="utf-8-sig") as fh:  # a byte-order mark is not part of line 1
         for line_no, text in enumerate(fh, start=1):
             if not text.strip():
                 continue
@@ -381,7 +397,8 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def _read_csv(path: Path, layout: str, delimiter: str) -> list[dict]:
     """Rows of a CSV whose header :func:`detect_layout` has already checked for ``layout``."""
-    with path.open(encoding="utf-8", newline="") as fh:
+    _check_utf8(path)
+    with path.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a byte-order mark
         reader = csv.reader(fh, delimiter=delimiter)
         header = [h.strip() for h in next(reader)]
         rater_cols = _rater_columns(header)

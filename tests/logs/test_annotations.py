@@ -189,3 +189,28 @@ def test_header_without_item_names_both_layouts(tmp_path):
         read_annotations(p)
     with pytest.raises(AnnotationError, match=r"e.csv:1: field '<header>': the file is empty"):
         detect_layout(_write(tmp_path, "e.csv", ""))
+
+
+def test_byte_order_mark_and_crlf_are_read(tmp_path):
+    # Excel's "CSV UTF-8" starts with a byte-order mark; it is not part of the 'item' column
+    csv_path = tmp_path / "bom.csv"
+    csv_path.write_bytes(b"\xef\xbb\xbfitem,a,b\r\n1,x,y\r\n2,y,y\r\n")
+    df = read_annotations(csv_path)
+    assert sorted(df["rater"].unique()) == ["a", "b"] and len(df) == 4
+    jsonl = tmp_path / "bom.jsonl"
+    jsonl.write_bytes(b'\xef\xbb\xbf{"item": 1, "rater": "a", "label": "x"}\n'
+                      b'{"item": 1, "rater": "b", "label": "y"}\n')
+    assert read_annotations(jsonl)["line"].tolist() == [1, 2]
+
+
+@pytest.mark.parametrize("name", ["latin1.csv", "latin1.jsonl"])
+def test_non_utf8_names_file_and_line(tmp_path, name):
+    path = tmp_path / name
+    if name.endswith(".csv"):
+        path.write_bytes(b"item,a,b\n1,x,y\n2,\xe9,x\n")
+    else:
+        path.write_bytes(b'{"item": 1, "rater": "a", "label": "x"}\n'
+                         b'{"item": 1, "rater": "b", "label": "\xe9"}\n')
+    with pytest.raises(AnnotationError,
+                       match=rf"{name}:\d: field '<encoding>': not valid UTF-8 \(byte 0xe9"):
+        read_annotations(path)
