@@ -79,14 +79,43 @@ def coordination_active_contrast(
 ) -> Contrast:
     """Contrast ``a-b`` on ``trial`` restricted to the coordination-active subset.
 
-    Parameters and errors as in :func:`coordination_active_tasks` and
-    :func:`~noisefloor.stats.contrasts.paired_contrast`.
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records of one benchmark, model and seed, as for :func:`coordination_active_tasks`.
+    a, b : str
+        The two protocols.
+    definition : {"failed_trial0", "store"}, default "failed_trial0"
+        How the subset is chosen (see :func:`coordination_active_tasks`).
+    trial : int, default 1
+        The trial both arms are compared on.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
 
     Returns
     -------
     Contrast
         W/L/T and the uncorrected sign test on the subset (the paper reports 1.00, 0.29 and
         0.33 for its three contrasts).
+
+    Raises
+    ------
+    ValueError
+        As :func:`coordination_active_tasks` and
+        :func:`~noisefloor.stats.contrasts.paired_contrast` (unknown definition, missing
+        columns, an arm without records at ``trial``).
+
+    Examples
+    --------
+    Task 1 failed trial 0 in both arms, so only task 1 is compared on trial 1:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"protocol": list("ppppqqqq"), "task_id": ["1", "2"] * 4,
+    ...                   "trial": [0, 0, 1, 1] * 2,
+    ...                   "reward": [0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]})
+    >>> c = coordination_active_contrast(t, "p", "q")
+    >>> c.label, c.trial_a, c.wins, c.losses, c.ties, c.p_value
+    ('p-q', 1, 1, 0, 0, 1.0)
     """
     subset = coordination_active_tasks(trials, a, b, definition=definition, trial=trial)
     return paired_contrast(trials, a, b, trial=trial, tasks=subset,
@@ -99,10 +128,38 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     The noise-floor paper's minimum reporting protocol: pass^k restricted to trials where the
     coordination mechanism was logically active (``store_events_at_start > 0``).
 
+    Parameters
+    ----------
+    trials : pandas.DataFrame, shape (n_trials, ...)
+        One configuration's trial records as for :func:`~noisefloor.stats.passk.pass_hat_k`,
+        plus ``store_events_at_start`` (int, peer events in the store when the trial began).
+    k : int, default 1
+        Number of trials that must all succeed.
+    **kwargs
+        ``infrastructure_errors`` and ``k_exceeds_n``, passed to
+        :func:`~noisefloor.stats.passk.pass_hat_k`.
+
+    Returns
+    -------
+    PassHatK
+        pass^k over the active trials only (``n_trials`` counts them).
+
     Raises
     ------
     ValueError
-        If ``store_events_at_start`` is not logged.
+        If ``store_events_at_start`` is not logged, or as
+        :func:`~noisefloor.stats.passk.pass_hat_k`.
+
+    Examples
+    --------
+    Only the two trial-1 rows had a non-empty store:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": ["1", "2", "1", "2"], "trial": [0, 0, 1, 1],
+    ...                   "reward": [0.0, 0.0, 1.0, 0.0], "store_events_at_start": [0, 0, 2, 1]})
+    >>> r = coordination_active_pass_hat_k(t, 1)
+    >>> r.value, r.n_trials
+    (0.5, 2)
     """
     if "store_events_at_start" not in trials.columns or trials["store_events_at_start"].isna().all():
         raise ValueError("coordination-active pass^k needs store_events_at_start in the trial log")

@@ -38,6 +38,16 @@ class Contrast:
         infrastructure error (``infrastructure_errors="exclude"``).
     reason : str
         Why a statistic is NaN; empty otherwise.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from noisefloor.stats.contrasts import paired_contrast
+    >>> t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "3"],
+    ...                   "trial": 0, "reward": [1.0, 0.0, 0.0, 1.0]})
+    >>> c = paired_contrast(t, "x", "y")
+    >>> c.label, c.n, c.gap, c.p_value, round(c.ci_low, 4)
+    ('x-y', 1, 1.0, 1.0, -0.5869)
     """
 
     label: str
@@ -59,14 +69,47 @@ class Contrast:
     reason: str = ""
 
     def to_dict(self) -> dict:
-        """Plain-dict view (task tuples as lists)."""
+        """Plain-dict view (task tuples as lists).
+
+        Returns
+        -------
+        dict
+            One key per field, in declaration order; ``tasks_only_a``, ``tasks_only_b`` and
+            ``tasks_excluded`` are lists of task ids.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noisefloor.stats.contrasts import paired_contrast
+        >>> t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "3"],
+        ...                   "trial": 0, "reward": [1.0, 0.0, 0.0, 1.0]})
+        >>> d = paired_contrast(t, "x", "y").to_dict()
+        >>> d["wins"], d["tasks_only_a"], d["tasks_only_b"], d["tasks_excluded"]
+        (1, ['2'], ['3'], [])
+        """
         d = asdict(self)
         for key in ("tasks_only_a", "tasks_only_b", "tasks_excluded"):
             d[key] = list(d[key])
         return d
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame (task lists replaced by their counts)."""
+        """One-row DataFrame (task lists replaced by their counts).
+
+        Returns
+        -------
+        pandas.DataFrame, shape (1, 17)
+            The scalar fields, then ``n_tasks_only_a, n_tasks_only_b, n_tasks_excluded``.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from noisefloor.stats.contrasts import paired_contrast
+        >>> t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "3"],
+        ...                   "trial": 0, "reward": [1.0, 0.0, 0.0, 1.0]})
+        >>> f = paired_contrast(t, "x", "y").to_frame()
+        >>> f.shape, f[["n_tasks_only_a", "n_tasks_only_b", "n_tasks_excluded"]].iloc[0].tolist()
+        ((1, 17), [1, 1, 0])
+        """
         d = self.to_dict()
         for key in ("tasks_only_a", "tasks_only_b", "tasks_excluded"):
             d["n_" + key] = len(d.pop(key))

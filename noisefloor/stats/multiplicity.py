@@ -36,6 +36,15 @@ class MultiplicityResult:
         Positions of NaN p-values left out of the family.
     reason : str
         Why some p-values were left out; empty when none were.
+
+    Examples
+    --------
+    >>> from noisefloor.stats import adjust_pvalues
+    >>> r = adjust_pvalues([0.01, 0.04, float("nan")], method="bonferroni")
+    >>> r.p_adjusted, r.m, r.excluded
+    ((0.02, 0.08, nan), 2, (2,))
+    >>> r.reason
+    '1 undefined (NaN) p-value(s) left out of the family'
     """
 
     p_values: tuple[float, ...]
@@ -46,7 +55,20 @@ class MultiplicityResult:
     reason: str = ""
 
     def to_dict(self) -> dict:
-        """Plain-dict view."""
+        """Plain-dict view (tuples become lists; NaN stays NaN).
+
+        Returns
+        -------
+        dict
+            Keys ``p_values, p_adjusted, method, m, excluded, reason``.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import adjust_pvalues
+        >>> adjust_pvalues([0.01, 0.04], method="holm").to_dict()
+        {'p_values': [0.01, 0.04], 'p_adjusted': [0.02, 0.04], 'method': 'holm', 'm': 2,
+         'excluded': [], 'reason': ''}
+        """
         return {
             "p_values": list(self.p_values),
             "p_adjusted": list(self.p_adjusted),
@@ -57,7 +79,22 @@ class MultiplicityResult:
         }
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per p-value: ``p_value, p_adjusted, in_family``."""
+        """One row per p-value: ``p_value, p_adjusted, in_family``.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (k, 3)
+            Rows in input order; ``in_family`` is False for NaN p-values left out of ``m``.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import adjust_pvalues
+        >>> adjust_pvalues([0.01, 0.04, float("nan")]).to_frame()
+           p_value  p_adjusted  in_family
+        0     0.01        0.02       True
+        1     0.04        0.08       True
+        2      NaN         NaN      False
+        """
         ex = set(self.excluded)
         return pd.DataFrame(
             {

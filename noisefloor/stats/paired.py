@@ -39,6 +39,13 @@ class SignTest:
         Confidence level of the interval (default 0.95).
     reason : str
         Why a field is NaN; empty when every field is defined.
+
+    Examples
+    --------
+    >>> from noisefloor.stats import sign_test
+    >>> r = sign_test(27, 9, 64)
+    >>> r.n, r.gap, round(r.ci_low, 4), round(r.ci_high, 4), r.reason
+    (100, 0.18, 0.0643, 0.261, '')
     """
 
     wins: int
@@ -54,15 +61,53 @@ class SignTest:
 
     @property
     def informative(self) -> int:
-        """Number of untied pairs, ``wins + losses``."""
+        """Number of untied pairs, ``wins + losses`` (the sign test's sample size).
+
+        Returns
+        -------
+        int
+            ``wins + losses``; ties are excluded.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import sign_test
+        >>> sign_test(27, 9, 64).informative
+        36
+        """
         return self.wins + self.losses
 
     def to_dict(self) -> dict:
-        """Plain-dict view (JSON-ready; NaN stays NaN)."""
+        """Plain-dict view (JSON-ready; NaN stays NaN).
+
+        Returns
+        -------
+        dict
+            One key per field, in declaration order.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import sign_test
+        >>> d = sign_test(0, 0, 5).to_dict()
+        >>> d["n"], d["gap"], d["p_value"]
+        (5, 0.0, nan)
+        """
         return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field."""
+        """One-row DataFrame with one column per field.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (1, 10)
+            Columns ``wins, losses, ties, n, gap, p_value, ci_low, ci_high, confidence, reason``.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import sign_test
+        >>> f = sign_test(27, 9, 64).to_frame()
+        >>> f.shape, list(f.columns[:5])
+        ((1, 10), ['wins', 'losses', 'ties', 'n', 'gap'])
+        """
         return pd.DataFrame([self.to_dict()])
 
 

@@ -56,6 +56,22 @@ def pool_counts(counts, *, confidence: float = 0.95) -> SignTest:
 def gap_variance(wins: int, losses: int, ties: int) -> float:
     """Sampling variance of the signed gap ``(W - L) / n`` (NaN when ``n == 0``).
 
+    Parameters
+    ----------
+    wins, losses, ties : int
+        Paired outcome counts of one seed, each >= 0.
+
+    Returns
+    -------
+    float
+        Plug-in variance of the gap in squared proportion units; NaN when ``n = W + L + T``
+        is 0.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not a non-negative integer.
+
     Notes
     -----
     The gap is the mean of per-task differences d in {+1, -1, 0}; with ``p_w = W/n``,
@@ -101,6 +117,15 @@ class RandomEffectsPool:
         Interval level.
     reason : str
         Why the result is NaN, if it is.
+
+    Examples
+    --------
+    >>> from noisefloor.stats import pool_random_effects
+    >>> r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031])
+    >>> round(r.tau, 4), round(r.i2, 3), round(r.q, 3)
+    (0.1367, 0.848, 6.582)
+    >>> pool_random_effects([0.1], [0.01]).reason
+    'random-effects pooling needs at least two seeds; got 1'
     """
 
     estimate: float
@@ -116,11 +141,37 @@ class RandomEffectsPool:
     reason: str = ""
 
     def to_dict(self) -> dict:
-        """Plain-dict view."""
+        """Plain-dict view (JSON-ready; NaN stays NaN).
+
+        Returns
+        -------
+        dict
+            One key per field, in declaration order.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import pool_random_effects
+        >>> d = pool_random_effects([0.18, -0.03], [0.0036, 0.0031]).to_dict()
+        >>> round(d["estimate"], 4), d["k"], d["method"]
+        (0.0738, 2, 'dl')
+        """
         return asdict(self)
 
     def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame."""
+        """One-row DataFrame with one column per field.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (1, 11)
+            Columns ``estimate, ci_low, ci_high, tau2, tau, i2, q, k, method, confidence, reason``.
+
+        Examples
+        --------
+        >>> from noisefloor.stats import pool_random_effects
+        >>> f = pool_random_effects([0.18, -0.03], [0.0036, 0.0031]).to_frame()
+        >>> f.shape, list(f.columns[:3])
+        ((1, 11), ['estimate', 'ci_low', 'ci_high'])
+        """
         return pd.DataFrame([self.to_dict()])
 
 
