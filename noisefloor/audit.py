@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from noisefloor.floor import POOLED, NoiseFloor
+from noisefloor.floor import MIN_INFORMATIVE_PAIRS, POOLED, NoiseFloor
 from noisefloor.stats.active import coordination_active_tasks
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.paired import sign_test_table
@@ -300,7 +300,7 @@ def log_contrasts(
     ...                   "task_id": ["1", "2", "3"] * 2, "trial": 1,
     ...                   "reward": [0.0, 1.0, 1.0, 1.0, 1.0, 0.0]})
     >>> r = log_contrasts(t).iloc[0]
-    >>> r["contrast"], (int(r["wins"]), int(r["losses"]), int(r["ties"])), round(r["gap"], 3)
+    >>> r["contrast"], (int(r["wins"]), int(r["losses"]), int(r["ties"])), float(r["gap"])
     ('intercept-no_coord', (1, 1, 1), 0.0)
     """
     if not isinstance(trials, pd.DataFrame):
@@ -382,13 +382,21 @@ def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
     -------
     pandas.DataFrame
         A copy with ``effect`` (``|gap|``, placed as a claim's upper end would be), ``ratio``
-        (effect / floor) and ``verdict`` (``below``, ``inside``, ``above``, or ``undefined``
-        when the gap is NaN: no paired task).
+        (effect / floor), ``verdict`` (``below``, ``inside``, ``above``, or ``undefined``
+        when the gap is NaN: no paired task) and ``flag`` (non-empty when the contrast has
+        fewer than :data:`~noisefloor.floor.MIN_INFORMATIVE_PAIRS` untied pairs, so its sign
+        test cannot reach p < 0.05 whatever its gap).
 
     Raises
     ------
     ValueError
         As :func:`audit` for the floor and envelope; if ``gap`` is missing.
+
+    Notes
+    -----
+    The point gap is placed, as a published claim is: a contrast *above* the envelope is a
+    gap larger than any seen between runs that cannot differ, not by itself a significant
+    one; read it with its sign test.
 
     Examples
     --------
@@ -413,4 +421,10 @@ def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
     out["effect"] = effect
     out["ratio"] = effect / f
     out["verdict"] = ["undefined" if math.isnan(e) else place(e, f, env) for e in effect]
+    if {"wins", "losses"} <= set(out.columns):
+        k = (out["wins"] + out["losses"]).astype(int)
+        out["flag"] = [f"only {n} informative pair{'' if n == 1 else 's'}: the sign test cannot "
+                       "reach p < 0.05" if n < MIN_INFORMATIVE_PAIRS else "" for n in k]
+    else:
+        out["flag"] = ""
     return out

@@ -232,15 +232,20 @@ def save_figure(fig: Figure, out_dir, stem: str) -> list[Path]:
     return paths
 
 
-def audit_rows(audit_result, noise_floor=None) -> pd.DataFrame:
-    """Tidy rows for :func:`audit_forest`: pooled and per-seed null contrasts, then claims.
+def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFrame:
+    """Tidy rows for :func:`audit_forest`: null contrasts, the log's own contrasts, then claims.
 
     Parameters
     ----------
     audit_result : noisefloor.audit.AuditResult
         Claims placed against the floor.
     noise_floor : noisefloor.floor.NoiseFloor, optional
-        Defaults to ``audit_result.noise_floor``; without one only the claims are drawn.
+        Defaults to ``audit_result.noise_floor``; without one only the claims are drawn. With
+        one seed the pooled rows equal the per-seed rows and are drawn once (section "Null
+        contrasts, one seed").
+    log_contrasts : pandas.DataFrame, optional
+        Rows of :func:`noisefloor.audit.place_contrasts` (a log's protocol contrasts with their
+        verdicts), drawn with their intervals and coloured by verdict.
 
     Returns
     -------
@@ -251,9 +256,13 @@ def audit_rows(audit_result, noise_floor=None) -> pd.DataFrame:
     rows = []
     if nf is not None:
         table = nf.to_frame()
+        single = nf.n_seeds <= 1
+        if single:  # the pooled rows would repeat the one seed's rows
+            table = table[table["seed"] != "pooled"]
         for rec in table.to_dict(orient="records"):
             seed = rec["seed"]
-            section = ("Null contrasts, pooled over seeds" if seed == "pooled"
+            section = ("Null contrasts, one seed" if single
+                       else "Null contrasts, pooled over seeds" if seed == "pooled"
                        else "Null contrasts, per seed")
             tag = " (clean)" if rec["clean"] else ""
             name = rec["contrast"] + tag + ("" if seed == "pooled" else f", seed {seed}")
@@ -261,8 +270,25 @@ def audit_rows(audit_result, noise_floor=None) -> pd.DataFrame:
                          "ci_low": rec["ci_low"], "ci_high": rec["ci_high"],
                          "note": f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}",
                          "color": NULL_COLOR})
-        order = {"Null contrasts, pooled over seeds": 0, "Null contrasts, per seed": 1}
+        order = {"Null contrasts, pooled over seeds": 0, "Null contrasts, per seed": 1,
+                 "Null contrasts, one seed": 1}
         rows.sort(key=lambda r: order[r["section"]])
+    if log_contrasts is not None:
+        for rec in log_contrasts.to_dict(orient="records"):
+            where = ("pooled" if rec["seed"] == "pooled" else f"seed {rec['seed']}")
+            subset = "" if rec["subset"] == "all" else ", coord.-active"
+            verdict = rec.get("verdict", "")
+            color = VERDICT_COLORS.get(verdict, "#6b6b6b")
+            note = f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}"
+            if verdict:
+                ratio = rec.get("ratio", math.nan)
+                note += f"  {verdict}" + ("" if ratio != ratio else f" ({ratio:.1f}x floor)")
+            if rec.get("flag"):
+                note += "  (<6 pairs)"
+            rows.append({"section": "Contrasts in this log (gap placed)",
+                         "label": f"{rec['contrast']}, trial {rec['trial']}{subset}, {where}"[:58],
+                         "estimate": rec["gap"], "ci_low": rec["ci_low"],
+                         "ci_high": rec["ci_high"], "note": note, "color": color})
     for v in audit_result.verdicts:
         low = v.effect_low
         if v.effect_low == v.effect_high:
@@ -282,14 +308,16 @@ def audit_rows(audit_result, noise_floor=None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def audit_forest(audit_result, noise_floor=None, *, title: str | None = None) -> Figure:
+def audit_forest(audit_result, noise_floor=None, *, title: str | None = None,
+                 log_contrasts=None) -> Figure:
     """Forest plot of an audit: null contrasts with their intervals, the floor and envelope
-    shaded, and every claim placed and coloured by its verdict (percentage points).
+    shaded, a log's own contrasts (when given, see :func:`audit_rows`) and every claim placed
+    and coloured by its verdict (percentage points).
 
     For claims the bracket is the claimed range (``n/a`` for a single number, an arrow for an
     upper bound only), not a confidence interval.
     """
-    rows = audit_rows(audit_result, noise_floor)
+    rows = audit_rows(audit_result, noise_floor, log_contrasts)
     f, env = audit_result.floor, audit_result.envelope
     bands = [(-f, f, f"noise floor ±{f * 100:.1f} pp", "#2458a6"),
              (f, env, f"envelope to {env * 100:.1f} pp", "#d98c00"),

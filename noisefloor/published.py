@@ -39,6 +39,11 @@ CLAIM_COLUMNS = {
 }
 REQUIRED_COUNT = ("seed", "trial", "contrast", "wins", "losses", "ties")
 REQUIRED_CLAIM = ("paper", "effect_high", "unit")
+#: How reports name the bundled claims table (:func:`read_claims` without a path).
+BUNDLED_CLAIMS_SOURCE = ("bundled: the ten published claims listed by Kaliyev & Maryanskyy (2026), "
+                         "section \"Where published gains sit relative to the floor\"")
+#: How reports name the bundled paired-count table (:func:`read_paired_counts` without a path).
+BUNDLED_COUNTS_SOURCE = "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
 #: Units whose effects are already proportions (0..1); every other unit is read on a 0-100 scale.
 PROPORTION_UNITS = ("proportion", "fraction")
 

@@ -104,6 +104,39 @@ def verdict_table(result: AuditResult) -> pd.DataFrame:
     })
 
 
+def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False) -> pd.DataFrame:
+    """Human-facing table of sign-tested contrasts (``sign_test_table`` or
+    :func:`~noisefloor.audit.log_contrasts` rows; gaps in pp), with the 95% interval when
+    ``ci`` and the verdict columns of :func:`~noisefloor.audit.place_contrasts` when present
+    (a verdict marked ``*`` has a flag: too few informative pairs).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"seed": [1], "trial": [1], "subset": ["all"], "contrast": ["a-b"],
+    ...                   "wins": [2], "losses": [6], "ties": [20], "gap": [-4 / 28],
+    ...                   "p_value": [0.289], "p_adjusted": [0.867]})
+    >>> contrast_table(t).iloc[0, 3:].tolist()
+    ['a-b', '2/6/20', '-14.3', '0.289', '0.867']
+    """
+    keys = [c for c in ("benchmark", "model") if c in contrasts.columns
+            and contrasts[c].nunique(dropna=False) > 1]
+    shown = contrasts[keys + ["seed", "trial", "subset", "contrast"]].copy()
+    shown["W/L/T"] = [f"{w}/{lo}/{t}" for w, lo, t in
+                      zip(contrasts["wins"], contrasts["losses"], contrasts["ties"])]
+    shown["gap pp"] = [pp(g, signed=True) for g in contrasts["gap"]]
+    if ci:
+        shown["95% CI pp"] = [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
+                              for a, b in zip(contrasts["ci_low"], contrasts["ci_high"])]
+    shown["p"] = [_p(p) for p in contrasts["p_value"]]
+    shown["p_adj"] = [_p(p) for p in contrasts["p_adjusted"]]
+    if "verdict" in contrasts.columns:
+        shown["x floor"] = ["n/a" if r != r else f"{r:.2f}" for r in contrasts["ratio"]]
+        shown["verdict"] = [v + (" *" if f else "") for v, f in
+                            zip(contrasts["verdict"], contrasts.get("flag", [""] * len(contrasts)))]
+    return shown.reset_index(drop=True)
+
+
 def _markdown(frame: pd.DataFrame) -> str:
     cols = list(frame.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
@@ -113,7 +146,9 @@ def _markdown(frame: pd.DataFrame) -> str:
 
 
 def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "forest.png",
-                 source: str = "") -> str:
+                 source: str = "", claims_source: str = "", claims_note: str = "",
+                 others: pd.DataFrame | None = None,
+                 log_contrasts: pd.DataFrame | None = None) -> str:
     """A short Markdown report of an audit.
 
     Parameters
@@ -125,7 +160,18 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
     figure : str or None, default "forest.png"
         Relative path of the forest plot to embed.
     source : str
-        Where the inputs came from (shown under the title).
+        Where the floor's inputs came from (shown under the title).
+    claims_source : str
+        Where the claims came from (a file, or the bundled table).
+    claims_note : str
+        A sentence shown under it (e.g. that bundled claims were placed against a log's floor).
+    others : pandas.DataFrame, optional
+        Sign tests of the count table's non-null contrasts
+        (:func:`~noisefloor.stats.paired.sign_test_table`): section "Other contrasts in the
+        count table".
+    log_contrasts : pandas.DataFrame, optional
+        The log's own protocol contrasts placed against the floor
+        (:func:`~noisefloor.audit.place_contrasts`): section "Contrasts in this log".
 
     Returns
     -------
@@ -136,7 +182,8 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
     lines = [
         "# Noise-floor audit",
         "",
-        f"Inputs: {source}" if source else "",
+        f"- Floor from: {source}" if source else "",
+        f"- Claims: {claims_source}" if claims_source else "",
         "",
         "## The floor",
         "",
@@ -155,8 +202,26 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
     lines += ["", _markdown(floor_table(nf)), "",
               "Gaps are (wins - losses) / n; intervals are Wilson 95% intervals on wins / (wins + "
               "losses) mapped to the gap; p is the exact two-sided sign test (ties dropped), "
-              "Bonferroni over the contrasts of one seed (or of the pooled family).", "",
-              "## The claims", "",
+              "Bonferroni over the contrasts of one seed (or of the pooled family).", ""]
+    if log_contrasts is not None:
+        lines += ["## Contrasts in this log", "",
+                  "Each protocol pair compared on the same tasks at each trial after trial 0 (and "
+                  "on the coordination-active subset at trial 1), its gap placed against the floor "
+                  "like a claim; Bonferroni within seed, trial and subset.", ""]
+        if log_contrasts.empty:
+            lines += ["No pair of protocols shares a trial after trial 0.", ""]
+        else:
+            lines += [_markdown(contrast_table(log_contrasts, ci=True)), ""]
+            if "flag" in log_contrasts.columns and log_contrasts["flag"].astype(bool).any():
+                lines += ["\\* fewer than 6 informative (untied) pairs: the sign test cannot "
+                          "reach p < 0.05 whatever the gap.", ""]
+    if others is not None and not others.empty:
+        lines += ["## Other contrasts in the count table", "",
+                  "Sign test; Bonferroni within seed, trial and subset.", "",
+                  _markdown(contrast_table(others)), ""]
+    lines += ["## The claims", "",
+              f"Claims: {claims_source}." if claims_source else "",
+              f"*{claims_note}*" if claims_note else "", "",
               f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
               f"**{c['above']} above** it.", "",
               _markdown(verdict_table(result)), "",

@@ -96,3 +96,102 @@ def test_a_comparable_claim_beyond_100_pp_is_a_unit_slip_not_above(tmp_path):
     # other units are placed (and flagged) on their own scale, as before
     other = pd.DataFrame({"paper": ["C"], "effect_high": [3.0], "unit": ["BLEU x 100"]})
     assert audit(other, 0.118, 0.153).verdicts[0].flag
+
+
+# --- a log's own protocol contrasts (usertest2 item 1) ----------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from noisefloor.audit import log_contrasts, place_contrasts  # noqa: E402
+
+
+def _paired_log(outcomes, a="intercept", b="no_coord", trial=1, seed=1, trial0=(0, 0)):
+    """A log whose trial-`trial` outcomes per task are `outcomes` = [(a_success, b_success)]."""
+    rows = []
+    for i, (ra, rb) in enumerate(outcomes):
+        for proto, r, r0 in ((a, ra, trial0[0]), (b, rb, trial0[1])):
+            rows.append({"benchmark": "bm", "model": "m", "seed": seed, "protocol": proto,
+                         "task_id": f"t{i:03d}", "trial": 0, "reward": float(r0)})
+            rows.append({"benchmark": "bm", "model": "m", "seed": seed, "protocol": proto,
+                         "task_id": f"t{i:03d}", "trial": trial, "reward": float(r)})
+    return pd.DataFrame(rows)
+
+
+def _wlt(w, lo, t):
+    return [(1, 0)] * w + [(0, 1)] * lo + [(1, 1)] * (t // 2) + [(0, 0)] * (t - t // 2)
+
+
+def test_log_contrast_reproduces_the_papers_coordination_active_row():
+    # Kaliyev & Maryanskyy (2026), coordination-active table: intercept vs. no_coord, subset
+    # n = 35, W/L/T 6/11/18, sign p = 0.33. Every task failed trial 0 in both arms, so the
+    # coordination-active subset is all 35 tasks.
+    t = _paired_log(_wlt(6, 11, 18))
+    r = log_contrasts(t, coordination_active=True).set_index("subset")
+    for subset in ("all", "coordination_active"):
+        row = r.loc[subset]
+        assert row["contrast"] == "intercept-no_coord"  # the baseline is written second
+        assert (row["wins"], row["losses"], row["ties"]) == (6, 11, 18)
+        assert round(row["p_value"], 2) == 0.33 and row["gap"] == pytest.approx(-5 / 35)
+
+
+def test_log_contrast_bonferroni_over_three_protocols_is_m3():
+    # The paper corrects over the three contrasts of one seed and trial (m = 3): seed 1,
+    # pull-intercept 27/9/64 has p = 0.00393 and Bonferroni 0.0118 (here at trial 1).
+    outcomes = _wlt(27, 9, 64)
+    t = _paired_log(outcomes, a="pull", b="intercept")
+    # a third arm that differs from both somewhere (an all-tie contrast has no p-value, so no m)
+    t3 = _paired_log([(1 - o[1] if i < 10 else o[1], 0) for i, o in enumerate(outcomes)],
+                     a="no_coord", b="unused")
+    third = t3[t3["protocol"] == "no_coord"]
+    r = log_contrasts(pd.concat([t, third], ignore_index=True)).set_index("contrast")
+    # no_coord written second; other pairs in sorted order (intercept-pull is 9/27/64)
+    assert set(r.index) == {"intercept-no_coord", "intercept-pull", "pull-no_coord"}
+    assert (r["m"] == 3).all()
+    assert (r.loc["intercept-pull", "wins"], r.loc["intercept-pull", "losses"]) == (9, 27)
+    assert round(r.loc["intercept-pull", "p_value"], 5) == 0.00393
+    assert round(r.loc["intercept-pull", "p_adjusted"], 4) == 0.0118
+
+
+def test_log_contrasts_named_pair_trials_and_pooling():
+    s1 = _paired_log(_wlt(3, 1, 6), seed=1)
+    s2 = _paired_log(_wlt(2, 2, 6), seed=2)
+    t = pd.concat([s1, s2], ignore_index=True)
+    r = log_contrasts(t, pairs=["no_coord-intercept"])
+    assert list(r["seed"]) == [1, 2, "pooled"] and set(r["contrast"]) == {"no_coord-intercept"}
+    pooled = r.iloc[2]
+    assert (pooled["wins"], pooled["losses"], pooled["ties"]) == (3, 5, 12)  # as named: b's wins
+    with pytest.raises(ValueError, match="protocol 'nope' is not in the log; protocols present"):
+        log_contrasts(t, pairs=["nope-intercept"])
+    with pytest.raises(ValueError, match="as 'a-b'"):
+        log_contrasts(t, pairs=["intercept"])
+    with pytest.raises(ValueError, match="trial 5 is not in both arms"):
+        log_contrasts(t, trial_indices=[5])
+    # trial 0 only when asked for: it is a null contrast
+    assert set(log_contrasts(t, trial_indices=[0, 1])["trial"]) == {0, 1}
+
+
+def test_log_contrasts_one_protocol_or_no_later_trial_is_empty():
+    t = _paired_log(_wlt(1, 1, 1), trial=0)  # trial 0 only
+    assert log_contrasts(t).empty and "p_value" in log_contrasts(t).columns
+
+
+def test_place_contrasts_and_flags():
+    r = place_contrasts(pd.DataFrame({"gap": [0.05, -0.14, 0.3, float("nan")],
+                                      "wins": [10, 2, 30, 0], "losses": [5, 20, 0, 0]}),
+                        0.118, 0.153)
+    assert r["verdict"].tolist() == ["below", "inside", "above", "undefined"]
+    assert r["flag"].tolist()[:3] == ["", "", ""] and "only 0 informative pairs" in r["flag"].iloc[3]
+    assert r["ratio"].iloc[1] == pytest.approx(0.14 / 0.118)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=30))
+def test_log_contrast_orientation_swaps_wins_and_losses(outcomes):
+    t = _paired_log(outcomes)
+    ab = log_contrasts(t, pairs=["intercept-no_coord"]).iloc[0]
+    ba = log_contrasts(t, pairs=["no_coord-intercept"]).iloc[0]
+    assert (ab["wins"], ab["losses"], ab["ties"]) == (ba["losses"], ba["wins"], ba["ties"])
+    assert ab["gap"] == pytest.approx(-ba["gap"])
+    assert ab["p_value"] == pytest.approx(ba["p_value"], nan_ok=True)
+    assert ab["wins"] + ab["losses"] + ab["ties"] == len(outcomes)

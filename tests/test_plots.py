@@ -60,3 +60,42 @@ def test_audit_forest_has_every_claim_and_contrast(tmp_path):
     assert "noise floor ±11.8 pp" in shown
     paths = save_figure(fig, tmp_path, "forest")
     assert all(p.stat().st_size > 0 for p in paths)
+
+
+# --- usertest2 item 20: one seed is drawn once; a log's own contrasts are drawn ----------------
+
+def _one_seed_audit():
+    t = pd.DataFrame({"contrast": ["no_coord-intercept", "pull-intercept"], "clean": [True, False],
+                      "seed": [1, 1], "wins": [21, 27], "losses": [11, 9], "ties": [68, 64]})
+    nf = noise_floor(t)
+    return audit(read_claims(), nf), nf
+
+
+def test_one_seed_null_contrasts_are_drawn_once(tmp_path):
+    result, nf = _one_seed_audit()
+    rows = audit_rows(result, nf)
+    null = rows[rows["section"].str.startswith("Null contrasts")]
+    assert list(null["section"].unique()) == ["Null contrasts, one seed"]
+    assert len(null) == 2 and null["label"].is_unique
+    shown = texts(audit_forest(result, nf))
+    assert "Null contrasts, pooled over seeds" not in shown and "Null contrasts, per seed" not in shown
+    # with two seeds both sections remain (the bundled audit: 3 pooled + 6 per seed)
+    two = audit_rows(audit(read_claims(), noise_floor(null_contrasts_from_counts(read_paired_counts()))))
+    assert (two["section"] == "Null contrasts, pooled over seeds").sum() == 3
+
+
+def test_log_contrasts_are_drawn_with_their_verdicts(tmp_path):
+    from noisefloor.audit import place_contrasts
+
+    result, nf = _one_seed_audit()
+    own = place_contrasts(pd.DataFrame({
+        "seed": [1], "trial": [1], "subset": ["coordination_active"], "contrast": ["b-a"],
+        "wins": [2], "losses": [6], "ties": [20], "gap": [-4 / 28], "ci_low": [-0.33],
+        "ci_high": [0.08]}), nf)
+    rows = audit_rows(result, nf, own)
+    row = rows[rows["section"] == "Contrasts in this log (gap placed)"].iloc[0]
+    assert row["label"] == "b-a, trial 1, coord.-active, seed 1"
+    assert row["note"].startswith("W/L/T 2/6/20  below (") and "(<6 pairs)" not in row["note"]
+    fig = audit_forest(result, nf, log_contrasts=own)
+    assert "-14.3 [-33.0, +8.0]   W/L/T 2/6/20  below (0.8x floor)" in texts(fig)
+    assert all(p.stat().st_size > 0 for p in save_figure(fig, tmp_path, "own"))

@@ -7,13 +7,16 @@ from pathlib import Path
 import click
 
 from noisefloor.audit import audit as run_audit
+from noisefloor.audit import log_contrasts, place_contrasts
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.cli.floor import left_out_line, left_out_records, null_contrasts_from_trials_quietly
 from noisefloor.floor import noise_floor, null_contrasts_from_counts
 from noisefloor.plots import audit_forest, save_figure
-from noisefloor.published import read_claims, read_paired_counts
-from noisefloor.report import audit_report, count_noun, floor_table, pp, verdict_table
+from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE, read_claims,
+                                   read_paired_counts)
+from noisefloor.report import (audit_report, contrast_table, count_noun, floor_table, pp,
+                               verdict_table)
 from noisefloor.stats.paired import sign_test_table
 
 
@@ -25,7 +28,8 @@ from noisefloor.stats.paired import sign_test_table
 @log_options
 @label_options
 @click.option("--claims", type=click.Path(dir_okay=False), default=None,
-              help="CSV of claimed gains in pp (default: the paper's ten published claims).")
+              help="CSV of claimed gains in pp (default: the ten published claims listed by the "
+                   "noise-floor paper, labelled as such in the output).")
 @click.option("--clean", multiple=True,
               help="Null contrast certified clean (identical first requests), as 'a-b' "
                    "(repeatable; default: no_coord-intercept when the counts hold it).")
@@ -37,21 +41,28 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
 
     Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
-    counts on tau2-bench retail and the ten published claims they list.
+    counts on tau2-bench retail and the ten published claims they list. With --log, the floor
+    comes from the log, and the log's own protocol contrasts (each trial after trial 0, and the
+    coordination-active subset) are placed against it; without --claims the bundled claims are
+    still placed, and the output says so.
     """
     if logs and counts:
         raise click.UsageError("give either --counts or --log, not both")
-    others = None
+    others = own = None
+    n_protocols = 0
     if logs:
         trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
         null = null_contrasts_from_trials_quietly(trials, clean_pairs=clean)
         source = ", ".join(logs)
+        n_protocols = trials["protocol"].nunique()
+        if n_protocols >= 2:
+            own = log_contrasts(trials, coordination_active=True)
     else:
         table = read_paired_counts(counts)
         if counts:
             table.attrs["source"] = str(counts)  # errors below name file:line
         null = null_contrasts_from_counts(table, clean=clean or None)
-        source = counts or "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
+        source = counts or BUNDLED_COUNTS_SOURCE
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
         if not rest.empty:
             others = sign_test_table(rest.drop(columns=["line"]))
@@ -60,17 +71,26 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     if claims:
         claim_table.attrs["source"] = str(claims)  # errors below name file:line
     result = run_audit(claim_table, nf)
+    claims_source = claims or BUNDLED_CLAIMS_SOURCE
+    if own is not None:
+        own = place_contrasts(own, nf)
 
     out_dir = Path(out)
-    written = save_figure(audit_forest(result, nf), out_dir, "forest")
-    report = audit_report(result, nf, source=source + (f"; claims: {claims}" if claims else ""))
+    written = save_figure(audit_forest(result, nf, log_contrasts=own), out_dir, "forest")
+    bundled_note = ("These are other papers' claims on their own benchmarks, placed against the "
+                    "floor of your log; give --claims CSV to place your own."
+                    if logs and not claims else "")
+    report = audit_report(result, nf, source=source, claims_source=claims_source,
+                          claims_note=bundled_note, others=others, log_contrasts=own)
     (out_dir / "report.md").write_text(report, encoding="utf-8")
     written.append(out_dir / "report.md")
 
     if as_json:
         emit_json({
             "floor": result.floor, "envelope": result.envelope, "counts": result.counts,
+            "claims_source": claims_source,
             "claims": [v.to_dict() for v in result.verdicts],
+            "log_contrasts": own.to_dict(orient="records") if own is not None else [],
             "caution": nf.caution,
             "noise_floor": nf.to_dict(),
             "other_contrasts": others if others is not None else [],
@@ -92,18 +112,28 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         click.echo(f"  {left_out_line(null)}")
     click.echo("")
     echo_table(floor_table(nf))
+    if logs:
+        click.echo("\nContrasts in this log, placed against the floor (sign test per trial; "
+                   "Bonferroni within seed, trial, subset)")
+        if own is None:
+            click.echo(f"  none: the log holds {count_noun(n_protocols, 'protocol')}; a contrast "
+                       "needs two")
+        elif own.empty:
+            click.echo("  none: no two protocols share a trial after trial 0")
+        else:
+            echo_table(contrast_table(own, ci=True))
+            if own["flag"].astype(bool).any():
+                click.echo("  * fewer than 6 informative pairs: the sign test cannot reach "
+                           "p < 0.05 whatever the gap")
     if others is not None:
         click.echo("\nOther contrasts in the count table (sign test; Bonferroni within seed, trial, subset)")
-        shown = others.assign(
-            **{"W/L/T": [f"{w}/{lo}/{t}" for w, lo, t in
-                         zip(others["wins"], others["losses"], others["ties"])],
-               "gap pp": [pp(g, signed=True) for g in others["gap"]],
-               "p": [f"{p:.3g}" if p == p else "n/a" for p in others["p_value"]],
-               "p_adj": [f"{p:.3g}" if p == p else "n/a" for p in others["p_adjusted"]]})
-        echo_table(shown[["seed", "trial", "subset", "contrast", "W/L/T", "gap pp", "p", "p_adj"]])
+        echo_table(contrast_table(others))
     c = result.counts
     click.echo(f"\nClaims: {c['below']} below the floor, {c['inside']} inside the envelope, "
                f"{c['above']} above it (below = unresolved against the floor, not refuted)")
+    click.echo(f"  claims used: {claims_source}")
+    if bundled_note:
+        click.echo(f"  note: {bundled_note}")
     if nf.caution:
         click.echo(f"  caution: provisional: the floor rests on "
                    f"{count_noun(nf.n_informative_floor, 'informative pair')} (see above)")

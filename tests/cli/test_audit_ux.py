@@ -99,3 +99,78 @@ def test_claims_without_reported_text_show_their_unit(run, tmp_path):
     assert "+5.0 percent" in rows["A"] and "+5.0%" in rows["B"] and "+5.0 pts" in rows["C"]
     assert "+5.0 pp" not in out
     assert "unit is 'percent', not percentage points" in out
+
+
+# --- item 1: which claims were used, and the log's own contrasts --------------------------
+
+BUNDLED = "bundled: the ten published claims listed by Kaliyev & Maryanskyy (2026)"
+
+
+def test_audit_log_without_claims_names_the_bundled_claims(run, mylog, tmp_path):
+    out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
+    assert f"claims used: {BUNDLED}" in out
+    assert "note: These are other papers' claims on their own benchmarks" in out
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert f"- Floor from: {mylog}" in report and f"- Claims: {BUNDLED}" in report
+    assert "other papers' claims" in report
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    assert doc["claims_source"].startswith(BUNDLED)
+
+
+def test_audit_with_own_claims_names_the_file_and_no_bundled_note(run, mylog, tmp_path):
+    claims = tmp_path / "mine.csv"
+    claims.write_text("paper,effect_high,unit\nmine,8,pp\n")
+    out = run("audit", "--log", mylog, "--claims", claims, "--out", tmp_path / "rep")
+    assert f"claims used: {claims}" in out and "other papers' claims" not in out
+    assert f"- Claims: {claims}" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_audit_log_places_the_logs_own_contrasts(run, mylog, tmp_path):
+    # Hand count of the log: trial 1 intercept wins t1, t2 (no_coord failed), ties t3, t4, t5
+    # -> 2/0/3, +40 pp, p = 0.5; trial 2: intercept wins t5 -> 1/0/4; coordination-active
+    # (both failed trial 0): t2 only, intercept won -> 1/0/0. The floor is 20.0 pp.
+    out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
+    section = out.split("Contrasts in this log")[1].split("Claims:")[0]
+    lines = [line.split() for line in section.splitlines()[2:] if "intercept-no_coord" in line]
+    assert [(r[1], r[2], r[4], r[5]) for r in lines] == [
+        ("1", "all", "2/0/3", "+40.0"), ("2", "all", "1/0/4", "+20.0"),
+        ("1", "coordination_active", "1/0/0", "+100.0")]
+    assert [r[-2] if r[-1] == "*" else r[-1] for r in lines] == ["above", "inside", "above"]
+    assert "fewer than 6 informative pairs" in section
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "## Contrasts in this log" in report and "| 1 | 1 | all | intercept-no_coord | 2/0/3 |" in report
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    first = doc["log_contrasts"][0]
+    assert (first["wins"], first["losses"], first["ties"], first["verdict"]) == (2, 0, 3, "above")
+    assert first["p_value"] == 0.5 and first["gap"] == pytest.approx(0.4)
+
+
+def test_audit_log_with_one_protocol_says_there_is_no_contrast(run, shared_data, tmp_path):
+    out = run("audit", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json",
+              "--out", tmp_path)
+    assert "Contrasts in this log" in out and "none: the log holds 1 protocol; a contrast needs two" in out
+
+
+def test_default_audit_names_its_claims_and_has_no_log_section(run, tmp_path):
+    out = run("audit", "--out", tmp_path)
+    assert f"claims used: {BUNDLED}" in out and "Contrasts in this log" not in out
+    assert "other papers' claims" not in out
+
+
+# --- item 20: report.md has the other contrasts; one seed drawn once -------------------------
+
+def test_report_has_the_other_contrasts_of_the_count_table(run, tmp_path):
+    run("audit", "--out", tmp_path)
+    report = (tmp_path / "report.md").read_text()
+    section = report.split("## Other contrasts in the count table")[1].split("## The claims")[0]
+    # the paper's coordination-active rows: 2/6/20 p 0.289, Bonferroni 0.867
+    assert "| 1 | 1 | coordination_active | pull-no_coord | 2/6/20 | -14.3 | 0.289 | 0.867 |" in section
+    assert sum(line.startswith("| 1 | 1 |") for line in section.splitlines()) == 6
+
+
+def test_report_without_other_contrasts_has_no_empty_section(run, tmp_path):
+    counts = tmp_path / "c.csv"
+    counts.write_text("seed,trial,contrast,wins,losses,ties\n1,0,no_coord-intercept,20,10,70\n"
+                      "2,0,no_coord-intercept,12,14,74\n")
+    run("audit", "--counts", counts, "--out", tmp_path / "rep")
+    assert "Other contrasts" not in (tmp_path / "rep" / "report.md").read_text()
