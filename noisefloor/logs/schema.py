@@ -23,6 +23,14 @@ SUPPORTED_SCHEMA_VERSIONS = ("1",)
 KEY_FIELDS = ("benchmark", "model", "protocol", "seed", "task_id", "trial")
 
 
+def _unit_interval(schema: dict[str, Any]) -> None:
+    """Put ``minimum: 0, maximum: 1`` on the number branch of the ``reward`` schema."""
+    for branch in schema.get("anyOf", [schema]):
+        if branch.get("type") == "number":
+            branch["minimum"] = 0
+            branch["maximum"] = 1
+
+
 class TrialRecord(BaseModel):
     """One attempt of one task by one configuration.
 
@@ -62,7 +70,16 @@ class TrialRecord(BaseModel):
         Free-form metadata carried through unchanged.
     """
 
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid", strict=True, frozen=True,
+        # The JSON Schema's description is plain prose, not this numpydoc docstring.
+        json_schema_extra={"description": (
+            "One attempt of one task by one configuration (noisefloor trial record, schema "
+            "version 1). Required fields must be present in every record; reward and "
+            "termination_reason may be null but not missing: a null reward means the trial "
+            "never produced one, a missing reward is an error. Free-form metadata goes "
+            "under extra.")},
+    )
 
     schema_version: Literal["1"]
     benchmark: str = Field(min_length=1)
@@ -71,7 +88,9 @@ class TrialRecord(BaseModel):
     seed: int | None
     task_id: str = Field(min_length=1)
     trial: int = Field(ge=0)
-    reward: float | None
+    # The [0, 1] range is enforced (with its own message) by the validator below; the schema
+    # states it so that external validators reject 1.5 too (usertest 2, item 8).
+    reward: float | None = Field(json_schema_extra=lambda schema: _unit_interval(schema))
     termination_reason: str | None
     infrastructure_error: bool
     store_events_at_start: int | None = Field(default=None, ge=0)

@@ -76,3 +76,25 @@ def test_validate_shared_data_names_each_non_log_file():
     for line, name in zip(lines, ["leaderboard_submissions.json", "retail_split_tasks.json"]):
         assert line.startswith(str(SHARED / "tau2-bench" / name) + ": not a recognised trial log")
     assert lines[2] == "3 file(s), 200 valid record(s), 0 truncated line(s): 2 problem(s)"
+
+
+def test_schema_states_the_reward_range_and_plain_description():
+    # usertest2 item 8: external validators accepted reward 1.5; the description was numpydoc.
+    jsonschema = pytest.importorskip("jsonschema")
+    from noisefloor.logs import TrialRecord, trial_record_json_schema
+
+    schema = trial_record_json_schema()
+    assert schema["properties"]["reward"]["anyOf"] == [
+        {"type": "number", "minimum": 0, "maximum": 1}, {"type": "null"}]
+    assert "reward" in schema["required"]
+    assert "``" not in schema["description"] and "Attributes" not in schema["description"]
+    rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p", "seed": 1,
+           "task_id": "1", "trial": 0, "reward": 1.0, "termination_reason": None,
+           "infrastructure_error": False}
+    validator = jsonschema.Draft202012Validator(schema)
+    for reward, ok in ((1.0, True), (0, True), (None, True), (1.5, False), (-0.1, False)):
+        assert validator.is_valid({**rec, "reward": reward}) is ok, reward
+    # noisefloor's own validation and its message are unchanged
+    from pydantic import ValidationError
+    with pytest.raises(ValidationError, match=r"reward must lie in \[0, 1\], got 1.5"):
+        TrialRecord.model_validate({**rec, "reward": 1.5})
