@@ -9,16 +9,21 @@ nothing.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
-from noisefloor.plots import forest_plot, save_figure
+from noisefloor.plots import forest_plot
 from noisefloor.stats.agreement import LANDIS_KOCH_BANDS
 from noisefloor.stats.agreement_table import AgreementTable
 
-__all__ = ["agreement_forest_plot", "agreement_plot_rows", "save_agreement_plot"]
+__all__ = ["PLOT_FORMATS", "agreement_forest_plot", "agreement_plot_rows", "save_agreement_plot"]
+
+#: File suffixes :func:`save_agreement_plot` writes (the format follows the suffix).
+PLOT_FORMATS = (".png", ".svg", ".pdf")
 
 METRIC_COLORS = {
     "fleiss": "#2458a6",
@@ -32,7 +37,15 @@ METRIC_NAMES = {
     "krippendorff": "Krippendorff's alpha",
     "cohen": "Cohen's kappa",
 }
-BAND_COLORS = ("#b2182b", "#ef8a62", "#fddbc7", "#d1e5f0", "#67a9cf", "#2166ac")
+#: Opaque fills of the Landis-Koch bands poor, slight, fair, moderate, substantial, almost
+#: perfect. From slight on, CIE L* falls by about 7 per band (97, 90, 83, 76, 69) while the hue
+#: turns from pale yellow to blue-grey, so neighbours differ in lightness, which survives every
+#: kind of colour blindness; "poor" (below 0, left of the dashed chance line) is a light red.
+#: Checked with colorspacious: adjacent bands are at least 6 CAM02-UCS units apart under full
+#: deuteranomaly, protanomaly and tritanomaly. All are light enough (L* >= 69) for the blue,
+#: purple and orange estimates drawn over them.
+BAND_COLORS = ("#facccb", "#fef6df", "#e8e4b8", "#bed6b4", "#99c4bb", "#84afc1")
+BAND_EDGE = "#8c8c8c"  # outline of the legend swatches, so the palest one shows on white
 
 
 def agreement_plot_rows(table: AgreementTable) -> pd.DataFrame:
@@ -109,7 +122,7 @@ def agreement_forest_plot(table: AgreementTable, *, title: str = "") -> Figure:
         if hi > lo:
             bands.append((lo, hi, name, col))
     confidence = table.results[0].confidence if table.results else 0.95
-    return forest_plot(
+    fig = forest_plot(
         rows,
         label="row",
         estimate="value",
@@ -118,7 +131,7 @@ def agreement_forest_plot(table: AgreementTable, *, title: str = "") -> Figure:
         annotation="note",
         group="group",
         color="color",
-        bands=bands,
+        bands=(),  # drawn below, opaque: forest_plot's translucent bands wash out pale colours
         reference=0.0,
         scale=1.0,
         digits=2,
@@ -127,21 +140,71 @@ def agreement_forest_plot(table: AgreementTable, *, title: str = "") -> Figure:
         or f"Inter-rater agreement per label ({confidence:.0%} bootstrap CI over items)",
         xlim=(left, 1.02),
     )
+    _draw_bands(fig.axes[0], bands)
+    return fig
 
 
-def save_agreement_plot(table: AgreementTable, path: str | Path, *, title: str = "") -> list[Path]:
-    """Draw :func:`agreement_forest_plot` and write ``<path stem>.png`` and ``.svg``.
+def _draw_bands(ax, bands: list) -> None:
+    """Opaque Landis-Koch bands under the grid and the estimates, and their legend above."""
+    handles = []
+    for lo, hi, name, col in bands:
+        ax.axvspan(lo, hi, facecolor=col, lw=0, zorder=0.1)
+        handles.append(Patch(facecolor=col, edgecolor=BAND_EDGE, lw=0.6, label=name))
+    ax.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 1.0),
+              ncol=min(len(handles), 6), frameon=False, fontsize=9,
+              title="Landis-Koch band", title_fontsize=9, alignment="left")
+
+
+def save_agreement_plot(
+    table: AgreementTable, path: str | Path | Sequence[str | Path], *, title: str = ""
+) -> list[Path]:
+    """Draw :func:`agreement_forest_plot` and write it to ``path``, in the format of its suffix.
 
     Parameters
     ----------
-    path : str or Path
-        Target; its suffix (if any) is replaced by ``.png`` and ``.svg``.
+    table : AgreementTable
+        From :func:`noisefloor.stats.agreement_table.agreement_by_label`.
+    path : str, Path or sequence of them
+        Where to write; each suffix names the format, one of :data:`PLOT_FORMATS` (``.png`` at
+        150 dpi, ``.svg``, ``.pdf``). Exactly these files are written, nothing beside them;
+        missing parent directories are created.
+    title : str, optional
+        Figure title (default: a description of the intervals).
 
     Returns
     -------
     list of Path
-        The two files written.
+        The files written, in the order given.
+
+    Raises
+    ------
+    ValueError
+        A suffix that is not a supported format (checked before anything is drawn), no path,
+        or a table without results.
+
+    Examples
+    --------
+    >>> import tempfile, pandas as pd
+    >>> from noisefloor.stats.agreement_table import agreement_by_label
+    >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"),
+    ...                    "label": [1, 1, 0, 0, 1, 0]})
+    >>> d = Path(tempfile.mkdtemp())
+    >>> [p.name for p in save_agreement_plot(agreement_by_label(df, n_boot=0), d / "k.pdf")]
+    ['k.pdf']
+    >>> sorted(p.name for p in d.iterdir())
+    ['k.pdf']
     """
-    path = Path(path)
+    paths = [Path(path)] if isinstance(path, (str, Path)) else [Path(p) for p in path]
+    if not paths:
+        raise ValueError("no path to write the plot to")
+    for p in paths:
+        if p.suffix.lower() not in PLOT_FORMATS:
+            raise ValueError(
+                f"{p}: the plot format follows the file suffix, one of {', '.join(PLOT_FORMATS)}; "
+                f"got {p.suffix or 'no suffix'!r}"
+            )
     fig = agreement_forest_plot(table, title=title)
-    return save_figure(fig, path.parent, path.stem if path.suffix else path.name)
+    for p in paths:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(p, dpi=150, bbox_inches="tight", format=p.suffix.lower()[1:])
+    return paths

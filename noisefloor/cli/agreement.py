@@ -22,6 +22,8 @@ from noisefloor.logs.annotations import (
 )
 from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
+PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
+
 _EXTRA_KEYS = (
     "comparison", "landis_koch", "expected_agreement", "se", "note", "se_null", "z", "p_value",
 )
@@ -48,46 +50,89 @@ def _fmt_z(rec: dict) -> str:
     return _fmt(rec["z"], 1) if rec["metric"] == "fleiss" else "-"
 
 
-@click.command("agreement")
+def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) -> tuple:
+    """Refuse an unsupported plot format before any statistics are computed."""
+    for path in value:
+        if path.suffix.lower() not in PLOT_FORMATS:
+            raise click.BadParameter(
+                f"{str(path)!r}: the plot format follows the file suffix, one of "
+                f"{', '.join(PLOT_FORMATS)}; got {path.suffix or 'no suffix'!r}",
+                ctx=ctx, param=param,
+            )
+    return value
+
+
+@click.command(
+    "agreement",
+    short_help="Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.",
+)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all"]),
-              default="all", show_default=True, help="Coefficient(s) to report per label.")
+              default="all", show_default=True,
+              help="Coefficient(s) per label. fleiss: Fleiss' kappa among the human raters "
+                   "(needs every item rated by all of them); krippendorff: Krippendorff's alpha "
+                   "among them (allows missing ratings); cohen: Cohen's kappa of the --judge "
+                   "against the human majority, or between the two raters when there are two; "
+                   "all: the three.")
 @click.option("--weights", type=click.Choice(["none", "linear", "quadratic"]), default="none",
-              show_default=True, help="Cohen's kappa weights (by position in --categories).")
+              show_default=True,
+              help="Cohen's kappa weights for ordered labels. none: every disagreement counts "
+                   "fully; linear/quadratic: partial credit by the distance between the two "
+                   "categories' positions in --categories (default order: sorted labels).")
 @click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
-              default="nominal", show_default=True, help="Krippendorff's level of measurement.")
+              default="nominal", show_default=True,
+              help="Krippendorff's alpha level of measurement. nominal: unordered labels; "
+                   "ordinal: ordered, in --categories order; interval, ratio: numeric labels.")
 @click.option("--judge", metavar="RATER", default=None,
-              help="Compare this rater with the majority of the others (Cohen's kappa).")
+              help="A rater in FILE (e.g. an LLM judge) to compare with the majority of the "
+                   "human raters by Cohen's kappa; it is left out of Fleiss' kappa and alpha.")
 @click.option("--raters", metavar="A,B,..", default=None,
               help="Use only these raters as the human raters (comma-separated); the others "
                    "in FILE, except the --judge, are ignored and the first output line names "
                    "them. Two raters without --judge give Cohen's kappa between them. A name "
                    "not in FILE is an error.")
 @click.option("--categories", metavar="C1,C2,..", default=None,
-              help="Category order (needed for weights/ordinal when a scale point is unused).")
+              help="The full category scale in order, comma-separated (default: the labels "
+                   "used, sorted). Needed for --weights or --level ordinal when a scale point "
+                   "went unused or the order is not the sort order; a label outside it is an "
+                   "error.")
 @click.option("--tie", type=click.Choice(["exclude", "lowest", "highest"]), default="exclude",
-              show_default=True, help="Rule for a tied human majority (judge comparison).")
-@click.option("--randolph", is_flag=True, help="Fleiss row uses Randolph's free-marginal kappa.")
+              show_default=True,
+              help="A tied human majority in the --judge comparison. exclude: leave the item "
+                   "out (a note counts them); lowest/highest: take the tied category that comes "
+                   "first/last in category order (for 0/1 labels, highest calls a tie 1).")
+@click.option("--randolph", is_flag=True,
+              help="In the Fleiss row, report Randolph's free-marginal kappa (chance agreement "
+                   "1/number of categories) instead of Fleiss' kappa.")
 @click.option("--layout", type=click.Choice(LAYOUTS), default="auto", show_default=True,
               help="File layout. auto: long if the CSV header has item, rater and label "
                    "columns, wide if it has neither rater nor label; a header with only one of "
                    "the two is an error (a long file missing a column). The output's first line "
                    "says which layout was used and why.")
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.95, show_default=True)
+              default=0.95, show_default=True,
+              help="Confidence level of the bootstrap intervals, strictly between 0 and 1 "
+                   "(0.95 gives 95% intervals).")
 @click.option("--n-boot", type=click.IntRange(min=0), default=2000, show_default=True,
-              help="Bootstrap resamples of items (0: no bootstrap interval).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Bootstrap seed.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON, one object per row.")
-@click.option("--plot", "plot_path", type=click.Path(path_type=Path), default=None,
-              help="Write a per-label forest plot to PATH (.png and .svg beside each other).")
+              help="Bootstrap resamples of items for every interval (0: no interval; the CI "
+                   "shows n/a).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the bootstrap: the same seed gives the same intervals.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print a JSON list instead of the table, one object per (label, metric) "
+                   "row; an undefined value is null.")
+@click.option("--plot", "plot_paths", type=click.Path(dir_okay=False, path_type=Path),
+              multiple=True, callback=_check_plot_paths, metavar="PATH",
+              help="Write a per-label forest plot to PATH, in the format its suffix names "
+                   "(.png, .svg or .pdf) and nothing else; repeat the option for more than one "
+                   "format. The paths written are printed on stderr.")
 def agreement(file, metric, weights, level, judge, raters, categories, tie, randolph, layout,
-              confidence, n_boot, seed, as_json, plot_path) -> None:
+              confidence, n_boot, seed, as_json, plot_paths) -> None:
     """Inter-rater agreement of the annotations in FILE, one row per label and metric.
 
     FILE is CSV or JSONL. Long layout: item,rater,label[,category] (category names the
     question, e.g. a failure stage; each becomes one output label). Wide layout (CSV):
-    item[,category],<one column per rater>.
+    item[,category],<one column per rater>; an empty cell is a rating not given.
     """
     metrics = ("fleiss", "cohen", "krippendorff") if metric == "all" else (metric,)
     try:
@@ -116,10 +161,10 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     except ValueError as exc:
         raise click.ClickException(f"{file}: {exc} (read in {chosen.describe()})") from None
     frame = table.to_frame()
-    if plot_path is not None:
+    if plot_paths:
         from noisefloor.agreement_plot import save_agreement_plot
 
-        written = save_agreement_plot(table, plot_path)
+        written = save_agreement_plot(table, plot_paths)
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
     if as_json:

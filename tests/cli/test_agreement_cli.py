@@ -221,3 +221,19 @@ def test_messages_name_cli_options_not_python_keywords(tmp_path):
     assert res.exit_code == 1
     assert "the interval level of measurement needs numeric ratings; got 'y'" in res.output
     assert "level=" not in res.output
+
+
+def test_every_option_has_help_and_the_summary_is_not_cut():
+    # user test 2, item 15: --confidence had no description; the root listing cut the summary
+    import click
+
+    for param in agreement.params:
+        if isinstance(param, click.Option):
+            assert param.help and len(param.help) > 25, param.name
+    text = " ".join(CliRunner().invoke(agreement, ["--help"]).output.split())
+    assert "Confidence level of the bootstrap intervals" in text
+    assert "repeat the option for more than one" in text  # --plot: format from the suffix
+    assert "Use only these raters" in text  # --raters is a selection
+    assert not agreement.get_short_help_str(limit=45).endswith("...")
+    assert agreement.get_short_help_str() == (
+        "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.")
