@@ -12,7 +12,7 @@ import click
 from harness.base import DEFAULT_DIFFICULTY, DIFFICULTIES, FAMILIES
 
 
-@click.group("harness")
+@click.group("harness", short_help="The collaboration-tax task suite: list tasks, show one.")
 def harness() -> None:
     """The collaboration-tax task suite (split-view tasks with deterministic graders)."""
 
@@ -32,11 +32,14 @@ def list_cmd(family: str | None) -> None:
     click.echo(f"{len(tasks)} tasks: " + ", ".join(f"{n} {f}" for f, n in counts.items() if n))
 
 
-@harness.command("show")
+@harness.command("show", short_help="One instance: both agents' prompts, the oracle answer.")
 @click.argument("task_name", metavar="TASK")
 @click.option("--seed", type=int, required=True, help="Seed of the instance.")
 @click.option("--difficulty", type=click.Choice([str(d) for d in DIFFICULTIES]),
-              default=str(DEFAULT_DIFFICULTY), show_default=True)
+              default=str(DEFAULT_DIFFICULTY), show_default=True,
+              help="Instance size: 0 smaller (CSP grids keep some redundant givens; whole-hour "
+                   "time zones), 1 the standard size, 2 larger (more entities, constraints and "
+                   "queries; half-hour time zones).")
 def show(task_name: str, seed: int, difficulty: str) -> None:
     """The full instance, both private views as each agent reads them, the oracle answer and
     its score."""

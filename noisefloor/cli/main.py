@@ -37,6 +37,19 @@ def _attach() -> None:
     cli.add_command(store.store)
     from noisefloor.cli import harness as harness_cli  # issue 4 (harness)
     cli.add_command(harness_cli.harness)
+    # Summaries in ``noisefloor --help`` must fit (click cuts a long first sentence mid-way);
+    # commands defined elsewhere without a short_help get one here.
+    for name, summary in _SUMMARIES.items():
+        command = cli.commands.get(name)
+        if command is not None and not command.short_help:
+            command.short_help = summary
+
+
+_SUMMARIES = {
+    "audit": "Place claimed gains below, inside or above the noise floor.",
+    "floor": "The noise floor of LOG files, from their null contrasts.",
+    "contrast": "Sign test, gap and Wilson-mapped CI of one contrast a-b.",
+}
 
 
 _attach()

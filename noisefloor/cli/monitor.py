@@ -128,7 +128,7 @@ def _check_options(counts: dict, reals: dict) -> None:
             raise click.BadParameter(f"expected a number >= 0, got {value:g}", param_hint=flag)
 
 
-@click.command()
+@click.command(short_help="Runtime alarms over LOG files, against a --baseline.")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @click.option(
     "--baseline",

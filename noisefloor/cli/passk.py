@@ -31,7 +31,7 @@ class _KList(click.ParamType):
         return tuple(ks)
 
 
-@click.command()
+@click.command(short_help="pass^k of each configuration in LOG files (tau-bench).")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
 @log_options
 @label_options

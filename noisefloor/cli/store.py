@@ -26,7 +26,7 @@ def store() -> None:
     """The task-scoped negative-knowledge store (ET-MCP substrate)."""
 
 
-@store.command("serve")
+@store.command("serve", short_help="Serve the store at DB as an MCP server over stdio.")
 @click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite store file (created if missing).")
 def serve(db: Path) -> None:

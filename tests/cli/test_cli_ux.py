@@ -127,3 +127,30 @@ def test_a_searched_directory_names_every_non_log_file(tmp_path):
             f"  {tmp_path / 'runs' / 'split.json'}: a JSON object with keys 'train', 'test'"]
         assert lines[3].startswith("expected one of: a tau2-bench results.json")
         assert "--format" in lines[3] and "format=" not in lines[3]
+
+
+def _all_commands(group=cli, path=()):
+    import click
+
+    yield path, group
+    if isinstance(group, click.Group):
+        for name, command in group.commands.items():
+            yield from _all_commands(command, path + (name,))
+
+
+def test_help_summaries_fit_and_show_no_rest_markup():
+    # usertest2 item 15: summaries cut mid-sentence ("..."), ``double backticks`` in help.
+    for path, command in _all_commands():
+        r = _run(*path, "--help")
+        assert r.exit_code == 0, path
+        assert "``" not in r.output, (path, r.output)
+        if "Commands:" in r.output:
+            listing = r.output.split("Commands:", 1)[1]
+            assert "..." not in listing, (path, listing)
+
+
+def test_help_explains_difficulty_and_contrast_arms():
+    show = _run("harness", "show", "--help").output
+    assert "Instance size: 0 smaller" in " ".join(show.split())
+    wins = " ".join(_run("contrast", "--help").output.split())
+    assert "Tasks where a succeeded and b failed." not in wins  # a and b were never defined
