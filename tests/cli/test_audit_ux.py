@@ -174,3 +174,44 @@ def test_report_without_other_contrasts_has_no_empty_section(run, tmp_path):
                       "2,0,no_coord-intercept,12,14,74\n")
     run("audit", "--counts", counts, "--out", tmp_path / "rep")
     assert "Other contrasts" not in (tmp_path / "rep" / "report.md").read_text()
+
+
+# --- item 1 (related gap): contrast --log counts W/L/T from a log ---------------------------
+
+def test_contrast_from_a_log_pairs_by_task_and_trial(run, mylog):
+    out = run("contrast", "--log", mylog, "--a", "intercept", "--b", "no_coord",
+              "--coordination-active")
+    rows = [line.split() for line in out.splitlines()[2:]]
+    assert [(r[1], r[2], r[4], r[5]) for r in rows] == [
+        ("1", "all", "2/0/3", "+40.0"), ("2", "all", "1/0/4", "+20.0"),
+        ("1", "coordination_active", "1/0/0", "+100.0")]
+    # the same counts through the counts form give the same test
+    doc = json.loads(run("contrast", "--log", mylog, "--a", "intercept", "--b", "no_coord",
+                         "--json"))
+    first = doc["contrasts"][0]
+    counts = json.loads(run("contrast", "--wins", 2, "--losses", 0, "--ties", 3, "--json"))
+    for key in ("wins", "losses", "ties", "n", "gap", "p_value", "ci_low", "ci_high"):
+        assert first[key] == counts[key]
+
+
+def test_contrast_from_a_log_keeps_the_order_given(run, mylog):
+    out = run("contrast", "--log", mylog, "--a", "no_coord", "--b", "intercept", "--trial", 1,
+              "--family-size", 3)
+    assert "no_coord-intercept" in out and "0/2/3  -40.0" in out
+    assert "p Bonferroni (m = 3)" in out
+
+
+def test_contrast_log_errors_are_usage_lines(mylog):
+    runner = CliRunner()
+    for args, message in (
+            (["--log", mylog], "--log needs --a and --b (protocols in the log: intercept, no_coord)"),
+            (["--log", mylog, "--a", "x", "--b", "no_coord"], "protocol 'x' is not in the log"),
+            (["--log", mylog, "--a", "intercept", "--b", "no_coord", "--wins", "3"],
+             "either --log or --wins"),
+            (["--a", "intercept", "--wins", "3", "--losses", "1"], "go with --log"),
+            (["--wins", "3"], "give --wins and --losses"),
+            (["--log", mylog, "--a", "intercept", "--b", "no_coord", "--trial", "7"],
+             "trial 7 is not in both arms")):
+        r = runner.invoke(cli, ["contrast", *map(str, args)])
+        assert r.exit_code != 0 and message in r.output, (args, r.output)
+        assert "Traceback" not in r.output
