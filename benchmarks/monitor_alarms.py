@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -98,7 +99,14 @@ def speed() -> None:
     )
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.parse_args(argv)  # no options; --help prints what the run measures and exits
     r1_table()
     r2_table()
     speed()
+
+
+if __name__ == "__main__":
+    main()

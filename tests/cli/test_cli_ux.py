@@ -154,3 +154,16 @@ def test_help_explains_difficulty_and_contrast_arms():
     assert "Instance size: 0 smaller" in " ".join(show.split())
     wins = " ".join(_run("contrast", "--help").output.split())
     assert "Tasks where a succeeded and b failed." not in wins  # a and b were never defined
+
+
+@pytest.mark.parametrize("script", sorted((FIXTURES.parent / "benchmarks").glob("*.py")),
+                         ids=lambda p: p.name)
+def test_benchmark_scripts_answer_help_without_running(script):
+    # usertest2 item 15: monitor_alarms.py --help ran the whole simulation.
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=script.parent.parent)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"usage: {script.name}")
