@@ -237,11 +237,18 @@ def _iter_dir_layout(
     index = meta.get("simulation_index")
     if index is None:
         order = [(stem, None) for stem in files]
-    elif not isinstance(index, list) or not all(
-        isinstance(e, dict) and isinstance(e.get("id"), str) for e in index
-    ):
+    elif not isinstance(index, list):
         sink.add([LogProblem(source, None, "simulation_index", "malformed simulation index",
-                             "an array of objects with a string id", kind="format")])
+                             "an array of objects with a string id", describe_value(index),
+                             kind="format")])
+        return
+    elif bad := [(pos, e) for pos, e in enumerate(index, 1)
+                 if not (isinstance(e, dict) and isinstance(e.get("id"), str))]:
+        # name every bad entry (its 1-based position) and what it holds
+        sink.add([LogProblem(source, pos, "simulation_index.id", "malformed simulation index "
+                             "entry", "an object with a string id",
+                             describe_value(e.get("id") if isinstance(e, dict) else e),
+                             kind="format") for pos, e in bad])
         return
     else:
         order = [(e["id"], e) for e in index]

@@ -337,3 +337,12 @@ def test_validate_reports_a_log_with_no_record(tmp_path):
     assert report.n_valid > 0 and not report.ok
     forced = validate_logs(blank, format="jsonl")
     assert [p.message for p in forced.problems] == ["the log holds no trial record"]
+
+
+def test_tau2_dir_malformed_index_entry_is_located(tau2_dir):
+    meta = json.loads((tau2_dir / "results.json").read_text())
+    meta["simulation_index"][2]["id"] = 5
+    (tau2_dir / "results.json").write_text(json.dumps(meta))
+    problem, = validate_logs(tau2_dir).problems
+    assert (problem.line, problem.field, problem.received) == (3, "simulation_index.id",
+                                                                "an integer 5")
