@@ -177,7 +177,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     pct = round(confidence * 100)
     click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
                f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else "")
-               + (f"; ignored (not in --raters): {', '.join(table.ignored)}"
+               + (f"; ignored (not in --raters): {', '.join(table.ignored)}, "
+                  f"{int(df['rater'].isin(table.ignored).sum())} ratings"
                   if table.ignored else ""))
     header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
              f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \

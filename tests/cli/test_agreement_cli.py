@@ -168,7 +168,8 @@ def test_raters_selects_two_of_three_for_cohen(tmp_path):
     res = _run(p, "--metric", "cohen", "--raters", "alice,bob", "--n-boot", "0")
     assert res.exit_code == 0, res.output
     first, _, row = res.output.splitlines()[:3]
-    assert first.endswith("; raters alice, bob; ignored (not in --raters): carol")
+    assert first.endswith("; 13 ratings; raters alice, bob; ignored (not in --raters): carol, "
+                          "5 ratings")
     # items 1-4 (item 5 has carol only): alice y,n,y,y / bob y,n,n,y -> po = 3/4,
     # pe = (3/4*2/4 + 1/4*2/4) = 1/2, kappa = (0.75 - 0.5) / 0.5 = 0.5 (by hand)
     assert row.split()[:3] == ["all", "cohen", "0.500"] and row.endswith("alice vs bob")
