@@ -357,6 +357,15 @@ def log_contrasts(
         return pd.DataFrame(columns=columns + stats_cols)
     for col in count_cols:
         table[col] = table[col].astype(int)
+    # one Bonferroni family (seed, trial, subset) per block of rows, as in the paper's tables:
+    # by benchmark/model, seed (pooled last), subset ("all" first), trial; pairs as formed
+    sort = pd.DataFrame({f"g{i}": table[c].astype(str) for i, c in enumerate(group_cols)})
+    sort["pooled"] = table["seed"].eq(POOLED).to_numpy()
+    sort["seed_rank"] = pd.factorize(table["seed"].astype(str))[0]
+    sort["subset"] = table["subset"].ne("all").to_numpy()
+    sort["trial"] = table["trial"].to_numpy()
+    table = table.loc[sort.sort_values(list(sort.columns), kind="stable").index]
+    table = table.reset_index(drop=True)
     return sign_test_table(table, family=tuple(group_cols) + ("seed", "trial", "subset"),
                            confidence=confidence)
 

@@ -133,7 +133,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
                f"{c['above']} above it (below = unresolved against the floor, not refuted)")
     click.echo(f"  claims used: {claims_source}")
     if bundled_note:
-        click.echo(f"  note: {bundled_note}")
+        click.echo(f"  note: {bundled_note[0].lower()}{bundled_note[1:]}")
     if nf.caution:
         click.echo(f"  caution: provisional: the floor rests on "
                    f"{count_noun(nf.n_informative_floor, 'informative pair')} (see above)")

@@ -109,7 +109,7 @@ BUNDLED = "bundled: the ten published claims listed by Kaliyev & Maryanskyy (202
 def test_audit_log_without_claims_names_the_bundled_claims(run, mylog, tmp_path):
     out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
     assert f"claims used: {BUNDLED}" in out
-    assert "note: These are other papers' claims on their own benchmarks" in out
+    assert "note: these are other papers' claims on their own benchmarks" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert f"- Floor from: {mylog}" in report and f"- Claims: {BUNDLED}" in report
     assert "other papers' claims" in report
