@@ -37,10 +37,28 @@ SIDES = ("a", "b")
 def check_seed(seed: Any) -> None:
     """Validate a ``seed`` argument.
 
+    Parameters
+    ----------
+    seed : int
+        Any ``int`` or NumPy integer (negative values are allowed).
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     TypeError
         If ``seed`` is not an integer (``int`` or a NumPy integer; ``bool`` is refused).
+
+    Examples
+    --------
+    >>> from harness.base import check_seed
+    >>> check_seed(7)
+    >>> check_seed(True)
+    Traceback (most recent call last):
+    ...
+    TypeError: seed must be an int, got bool: True
     """
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
@@ -49,12 +67,32 @@ def check_seed(seed: Any) -> None:
 def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
     """Validate the public ``generate`` arguments.
 
+    Parameters
+    ----------
+    seed : int
+        As for :func:`check_seed`.
+    difficulty : int
+        One of 0 (easy), 1 (default), 2 (hard).
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     TypeError
         If ``seed`` is not an integer (``bool`` is refused).
     ValueError
         If ``difficulty`` is not one of 0, 1, 2 (``bool`` is refused).
+
+    Examples
+    --------
+    >>> from harness.base import check_seed_difficulty
+    >>> check_seed_difficulty(0, 2)
+    >>> check_seed_difficulty(0, 3)
+    Traceback (most recent call last):
+    ...
+    ValueError: difficulty must be one of (0, 1, 2), got 3
     """
     check_seed(seed)
     if isinstance(difficulty, bool) or difficulty not in DIFFICULTIES:
@@ -64,10 +102,28 @@ def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
 def check_keep(keep: Any) -> None:
     """Validate the ``keep`` argument of ``counterfactual``.
 
+    Parameters
+    ----------
+    keep : str
+        ``"a"`` or ``"b"``: the view a counterfactual keeps unchanged.
+
+    Returns
+    -------
+    None
+
     Raises
     ------
     ValueError
         If ``keep`` is not ``"a"`` or ``"b"``.
+
+    Examples
+    --------
+    >>> from harness.base import check_keep
+    >>> check_keep("b")
+    >>> check_keep("A")
+    Traceback (most recent call last):
+    ...
+    ValueError: keep must be 'a' or 'b', got 'A'
     """
     if keep not in SIDES:
         raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
@@ -111,6 +167,18 @@ class Instance:
         Declared surface conventions of each view, ``{"a": {...}, "b": {...}}`` (origin corner,
         axis order, index base, naming, unit, timezone, date format, ...). The two must differ
         in at least one key.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+    >>> instance.task, instance.seed, instance.difficulty
+    ('csp_sudoku4', 0, 0)
+    >>> instance.conventions["a"]["origin"], instance.conventions["b"]["origin"]
+    ('top-left', 'bottom-left')
+    >>> task.generate(seed=0, difficulty=0) == instance
+    True
     """
 
     task: str
@@ -132,6 +200,17 @@ class View:
         The facts this agent holds, already expressed in its own conventions.
     conventions : dict
         This view's surface conventions (same as ``instance.conventions[agent]``).
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+    >>> a, b = task.split(instance)
+    >>> a.agent, a.conventions == instance.conventions["a"]
+    ('a', True)
+    >>> b.data["facts"]
+    ['(x=3, y=0) = 4', '(x=3, y=1) = 1', '(x=1, y=3) = 4']
     """
 
     agent: str
@@ -145,6 +224,22 @@ class Task(ABC):
     Subclasses set the class attributes ``name``, ``family`` (one of :data:`FAMILIES`),
     ``description`` (one line) and ``answer_format`` (how to write an answer after the
     termination marker, with an example), and implement the abstract methods.
+
+    Examples
+    --------
+    The whole life of one instance with a registered task:
+
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+    >>> answer = task.oracle(instance)
+    >>> answer
+    '3412/1243/4321/2134'
+    >>> reply = "We agree. FINAL ANSWER: " + task.format_answer(answer)
+    >>> task.grade(instance, task.extract_answer(reply))
+    1.0
+    >>> task.grade(instance, task.corrupt(instance, answer))
+    0.0
     """
 
     name: ClassVar[str]
@@ -156,45 +251,218 @@ class Task(ABC):
     @abstractmethod
     def generate(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> Instance:
         """Deterministically generate an instance from ``seed`` (use ``random.Random(seed)``
-        or ``numpy.random.default_rng(seed)``; never global state)."""
+        or ``numpy.random.default_rng(seed)``; never global state).
+
+        Parameters
+        ----------
+        seed : int
+            Any integer; the same (seed, difficulty) gives an equal instance.
+        difficulty : {0, 1, 2}, default 1
+            Easy, default, hard.
+
+        Returns
+        -------
+        Instance
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :func:`check_seed_difficulty`.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+        >>> task.generate(3, 0) == task.generate(3, 0), task.generate(3, 0) == task.generate(4, 0)
+        (True, False)
+        """
 
     @abstractmethod
     def split(self, instance: Instance) -> tuple[View, View]:
-        """Partition the instance into two views whose union is necessary for the answer."""
+        """Partition the instance into two views whose union is necessary for the answer.
+
+        Parameters
+        ----------
+        instance : Instance
+            An instance of this task.
+
+        Returns
+        -------
+        (View, View)
+            The views of agents ``"a"`` and ``"b"``, in that order.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> [(v.agent, len(v.data["facts"])) for v in task.split(instance)]
+        [('a', 3), ('b', 3)]
+        """
 
     @abstractmethod
     def render(self, instance: Instance) -> str:
-        """The full instance as text: everything the solo control reads."""
+        """The full instance as text: everything the solo control reads.
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        str
+            Both views' facts, each under its own declared conventions.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> print(task.render(instance).splitlines()[0])
+        4x4 Sudoku
+        >>> task.solve_text(task.render(instance)) == task.oracle(instance)
+        True
+        """
 
     @abstractmethod
     def render_view(self, view: View) -> str:
-        """One view as text, exactly as that agent reads it."""
+        """One view as text, exactly as that agent reads it.
+
+        Parameters
+        ----------
+        view : View
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> a, _ = task.split(instance)
+        >>> print(task.render_view(a).splitlines()[-1])
+          3. (row 4, column 2) = 1
+        """
 
     @abstractmethod
     def oracle(self, instance: Instance) -> Any:
-        """The correct answer (by BFS, topological sort, constraint solving, ...)."""
+        """The correct answer (by BFS, topological sort, constraint solving, ...).
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        object
+            A JSON-serialisable value in the shape ``answer_format`` documents; it grades 1.0.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> task.oracle(instance), task.grade(instance, task.oracle(instance))
+        ('3412/1243/4321/2134', 1.0)
+        """
 
     @abstractmethod
     def parse(self, text: str) -> Any:
         """Parse an answer written in ``answer_format``; return :data:`UNPARSED` when the text
-        cannot be read. Must never raise on arbitrary text."""
+        cannot be read. Must never raise on arbitrary text.
+
+        Parameters
+        ----------
+        text : str
+            What follows the termination marker.
+
+        Returns
+        -------
+        object
+            The answer, or :data:`UNPARSED`.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+        >>> task.parse("3412/1243/4321/2134"), task.parse("no idea")
+        ('3412/1243/4321/2134', UNPARSED)
+        """
 
     @abstractmethod
     def grade(self, instance: Instance, answer: Any) -> float:
         """Deterministic score on [0, 1]: 1.0 exactly for a correct answer, documented partial
-        credit otherwise, 0.0 for no answer (``None`` or :data:`UNPARSED`)."""
+        credit otherwise, 0.0 for no answer (``None`` or :data:`UNPARSED`).
+
+        Parameters
+        ----------
+        instance : Instance
+        answer : object
+            A parsed answer, ``None`` or :data:`UNPARSED`.
+
+        Returns
+        -------
+        float
+            Score in [0, 1].
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> task.grade(instance, "3412/1243/4321/2134"), task.grade(instance, None)
+        (1.0, 0.0)
+        """
 
     @abstractmethod
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
         """Union-necessity probe: a new instance that keeps view ``keep`` ("a" or "b")
         exactly as it is and regenerates the other half from ``seed``. For some seeds the
-        oracle answer of the result must differ from ``oracle(instance)``."""
+        oracle answer of the result must differ from ``oracle(instance)``.
+
+        Parameters
+        ----------
+        instance : Instance
+        keep : {"a", "b"}
+            The view kept unchanged.
+        seed : int
+            Seed of the regenerated half.
+
+        Returns
+        -------
+        Instance
+
+        Raises
+        ------
+        ValueError
+            If ``keep`` is not ``"a"`` or ``"b"`` (:func:`check_keep`).
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> other = task.counterfactual(instance, "a", 5)
+        >>> task.split(other)[0] == task.split(instance)[0]
+        True
+        >>> task.oracle(other), task.oracle(instance)
+        ('1243/3412/4321/2134', '3412/1243/4321/2134')
+        """
 
     # ----- prompts (shared wording; tasks may extend) ---------------------------------
     @property
     def puzzle_kind(self) -> str:
         """What the prompts call the puzzle ("map", "logic", "constraint"): the family name
-        is project vocabulary, not something an agent should have to interpret."""
+        is project vocabulary, not something an agent should have to interpret.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> get_task("csp_sudoku4").puzzle_kind, get_task("spatial_one_way").puzzle_kind
+        ('constraint', 'map')
+        """
         return PUZZLE_KINDS.get(self.family, self.family)
 
     def describe_conventions(self, instance: Instance) -> list[str]:
@@ -202,6 +470,25 @@ class Task(ABC):
 
         The default joins ``key: value`` pairs of ``instance.conventions``; tasks whose
         conventions are codes (the spatial frames) override it.
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        list of str
+            One line per agent, ``"a: ..."`` then ``"b: ..."``.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> for line in task.describe_conventions(instance):
+        ...     print(line)
+        a: index base: 1; origin: top-left; axis order: row, column
+        b: index base: 0; origin: bottom-left; axis order: x (column), y (row)
         """
         return [
             f"{agent}: " + "; ".join(f"{k.replace('_', ' ')}: {v}" for k, v in conv.items())
@@ -209,7 +496,28 @@ class Task(ABC):
         ]
 
     def solo_prompt(self, instance: Instance) -> str:
-        """System+user prompt of the solo control on the full instance."""
+        """System+user prompt of the solo control on the full instance.
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        str
+            The rendering of the instance between an opening line and the answer instructions.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> prompt = task.solo_prompt(instance)
+        >>> print(prompt.splitlines()[0])
+        You are solving a constraint puzzle on your own.
+        >>> task.render(instance) in prompt, "FINAL ANSWER:" in prompt
+        (True, True)
+        """
         return (
             f"You are solving a {self.puzzle_kind} puzzle on your own.\n\n"
             f"{self.render(instance)}\n\n"
@@ -219,7 +527,26 @@ class Task(ABC):
 
     def agent_prompt(self, view: View) -> str:
         """Prompt of one collaborating agent: its private view, the partner's message prefix
-        and the termination marker with the answer format."""
+        and the termination marker with the answer format.
+
+        Parameters
+        ----------
+        view : View
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> a, b = task.split(instance)
+        >>> prompt = task.agent_prompt(a)
+        >>> "[other agent]:" in prompt, task.render_view(a) in prompt, task.render_view(b) in prompt
+        (True, True, False)
+        """
         return (
             f"You and another agent are solving a {self.puzzle_kind} puzzle together. Each of you "
             "holds a private part of the information; neither part is enough on its own, and "
@@ -236,7 +563,25 @@ class Task(ABC):
     def extract_answer(self, text: str) -> Any:
         """Find the last termination marker in ``text`` and parse what follows it.
 
-        Returns :data:`UNPARSED` when there is no marker or the parser cannot read it.
+        Parameters
+        ----------
+        text : str
+            A whole message or transcript; the marker is matched case-insensitively.
+
+        Returns
+        -------
+        object
+            The parsed answer; :data:`UNPARSED` when there is no marker, ``text`` is not a
+            string, or the parser cannot read (or raises on) what follows the marker.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+        >>> task.extract_answer("FINAL ANSWER: 1234/3412/2143/4321 final answer: 3412/1243/4321/2134")
+        '3412/1243/4321/2134'
+        >>> task.extract_answer("I think it is 3412/1243/4321/2134")
+        UNPARSED
         """
         if not isinstance(text, str):
             return UNPARSED
@@ -256,6 +601,22 @@ class Task(ABC):
         The default is ``json.dumps(answer)``. The property tests check the round trip
         ``grade(instance, parse(format_answer(oracle(instance)))) == 1`` only for tasks that
         override this method.
+
+        Parameters
+        ----------
+        answer : object
+            An answer in the task's parsed shape.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("csp_knapsack_units")
+        >>> task.format_answer(["cooler", "guitar", "kettle"])
+        'cooler, guitar, kettle'
         """
         return json.dumps(answer)
 
@@ -266,7 +627,28 @@ class Task(ABC):
         Default: a list or tuple of two or more items is reversed (or loses its last item if
         reversing changes nothing), a one-item list becomes empty, a dict gets its first value
         replaced by the string ``"<corrupted>"``, a string gets ``"<corrupted>"`` appended, a
-        bool is negated, a number gets 1 added.
+        bool is negated, a number gets 1 added; any other value becomes :data:`UNPARSED`.
+
+        Parameters
+        ----------
+        instance : Instance
+        answer : object
+            A correct answer.
+
+        Returns
+        -------
+        object
+            The wrong variant.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> task.corrupt(instance, "3412/1243/4321/2134")
+        '3412/1243/4321/2134<corrupted>'
+        >>> task.corrupt(instance, [1, 2, 3]), task.corrupt(instance, {"x": 1}), task.corrupt(instance, 4)
+        ([3, 2, 1], {'x': '<corrupted>'}, 5)
         """
         if isinstance(answer, (list, tuple)):
             items = list(answer)
@@ -295,6 +677,26 @@ class Task(ABC):
 
         Return ``NotImplemented`` (the default) when the task cannot define it; the
         surface-friction test then only checks that the declared conventions differ.
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        object
+            The naive answer, ``None``, or ``NotImplemented``.
+
+        Examples
+        --------
+        Pasting notebook 2's (x, y) cells into notebook 1's (row, column) frame gives an
+        unsolvable grid:
+
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> print(task.naive_answer(instance))
+        None
         """
         return NotImplemented
 
@@ -302,11 +704,53 @@ class Task(ABC):
         """A solver that reads only the full rendering ``render(instance)`` and returns the
         answer; ``NotImplemented`` (the default) when the task has none. Used by the
         solo-tractability test to show the rendering contains everything needed.
+
+        Parameters
+        ----------
+        text : str
+            ``render(instance)``.
+
+        Returns
+        -------
+        object
+            The answer, or ``NotImplemented``.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> instance = task.generate(seed=0, difficulty=0)
+        >>> task.solve_text(task.render(instance))
+        '3412/1243/4321/2134'
         """
         return NotImplemented
 
     def views(self, seed: int, difficulty: int = DEFAULT_DIFFICULTY) -> tuple[Instance, View, View]:
-        """Convenience: generate and split in one call."""
+        """Convenience: generate and split in one call.
+
+        Parameters
+        ----------
+        seed : int
+        difficulty : {0, 1, 2}, default 1
+
+        Returns
+        -------
+        (Instance, View, View)
+            ``generate(seed, difficulty)`` and its two views.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As :meth:`generate`.
+
+        Examples
+        --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+        >>> instance, a, b = task.views(0, difficulty=0)
+        >>> instance.seed, a.agent, b.agent
+        (0, 'a', 'b')
+        """
         instance = self.generate(seed, difficulty)
         a, b = self.split(instance)
         return instance, a, b

@@ -18,11 +18,44 @@ _REGISTRY: dict[str, type[Task]] = {}
 def register(cls: type[Task]) -> type[Task]:
     """Class decorator: add a :class:`~harness.base.Task` subclass to the registry.
 
+    Parameters
+    ----------
+    cls : type
+        A :class:`~harness.base.Task` subclass with class attributes ``name`` (non-empty str)
+        and ``family`` (one of ``spatial``, ``relational``, ``csp``).
+
+    Returns
+    -------
+    type
+        ``cls`` itself, unchanged (so it works as a decorator). Registering the same class
+        twice is a no-op.
+
     Raises
     ------
     ValueError
-        If the name is already taken or the family is not one of ``spatial``, ``relational``,
-        ``csp``.
+        If ``name`` is missing or empty, the name is already taken by another class, or the
+        family is not one of ``spatial``, ``relational``, ``csp``.
+
+    Examples
+    --------
+    Re-registering a registered class is allowed; a second class under a taken name is not:
+
+    >>> from harness.registry import get_task, register
+    >>> cls = type(get_task("csp_sudoku4"))
+    >>> register(cls) is cls
+    True
+    >>> class Clash(cls):
+    ...     pass
+    >>> register(Clash)
+    Traceback (most recent call last):
+    ...
+    ValueError: task name 'csp_sudoku4' is already registered by <class '...'>
+    >>> class NoFamily(cls):
+    ...     name, family = "no_family_demo", "games"
+    >>> register(NoFamily)
+    Traceback (most recent call last):
+    ...
+    ValueError: task 'no_family_demo': family must be one of ('spatial', 'relational', 'csp'), got 'games'
     """
     name = getattr(cls, "name", None)
     if not name:
@@ -43,7 +76,29 @@ def _load_all() -> None:
 
 
 def list_tasks(family: str | None = None) -> list[Task]:
-    """All registered tasks (instances), ordered by family then name."""
+    """All registered tasks (instances), ordered by family then name.
+
+    Imports every module of :mod:`harness.tasks` first, so the list is complete.
+
+    Parameters
+    ----------
+    family : {"spatial", "relational", "csp"}, optional
+        Keep only tasks of this family; default all. An unknown family gives an empty list.
+
+    Returns
+    -------
+    list of Task
+        A fresh instance of each registered task, families in the order spatial, relational,
+        csp, names sorted within a family.
+
+    Examples
+    --------
+    >>> from harness.registry import list_tasks
+    >>> [t.name for t in list_tasks("csp")][:3]
+    ['csp_budget_currency', 'csp_delivery_windows', 'csp_graph_colouring']
+    >>> len(list_tasks()), len(list_tasks("spatial")), list_tasks()[0].family
+    (32, 11, 'spatial')
+    """
     _load_all()
     order = {f: i for i, f in enumerate(FAMILIES)}
     tasks = [cls() for cls in _REGISTRY.values() if family is None or cls.family == family]
@@ -53,10 +108,33 @@ def list_tasks(family: str | None = None) -> list[Task]:
 def get_task(name: str) -> Task:
     """The task registered under ``name``.
 
+    Parameters
+    ----------
+    name : str
+        Registered task name, e.g. ``"csp_sudoku4"`` (see :func:`list_tasks`).
+
+    Returns
+    -------
+    Task
+        A fresh instance of the task class.
+
     Raises
     ------
     KeyError
         With the list of known names, if ``name`` is not registered.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("csp_sudoku4")
+    >>> task.family, task.puzzle_kind
+    ('csp', 'constraint')
+    >>> task.oracle(task.generate(seed=0, difficulty=0))
+    '3412/1243/4321/2134'
+    >>> get_task("sudoku")
+    Traceback (most recent call last):
+    ...
+    KeyError: "unknown task 'sudoku'; known tasks: csp_budget_currency, ..."
     """
     _load_all()
     if name not in _REGISTRY:
