@@ -8,10 +8,33 @@ from __future__ import annotations
 import click
 
 from noisefloor import __version__
-from noisefloor.cli._common import clean_warnings
+from noisefloor.cli._common import clean_warnings, cli_message
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Root(click.Group):
+    """The root group: error messages of every command name options, not Python keywords."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except click.ClickException as exc:
+            if not isinstance(exc, click.UsageError):
+                exc.message = cli_message(exc.message, self._options(ctx))
+            raise
+
+    def _options(self, ctx: click.Context) -> set[str]:
+        # The long options of the command that ran (of any subcommand, for a group).
+        command = self.commands.get(ctx.invoked_subcommand or "")
+        stack, options = [command] if command is not None else [], set()
+        while stack:
+            cmd = stack.pop()
+            options.update(o for p in cmd.params for o in getattr(p, "opts", ())
+                           if o.startswith("--"))
+            stack.extend(getattr(cmd, "commands", {}).values())
+        return options
+
+
+@click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="noisefloor")
 @click.pass_context
 def cli(ctx: click.Context) -> None:

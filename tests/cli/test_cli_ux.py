@@ -167,3 +167,25 @@ def test_benchmark_scripts_answer_help_without_running(script):
                        timeout=60, cwd=script.parent.parent)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"usage: {script.name}")
+
+
+def test_root_group_rewrites_keywords_in_every_commands_errors():
+    # Commands that raise click.ClickException themselves (not through handle_errors) get the
+    # same rewriting (usertest2 item 13).
+    import click
+
+    from noisefloor.cli.main import _Root
+
+    @click.group(cls=_Root)
+    def root():
+        pass
+
+    @root.command()
+    @click.option("--judge")
+    @click.option("--protocol")
+    def rate(judge, protocol):
+        raise click.ClickException("no judge (pass judge= / --judge); choose one with protocol=")
+
+    r = CliRunner().invoke(root, ["rate"])
+    assert r.exit_code == 1
+    assert r.output == "Error: no judge (pass --judge); choose one with --protocol\n"
