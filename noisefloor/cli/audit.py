@@ -125,6 +125,12 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             if own["flag"].astype(bool).any():
                 click.echo("  * fewer than 6 informative pairs: the sign test cannot reach "
                            "p < 0.05 whatever the gap")
+            only = int(own["n_only_a"].sum() + own["n_only_b"].sum())
+            excluded = int(own["n_excluded"].sum())
+            if only or excluded:
+                click.echo(f"  left out: {only} task(s) present in one arm only, {excluded} with an "
+                           "infrastructure error or no reward, summed over these rows (per row "
+                           "under log_contrasts in --json)")
     if others is not None:
         click.echo("\nOther contrasts in the count table (sign test; Bonferroni within seed, trial, subset)")
         echo_table(contrast_table(others))

@@ -215,3 +215,15 @@ def test_contrast_log_errors_are_usage_lines(mylog):
         r = runner.invoke(cli, ["contrast", *map(str, args)])
         assert r.exit_code != 0 and message in r.output, (args, r.output)
         assert "Traceback" not in r.output
+
+
+def test_audit_log_contrasts_say_what_was_left_out(run, tmp_path):
+    rewards = {p: dict(tasks) for p, tasks in REWARDS.items()}
+    rewards["intercept"].pop("t5")  # intercept never ran t5: one arm only at trials 1 and 2
+    log = _log(tmp_path / "onearm.jsonl", rewards)
+    out = run("audit", "--log", log, "--out", tmp_path / "rep")
+    section = out.split("Contrasts in this log")[1].split("Claims:")[0]
+    # t5 is unpaired at trial 1 and at trial 2 (the coordination-active subset never held it)
+    assert "left out: 2 task(s) present in one arm only, 0 with an infrastructure error" in section
+    doc = json.loads(run("audit", "--log", log, "--out", tmp_path / "rep", "--json"))
+    assert [r["n_only_a"] + r["n_only_b"] for r in doc["log_contrasts"]] == [1, 1, 0]
