@@ -48,7 +48,8 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> float:
     raise JSONProblem(
-        f"non-finite number literal {name} (pass allow_nan=True, or --allow-nan, to accept it)", "non_finite"
+        f"non-finite number literal {name} (pass allow_nan=True, or --allow-nan, to accept it "
+        "where a field may hold it, e.g. extra; a reward must be finite)", "non_finite"
     )
 
 
@@ -56,7 +57,8 @@ def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
         raise JSONProblem(
-            f"number {text} overflows to infinity (pass allow_nan=True, or --allow-nan, to accept it)",
+            f"number {text} overflows to infinity (pass allow_nan=True, or --allow-nan, to accept "
+            "it where a field may hold it, e.g. extra; a reward must be finite)",
             "non_finite",
         )
     return value
@@ -98,7 +100,7 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
     >>> parse_strict(b'{"reward": NaN}')
     Traceback (most recent call last):
     ...
-    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True, or --allow-nan, to accept it)
+    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True, or --allow-nan, to accept it where a field may hold it, e.g. extra; a reward must be finite)
     """
     try:
         text = raw.decode("utf-8")

@@ -65,7 +65,8 @@ def test_every_log_reading_command_has_allow_nan(tmp_path, command):
             for a in command]
     refused = _run(*args)
     assert refused.exit_code == 1
-    assert "non-finite number literal NaN (pass --allow-nan to accept it)" in refused.output
+    assert ("non-finite number literal NaN (pass --allow-nan to accept it where a field may "
+            "hold it, e.g. extra; a reward must be finite)") in refused.output
     assert "allow_nan" not in refused.output  # item 13: the CLI names the option only
     accepted = _run(*args, "--allow-nan")
     assert accepted.exit_code == 0, accepted.output
