@@ -29,7 +29,17 @@ _EVENT_TYPES = ("failed_trial_action", "failed_predicate")
 
 
 class ScopeViolation(RuntimeError):
-    """A backend returned a row of another task; raised instead of returning it."""
+    """A backend returned a row of another task; raised instead of returning it.
+
+    A subclass of :class:`RuntimeError`: it signals a broken backend, never bad user input, so
+    catching it to carry on is wrong.
+
+    Examples
+    --------
+    >>> from noisefloor.store import ScopeViolation
+    >>> issubclass(ScopeViolation, RuntimeError)
+    True
+    """
 
 
 @dataclass(frozen=True)
@@ -42,13 +52,43 @@ class StoredEvent:
         Store-assigned id, increasing in commit order within one store.
     event : FailedTrialAction or FailedPredicate
         The validated event.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+    ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+    ...                           reward=0.0, position=1, k=3)
+    >>> _ = store.append(event)
+    >>> stored = store.query("T1")[0]
+    >>> stored.event_id, stored.event.tool_name, stored.event == event
+    (1, 'cancel_order', True)
     """
 
     event_id: int
     event: FailedTrialAction | FailedPredicate
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict: the event's fields plus ``event_id``."""
+        """JSON-ready dict: the event's fields plus ``event_id``.
+
+        Returns
+        -------
+        dict
+            ``event_id`` first, then the event's fields as JSON values (the timestamp as an
+            ISO 8601 string).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T1", tool_name="cancel_order",
+        ...                                    arguments={"order_id": "#W1"}, reward=0.0,
+        ...                                    position=1, k=3, timestamp="2026-01-01T00:00:00Z"))
+        >>> d = store.query("T1")[0].to_dict()
+        >>> d["event_id"], d["timestamp"], d["arguments"], d["key"]
+        (1, '2026-01-01T00:00:00Z', {'order_id': '#W1'}, 'cancel_order:5de550960fecfded7c587d291983aaae')
+        """
         return {"event_id": self.event_id, **self.event.model_dump(mode="json")}
 
 
@@ -77,7 +117,27 @@ def _check_limit(limit: Any) -> int:
 
 
 class EventStore(abc.ABC):
-    """Abstract task-scoped event store. Use :class:`~noisefloor.store.SQLiteEventStore`."""
+    """Abstract task-scoped event store. Use :class:`~noisefloor.store.SQLiteEventStore`.
+
+    A backend implements ``_append_many``, ``_select``, ``_count`` and :meth:`close`; this
+    class validates every argument and re-checks the task id of every row read back. A store
+    is a context manager that closes itself on exit.
+
+    Examples
+    --------
+    Open a store file, write, read back, close:
+
+    >>> import os, tempfile
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> path = os.path.join(tempfile.mkdtemp(), "store.db")
+    >>> with SQLiteEventStore(path) as store:
+    ...     _ = store.append(FailedTrialAction(task_id="T1", tool_name="cancel_order",
+    ...                                        arguments={"order_id": "#W1"}, reward=0.0,
+    ...                                        position=1, k=3))
+    >>> with SQLiteEventStore(path) as store:
+    ...     [(e.event_id, e.event.tool_name) for e in store.query("T1")]
+    [(1, 'cancel_order')]
+    """
 
     # -- backend primitives ------------------------------------------------------------------
     @abc.abstractmethod
@@ -104,11 +164,47 @@ class EventStore(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None:
-        """Release the backend's resources; further calls raise."""
+        """Release the backend's resources; further calls raise.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> store = SQLiteEventStore(":memory:")
+        >>> store.close()
+        >>> store.count("T1")
+        Traceback (most recent call last):
+        ...
+        RuntimeError: store ':memory:' is closed
+        """
 
     # -- public API --------------------------------------------------------------------------
     def append(self, event: FailedTrialAction | FailedPredicate) -> int:
-        """Append one event and return its id (committed when this returns)."""
+        """Append one event and return its id (committed when this returns).
+
+        Parameters
+        ----------
+        event : FailedTrialAction or FailedPredicate
+
+        Returns
+        -------
+        int
+            Store-assigned id, larger than every id committed before it.
+
+        Raises
+        ------
+        TypeError
+            If ``event`` is not an event model.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> store.append(event), store.append(event)
+        (1, 2)
+        """
         return self.append_many([event])[0]
 
     def append_many(self, events: Iterable[FailedTrialAction | FailedPredicate]) -> list[int]:
@@ -118,7 +214,23 @@ class EventStore(abc.ABC):
         ------
         TypeError
             If an item is not an event model (validate dicts with
-            :func:`noisefloor.store.events.parse_event` first).
+            :func:`noisefloor.store.events.parse_event` first); nothing is written.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> store.append_many([event, event])
+        [1, 2]
+        >>> store.append_many([event, {"task_id": "T1"}])
+        Traceback (most recent call last):
+        ...
+        TypeError: events[1] must be a FailedTrialAction or FailedPredicate, got dict
+        >>> store.count("T1")
+        2
         """
         from noisefloor.store.events import event_to_json
 
@@ -178,6 +290,26 @@ class EventStore(abc.ABC):
         ------
         TypeError, ValueError
             For a filter of the wrong type or value; the message names the parameter.
+        ScopeViolation
+            If the backend returns an event of another task.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> ids = store.append_many([event, event.model_copy(update={"position": 2}),
+        ...                          event.model_copy(update={"task_id": "T2"})])
+        >>> [e.event.position for e in store.query("T1", newest_first=True)]
+        [2, 1]
+        >>> [e.event_id for e in store.query("T1", key=event.key, after_id=1)]
+        [2]
+        >>> store.query("T1", limit=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: limit must be an int in [1, 100000], got 0
         """
         task_id = _check_str(task_id, "task_id", optional=False)
         if event_type is not None and event_type not in _EVENT_TYPES:
@@ -206,11 +338,59 @@ class EventStore(abc.ABC):
         return out
 
     def count(self, task_id: str, *, key: str | None = None) -> int:
-        """Number of events stored for ``task_id`` (only those with ``key`` if given)."""
+        """Number of events stored for ``task_id`` (only those with ``key`` if given).
+
+        Parameters
+        ----------
+        task_id : str
+            The task; compared byte for byte.
+        key : str or None
+            Coordination key to count; ``None`` counts every event of the task.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``task_id`` or ``key`` is not a non-empty string.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> _ = store.append(event)
+        >>> store.count("T1"), store.count("T1", key=event.key), store.count("t1")
+        (1, 1, 0)
+        """
         return self._count(_check_str(task_id, "task_id", optional=False), _check_str(key, "key"))
 
     def task(self, task_id: str) -> TaskView:
-        """A read view fixed to one task (what readers receive)."""
+        """A read view fixed to one task (what readers receive).
+
+        Parameters
+        ----------
+        task_id : str
+
+        Returns
+        -------
+        TaskView
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``task_id`` is not a non-empty string.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> SQLiteEventStore(":memory:").task("T1")
+        TaskView(task_id='T1')
+        """
         return TaskView(self, _check_str(task_id, "task_id", optional=False))
 
     def __enter__(self) -> EventStore:  # noqa: PYI034
@@ -250,11 +430,39 @@ class TaskView:
 
     @property
     def task_id(self) -> str:
-        """The task this view reads."""
+        """The task this view reads.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> SQLiteEventStore(":memory:").task("T1").task_id
+        'T1'
+        """
         return self._task_id
 
     def count(self, *, key: str | None = None) -> int:
-        """Number of events of this task (only those with coordination key ``key`` if given)."""
+        """Number of events of this task (only those with coordination key ``key`` if given).
+
+        Parameters
+        ----------
+        key : str or None
+            Coordination key to count; ``None`` counts every event of the task.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> _ = store.append(event)
+        >>> store.task("T1").count(key=event.key), store.task("T1").count(key="other:0")
+        (1, 0)
+        """
         return self._store.count(self._task_id, key=key)
 
     def find(
@@ -267,7 +475,36 @@ class TaskView:
         limit: int | None = None,
         newest_first: bool = False,
     ) -> list[StoredEvent]:
-        """This task's events, filtered as in :meth:`EventStore.query`."""
+        """This task's events, filtered as in :meth:`EventStore.query`.
+
+        Parameters
+        ----------
+        event_type, tool_name, key, after_id, limit, newest_first
+            As for :meth:`EventStore.query`.
+
+        Returns
+        -------
+        list of StoredEvent
+
+        Raises
+        ------
+        TypeError, ValueError
+            For a filter of the wrong type or value.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> _ = store.append(event)
+        >>> view = store.task("T1")
+        >>> [e.event.outcome for e in view.find(tool_name="cancel_order")]
+        ['error: shipped']
+        >>> view.find(event_type="failed_predicate")
+        []
+        """
         return self._store.query(
             self._task_id,
             event_type=event_type,
@@ -279,7 +516,30 @@ class TaskView:
         )
 
     def by_key(self, key: str) -> list[StoredEvent]:
-        """This task's events with coordination key ``key`` (literal or predicate key)."""
+        """This task's events with coordination key ``key`` (literal or predicate key).
+
+        Parameters
+        ----------
+        key : str
+            See :func:`noisefloor.store.canonical_key`.
+
+        Returns
+        -------
+        list of StoredEvent
+
+        Examples
+        --------
+        >>> from noisefloor.store import canonical_key
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> event = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+        ...                           arguments={"order_id": "#W1"}, outcome="error: shipped",
+        ...                           reward=0.0, position=1, k=3)
+        >>> _ = store.append(event)
+        >>> hits = store.task("T1").by_key(canonical_key("cancel_order", {"order_id": "#W1"}))
+        >>> [e.event_id for e in hits]
+        [1]
+        """
         return self.find(key=key)
 
     def __repr__(self) -> str:

@@ -182,6 +182,31 @@ class FailedTrialAction(_EventBase):
         Number of final calls the writer considered (3 in the paper).
     weight : float
         Attribution weight in [0, 1]; 1 for the last-K writer, a judge's score otherwise.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        On construction with a bad field (reward outside [0, 1), ``position > k``, a naive
+        timestamp, unknown fields, a ``key`` that disagrees with the arguments, ...). Use
+        :func:`parse_event` for a :class:`ValueError` naming the source.
+
+    Examples
+    --------
+    ``key`` and ``fingerprint`` are computed; neither depends on the order of the arguments:
+
+    >>> from noisefloor.store import FailedTrialAction
+    >>> e = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+    ...                       arguments={"order_id": "#W1", "reason": "dup"},
+    ...                       reward=0.0, position=1, k=3)
+    >>> e.key
+    'cancel_order:...'
+    >>> g = FailedTrialAction(task_id="T1", trial=0, tool_name="cancel_order",
+    ...                       arguments={"reason": "dup", "order_id": "#W1"},
+    ...                       reward=0.0, position=1, k=3)
+    >>> g.key == e.key, g.fingerprint == e.fingerprint
+    (True, True)
+    >>> e.event_type, e.writer, e.weight
+    ('failed_trial_action', 'last_k', 1.0)
     """
 
     event_type: Literal["failed_trial_action"] = "failed_trial_action"
@@ -245,6 +270,28 @@ class Condition(BaseModel):
 
     ``path`` is a dotted path into the *facts* of a call: ``args.<name>`` for the call's own
     arguments, any other root (``order.status``) for state a fact resolver supplies.
+
+    Attributes
+    ----------
+    path : str
+        Dotted identifier path, e.g. ``"args.order_id"`` or ``"order.status"``.
+    op : {"eq", "ne", "in", "not_in", "lt", "le", "gt", "ge", "exists"}, default "eq"
+        Comparison operator.
+    value : object, default None
+        Right-hand side: a list for ``in``/``not_in``, a number or string for the orderings.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        On a malformed path or a value that does not fit the operator.
+
+    Examples
+    --------
+    >>> from noisefloor.store import Condition
+    >>> Condition(path="order.status", value="shipped")
+    Condition(path='order.status', op='eq', value='shipped')
+    >>> Condition(path="args.amount", op="gt", value=100).op
+    'gt'
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -281,6 +328,26 @@ class FailedPredicate(_EventBase):
         As for :class:`FailedTrialAction`.
     source_key : str or None
         Literal key of the call the predicate was extracted from.
+
+    Raises
+    ------
+    pydantic.ValidationError
+        On construction with a bad field or a ``key`` that disagrees with the conditions.
+
+    Examples
+    --------
+    The predicate key does not depend on the order of the conditions:
+
+    >>> from noisefloor.store import Condition, FailedPredicate
+    >>> shipped = Condition(path="order.status", value="shipped")
+    >>> big = Condition(path="args.amount", op="gt", value=100)
+    >>> p = FailedPredicate(task_id="T1", tool_name="cancel_order", conditions=[shipped, big],
+    ...                     reward=0.0)
+    >>> p.key.startswith("cancel_order:pred:")
+    True
+    >>> p.key == FailedPredicate(task_id="T1", tool_name="cancel_order",
+    ...                          conditions=[big, shipped], reward=0.0).key
+    True
     """
 
     event_type: Literal["failed_predicate"] = "failed_predicate"
@@ -324,6 +391,15 @@ _ADAPTER: TypeAdapter[Any] = TypeAdapter(StoreEvent)
 def event_to_json(event: FailedTrialAction | FailedPredicate) -> str:
     """Serialise an event to ASCII-only JSON text (lossless, NaN-free).
 
+    Parameters
+    ----------
+    event : FailedTrialAction or FailedPredicate
+
+    Returns
+    -------
+    str
+        Compact JSON (no spaces), non-ASCII characters escaped.
+
     Examples
     --------
     >>> e = FailedTrialAction(task_id="t1", trial=0, tool_name="f", arguments={"x": 1},
@@ -339,11 +415,35 @@ def event_to_json(event: FailedTrialAction | FailedPredicate) -> str:
 def event_from_json(text: str | bytes, *, source: str = "<event>") -> FailedTrialAction | FailedPredicate:
     """Parse one event from JSON text, validating it.
 
+    Parameters
+    ----------
+    text : str or bytes
+        One JSON object, as written by :func:`event_to_json`.
+    source : str, default "<event>"
+        Where the text came from (file and line), used in error messages.
+
+    Returns
+    -------
+    FailedTrialAction or FailedPredicate
+        Chosen by the ``event_type`` field.
+
     Raises
     ------
     ValueError
         Naming ``source``, when the text is not JSON, has an unsupported ``schema_version``, or
         fails validation (the message lists each failing field).
+
+    Examples
+    --------
+    >>> from noisefloor.store import event_from_json
+    >>> e = event_from_json('{"event_type": "failed_predicate", "task_id": "T1", '
+    ...                     '"tool_name": "cancel_order", "reward": 0.0}')
+    >>> type(e).__name__, e.conditions
+    ('FailedPredicate', [])
+    >>> event_from_json('{"schema_version": "2"}', source="events.jsonl:3")
+    Traceback (most recent call last):
+    ...
+    ValueError: events.jsonl:3: unsupported schema_version '2'; this release reads '1'
     """
     try:
         data = json.loads(text)
@@ -363,6 +463,39 @@ def parse_event(data: Any, *, source: str = "<event>", trusted_keys: bool = Fals
     ``trusted_keys=True`` (used when reading a store back) keeps a stored ``key`` and
     ``fingerprint`` of a ``failed_trial_action`` without recomputing them; they were checked
     when the event was made.
+
+    Parameters
+    ----------
+    data : mapping
+        The event's fields, with ``event_type`` ``"failed_trial_action"`` or
+        ``"failed_predicate"``.
+    source : str, default "<event>"
+        Where the data came from, used in error messages.
+    trusted_keys : bool, default False
+        Keep stored keys without recomputing them (only for data read back from a store).
+
+    Returns
+    -------
+    FailedTrialAction or FailedPredicate
+
+    Raises
+    ------
+    ValueError
+        ``"<source>: invalid event: <field>: <problem>; ..."`` when validation fails.
+
+    Examples
+    --------
+    >>> from noisefloor.store import parse_event
+    >>> e = parse_event({"event_type": "failed_trial_action", "task_id": "T1",
+    ...                  "tool_name": "f", "arguments": {"x": 1}, "reward": 0.0,
+    ...                  "position": 1, "k": 3})
+    >>> e.key
+    'f:...'
+    >>> parse_event({"event_type": "failed_trial_action", "task_id": "T1", "tool_name": "f",
+    ...              "reward": 1.0, "position": 1, "k": 3}, source="run.jsonl:4")
+    Traceback (most recent call last):
+    ...
+    ValueError: run.jsonl:4: invalid event: failed_trial_action.reward: Input should be less than 1
     """
     from pydantic import ValidationError
 

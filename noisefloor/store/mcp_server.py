@@ -59,6 +59,33 @@ def build_server(store: EventStore) -> Any:
     -------
     mcp.server.mcpserver.MCPServer
         With tools ``trace.query`` and ``trace.write`` (input schemas from their signatures).
+        ``trace.write`` returns ``{"event_id", "task_id", "key"}``; ``trace.query`` returns
+        ``{"task_id", "events", "returned", "task_events_total"}`` with each event as
+        :meth:`~noisefloor.store.StoredEvent.to_dict`.
+
+    Notes
+    -----
+    A request the store rejects (bad type, missing ``tool_name`` beside ``arguments``,
+    out-of-range value) raises the SDK's ``ToolError`` inside the tool, which the SDK sends to
+    the client as an error result; the server keeps serving.
+
+    Examples
+    --------
+    Calling the tools in-process (no transport):
+
+    >>> import anyio
+    >>> from noisefloor.store import SQLiteEventStore
+    >>> from noisefloor.store.mcp_server import build_server
+    >>> server = build_server(SQLiteEventStore(":memory:"))
+    >>> [tool.name for tool in anyio.run(server.list_tools)]
+    ['trace.query', 'trace.write']
+    >>> async def write_then_query():
+    ...     await server.call_tool("trace.write", {"task_id": "T1", "tool_name": "cancel_order",
+    ...                                            "arguments": {"order_id": "#W1"}, "reward": 0.0})
+    ...     return await server.call_tool("trace.query", {"task_id": "T1"})
+    >>> found = anyio.run(write_then_query).structured_content
+    >>> found["returned"], found["events"][0]["key"], found["events"][0]["writer"]
+    (1, 'cancel_order:5de550960fecfded7c587d291983aaae', 'mcp')
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
@@ -132,7 +159,39 @@ def build_server(store: EventStore) -> Any:
 
 
 def serve_stdio(db: str) -> None:
-    """Open the SQLite store at ``db`` and serve it over stdio until the client disconnects."""
+    """Open the SQLite store at ``db`` and serve it over stdio until the client disconnects.
+
+    What ``noisefloor store serve --db PATH`` runs. Blocks; the store is closed on return.
+
+    Parameters
+    ----------
+    db : str
+        Path of the SQLite store file (created if missing).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError, sqlite3.DatabaseError
+        As :class:`~noisefloor.store.SQLiteEventStore` for a file that is not a store.
+
+    Examples
+    --------
+    Serving needs a client on the other end of stdin/stdout, so this example only shows that a
+    path which is not a store fails before serving starts:
+
+    >>> import os, tempfile
+    >>> from noisefloor.store.mcp_server import serve_stdio
+    >>> bad = os.path.join(tempfile.mkdtemp(), "notes.db")
+    >>> with open(bad, "w") as fh:
+    ...     _ = fh.write("not a database")
+    >>> serve_stdio(bad)
+    Traceback (most recent call last):
+    ...
+    sqlite3.DatabaseError: file is not a database
+    """
     import anyio
 
     from noisefloor.store.sqlite import SQLiteEventStore

@@ -105,7 +105,16 @@ class SQLiteEventStore(EventStore):
 
     @property
     def path(self) -> str:
-        """The database file."""
+        """The database file (``":memory:"`` for an in-memory store).
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> path = os.path.join(tempfile.mkdtemp(), "store.db")
+        >>> SQLiteEventStore(path).path == path
+        True
+        """
         return self._path
 
     # -- connection --------------------------------------------------------------------------
@@ -227,17 +236,63 @@ class SQLiteEventStore(EventStore):
 
     # -- administration ----------------------------------------------------------------------
     def total_count(self) -> int:
-        """Number of events over all tasks (administration, not for readers)."""
+        """Number of events over all tasks (administration, not for readers).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append_many([FailedTrialAction(task_id=t, tool_name="f", reward=0.0,
+        ...                                          position=1, k=1) for t in ("T1", "T2")])
+        >>> store.total_count(), store.count("T1")
+        (2, 1)
+        """
         with self._lock:
             return int(self._connect().execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
     def integrity_check(self) -> str:
-        """SQLite's ``PRAGMA integrity_check`` result (``"ok"`` when the file is consistent)."""
+        """SQLite's ``PRAGMA integrity_check`` result (``"ok"`` when the file is consistent).
+
+        Returns
+        -------
+        str
+            ``"ok"``, or SQLite's first problem report.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> SQLiteEventStore(os.path.join(tempfile.mkdtemp(), "store.db")).integrity_check()
+        'ok'
+        """
         with self._lock:
             return str(self._connect().execute("PRAGMA integrity_check").fetchone()[0])
 
     def close(self) -> None:
-        """Close this process's connection; later calls raise :class:`RuntimeError`."""
+        """Close this process's connection; later calls raise :class:`RuntimeError`.
+
+        Closing twice is allowed. The file and its events stay; open it again to read them.
+
+        Examples
+        --------
+        >>> import os, tempfile
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> path = os.path.join(tempfile.mkdtemp(), "store.db")
+        >>> store = SQLiteEventStore(path)
+        >>> _ = store.append(FailedTrialAction(task_id="T1", tool_name="f", reward=0.0,
+        ...                                    position=1, k=1))
+        >>> store.close()
+        >>> store.total_count()
+        Traceback (most recent call last):
+        ...
+        RuntimeError: store '...store.db' is closed
+        >>> SQLiteEventStore(path).count("T1")
+        1
+        """
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():
                 self._conn.close()
