@@ -118,11 +118,17 @@ def _run_labels(
                 describe_value(llm)))
         else:
             model = llm
+    seed = _get(info, "seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        # checked once here, under its own name: per simulation it would be one "seed" problem
+        # per record, naming a field the file does not have
+        problems.append(LogProblem(source, None, "info.seed", "the run seed is not an integer",
+                                   "an integer or null", describe_value(seed)))
     sink.add(problems)
     if problems:
         return None
     assert benchmark is not None and model is not None  # for type checkers; guarded above
-    return benchmark, model, protocol or "default", _get(info, "seed")
+    return benchmark, model, protocol or "default", seed
 
 
 def map_simulation(
@@ -190,15 +196,16 @@ def iter_tau2_blocks(
         sink.add([LogProblem(source, None, None, "results.json is not a JSON object",
                              "an object", describe_value(meta), kind="format")])
         return
-    if not {"info", "simulations", "simulation_index"} & meta.keys():
-        # Any JSON object reaches this reader ({"results": [...]} of another tool, say); its
-        # missing info labels would be a misleading complaint: say it is not a tau2 run at all.
+    if "info" not in meta or not {"simulations", "tasks", "simulation_index"} & meta.keys():
+        # A JSON object read with format="tau2" ({"results": [...]} of another tool, say): its
+        # missing info labels would be a misleading complaint; say it is not a tau2 run at all.
+        # Auto-detection applies the same test (noisefloor.logs.detect).
         keys = ", ".join(map(repr, list(meta)[:5])) + (", ..." if len(meta) > 5 else "")
         sink.add([LogProblem(
             source, None, None,
-            "not a tau2-bench results.json (read as one because it is a JSON object); pass "
-            "format= (--format) if it is another format",
-            "an object with info and simulations (or simulation_index)",
+            "not a tau2-bench results.json; name its format with format= (--format) if it is "
+            "another one",
+            "an object with info and simulations (or tasks and simulation_index)",
             f"an object with keys {keys}" if keys else "an empty object", kind="format")])
         return
     labels = _run_labels(meta, source, sink, benchmark, model, protocol)

@@ -346,3 +346,12 @@ def test_tau2_dir_malformed_index_entry_is_located(tau2_dir):
     problem, = validate_logs(tau2_dir).problems
     assert (problem.line, problem.field, problem.received) == (3, "simulation_index.id",
                                                                 "an integer 5")
+
+
+def test_tau2_bad_run_seed_is_one_problem_under_its_own_name(tmp_path):
+    run = json.loads((FIX / "tau2_json" / "results.json").read_text())
+    run["info"]["seed"] = "300"
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(run))
+    problem, = validate_logs(path).problems  # not one "seed" problem per simulation
+    assert (problem.line, problem.field, problem.received) == (None, "info.seed", "a string '300'")
