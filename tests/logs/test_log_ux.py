@@ -98,3 +98,14 @@ def test_schema_states_the_reward_range_and_plain_description():
     from pydantic import ValidationError
     with pytest.raises(ValidationError, match=r"reward must lie in \[0, 1\], got 1.5"):
         TrialRecord.model_validate({**rec, "reward": 1.5})
+
+
+def test_forced_tau2_reader_applies_the_same_key_test(tmp_path):
+    # With format="tau2" an object holding only 'info' is not a run either (it got the
+    # info.environment_info complaints); the message no longer claims it was auto-detected.
+    path = tmp_path / "results.json"
+    path.write_text('{"info": {}}')
+    problem, = validate_logs(path, format="tau2").problems
+    assert problem.message.startswith("not a tau2-bench results.json;")
+    assert "because it is a JSON object" not in problem.message
+    assert problem.received == "an object with keys 'info'"
