@@ -71,7 +71,9 @@ def test_audit_on_a_weak_floor_cautions_text_report_and_json(run, mylog, tmp_pat
 def test_default_audit_has_no_caution(run, tmp_path):
     out = run("audit", "--out", tmp_path)
     assert "caution" not in out and "194 informative pairs" in out
-    assert json.loads(run("audit", "--out", tmp_path, "--json"))["caution"] == ""
+    doc = json.loads(run("audit", "--out", tmp_path, "--json"))
+    assert doc["caution"] == "" and doc["log_contrasts"] == []
+    assert doc["claims_source"].startswith("bundled: the ten published claims")
 
 
 # --- item 14: --clean keeps the order the user typed ------------------------------------------
