@@ -549,8 +549,13 @@ def null_contrasts_from_trials(
                         clean = _first_requests_match(s, ri, rj)
                         rows.append(_row(prefix + c.label, "aa", clean, seed, c))
     if not rows:
-        raise ValueError("no null contrast can be formed: the log needs trial 0 of two protocols, "
-                         "or two trials of one configuration with an empty store")
+        if not (trial0 or reruns):
+            raise ValueError("no null contrast can be formed: both kinds are switched off "
+                             "(trial0=False and reruns=False)")
+        needs = [what for on, what in ((trial0, "trial 0 of two protocols"),
+                                       (reruns, "two trials of one configuration with an empty "
+                                                "store")) if on]
+        raise ValueError("no null contrast can be formed: the log needs " + ", or ".join(needs))
     formed = {(r["a"], r["b"]) for r in rows if r["kind"] == "trial0"}
     for a, b in named:
         if (a, b) not in formed and (b, a) not in formed:

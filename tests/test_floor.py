@@ -254,3 +254,11 @@ def test_named_clean_contrast_from_counts_is_oriented_as_written():
     # as written in the table: unchanged
     same = null_contrasts_from_counts(counts, clean=("no_coord-intercept",))
     assert tuple(same.iloc[0][["contrast", "wins", "losses"]]) == ("no_coord-intercept", 21, 11)
+
+
+def test_no_null_contrast_message_names_only_the_kinds_asked_for():
+    t = _trials(protocols=("x",), trials=2)
+    with pytest.raises(ValueError, match="needs trial 0 of two protocols$"):
+        null_contrasts_from_trials(t, reruns=False)
+    with pytest.raises(ValueError, match="both kinds are switched off"):
+        null_contrasts_from_trials(t, trial0=False, reruns=False)

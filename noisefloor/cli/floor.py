@@ -27,6 +27,9 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     LOG may be noisefloor JSONL, a tau2-bench results.json or run directory, a tau-bench
     trajectory list, or a directory of <protocol>/trials.jsonl.
     """
+    if no_trial0 and no_reruns:
+        raise click.UsageError("--no-trial0 and --no-reruns together leave no kind of null "
+                               "contrast to build the floor from; drop one of them")
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     null = null_contrasts_from_trials_quietly(trials, clean_pairs=clean, trial0=not no_trial0,
                                               reruns=not no_reruns)

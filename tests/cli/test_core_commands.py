@@ -218,3 +218,9 @@ def test_floor_all_ties_names_no_empty_contrast(run, tmp_path):
 def test_contrast_count_out_of_range_is_a_usage_error_naming_the_flag(value):
     r = CliRunner().invoke(cli, ["contrast", "--wins", value, "--losses", "1"])
     assert r.exit_code == 2 and "--wins" in r.output and "ufunc" not in r.output
+
+
+def test_floor_with_both_kinds_switched_off_is_a_usage_error(shared_data):
+    r = CliRunner().invoke(cli, ["floor", str(shared_data / "tau-bench" / "gpt-4o-airline.json"),
+                                 "--no-trial0", "--no-reruns"])
+    assert r.exit_code == 2 and "--no-trial0 and --no-reruns together" in r.output
