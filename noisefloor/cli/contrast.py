@@ -11,6 +11,15 @@ from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 
 
+def _p(p: float) -> str:
+    """``= 0.003933``, ``= n/a`` (NaN), or ``< 1e-300`` when a defined p underflowed to 0.0."""
+    if p != p:
+        return "= n/a"
+    if p == 0.0:
+        return "< 1e-300 (underflows to 0 in floating point; not exactly 0)"
+    return f"= {p:.4g}"
+
+
 #: A count: a non-negative integer that fits 64 bits (a larger one reached numpy as an object
 #: and failed with "loop of ufunc does not support argument 0").
 COUNT = click.IntRange(min=0, max=2**63 - 1)
@@ -74,10 +83,9 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
     click.echo(f"gap        {pp(r.gap, signed=True)} pp")
     click.echo(f"95% CI     [{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}] pp "
                "(Wilson-mapped)")
-    click.echo(f"sign test  p = {r.p_value:.4g}" if r.p_value == r.p_value else "sign test  p = n/a")
+    click.echo(f"sign test  p {_p(r.p_value)}")
     if family_size > 1:
-        click.echo(f"Bonferroni p = {p_corr:.4g} (m = {family_size})"
-                   if p_corr == p_corr else f"Bonferroni p = n/a (m = {family_size})")
+        click.echo(f"Bonferroni p {_p(p_corr)} (m = {family_size})")
     if r.reason:
         click.echo(f"note: {r.reason}")
 

@@ -224,3 +224,13 @@ def test_floor_with_both_kinds_switched_off_is_a_usage_error(shared_data):
     r = CliRunner().invoke(cli, ["floor", str(shared_data / "tau-bench" / "gpt-4o-airline.json"),
                                  "--no-trial0", "--no-reruns"])
     assert r.exit_code == 2 and "--no-trial0 and --no-reruns together" in r.output
+
+
+def test_contrast_underflowing_p_is_not_printed_as_zero(run):
+    out = run("contrast", "--wins", 3_000_000_000, "--losses", 1, "--family-size", 3).output
+    assert "sign test  p < 1e-300" in out and "Bonferroni p < 1e-300" in out
+    assert "p = 0\n" not in out
+    # ordinary and undefined p-values print as before
+    assert "sign test  p = 0.003933" in run("contrast", "--wins", 27, "--losses", 9,
+                                            "--ties", 64).output
+    assert "sign test  p = n/a" in run("contrast", "--wins", 0, "--losses", 0).output
