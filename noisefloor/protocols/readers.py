@@ -64,7 +64,35 @@ TRACE_QUERY_TOOL = "trace_query"
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """A tool a reader adds for the agent: name, description, JSON Schema, and the callable."""
+    """A tool a reader adds for the agent: name, description, JSON Schema, and the callable.
+
+    Attributes
+    ----------
+    name : str
+        Function name offered to the model (``[A-Za-z0-9_-]`` only).
+    description : str
+        What the model is told the tool does.
+    parameters : dict
+        JSON Schema of the arguments (an ``"object"`` schema).
+    func : callable
+        ``func(**arguments) -> str``; the session runs it when the agent calls ``name``.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> from noisefloor.protocols import Coordinator, Pull
+    >>> session = Coordinator(store, Pull()).start_trial("T", 1)
+    >>> spec = session.tools[0]
+    >>> spec.name, sorted(spec.parameters["properties"])
+    ('trace_query', ['limit', 'tool_name'])
+    >>> import json
+    >>> reply = json.loads(spec.func(tool_name="book_flight", limit=1))
+    >>> reply["task_events_total"], reply["events"][0]["arguments"], reply["events"][0]["outcome"]
+    (1, {'flight': 'UA1'}, 'no inventory')
+    """
 
     name: str
     description: str
@@ -86,6 +114,19 @@ class ReaderStart:
         Warnings delivered at start (pull: items in the summary).
     event_ids : tuple of int
         Events the start-time delivery drew on.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> from noisefloor.protocols import NoCoord, Pull, TrialState
+    >>> start = Pull().start(store.task("T"), TrialState(task_id="T", trial=1))
+    >>> start.injections, start.event_ids, [t.name for t in start.tools]
+    (1, (1,), ['trace_query'])
+    >>> NoCoord().start(store.task("T"), TrialState(task_id="T", trial=1))
+    ReaderStart(prompt_addition=None, tools=(), injections=0, event_ids=())
     """
 
     prompt_addition: str | None = None
@@ -96,7 +137,39 @@ class ReaderStart:
 
 @dataclass(frozen=True)
 class CallContext:
-    """A task tool call as readers see it (after the tool ran)."""
+    """A task tool call as readers see it (after the tool ran).
+
+    Attributes
+    ----------
+    index : int
+        Position of the call among the trial's task calls, from 0.
+    name : str
+        Tool name.
+    arguments : mapping
+        Arguments as the agent sent them (parsed from JSON if given as a string).
+    key : str
+        ``canonical_key(name, arguments)``.
+    response : str
+        The tool's response text, before any warning is prepended.
+
+    Examples
+    --------
+    :meth:`TrialSession.after_tool_call <noisefloor.protocols.TrialSession.after_tool_call>`
+    builds it; a reader can also be driven by hand:
+
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> from noisefloor.store import canonical_key
+    >>> from noisefloor.protocols import CallContext, TrialState
+    >>> call = CallContext(index=0, name="book_flight", arguments={"flight": "UA1"},
+    ...                    key=canonical_key("book_flight", {"flight": "UA1"}),
+    ...                    response="no inventory")
+    >>> from noisefloor.protocols import Intercept
+    >>> Intercept().on_tool_call(store.task("T"), TrialState("T", 1), call).event_ids
+    (1,)
+    """
 
     index: int
     name: str
@@ -107,7 +180,39 @@ class CallContext:
 
 @dataclass(frozen=True)
 class Injection:
-    """A ``[PEER-WARNING]`` block to prepend to a tool response, and the events behind it."""
+    """A ``[PEER-WARNING]`` block to prepend to a tool response, and the events behind it.
+
+    Attributes
+    ----------
+    text : str
+        The block, ``"[PEER-WARNING]\\n...[/PEER-WARNING]\\n"``, prepended verbatim.
+    event_ids : tuple of int
+        Store ids of the events the warning reports.
+    match : {"literal", "predicate", "literal+predicate"}, default "literal"
+        How the call matched.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> from noisefloor.store import canonical_key
+    >>> from noisefloor.protocols import CallContext, TrialState
+    >>> call = CallContext(index=0, name="book_flight", arguments={"flight": "UA1"},
+    ...                    key=canonical_key("book_flight", {"flight": "UA1"}),
+    ...                    response="no inventory")
+    >>> from noisefloor.protocols import Intercept
+    >>> injection = Intercept().on_tool_call(store.task("T"), TrialState("T", 1), call)
+    >>> injection.match, injection.event_ids
+    ('literal', (1,))
+    >>> print(injection.text)
+    [PEER-WARNING]
+    Peer agents on this task failed after this same call: book_flight appears among the final calls of 1 failed attempt.
+    Last recorded outcome: no inventory
+    [/PEER-WARNING]
+    <BLANKLINE>
+    """
 
     text: str
     event_ids: tuple[int, ...]
@@ -116,7 +221,35 @@ class Injection:
 
 @dataclass
 class TrialState:
-    """Per-trial bookkeeping shared by a session and its reader."""
+    """Per-trial bookkeeping shared by a session and its reader.
+
+    Attributes
+    ----------
+    task_id : str
+    trial : int
+    warned_keys : set of str
+        Coordination keys already warned about in this trial.
+    warned_event_ids : set of int
+        Events already reported in this trial.
+    gate_log : list of dict
+        Gate decisions of :class:`SelectiveIntercept`, one per matching call.
+    trace_queries : int
+        Calls of the pull reader's ``trace_query`` tool.
+    injections : int
+        Warnings delivered so far (start-time summary items plus tool-response blocks).
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+    ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+    >>> from noisefloor.protocols import Coordinator, Intercept
+    >>> session = Coordinator(store, Intercept()).start_trial("T", 1)
+    >>> _ = session.after_tool_call("book_flight", {"flight": "UA1"}, "no inventory")
+    >>> session.state.injections, session.state.warned_event_ids
+    (1, {1})
+    """
 
     task_id: str
     trial: int
@@ -128,16 +261,93 @@ class TrialState:
 
 
 class Reader(abc.ABC):
-    """Interface of a reader protocol; subclass and override either hook."""
+    """Interface of a reader protocol; subclass and override either hook.
+
+    Set the class attribute ``name`` (written into trial records as the protocol). Both hooks
+    receive the trial's :class:`~noisefloor.store.TaskView` and its :class:`TrialState`; the
+    defaults add nothing.
+
+    Examples
+    --------
+    A reader that reminds the agent, once per trial, how many peer events the task has:
+
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, Injection, Reader
+    >>> class Reminder(Reader):
+    ...     name = "reminder"
+    ...     def on_tool_call(self, view, state, call):
+    ...         if state.injections or not view.count():
+    ...             return None
+    ...         return Injection(f"[{view.count()} peer failure(s) recorded]\\n", ())
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0, position=1, k=1))
+    >>> session = Coordinator(store, Reminder()).start_trial("T", 1)
+    >>> [session.call_tool("g", {}, lambda: "ok") for _ in range(2)]
+    ['[1 peer failure(s) recorded]\\nok', 'ok']
+    >>> session.finish(1.0).protocol
+    'reminder'
+    """
 
     name: str = "reader"
 
     def start(self, view: TaskView, state: TrialState) -> ReaderStart:
-        """Called once at trial start."""
+        """Called once at trial start.
+
+        Parameters
+        ----------
+        view : TaskView
+            The trial's task, read-only.
+        state : TrialState
+            The trial's bookkeeping (fresh).
+
+        Returns
+        -------
+        ReaderStart
+            The default adds nothing: ``ReaderStart()``.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import NoCoord, TrialState
+        >>> view = SQLiteEventStore(":memory:").task("T")
+        >>> NoCoord().start(view, TrialState("T", 0)).prompt_addition is None
+        True
+        """
         return ReaderStart()
 
     def on_tool_call(self, view: TaskView, state: TrialState, call: CallContext) -> Injection | None:
-        """Called after each task tool call; return an :class:`Injection` to warn the agent."""
+        """Called after each task tool call; return an :class:`Injection` to warn the agent.
+
+        Parameters
+        ----------
+        view : TaskView
+            The trial's task, read-only.
+        state : TrialState
+            The trial's bookkeeping; the session updates ``injections``, ``warned_keys`` and
+            ``warned_event_ids`` after an injection.
+        call : CallContext
+            The call that just ran.
+
+        Returns
+        -------
+        Injection or None
+            The default never warns (``None``).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+        ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+        >>> from noisefloor.store import canonical_key
+        >>> from noisefloor.protocols import CallContext, TrialState
+        >>> call = CallContext(index=0, name="book_flight", arguments={"flight": "UA1"},
+        ...                    key=canonical_key("book_flight", {"flight": "UA1"}),
+        ...                    response="no inventory")
+        >>> from noisefloor.protocols import NoCoord
+        >>> print(NoCoord().on_tool_call(store.task("T"), TrialState("T", 1), call))
+        None
+        """
         return None
 
     def __repr__(self) -> str:
@@ -192,6 +402,35 @@ def peer_warnings_summary(view: TaskView, *, max_items: int = 10, window: int = 
     -------
     (str or None, tuple of int)
         The summary (``None`` when the task has no events) and the ids of the events shown.
+
+    Raises
+    ------
+    ValueError
+        If ``max_items < 1``.
+
+    Examples
+    --------
+    Two failed attempts ended with the same booking call; one also searched:
+
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import peer_warnings_summary
+    >>> store = SQLiteEventStore(":memory:")
+    >>> _ = store.append_many([
+    ...     FailedTrialAction(task_id="T", tool_name=tool, arguments=args, outcome=out,
+    ...                       reward=0.0, position=pos, k=3, attempt_id=attempt)
+    ...     for tool, args, out, pos, attempt in [
+    ...         ("search", {"q": "UA"}, "3 flights", 2, "x"),
+    ...         ("book_flight", {"flight": "UA1"}, "no inventory", 1, "x"),
+    ...         ("book_flight", {"flight": "UA1"}, "no inventory", 1, "y")]])
+    >>> text, ids = peer_warnings_summary(store.task("T"))
+    >>> print(text)
+    Peer warnings for this task (calls made just before earlier attempts failed; they may or may not have caused the failure):
+    - book_flight({"flight": "UA1"}) -- in 2 failed attempts; last outcome: no inventory
+    - search({"q": "UA"}) -- in 1 failed attempt; last outcome: 3 flights
+    >>> ids
+    (1, 2, 3)
+    >>> peer_warnings_summary(store.task("other"))
+    (None, ())
     """
     if max_items < 1:
         raise ValueError(f"max_items must be >= 1, got {max_items}")
@@ -259,6 +498,36 @@ class Pull(Reader):
         self.query_limit = query_limit
 
     def start(self, view: TaskView, state: TrialState) -> ReaderStart:
+        """The peer-warnings summary and the ``trace_query`` tool, bound to this trial.
+
+        Parameters
+        ----------
+        view : TaskView
+        state : TrialState
+            ``trace_queries`` counts the agent's calls of the tool.
+
+        Returns
+        -------
+        ReaderStart
+            ``prompt_addition`` from :func:`peer_warnings_summary` (``None`` for an empty
+            task), the ``trace_query`` tool, ``injections`` = summary items.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+        ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+        >>> import json
+        >>> from noisefloor.protocols import Pull, TrialState
+        >>> state = TrialState("T", 1)
+        >>> start = Pull(query_limit=5).start(store.task("T"), state)
+        >>> start.injections, start.prompt_addition.splitlines()[1]
+        (1, '- book_flight({"flight": "UA1"}) -- in 1 failed attempt; last outcome: no inventory')
+        >>> reply = json.loads(start.tools[0].func(limit=9))
+        >>> reply, state.trace_queries
+        ({'error': 'limit must be an integer in [1, 5], got 9'}, 1)
+        """
         summary, ids = peer_warnings_summary(view, max_items=self.max_items)
         n_items = 0 if summary is None else summary.count("\n- ")
         return ReaderStart(
@@ -373,6 +642,36 @@ class Intercept(Reader):
         return events, total
 
     def on_tool_call(self, view: TaskView, state: TrialState, call: CallContext) -> Injection | None:
+        """Warn when ``call.key`` equals the key of a ``failed_trial_action`` of the task.
+
+        Parameters
+        ----------
+        view : TaskView
+        state : TrialState
+            Not consulted: every matching call is warned, repeats included.
+        call : CallContext
+
+        Returns
+        -------
+        Injection or None
+            The warning over the newest ``max_events`` matching events, or ``None``.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="book_flight",
+        ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
+        >>> from noisefloor.store import canonical_key
+        >>> from noisefloor.protocols import CallContext, Intercept, TrialState
+        >>> def call(args):
+        ...     return CallContext(0, "book_flight", args, canonical_key("book_flight", args), "")
+        >>> reader, view = Intercept(), store.task("T")
+        >>> reader.on_tool_call(view, TrialState("T", 1), call({"flight": "UA1"})).event_ids
+        (1,)
+        >>> print(reader.on_tool_call(view, TrialState("T", 1), call({"flight": "UA2"})))
+        None
+        """
         events, total = self._literal_matches(view, call)
         if not events:
             return None
@@ -424,6 +723,41 @@ class SelectiveIntercept(Intercept):
         self.threshold = threshold
 
     def on_tool_call(self, view: TaskView, state: TrialState, call: CallContext) -> Injection | None:
+        """Score the matching events, log the decision in ``state.gate_log``, warn if it fires.
+
+        Parameters
+        ----------
+        view : TaskView
+        state : TrialState
+            ``warned_keys`` gives the novelty; one dict per matching call is appended to
+            ``gate_log`` (keys ``call_index, tool, key, event_ids, matches, relevance, novelty,
+            proximity, score, threshold, fired``).
+        call : CallContext
+
+        Returns
+        -------
+        Injection or None
+            ``None`` when nothing matches (no log entry) or the score is below ``threshold``.
+
+        Examples
+        --------
+        The second-to-last call of a K = 3 trial has proximity 2/3:
+
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction, canonical_key
+        >>> from noisefloor.protocols import CallContext, SelectiveIntercept, TrialState
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", arguments={"x": 1},
+        ...                                    reward=0.0, position=2, k=3))
+        >>> call = CallContext(0, "f", {"x": 1}, canonical_key("f", {"x": 1}), "ok")
+        >>> state = TrialState("T", 1)
+        >>> reader = SelectiveIntercept(threshold=0.7)
+        >>> print(reader.on_tool_call(store.task("T"), state, call))
+        None
+        >>> state.gate_log[0]["score"], state.gate_log[0]["fired"]
+        (0.666667, False)
+        >>> SelectiveIntercept().on_tool_call(store.task("T"), state, call).event_ids
+        (1,)
+        """
         events, total = self._literal_matches(view, call)
         if not events:
             return None
@@ -483,6 +817,38 @@ class PredicateIntercept(Intercept):
         self.max_predicates = max_predicates
 
     def on_tool_call(self, view: TaskView, state: TrialState, call: CallContext) -> Injection | None:
+        """Warn when a ``failed_predicate`` of the tool holds for this call (or a literal match).
+
+        Parameters
+        ----------
+        view : TaskView
+        state : TrialState
+            Not consulted.
+        call : CallContext
+
+        Returns
+        -------
+        Injection or None
+            ``match`` is ``"predicate"``, ``"literal"`` or ``"literal+predicate"``; ``None``
+            when nothing matches.
+
+        Examples
+        --------
+        >>> from noisefloor.store import (SQLiteEventStore, FailedPredicate, Condition,
+        ...                               canonical_key)
+        >>> from noisefloor.protocols import CallContext, PredicateIntercept, TrialState
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedPredicate(task_id="T", tool_name="refund", reward=0.0,
+        ...     conditions=[Condition(path="args.amount", op="gt", value=100)]))
+        >>> def call(amount):
+        ...     args = {"amount": amount}
+        ...     return CallContext(0, "refund", args, canonical_key("refund", args), "ok")
+        >>> reader = PredicateIntercept()
+        >>> reader.on_tool_call(store.task("T"), TrialState("T", 1), call(250)).match
+        'predicate'
+        >>> print(reader.on_tool_call(store.task("T"), TrialState("T", 1), call(50)))
+        None
+        """
         literal, literal_total = self._literal_matches(view, call) if self.literal else ([], 0)
         candidates = view.find(event_type="failed_predicate", tool_name=call.name,
                                newest_first=True, limit=self.max_predicates)
