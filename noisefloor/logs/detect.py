@@ -168,9 +168,11 @@ def detect_format(path: str | Path) -> str:
         first = _first_byte(path)
         if first in (b"[", b"{"):
             fmt, what = _json_document_format(path, first)
-            if fmt is None:
+            if fmt is not None:
+                return fmt
+            if not what.startswith("not valid JSON"):
                 raise LogValidationError([not_a_log(path, what)])
-            return fmt
+            # Not one JSON document: perhaps JSON lines saved as .json; the lines decide.
     any_line = False
     first_problem = None
     first_object = None

@@ -109,3 +109,18 @@ def test_forced_tau2_reader_applies_the_same_key_test(tmp_path):
     assert problem.message.startswith("not a tau2-bench results.json;")
     assert "because it is a JSON object" not in problem.message
     assert problem.received == "an object with keys 'info'"
+
+
+def test_json_lines_saved_as_dot_json_are_read_by_their_lines(tmp_path):
+    lines = tmp_path / "trials.json"
+    lines.write_bytes((FIX / "trials.jsonl").read_bytes())
+    assert detect_format(lines) == "jsonl"
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}\n{"a": 2}\n')
+    with pytest.raises(LogValidationError, match="not a recognised trial log"):
+        detect_format(other)
+    broken = tmp_path / "results.json"  # a cut-off tau2 run still goes to the tau2 reader
+    broken.write_text('{"info": {}, "simulations": [')
+    assert detect_format(broken) == "tau2"
+    problem, = validate_logs(broken).problems
+    assert problem.message.startswith("malformed JSON")
