@@ -93,7 +93,11 @@ def clean_warnings() -> Iterator[None]:
 
 
 def handle_errors(func):
-    """Turn expected exceptions into one clear line and a non-zero exit (no traceback)."""
+    """Turn expected exceptions into one clear line and a non-zero exit (no traceback).
+
+    Any other exception is a bug (input that should have been checked earlier): it becomes an
+    "internal error" line naming the exception, exit 1, unless ``NOISEFLOOR_TRACEBACK`` is set.
+    """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -109,8 +113,19 @@ def handle_errors(func):
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             raise click.ClickException(cli_message(str(message))) from None
+        except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
+            if os.environ.get(TRACEBACK_ENV):
+                raise
+            raise click.ClickException(
+                f"internal error ({type(exc).__name__}: {exc}): the input was not checked "
+                "before it reached this point, which is a noisefloor bug; please report it with "
+                f"the command line ({TRACEBACK_ENV}=1 shows the traceback)") from None
 
     return wrapper
+
+
+#: Set this environment variable to see the traceback of an unexpected error.
+TRACEBACK_ENV = "NOISEFLOOR_TRACEBACK"
 
 
 def jsonable(value: Any) -> Any:

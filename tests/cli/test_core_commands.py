@@ -234,3 +234,21 @@ def test_contrast_underflowing_p_is_not_printed_as_zero(run):
     assert "sign test  p = 0.003933" in run("contrast", "--wins", 27, "--losses", 9,
                                             "--ties", 64).output
     assert "sign test  p = n/a" in run("contrast", "--wins", 0, "--losses", 0).output
+
+
+def test_an_unexpected_exception_is_one_line_not_a_traceback(monkeypatch):
+    import click as _click
+
+    from noisefloor.cli._common import TRACEBACK_ENV, handle_errors
+
+    @_click.command()
+    @handle_errors
+    def boom():
+        raise OverflowError("Python int too large to convert to C long")
+
+    monkeypatch.delenv(TRACEBACK_ENV, raising=False)
+    r = CliRunner().invoke(boom, [])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit)
+    assert r.output.startswith("Error: internal error (OverflowError: Python int too large")
+    monkeypatch.setenv(TRACEBACK_ENV, "1")
+    assert isinstance(CliRunner().invoke(boom, []).exception, OverflowError)
