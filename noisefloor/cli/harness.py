@@ -37,9 +37,11 @@ def list_cmd(family: str | None) -> None:
 @click.option("--seed", type=int, required=True, help="Seed of the instance.")
 @click.option("--difficulty", type=click.Choice([str(d) for d in DIFFICULTIES]),
               default=str(DEFAULT_DIFFICULTY), show_default=True,
-              help="Instance size: 0 smaller (CSP grids keep some redundant givens; whole-hour "
-                   "time zones), 1 the standard size, 2 larger (more entities, constraints and "
-                   "queries; half-hour time zones).")
+              help="Instance size. 0: smaller (6x6 maps with fewer walls, fewer people, items "
+                   "and queries; the 4x4 sudoku keeps redundant givens; whole-hour time zones). "
+                   "1: standard (8x8 maps; time zones whose offset changes with daylight "
+                   "saving). 2: larger (10x10 maps with more walls, more entities, constraints "
+                   "and queries; half-hour time zones).")
 def show(task_name: str, seed: int, difficulty: str) -> None:
     """The full instance, both private views as each agent reads them, the oracle answer and
     its score."""

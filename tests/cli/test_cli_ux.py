@@ -152,7 +152,7 @@ def test_help_summaries_fit_and_show_no_rest_markup():
 
 def test_help_explains_difficulty_and_contrast_arms():
     show = _run("harness", "show", "--help").output
-    assert "Instance size: 0 smaller" in " ".join(show.split())
+    assert "Instance size. 0: smaller (6x6 maps" in " ".join(show.split())
     wins = " ".join(_run("contrast", "--help").output.split())
     assert "Tasks where a succeeded and b failed." not in wins  # a and b were never defined
 
