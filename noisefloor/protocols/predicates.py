@@ -31,10 +31,38 @@ MISSING = _Missing()
 def call_facts(tool_name: str, arguments: Mapping[str, Any], resolver: FactResolver | None) -> dict[str, Any]:
     """Facts of one call: its arguments under ``args`` plus whatever ``resolver`` returns.
 
+    Parameters
+    ----------
+    tool_name : str
+        The tool called (passed to the resolver).
+    arguments : mapping
+        The call's arguments; copied under ``"args"``.
+    resolver : callable or None
+        ``resolver(tool_name, arguments) -> mapping`` of world state; ``None`` adds nothing.
+
+    Returns
+    -------
+    dict
+        ``{"args": dict(arguments), **resolver(tool_name, arguments)}``.
+
     Raises
     ------
     TypeError
         If the resolver returns something that is not a mapping, or tries to replace ``args``.
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import call_facts
+    >>> status = {"#W1": "shipped"}
+    >>> call_facts("cancel_order", {"order_id": "#W1"},
+    ...            lambda tool, args: {"order": {"status": status[args["order_id"]]}})
+    {'args': {'order_id': '#W1'}, 'order': {'status': 'shipped'}}
+    >>> call_facts("f", {"x": 1}, None)
+    {'args': {'x': 1}}
+    >>> call_facts("f", {"x": 1}, lambda tool, args: {"args": {}})
+    Traceback (most recent call last):
+    ...
+    TypeError: fact resolver must not return an 'args' entry (reserved for the call)
     """
     facts: dict[str, Any] = {"args": dict(arguments)}
     if resolver is not None:

@@ -74,6 +74,26 @@ def request_sha256(payload: Any) -> str:
     """Hex SHA-256 of a model request (JSON-serialisable), for ``first_request_sha256``.
 
     Keys are sorted and separators fixed, so byte-identical requests hash alike.
+
+    Parameters
+    ----------
+    payload : object
+        The request body (messages, tools, sampling parameters); values JSON cannot encode are
+        written with ``str()``.
+
+    Returns
+    -------
+    str
+        64 lowercase hex digits.
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import request_sha256
+    >>> request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    >>> len(request_sha256(request))
+    64
+    >>> request_sha256(request) == request_sha256(dict(reversed(list(request.items()))))
+    True
     """
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -98,6 +118,27 @@ class Coordinator:
     seed : int or None
     run_id : str or None
         Copied into events (identifies the worker/seed that wrote them).
+
+    Raises
+    ------
+    TypeError
+        If ``store`` is not an :class:`~noisefloor.store.EventStore`, ``reader`` not a
+        :class:`~noisefloor.protocols.Reader`, a writer lacks ``name``/``events_for``, or
+        ``seed`` is not an int or ``None``.
+
+    Examples
+    --------
+    >>> from noisefloor.store import SQLiteEventStore
+    >>> from noisefloor.protocols import Coordinator, LastKWriter, Pull
+    >>> store = SQLiteEventStore(":memory:")
+    >>> Coordinator(store, Pull(), LastKWriter(k=2), benchmark="demo", seed=1)
+    Coordinator(protocol='pull', reader=Pull(), writers=['last_k'])
+    >>> Coordinator(store, "pull")
+    Traceback (most recent call last):
+    ...
+    TypeError: reader must be a Reader, got str
+
+    The module docstring of :mod:`noisefloor.protocols.session` shows a whole agent loop.
     """
 
     def __init__(
@@ -133,7 +174,42 @@ class Coordinator:
         self.run_id = run_id
 
     def start_trial(self, task_id: str, trial: int) -> TrialSession:
-        """Begin a trial of ``task_id``: snapshot the store size and run the reader's start hook."""
+        """Begin a trial of ``task_id``: snapshot the store size and run the reader's start hook.
+
+        Parameters
+        ----------
+        task_id : str
+            The task; the session can read only this task's events.
+        trial : int
+            Trial index, >= 0.
+
+        Returns
+        -------
+        TrialSession
+
+        Raises
+        ------
+        ValueError
+            If ``trial`` is not an int >= 0 or ``task_id`` is an empty string.
+        TypeError
+            If ``task_id`` is not a string.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> from noisefloor.protocols import Coordinator, Intercept
+        >>> store = SQLiteEventStore(":memory:")
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0,
+        ...                                    position=1, k=3))
+        >>> coord = Coordinator(store, Intercept())
+        >>> session = coord.start_trial("T", 1)
+        >>> session.task_id, session.trial, session.store_events_at_start
+        ('T', 1, 1)
+        >>> coord.start_trial("T", -1)
+        Traceback (most recent call last):
+        ...
+        ValueError: trial must be an int >= 0, got -1
+        """
         if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
             raise ValueError(f"trial must be an int >= 0, got {trial!r}")
         return TrialSession(self, self.store.task(task_id), trial)
@@ -144,7 +220,38 @@ class Coordinator:
 
 
 class TrialSession:
-    """One trial under a coordinator. Made by :meth:`Coordinator.start_trial`; see module docs."""
+    """One trial under a coordinator. Made by :meth:`Coordinator.start_trial`; see module docs.
+
+    Attributes
+    ----------
+    task_id : str
+    trial : int
+    started_at : datetime
+        UTC time the session was made.
+    attempt_id : str
+        Random hex id of this attempt, copied into the events it writes.
+    store_events_at_start : int
+        Events of the task in the store when the trial began.
+    state : TrialState
+        Bookkeeping shared with the reader (injections, gate log, ...).
+    start : ReaderStart
+        What the reader contributed at trial start.
+
+    Examples
+    --------
+    Two trials of one task under ``pull``: the second sees the first one's failure.
+
+    >>> from noisefloor.store import SQLiteEventStore
+    >>> from noisefloor.protocols import Coordinator, Pull
+    >>> coord = Coordinator(SQLiteEventStore(":memory:"), Pull(), benchmark="demo", model="m")
+    >>> first = coord.start_trial("T", 0)
+    >>> _ = first.call_tool("get", {"id": 1}, lambda id: {"status": "shipped"})
+    >>> first.finish(0.0).extra["store"]["events_written"]
+    1
+    >>> second = coord.start_trial("T", 1)
+    >>> second.store_events_at_start, second.start.injections
+    (1, 1)
+    """
 
     def __init__(self, coordinator: Coordinator, view: Any, trial: int) -> None:
         self._coord = coordinator
@@ -164,18 +271,74 @@ class TrialSession:
 
     # -- the plain callables -------------------------------------------------------------------
     def system_prompt(self, base: str) -> str:
-        """The system prompt to send: ``base`` plus the reader's addition (pull), unchanged otherwise."""
+        """The system prompt to send: ``base`` plus the reader's addition (pull), unchanged otherwise.
+
+        Parameters
+        ----------
+        base : str
+            The agent's own system prompt.
+
+        Returns
+        -------
+        str
+            ``base``, or ``base + "\\n\\n" + addition`` (just the addition when ``base`` is
+            empty).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> store = SQLiteEventStore(":memory:")
+        >>> session = Coordinator(store, Pull()).start_trial("T", 0)
+        >>> session.system_prompt("You are an agent.")
+        'You are an agent.'
+        >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0,
+        ...                                    position=1, k=3))
+        >>> print(Coordinator(store, Pull()).start_trial("T", 1).system_prompt("").splitlines()[1])
+        - f({}) -- in 1 failed attempt; last outcome: (empty)
+        """
         if not self.start.prompt_addition:
             return base
         return f"{base}\n\n{self.start.prompt_addition}" if base else self.start.prompt_addition
 
     @property
     def tools(self) -> list[ToolSpec]:
-        """Tools the reader adds for the agent (empty except for pull)."""
+        """Tools the reader adds for the agent (empty except for pull).
+
+        Returns
+        -------
+        list of ToolSpec
+            A copy; offer these to the model beside the task's own tools.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> [(t.name, t.parameters["type"]) for t in session.tools]
+        [('trace_query', 'object')]
+        """
         return list(self.start.tools)
 
     def is_coordination_tool(self, name: str) -> bool:
-        """True for tools the reader added (their calls are not task calls)."""
+        """True for tools the reader added (their calls are not task calls).
+
+        Parameters
+        ----------
+        name : str
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> session.is_coordination_tool("trace_query"), session.is_coordination_tool("get_order")
+        (True, False)
+        """
         return name in self._tools
 
     def after_tool_call(self, name: str, arguments: Mapping[str, Any] | str | None, response: Any,
@@ -197,6 +360,29 @@ class TrialSession:
         -------
         str
             ``response`` unchanged, or with a ``[PEER-WARNING]`` block prepended.
+
+        Raises
+        ------
+        RuntimeError
+            If the trial is finished.
+        ValueError, TypeError
+            If ``arguments`` is a string that is not JSON, or not a mapping.
+
+        Examples
+        --------
+        Use it when the agent framework runs the tools itself:
+
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> session.after_tool_call("get_order", '{"id": 1}', {"status": "shipped"})
+        '{"status": "shipped"}'
+        >>> session.calls[0].arguments
+        {'id': 1}
+        >>> session.after_tool_call("get_order", "id=1", "x")
+        Traceback (most recent call last):
+        ...
+        ValueError: tool arguments string is not JSON: Expecting value
         """
         self._check_open()
         if self.is_coordination_tool(name):
@@ -226,6 +412,39 @@ class TrialSession:
 
         An exception from ``fn`` is recorded as an error response ``"error: <Type>: <message>"``,
         which is what the agent sees; it is not re-raised.
+
+        Parameters
+        ----------
+        name : str
+            Tool name.
+        arguments : mapping, JSON string or None
+            Keyword arguments for ``fn``.
+        fn : callable
+            The task tool; ignored (may be ``None``) for a reader tool such as ``trace_query``.
+
+        Returns
+        -------
+        str
+            What the agent should see (see :meth:`after_tool_call`).
+
+        Raises
+        ------
+        RuntimeError
+            If the trial is finished.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> session.call_tool("divide", {"a": 1, "b": 0}, lambda a, b: a / b)
+        'error: ZeroDivisionError: division by zero'
+        >>> session.calls[0].error
+        True
+        >>> session.call_tool("trace_query", {}, None)
+        '{"events": [], "task_events_total": 0}'
+        >>> len(session.calls)
+        1
         """
         args = _as_arguments(arguments)
         if self.is_coordination_tool(name):
@@ -273,6 +492,23 @@ class TrialSession:
             If called twice.
         pydantic.ValidationError
             If the record is invalid (e.g. reward outside [0, 1]).
+        ValueError
+            If ``extra`` sets a reserved key (``timestamp``, ``attempt_id``,
+            ``coordination_keys``, ``store``, ``gate``).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> _ = session.call_tool("get", {"id": 1}, lambda id: "ok")
+        >>> record = session.finish(0.0, termination_reason="max_steps")
+        >>> record.reward, record.protocol, record.extra["store"]["events_written"]
+        (0.0, 'pull', 1)
+        >>> session.finish(0.0)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: trial 0 of task 'T' is already finished
         """
         self._check_open()
         coord = self._coord
@@ -327,7 +563,22 @@ class TrialSession:
 
     @property
     def calls(self) -> list[ToolCall]:
-        """Task tool calls recorded so far."""
+        """Task tool calls recorded so far.
+
+        Returns
+        -------
+        list of ToolCall
+            A copy, in call order; reader tools (``trace_query``) are not included.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Pull
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), Pull()).start_trial("T", 0)
+        >>> _ = session.call_tool("get", {"id": 1}, lambda id: "ok")
+        >>> session.calls
+        [ToolCall(name='get', arguments={'id': 1}, response='ok', error=False)]
+        """
         return list(self._calls)
 
     def _check_open(self) -> None:

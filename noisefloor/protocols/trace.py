@@ -50,6 +50,12 @@ class ToolCall:
         What the tool returned (the text *before* any peer warning was prepended).
     error : bool
         True when the tool raised or reported an error.
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import ToolCall
+    >>> ToolCall("cancel_order", {"order_id": "#W1"}, "order is shipped", error=True)
+    ToolCall(name='cancel_order', arguments={'order_id': '#W1'}, response='order is shipped', error=True)
     """
 
     name: str
@@ -76,6 +82,14 @@ class TrialTrace:
         Unique id of this attempt (the session makes one per trial).
     metadata : dict
         Free-form data for custom writers (judges).
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import LastKWriter, ToolCall, TrialTrace
+    >>> trace = TrialTrace(task_id="T1", trial=0, protocol="no_coord",
+    ...                    calls=(ToolCall("get_order", {"id": 1}, "shipped"),), reward=0.0)
+    >>> [(e.tool_name, e.position) for e in LastKWriter().events_for(trace)]
+    [('get_order', 1)]
     """
 
     task_id: str

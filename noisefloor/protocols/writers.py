@@ -40,12 +40,61 @@ Event = FailedTrialAction | FailedPredicate
 
 @runtime_checkable
 class Writer(Protocol):
-    """Interface of a writer: ``name`` and ``events_for(trace)``."""
+    """Interface of a writer: ``name`` and ``events_for(trace)``.
+
+    A structural protocol (``typing.Protocol``, runtime-checkable): any object with a ``name``
+    attribute and an ``events_for`` method is a writer, no subclassing needed.
+
+    Examples
+    --------
+    A writer that stores only the final call of a trial that ended in a tool error:
+
+    >>> from noisefloor.store import SQLiteEventStore, FailedTrialAction
+    >>> from noisefloor.protocols import Coordinator, NoCoord, Writer
+    >>> class LastErrorWriter:
+    ...     name = "last_error"
+    ...     def events_for(self, trace):
+    ...         if trace.reward is None or trace.reward >= 1 or not trace.calls:
+    ...             return []
+    ...         last = trace.calls[-1]
+    ...         if not last.error:
+    ...             return []
+    ...         return [FailedTrialAction(task_id=trace.task_id, trial=trace.trial,
+    ...                                   writer=self.name, tool_name=last.name,
+    ...                                   arguments=last.arguments, outcome=last.response,
+    ...                                   reward=trace.reward, position=1, k=1)]
+    >>> isinstance(LastErrorWriter(), Writer)
+    True
+    >>> store = SQLiteEventStore(":memory:")
+    >>> session = Coordinator(store, NoCoord(), LastErrorWriter()).start_trial("T", 0)
+    >>> _ = session.call_tool("pay", {"amount": 5}, lambda amount: 1 / 0)
+    >>> session.finish(0.0).extra["store"]["events_written"]
+    1
+    >>> store.query("T")[0].event.outcome
+    'error: ZeroDivisionError: division by zero'
+    """
 
     name: str
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
-        """Events to store for one finished trial (an empty list writes nothing)."""
+        """Events to store for one finished trial (an empty list writes nothing).
+
+        Parameters
+        ----------
+        trace : TrialTrace
+            The finished trial: its task tool calls and reward.
+
+        Returns
+        -------
+        list of FailedTrialAction or FailedPredicate
+
+        Examples
+        --------
+        >>> from noisefloor.protocols import LastKWriter, ToolCall, TrialTrace
+        >>> trace = TrialTrace("T1", 0, "no_coord", (ToolCall("f", {}, "ok"),), reward=0.0)
+        >>> [e.key for e in LastKWriter(k=1).events_for(trace)]
+        ['f:...']
+        """
         ...
 
 
@@ -92,6 +141,33 @@ class LastKWriter:
         _check_k(self.k)
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
+        """``failed_trial_action`` events for the final ``k`` calls of a failed trial.
+
+        Parameters
+        ----------
+        trace : TrialTrace
+
+        Returns
+        -------
+        list of FailedTrialAction
+            Oldest call first, ``position`` counted back from the final call (1); empty when
+            the reward is ``None`` or within 1e-6 of 1. A trial with fewer than ``k`` calls
+            writes all of them (``k`` stays as set).
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``trace.reward`` is not a number in [0, 1] or ``None``.
+
+        Examples
+        --------
+        >>> from noisefloor.protocols import LastKWriter, ToolCall, TrialTrace
+        >>> calls = (ToolCall("get_order", {"id": 1}, "shipped"),
+        ...          ToolCall("cancel_order", {"id": 1}, "shipped", error=True))
+        >>> events = LastKWriter().events_for(TrialTrace("T1", 0, "pull", calls, reward=0.0))
+        >>> [(e.tool_name, e.position, e.k, e.outcome) for e in events]
+        [('get_order', 2, 3, 'shipped'), ('cancel_order', 1, 3, 'error: shipped')]
+        """
         return [
             _action_event(trace, call, position=position, k=self.k, writer=self.name)
             for position, call in _final_calls(trace, self.k)
@@ -126,7 +202,23 @@ def _action_event(trace: TrialTrace, call: ToolCall, *, position: int, k: int, w
 
 @dataclass(frozen=True)
 class Attribution:
-    """A judge's verdict on one call: its index in ``trace.calls`` and a blame weight in [0, 1]."""
+    """A judge's verdict on one call: its index in ``trace.calls`` and a blame weight in [0, 1].
+
+    Attributes
+    ----------
+    call_index : int
+        Index into ``trace.calls`` (0 = first call).
+    weight : float, default 1.0
+        Blame weight in [0, 1]; becomes the event's ``weight`` (the selective gate's relevance).
+    rationale : str, default ""
+        The judge's reason (not stored in the event).
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import Attribution
+    >>> Attribution(0, 0.9, "read the state, then ignored it")
+    Attribution(call_index=0, weight=0.9, rationale='read the state, then ignored it')
+    """
 
     call_index: int
     weight: float = 1.0
@@ -175,6 +267,39 @@ class JudgedWriter:
         _check_k(self.max_events)
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
+        """Ask the judge about a failed trial and write the calls it blames.
+
+        Parameters
+        ----------
+        trace : TrialTrace
+
+        Returns
+        -------
+        list of FailedTrialAction
+            At most ``max_events`` attributions with ``weight >= min_weight`` (highest weight
+            kept), in call order; ``position`` counts back from the final call and ``k`` is the
+            largest position written. Empty (and the judge is not called) when the trial did
+            not fail or made no call.
+
+        Raises
+        ------
+        TypeError, ValueError
+            As the class documents, for a judge's bad answer.
+
+        Examples
+        --------
+        >>> from noisefloor.protocols import Attribution, JudgedWriter, ToolCall, TrialTrace
+        >>> calls = tuple(ToolCall(f"s{i}", {}, "ok") for i in range(4))
+        >>> judge = lambda trace: [Attribution(0, 0.9), Attribution(2, 0.4), Attribution(3, 0.6)]
+        >>> events = JudgedWriter(judge).events_for(TrialTrace("T", 0, "p", calls, reward=0.0))
+        >>> [(e.tool_name, e.position, e.k, e.weight) for e in events]
+        [('s0', 4, 4, 0.9), ('s3', 1, 4, 0.6)]
+        >>> JudgedWriter(lambda trace: [Attribution(9)]).events_for(
+        ...     TrialTrace("T", 0, "p", calls, reward=0.0))
+        Traceback (most recent call last):
+        ...
+        ValueError: judge blamed call_index 9, trace has 4 calls
+        """
         if not is_failure(trace.reward) or not trace.calls:
             return []
         verdicts = list(self.judge(trace))
@@ -253,6 +378,23 @@ class PredicateWriter:
         LLM-based extractor plugs in here). ``None`` skips the call.
     k : int, default 3
         Number of final calls considered.
+
+    Raises
+    ------
+    ValueError
+        If ``k`` is not an int >= 1.
+
+    Examples
+    --------
+    >>> from noisefloor.protocols import PredicateWriter, ToolCall, TrialTrace, facts_extractor
+    >>> status = {"#W1": "shipped"}
+    >>> extract = facts_extractor(lambda tool, args: {"order": {"status": status[args["id"]]}},
+    ...                           {"cancel_order": ["order.status"]})
+    >>> calls = (ToolCall("get_order", {"id": "#W1"}, "ok"),
+    ...          ToolCall("cancel_order", {"id": "#W1"}, "cannot cancel"))
+    >>> [event] = PredicateWriter(extract).events_for(TrialTrace("T", 0, "p", calls, 0.0))
+    >>> event.event_type, event.tool_name, event.conditions[0].value, event.position
+    ('failed_predicate', 'cancel_order', 'shipped', 1)
     """
 
     extract: Callable[[TrialTrace, ToolCall], list[Condition] | None]
@@ -263,6 +405,30 @@ class PredicateWriter:
         _check_k(self.k)
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
+        """``failed_predicate`` events for the final ``k`` calls the extractor can generalise.
+
+        Parameters
+        ----------
+        trace : TrialTrace
+
+        Returns
+        -------
+        list of FailedPredicate
+            One per final call whose extraction is not ``None``, oldest first, with
+            ``source_key`` = the call's literal key; empty unless the trial failed.
+
+        Examples
+        --------
+        >>> from noisefloor.store import Condition
+        >>> from noisefloor.protocols import PredicateWriter, ToolCall, TrialTrace
+        >>> big = lambda trace, call: [Condition(path="args.amount", op="gt", value=100)]
+        >>> trace = TrialTrace("T", 0, "p", (ToolCall("refund", {"amount": 250}, "denied"),), 0.0)
+        >>> [event] = PredicateWriter(big, k=1).events_for(trace)
+        >>> event.key.startswith("refund:pred:"), event.source_key.startswith("refund:")
+        (True, True)
+        >>> PredicateWriter(big).events_for(TrialTrace("T", 1, "p", trace.calls, reward=1.0))
+        []
+        """
         from noisefloor.store.keys import canonical_key
 
         out: list[Event] = []
