@@ -38,7 +38,9 @@ def log_options(func):
 
     @functools.wraps(func)
     def wrapper(*args, allow_nan: bool = False, **kwargs):
-        click.get_current_context().meta[_ALLOW_NAN] = allow_nan
+        ctx = click.get_current_context(silent=True)
+        if ctx is not None:  # None when the callback is called directly, outside click
+            ctx.meta[_ALLOW_NAN] = allow_nan
         return func(*args, **kwargs)
 
     wrapper = click.option("--allow-nan", is_flag=True, help=ALLOW_NAN_HELP)(wrapper)
