@@ -455,10 +455,21 @@ def _first_requests_match(trials: pd.DataFrame, a_rows: pd.DataFrame, b_rows: pd
     return bool((ha.astype(str) == hb.astype(str)).all())
 
 
-def _store_inactive(rows: pd.DataFrame) -> bool:
+def _reader_inactive(rows: pd.DataFrame) -> str:
+    """Why the coordination reader changed nothing the agent saw in these trial records, or
+    ``""`` when it may have: the store was empty at the start of every task
+    (``store_events_at_start`` absent or 0), or ``injections`` is logged and 0 on every task
+    (no_coord's store is written but never read, so its re-runs are A/A pairs whatever the
+    store holds)."""
     if "store_events_at_start" not in rows.columns:
-        return True
-    return bool((rows["store_events_at_start"].fillna(0).astype(int) == 0).all())
+        return "no store logged"
+    if bool((rows["store_events_at_start"].fillna(0).astype(int) == 0).all()):
+        return "empty store"
+    if "injections" in rows.columns:
+        inj = rows["injections"]
+        if bool(inj.notna().all()) and bool((inj.astype(int) == 0).all()):
+            return "no injection"
+    return ""
 
 
 def null_contrasts_from_trials(
@@ -487,8 +498,11 @@ def null_contrasts_from_trials(
         Include trial 0 across every pair of protocols (the stores are empty at trial 0).
     reruns : bool, default True
         Include re-runs of one configuration against itself: trial i vs trial j (i < j) of one
-        protocol, when its store was empty at both trials (``store_events_at_start`` absent or
-        0); a pair where the store was populated is not a null contrast and is skipped.
+        protocol, when its reader changed nothing at both trials: the store was empty
+        (``store_events_at_start`` absent or 0 on every task) or nothing was injected
+        (``injections`` logged and 0 on every task, as for no_coord, whose store is written but
+        never read). Any other pair may differ by coordination, is not a null contrast and is
+        skipped; skipped pairs are listed in ``attrs["skipped_reruns"]`` of the result.
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
         Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
 
@@ -518,6 +532,7 @@ def null_contrasts_from_trials(
     if "seed" not in frame.columns:
         frame["seed"] = pd.NA
     rows = []
+    skipped: list[dict] = []
     groups = list(frame.groupby(group_cols, sort=True, dropna=False)) if group_cols else [((), frame)]
     multi = len(groups) > 1
     for gkey, g in groups:
@@ -542,7 +557,14 @@ def null_contrasts_from_trials(
                     sp = s[s["protocol"].astype(str) == p]
                     for i, j in itertools.combinations(sorted(sp["trial"].unique()), 2):
                         ri, rj = sp[sp["trial"] == i], sp[sp["trial"] == j]
-                        if not (_store_inactive(ri) and _store_inactive(rj)):
+                        if not (_reader_inactive(ri) and _reader_inactive(rj)):
+                            skipped.append({
+                                "contrast": f"{prefix}{p}[t{int(i)}]-{p}[t{int(j)}]",
+                                "seed": seed,
+                                "reason": "the store held peer events and the reader injected "
+                                          "them (or injections are not logged), so the re-runs "
+                                          "may differ by coordination: not a null contrast",
+                            })
                             continue
                         c = paired_contrast(s, p, p, trial=int(i), trial_b=int(j),
                                             infrastructure_errors=infrastructure_errors)
@@ -553,9 +575,13 @@ def null_contrasts_from_trials(
             raise ValueError("no null contrast can be formed: both kinds are switched off "
                              "(trial0=False and reruns=False)")
         needs = [what for on, what in ((trial0, "trial 0 of two protocols"),
-                                       (reruns, "two trials of one configuration with an empty "
-                                                "store")) if on]
-        raise ValueError("no null contrast can be formed: the log needs " + ", or ".join(needs))
+                                       (reruns, "two trials of one configuration whose reader "
+                                                "injected nothing (empty store, or injections 0)"))
+                 if on]
+        why = (f" ({len(skipped)} re-run pair(s) skipped: the reader injected peer events)"
+               if skipped else "")
+        raise ValueError("no null contrast can be formed: the log needs " + ", or ".join(needs)
+                         + why)
     formed = {(r["a"], r["b"]) for r in rows if r["kind"] == "trial0"}
     for a, b in named:
         if (a, b) not in formed and (b, a) not in formed:
@@ -565,6 +591,7 @@ def null_contrasts_from_trials(
     for r in rows:
         del r["a"], r["b"]
     out = pd.DataFrame(rows)
+    out.attrs["skipped_reruns"] = skipped
     n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
     if n_only:
         warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "

@@ -118,6 +118,27 @@ def test_from_trials_skips_reruns_with_populated_store():
     assert list(null["kind"]) == ["trial0"]
 
 
+def test_from_trials_keeps_reruns_whose_reader_injected_nothing():
+    # no_coord writes its store but never reads it: its re-runs are A/A pairs even though the
+    # store is populated at trial 1; intercept injected warnings at trial 1, so its re-run pair
+    # is not null, and it is listed as skipped, not silently dropped.
+    t = _trials(store=True)
+    t["injections"] = 0
+    t.loc[(t["protocol"] == "intercept") & (t["trial"] == 1) & (t["task_id"] < "010"),
+          "injections"] = 2
+    null = null_contrasts_from_trials(t)
+    assert dict(zip(null["contrast"], null["kind"])) == {
+        "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "aa"}
+    skipped = null.attrs["skipped_reruns"]
+    assert [r["contrast"] for r in skipped] == ["intercept[t0]-intercept[t1]"]
+    assert "injected" in skipped[0]["reason"]
+    # injections not logged on some task: the pair cannot be certified, so it is skipped
+    t.loc[(t["protocol"] == "no_coord") & (t["task_id"] == "003"), "injections"] = None
+    null = null_contrasts_from_trials(t)
+    assert list(null["kind"]) == ["trial0"]
+    assert len(null.attrs["skipped_reruns"]) == 2
+
+
 def test_from_trials_user_named_clean_pair():
     t = _trials().drop(columns=["first_request_sha256"])
     null = null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"], reruns=False)

@@ -35,7 +35,8 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                                               reruns=not no_reruns)
     nf = noise_floor(null)
     if as_json:
-        emit_json({**nf.to_dict(), "left_out": left_out_records(null)})
+        emit_json({**nf.to_dict(), "left_out": left_out_records(null),
+                   "skipped_reruns": _jsonable(null.attrs.get("skipped_reruns", []))})
         return
     click.echo(f"{len(trials)} trials, {trials['task_id'].nunique()} tasks, "
                f"{trials['protocol'].nunique()} protocol(s), {len(null)} per-seed null contrast(s)")
@@ -50,8 +51,17 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     line = left_out_line(null)
     if line:
         click.echo(f"  {line}")
+    skipped = null.attrs.get("skipped_reruns", [])
+    if skipped:
+        click.echo(f"  skipped: {len(skipped)} re-run pair(s) whose reader injected peer events "
+                   "(not null contrasts): " + ", ".join(r["contrast"] for r in skipped[:6])
+                   + (", ..." if len(skipped) > 6 else "") + " (listed under skipped_reruns in --json)")
     click.echo("")
     echo_table(floor_table(nf))
+
+
+def _jsonable(records: list[dict]) -> list[dict]:
+    return [{**r, "seed": None if r["seed"] == "none" else r["seed"]} for r in records]
 
 
 def _which(contrast: str) -> str:

@@ -104,7 +104,12 @@ def test_floor_and_passk_on_paper_layout_with_labels(run, fixtures_dir):
     r = CliRunner().invoke(cli, ["floor", str(paper)])
     assert r.exit_code != 0 and "--benchmark" in r.output
     doc = json.loads(run("floor", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
-    assert {c["kind"] for c in doc["contrasts"]} == {"trial0"}
+    # trial 0 across the three protocols, and no_coord's re-run (its reader never injects);
+    # pull and intercept injected peer events at trial 1, so their re-runs are skipped
+    assert {(c["kind"], c["contrast"]) for c in doc["contrasts"] if c["kind"] == "aa"} == {
+        ("aa", "no_coord[t0]-no_coord[t1]")}
+    assert [r["contrast"] for r in doc["skipped_reruns"]] == [
+        "intercept[t0]-intercept[t1]", "pull[t0]-pull[t1]"]
     doc = json.loads(run("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
     assert len(doc["groups"]) == 3
 
