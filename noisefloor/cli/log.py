@@ -17,7 +17,7 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.cli._common import cli_message
+from noisefloor.cli._common import cli_message, handle_errors
 from noisefloor.cli._logs import ALLOW_NAN_HELP
 from noisefloor.logs.detect import expand_paths
 
@@ -42,6 +42,7 @@ def schema() -> None:
 @click.option("--model", default=None, help="Model label for formats that lack one.")
 @click.option("--protocol", default=None, help="Protocol label for formats that lack one.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead.")
+@handle_errors
 def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
              benchmark: str | None, model: str | None, protocol: str | None,
              as_json: bool) -> None:

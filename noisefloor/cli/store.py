@@ -8,6 +8,8 @@ from pathlib import Path
 
 import click
 
+from noisefloor.cli._common import handle_errors
+
 
 def _open_store(db: Path):
     """Open the store at ``db``; a file that is not an SQLite database is a one-line error."""
@@ -43,6 +45,7 @@ def serve(db: Path) -> None:
 @click.option("--task", "task_id", required=True, help="Task id (exact).")
 @click.option("--tool", "tool_name", default=None, help="Only events of this tool.")
 @click.option("--limit", default=100, show_default=True, type=click.IntRange(1, 100_000))
+@handle_errors
 def query(db: Path, task_id: str, tool_name: str | None, limit: int) -> None:
     """Print one task's events as JSON lines."""
     with _open_store(db) as s:

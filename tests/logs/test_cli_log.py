@@ -103,3 +103,21 @@ def test_readme_bad_example_reports_every_problem(fixtures_dir):
     assert "duplicate trial" in lines[4] and f"{path}:1" in lines[4]
     assert lines[5].startswith(f"warning: {path}:9: final line is truncated")
     assert lines[6] == "1 file(s), 2 valid record(s), 1 truncated line(s): 5 problem(s)"
+
+
+def test_validate_unexpected_error_is_one_line(monkeypatch, tmp_path):
+    import noisefloor.cli.log as log_cli
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("reader bug")
+
+    monkeypatch.setattr(log_cli, "validate_logs", broken)
+    monkeypatch.delenv("NOISEFLOOR_TRACEBACK", raising=False)
+    path = tmp_path / "t.jsonl"
+    path.write_text("{}\n")
+    from click.testing import CliRunner
+
+    from noisefloor.cli.main import cli
+    r = CliRunner().invoke(cli, ["log", "validate", str(path)])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit)
+    assert "internal error (RuntimeError: reader bug)" in r.output
