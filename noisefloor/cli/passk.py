@@ -42,9 +42,13 @@ class _KList(click.ParamType):
               show_default=True, help="Drop infrastructure-error trials, or count them as failures.")
 @click.option("--k-exceeds-n", type=click.Choice(["nan", "exclude", "error"]), default="nan",
               show_default=True, help="Tasks with fewer than k trials: NaN, leave out, or fail.")
+@click.option("--unequal-trials", type=click.Choice(["allow", "truncate", "error"]),
+              default="allow", show_default=True,
+              help="Tasks with different numbers of counted trials: use each task's own n "
+                   "(tau-bench), keep every task's first m trials (m the fewest), or fail.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, as_json) -> None:
+def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, as_json) -> None:
     """pass^k of each configuration in LOG files (tau-bench estimator)."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     ks = tuple(dict.fromkeys(k for group in ks for k in group))  # flatten, keep order, no repeats
@@ -57,7 +61,7 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
         most = int(sizes.max()) if len(sizes) else 1
         ks = tuple(range(1, most + 1))
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
-                             k_exceeds_n=k_exceeds_n)
+                             k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
     keys = [c for c in CONFIG_COLUMNS if c in table.columns]
     groups = []
     for key, g in table.groupby(keys, sort=True, dropna=False):
@@ -86,3 +90,8 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
                if infrastructure_errors == "exclude" else
                "counted as failed trials, included in n_trials (--infrastructure-errors fail)")
         click.echo(f"{n_infra} infrastructure-error trial(s) {how}")
+    n_cut = int(table.groupby(keys, dropna=False)["n_trials_truncated"].first().sum()) if keys \
+        else int(table["n_trials_truncated"].iloc[0])
+    if n_cut:
+        click.echo(f"{n_cut} trial(s) beyond each task's first m dropped to equalise trial counts "
+                   "(--unequal-trials truncate)")

@@ -54,6 +54,11 @@ class PassHatK:
         Tasks left out of the average (``k_exceeds_n="exclude"`` or no counted trial).
     reason : str
         Why ``value`` is NaN, or what was excluded; empty otherwise.
+    unequal_trials : str
+        Policy used when tasks have different numbers of counted trials: ``"allow"``,
+        ``"truncate"`` or ``"error"``.
+    n_trials_truncated : int
+        Counted trials dropped by ``unequal_trials="truncate"`` (0 otherwise).
     """
 
     k: int
@@ -69,6 +74,8 @@ class PassHatK:
     k_exceeds_n: str
     tasks_excluded: tuple[str, ...] = ()
     reason: str = ""
+    unequal_trials: str = "allow"
+    n_trials_truncated: int = 0
 
     def to_dict(self) -> dict:
         """Plain-dict view."""
@@ -99,7 +106,16 @@ def _check_one_configuration(trials: pd.DataFrame) -> None:
                 )
 
 
-def _counts(trials: pd.DataFrame, infrastructure_errors: str):
+def _truncate(kept: pd.DataFrame) -> tuple[pd.DataFrame, int]:
+    """Each task's first m counted trials (in ``order``), m the fewest any task has (> 0)."""
+    sizes = kept.groupby("task_id", sort=False)["success"].transform("size")
+    m = int(sizes.min()) if len(sizes) else 0
+    rank = kept.sort_values("order", kind="stable").groupby("task_id", sort=False).cumcount()
+    keep = rank.reindex(kept.index) < m
+    return kept[keep], int((~keep).sum())
+
+
+def _counts(trials: pd.DataFrame, infrastructure_errors: str, unequal_trials: str = "allow"):
     for col in ("task_id", "reward"):
         if col not in trials.columns:
             raise ValueError(f"trials must have a {col!r} column; columns are {list(trials.columns)}")
@@ -123,14 +139,28 @@ def _counts(trials: pd.DataFrame, infrastructure_errors: str):
     else:  # "fail": an infrastructure error counts as a failed trial
         keep = ~not_run
     success = is_success(reward) & ~infra
+    order = (trials["trial"].to_numpy() if "trial" in trials.columns
+             else np.arange(len(trials)))
     frame = pd.DataFrame({"task_id": trials["task_id"].astype(str).to_numpy(),
-                          "success": success, "keep": keep})
+                          "success": success, "keep": keep, "order": order})
     all_tasks = pd.unique(frame["task_id"])
     kept = frame[frame["keep"]]
+    n_truncated = 0
+    if len(kept):
+        sizes = kept.groupby("task_id", sort=False).size()
+        if sizes.min() != sizes.max():
+            if unequal_trials == "error":
+                raise ValueError(
+                    f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
+                    f"{int(sizes.max())}; e.g. task {sizes.idxmin()!r} has {int(sizes.min())}); "
+                    "choose unequal trials 'allow' (per-task n, the tau-bench estimator) or "
+                    "'truncate' (every task's first m trials) explicitly")
+            if unequal_trials == "truncate":
+                kept, n_truncated = _truncate(kept)
     per_task = kept.groupby("task_id", sort=False)["success"].agg(["size", "sum"])
     per_task = per_task.reindex(all_tasks, fill_value=0)
     n_infra = int(infra.sum())  # reported under either policy; the policy says how they counted
-    return per_task, n_infra, int(not_run.sum()), int(keep.sum())
+    return per_task, n_infra, int(not_run.sum()), int(keep.sum()) - n_truncated, n_truncated
 
 
 def pass_hat_k(
@@ -139,6 +169,7 @@ def pass_hat_k(
     *,
     infrastructure_errors: str = "exclude",
     k_exceeds_n: str = "nan",
+    unequal_trials: str = "allow",
 ) -> PassHatK:
     """pass^k of one configuration from its trial records.
 
@@ -156,6 +187,12 @@ def pass_hat_k(
     k_exceeds_n : {"nan", "exclude", "error"}, default "nan"
         What to do when a task has fewer than k counted trials: return NaN with a reason,
         leave those tasks out (recorded in ``tasks_excluded``), or raise. k is never lowered.
+    unequal_trials : {"allow", "truncate", "error"}, default "allow"
+        What to do when tasks have different numbers of counted trials (after the exclusions
+        above): ``"allow"`` uses each task's own n (the tau-bench estimator; ``trials_min`` and
+        ``trials_max`` record the spread), ``"truncate"`` keeps every task's first m counted
+        trials by ``trial`` index, m the fewest any task has (dropped trials counted in
+        ``n_trials_truncated``), ``"error"`` raises.
 
     Returns
     -------
@@ -166,7 +203,8 @@ def pass_hat_k(
     ------
     ValueError
         On a missing column, several configurations, a duplicate (task, trial), an invalid
-        policy, or a task with fewer than k trials under ``k_exceeds_n="error"``.
+        policy, a task with fewer than k trials under ``k_exceeds_n="error"``, or unequal
+        trial counts under ``unequal_trials="error"``.
 
     Notes
     -----
@@ -197,15 +235,18 @@ def pass_hat_k(
     k = int(k)
     _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
     _validate.choice("k_exceeds_n", k_exceeds_n, ("nan", "exclude", "error"))
+    _validate.choice("unequal_trials", unequal_trials, ("allow", "truncate", "error"))
     _check_one_configuration(trials)
-    per_task, n_infra, n_not_run, n_trials = _counts(trials, infrastructure_errors)
+    per_task, n_infra, n_not_run, n_trials, n_truncated = _counts(
+        trials, infrastructure_errors, unequal_trials)
     n_tasks = len(per_task)
     sizes = per_task["size"].to_numpy()
     t_min = int(sizes.min()) if n_tasks else 0
     t_max = int(sizes.max()) if n_tasks else 0
     common = dict(n_tasks=n_tasks, n_trials=n_trials, n_infrastructure_errors=n_infra,
                   n_not_run=n_not_run, trials_min=t_min, trials_max=t_max,
-                  infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n)
+                  infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
+                  unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
     empty = tuple(per_task.index[per_task["size"] == 0])
     short = per_task[(per_task["size"] < k) & (per_task["size"] > 0)]
     if n_tasks == 0 or len(empty) == n_tasks:
@@ -243,6 +284,7 @@ def pass_hat_k_table(
     by: Sequence[str] = CONFIG_COLUMNS,
     infrastructure_errors: str = "exclude",
     k_exceeds_n: str = "nan",
+    unequal_trials: str = "allow",
 ) -> pd.DataFrame:
     """pass^k for every configuration in ``trials`` and every k in ``ks``.
 
@@ -254,7 +296,7 @@ def pass_hat_k_table(
         Values of k.
     by : sequence of str, default ("benchmark", "model", "protocol", "seed")
         Columns that identify a configuration; those absent from ``trials`` are ignored.
-    infrastructure_errors, k_exceeds_n : str
+    infrastructure_errors, k_exceeds_n, unequal_trials : str
         Passed to :func:`pass_hat_k`.
 
     Returns
@@ -279,6 +321,6 @@ def pass_hat_k_table(
         key = key if isinstance(key, tuple) else (key,)
         for k in ks:
             r = pass_hat_k(group, k, infrastructure_errors=infrastructure_errors,
-                           k_exceeds_n=k_exceeds_n)
+                           k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
             rows.append({**dict(zip(keys, key)), **r.to_dict()})
     return pd.DataFrame(rows)

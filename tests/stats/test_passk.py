@@ -68,6 +68,21 @@ def test_unequal_trials_recorded():
     r = pass_hat_k(t, 2)
     assert (r.trials_min, r.trials_max) == (2, 3)
     assert r.value == pytest.approx((1 / 3 + 1) / 2)
+    assert (r.unequal_trials, r.n_trials_truncated) == ("allow", 0)
+    # truncate: task a keeps its first two trials (by trial index: 1.0, 0.0) -> C(1,2)/C(2,2)=0
+    cut = pass_hat_k(t.iloc[::-1], 2, unequal_trials="truncate")
+    assert (cut.trials_min, cut.trials_max, cut.n_trials, cut.n_trials_truncated) == (2, 2, 4, 1)
+    assert cut.value == pytest.approx((0 + 1) / 2)
+    assert pass_hat_k(t, 1, unequal_trials="truncate").value == pytest.approx((1 / 2 + 1) / 2)
+    with pytest.raises(ValueError, match=r"unequal numbers of counted trials \(2 to 3; e\.g\. "
+                                         r"task 'b' has 2\)"):
+        pass_hat_k(t, 1, unequal_trials="error")
+    # a balanced run is untouched by every policy
+    bal = t[t["trial"] < 2]
+    assert {pass_hat_k(bal, 2, unequal_trials=u).value for u in ("allow", "truncate", "error")} \
+        == {pass_hat_k(bal, 2).value}
+    with pytest.raises(ValueError, match="unequal_trials"):
+        pass_hat_k(t, 1, unequal_trials="drop")
 
 
 def test_errors():
