@@ -121,17 +121,65 @@ class Frame:
 
     @property
     def dims(self) -> tuple[int, int]:
-        """Drawing size (rows, columns) after rotation."""
+        """Drawing size (rows, columns) after rotation.
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        >>> turned = Frame(rot=1, th=3, tw=4)
+        >>> f.dims, turned.dims
+        ((3, 4), (4, 3))
+        """
         return (self.tw, self.th) if self.rot % 2 else (self.th, self.tw)
 
     # canonical <-> drawing -----------------------------------------------------------
     def canon_to_draw(self, r: int, c: int) -> Cell:
+        """Canonical cell -> (row, column) of the turned drawing, 0-based from its top-left.
+
+        Parameters
+        ----------
+        r, c : int
+            Canonical row and column.
+
+        Returns
+        -------
+        (int, int)
+
+        Examples
+        --------
+        After one clockwise quarter-turn of a 3 x 4 map the north-west corner is drawn at the
+        top-right:
+
+        >>> from harness.grid import Frame
+        >>> Frame(rot=1, th=3, tw=4).canon_to_draw(0, 0)
+        (0, 2)
+        """
         i, j, h, w = r - self.r0, c - self.c0, self.th, self.tw
         for _ in range(self.rot % 4):
             i, j, h, w = j, h - 1 - i, w, h
         return i, j
 
     def draw_to_canon(self, i: int, j: int) -> Cell:
+        """Inverse of :meth:`canon_to_draw`.
+
+        Parameters
+        ----------
+        i, j : int
+            Drawing row and column, 0-based from the drawing's top-left.
+
+        Returns
+        -------
+        (int, int)
+            Canonical ``(r, c)``.
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame(rot=1, th=3, tw=4)
+        >>> f.draw_to_canon(0, 2), f.draw_to_canon(*f.canon_to_draw(2, 3))
+        ((0, 0), (2, 3))
+        """
         dh, dw = self.dims
         for _ in range(self.rot % 4):
             i, j, dh, dw = dw - 1 - j, i, dw, dh
@@ -139,6 +187,23 @@ class Frame:
 
     # drawing <-> view coordinates ----------------------------------------------------
     def draw_to_view(self, i: int, j: int) -> Cell:
+        """Drawing cell -> this frame's written coordinates (origin, order, base, offset).
+
+        Parameters
+        ----------
+        i, j : int
+            Drawing row and column, 0-based from the drawing's top-left.
+
+        Returns
+        -------
+        (int, int)
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).draw_to_view(0, 0)
+        (1, 3)
+        """
         dh, dw = self.dims
         row = i if self.origin.startswith("top") else dh - 1 - i
         col = j if self.origin.endswith("left") else dw - 1 - j
@@ -146,6 +211,24 @@ class Frame:
         return p + self.base - self.p0, q + self.base - self.q0
 
     def view_to_draw(self, p: int, q: int) -> Cell:
+        """Inverse of :meth:`draw_to_view`.
+
+        Parameters
+        ----------
+        p, q : int
+            Coordinates as written in this frame.
+
+        Returns
+        -------
+        (int, int)
+            Drawing row and column (may lie outside the drawing).
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).view_to_draw(1, 3)
+        (0, 0)
+        """
         dh, dw = self.dims
         p, q = p - self.base + self.p0, q - self.base + self.q0
         row, col = (p, q) if self.order == "row-col" else (q, p)
@@ -154,24 +237,100 @@ class Frame:
         return i, j
 
     def to_view(self, r: int, c: int) -> Cell:
-        """Canonical cell -> this frame's coordinates."""
+        """Canonical cell -> this frame's coordinates.
+
+        Parameters
+        ----------
+        r, c : int
+            Canonical row and column.
+
+        Returns
+        -------
+        (int, int)
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        >>> turned = Frame(rot=1, th=3, tw=4)
+        >>> f.to_view(0, 0), f.to_view(2, 3)
+        ((1, 3), (4, 1))
+        """
         return self.draw_to_view(*self.canon_to_draw(r, c))
 
     def to_canon(self, p: int, q: int) -> Cell:
-        """This frame's coordinates -> canonical cell (may lie outside the map)."""
+        """This frame's coordinates -> canonical cell (may lie outside the map).
+
+        Parameters
+        ----------
+        p, q : int
+            Coordinates as written in this frame.
+
+        Returns
+        -------
+        (int, int)
+            Canonical ``(r, c)``; no bounds check.
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        >>> turned = Frame(rot=1, th=3, tw=4)
+        >>> f.to_canon(1, 3), f.to_canon(0, 0)
+        ((0, 0), (3, -1))
+        """
         return self.draw_to_canon(*self.view_to_draw(p, q))
 
     def north_side(self) -> str:
-        """Side of the drawing where north lies."""
+        """Side of the drawing where north lies.
+
+        Returns
+        -------
+        {"top", "right", "bottom", "left"}
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        >>> turned = Frame(rot=1, th=3, tw=4)
+        >>> f.north_side(), turned.north_side()
+        ('top', 'right')
+        """
         return _SIDES[self.rot % 4]
 
     def arrow(self, d: int) -> str:
-        """Arrow character, as drawn in this frame, of canonical direction index ``d``."""
+        """Arrow character, as drawn in this frame, of canonical direction index ``d``.
+
+        Parameters
+        ----------
+        d : int
+            Index into :data:`DIRS` (0 north, 1 east, 2 south, 3 west).
+
+        Returns
+        -------
+        str
+            One of ``^ > v <``.
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        >>> turned = Frame(rot=1, th=3, tw=4)
+        >>> f.arrow(0), turned.arrow(0), turned.arrow(3)
+        ('^', '>', '^')
+        """
         return ARROWS[(d + self.rot) % 4]
 
     def summary(self) -> str:
         """One line naming this frame's conventions, for people reading an instance.
 
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
         >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).summary()
         '(column, row), 1-based, origin at the bottom-left corner'
         >>> Frame(rot=1, th=3, tw=4).summary()
@@ -189,7 +348,18 @@ class Frame:
         return ", ".join(parts)
 
     def describe(self) -> str:
-        """One paragraph explaining the coordinates, as an agent reads it."""
+        """One paragraph explaining the coordinates, as an agent reads it.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> print(Frame(rot=1, th=3, tw=4).describe())
+        Coordinates are written (row, column), counted from 0 at the top-left corner of your drawing: row numbers grow downwards and column numbers grow to the right on your drawing. Your drawing is turned: north is at the right of it.
+        """
         first, second = ("row", "column") if self.order == "row-col" else ("column", "row")
         vert, horiz = self.origin.split("-")
         rows_grow = "downwards" if vert == "top" else "upwards"
@@ -211,7 +381,20 @@ class Frame:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (the declared conventions of a view)."""
+        """Plain dict (the declared conventions of a view).
+
+        Returns
+        -------
+        dict
+            One key per field: ``origin, order, base, th, tw, rot, r0, c0, p0, q0``.
+
+        Examples
+        --------
+        >>> from harness.grid import Frame
+        >>> d = Frame("bottom-left", "col-row", 1, th=3, tw=4).to_dict()
+        >>> d["origin"], d["order"], d["base"], Frame(**d) == Frame("bottom-left", "col-row", 1, th=3, tw=4)
+        ('bottom-left', 'col-row', 1, True)
+        """
         return {name: getattr(self, name) for name in _FRAME_FIELDS}
 
 
@@ -223,6 +406,21 @@ def sixteen(h: int, w: int) -> tuple[Frame, ...]:
     """The sixteen answer conventions for an ``h`` x ``w`` map: 4 origin corners x 2 axis
     orders x 2 index bases, north up, no offsets.
 
+    Parameters
+    ----------
+    h, w : int
+        Map size in rows and columns.
+
+    Returns
+    -------
+    tuple of Frame
+        Memoised; origins in the order of :data:`ORIGINS`, then orders, then bases 0, 1.
+
+    Examples
+    --------
+    >>> from harness.grid import sixteen
+    >>> sixteen(3, 4)[1].summary()
+    '(row, column), 1-based, origin at the top-left corner'
     >>> len(sixteen(3, 4)), len(set(sixteen(3, 4)))
     (16, 16)
     """
@@ -232,12 +430,48 @@ def sixteen(h: int, w: int) -> tuple[Frame, ...]:
 
 
 def canonical(h: int, w: int) -> Frame:
-    """The canonical frame: (row, column), 0-based, top-left, north up."""
+    """The canonical frame: (row, column), 0-based, top-left, north up.
+
+    Parameters
+    ----------
+    h, w : int
+        Map size in rows and columns.
+
+    Returns
+    -------
+    Frame
+        ``to_view`` and ``to_canon`` are the identity.
+
+    Examples
+    --------
+    >>> from harness.grid import canonical
+    >>> f = canonical(3, 4)
+    >>> f.to_view(2, 1), f.to_canon(2, 1), f.summary()
+    ((2, 1), (2, 1), '(row, column), 0-based, origin at the top-left corner')
+    """
     return Frame("top-left", "row-col", 0, th=h, tw=w)
 
 
 # ----- world semantics -------------------------------------------------------------------
 def in_bounds(world: dict, r: int, c: int) -> bool:
+    """True when canonical ``(r, c)`` lies on the ``world["h"]`` x ``world["w"]`` map.
+
+    Parameters
+    ----------
+    world : dict
+        A world (see the module docstring); only ``h`` and ``w`` are read.
+    r, c : int
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from harness.grid import in_bounds
+    >>> in_bounds({"h": 2, "w": 3}, 1, 2), in_bounds({"h": 2, "w": 3}, 2, 0)
+    (True, False)
+    """
     return 0 <= r < world["h"] and 0 <= c < world["w"]
 
 
@@ -246,6 +480,38 @@ class RouteGraph:
 
     A state is ``(r, c, key, way)``: the cell, whether the key was visited and whether the
     waypoint was visited (flags are fixed to 1 when the world has no key / no waypoint).
+
+    Parameters
+    ----------
+    world : dict
+        A world (see the module docstring) with at least ``S`` and ``G`` items.
+
+    Attributes
+    ----------
+    start : tuple
+        Start state ``(r, c, key, way)``.
+    goal : (int, int)
+        Goal cell.
+    graph : networkx.DiGraph
+        States reachable from the start, edges weighted by entry cost, goal states linked to
+        :attr:`SINK` at cost 0.
+
+    Raises
+    ------
+    KeyError
+        If ``S`` or ``G`` is missing.
+
+    Examples
+    --------
+    A key-and-door corridor: the route must fetch the key west of the start first.
+
+    >>> from harness.grid import RouteGraph
+    >>> rg = RouteGraph({"h": 1, "w": 4, "cells": ["...."],
+    ...                  "items": {"S": [0, 1], "K": [0, 0], "D": [0, 2], "G": [0, 3]}})
+    >>> rg.start
+    (0, 1, 0, 1)
+    >>> rg.shortest()
+    (4, [(0, 1), (0, 0), (0, 1), (0, 2), (0, 3)])
     """
 
     SINK = ("sink",)
@@ -316,14 +582,51 @@ class RouteGraph:
         return out
 
     def step(self, state: tuple, cell: Cell) -> tuple[tuple, int] | None:
-        """The state and cost reached by moving from ``state`` to ``cell``; None if illegal."""
+        """The state and cost reached by moving from ``state`` to ``cell``; None if illegal.
+
+        Parameters
+        ----------
+        state : tuple
+            ``(r, c, key, way)``.
+        cell : (int, int)
+            Target cell: a 4-neighbour or the partner teleporter pad.
+
+        Returns
+        -------
+        (tuple, int) or None
+            The next state and the entry cost of ``cell``.
+
+        Examples
+        --------
+        >>> from harness.grid import RouteGraph
+        >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+        >>> rg = RouteGraph(world)
+        >>> rg.step(rg.start, (0, 0)), rg.step(rg.start, (1, 1))
+        (((0, 0, 1, 1), 1), None)
+        """
         for nxt, cost in self._moves(state):
             if (nxt[0], nxt[1]) == tuple(cell):
                 return nxt, cost
         return None
 
     def shortest(self) -> tuple[float, list[Cell]] | None:
-        """Optimal cost and route (list of cells) from the start; None if unreachable."""
+        """Optimal cost and route (list of cells) from the start; None if unreachable.
+
+        Returns
+        -------
+        (float, list of (int, int)) or None
+            Cost (sum of entry costs, the start excluded) and the cells, start first. Memoised.
+
+        Examples
+        --------
+        >>> from harness.grid import RouteGraph
+        >>> RouteGraph({"h": 1, "w": 3, "cells": ["..3"],
+        ...             "items": {"S": [0, 0], "G": [0, 2]}}).shortest()
+        (4, [(0, 0), (0, 1), (0, 2)])
+        >>> print(RouteGraph({"h": 1, "w": 3, "cells": [".#."],
+        ...                   "items": {"S": [0, 0], "G": [0, 2]}}).shortest())
+        None
+        """
         if self.SINK not in self.graph:
             return None
         if self._best is None:
@@ -332,7 +635,23 @@ class RouteGraph:
         return self._best
 
     def to_goal(self) -> dict:
-        """Optimal remaining cost from every state that can still reach the goal."""
+        """Optimal remaining cost from every state that can still reach the goal.
+
+        Returns
+        -------
+        dict
+            ``{state: cost}``, including :attr:`SINK` at 0; empty when the goal is unreachable.
+            Memoised.
+
+        Examples
+        --------
+        >>> from harness.grid import RouteGraph
+        >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+        >>> rg = RouteGraph(world)
+        >>> remaining = rg.to_goal()
+        >>> remaining[rg.start], remaining[(0, 1, 1, 1)], remaining[(1, 2, 1, 1)]
+        (4, 2, 0)
+        """
         if self._to_goal is None:
             if self.SINK not in self.graph:
                 self._to_goal = {}
@@ -343,7 +662,19 @@ class RouteGraph:
         return self._to_goal
 
     def hops(self) -> int | None:
-        """Fewest steps (ignoring costs) from the start to a goal state; None if unreachable."""
+        """Fewest steps (ignoring costs) from the start to a goal state; None if unreachable.
+
+        Returns
+        -------
+        int or None
+
+        Examples
+        --------
+        >>> from harness.grid import RouteGraph
+        >>> RouteGraph({"h": 1, "w": 3, "cells": ["..3"],
+        ...             "items": {"S": [0, 0], "G": [0, 2]}}).hops()
+        2
+        """
         if self.SINK not in self.graph:
             return None
         return nx.shortest_path_length(self.graph, self.start, self.SINK) - 1
@@ -357,20 +688,86 @@ def _cached_graph(key: tuple) -> RouteGraph:
 
 def route_graph(world: dict) -> RouteGraph:
     """The :class:`RouteGraph` of ``world``, memoised on its content (the same world is
-    typically searched by the generator's validity check, the oracle and the grader)."""
+    typically searched by the generator's validity check, the oracle and the grader).
+
+    Parameters
+    ----------
+    world : dict
+        A world; ``h``, ``w``, ``cells`` and ``items`` form the cache key (64 most recent).
+
+    Returns
+    -------
+    RouteGraph
+        Shared between equal worlds: do not mutate it.
+
+    Examples
+    --------
+    >>> from harness.grid import route_graph
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+    >>> route_graph(world) is route_graph(dict(world)), route_graph(world).hops()
+    (True, 4)
+    """
     items = json.dumps(world["items"], sort_keys=True)
     key = (world["h"], world["w"], tuple(world["cells"]), items)
     return _cached_graph(key)
 
 
 def shortest_route(world: dict) -> list[list[int]] | None:
-    """An optimal route as a list of ``[r, c]`` (canonical); None if the goal is unreachable."""
+    """An optimal route as a list of ``[r, c]`` (canonical); None if the goal is unreachable.
+
+    Parameters
+    ----------
+    world : dict
+
+    Returns
+    -------
+    list of [int, int] or None
+        Start first, goal last.
+
+    Examples
+    --------
+    >>> from harness.grid import shortest_route
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+    >>> shortest_route(world)
+    [[1, 0], [0, 0], [0, 1], [0, 2], [1, 2]]
+    >>> print(shortest_route({"h": 1, "w": 3, "cells": [".#."],
+    ...                       "items": {"S": [0, 0], "G": [0, 2]}}))
+    None
+    """
     best = route_graph(world).shortest()
     return None if best is None else [list(cell) for cell in best[1]]
 
 
 def score_route(rg: RouteGraph, route: list[Cell], optimum: float) -> float:
-    """Score a canonical route (see the module docstring for the partial-credit rule)."""
+    """Score a canonical route (see the module docstring for the partial-credit rule).
+
+    Parameters
+    ----------
+    rg : RouteGraph
+    route : list of (int, int) or None
+        Canonical cells; ``None`` marks a cell off the map (an illegal step). The start may be
+        omitted.
+    optimum : float
+        Optimal cost ``D`` (``rg.shortest()[0]``).
+
+    Returns
+    -------
+    float
+        In [0, 1]: ``D / cost`` for a complete legal route, the discounted progress of the
+        legal prefix otherwise.
+
+    Examples
+    --------
+    >>> from harness.grid import RouteGraph, score_route
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+    >>> rg = RouteGraph(world)
+    >>> score_route(rg, [(1, 0), (0, 0), (0, 1), (0, 2), (1, 2)], 4)
+    1.0
+    >>> score_route(rg, [(0, 0), (0, 1)], 4)  # halfway, no detour: (4 - 2) / (4 + 1)
+    0.4
+    >>> score_route(rg, [(0, 0), (0, 1), (0, 2), (1, 2), (0, 2), (1, 2)], 4)  # cost 6
+    0.666667
+    """
     if not route:
         return 0.0
     to_goal = rg.to_goal()
@@ -407,6 +804,28 @@ def grade_route(world: dict, answer: Any) -> float:
 
     ``answer`` is a sequence of 2-number pairs; anything else (``None``, ``UNPARSED``, junk)
     scores 0.0.
+
+    Parameters
+    ----------
+    world : dict
+    answer : object
+        A list of ``[a, b]`` integer pairs in any of the sixteen conventions.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0.0 also when the goal is unreachable.
+
+    Examples
+    --------
+    The optimal route written (column, row), 1-based from the bottom-left corner:
+
+    >>> from harness.grid import grade_route
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+    >>> grade_route(world, [[1, 1], [1, 2], [2, 2], [3, 2], [3, 1]])
+    1.0
+    >>> grade_route(world, "[[1, 0], [0, 0]]"), grade_route(world, None)
+    (0.0, 0.0)
     """
     pairs = _as_pairs(answer)
     if not pairs:
@@ -451,6 +870,19 @@ _PAIR = re.compile(r"[\[(]\s*(-?\d{1,4})\s*,\s*(-?\d{1,4})\s*[\])]")
 def parse_route(text: Any) -> list[list[int]] | None:
     """Every ``(a, b)`` or ``[a, b]`` pair in ``text``, in order; None if there is none.
 
+    Parameters
+    ----------
+    text : object
+        Answer text; a non-string gives ``None``. Numbers have at most 4 digits and may be
+        negative.
+
+    Returns
+    -------
+    list of [int, int] or None
+
+    Examples
+    --------
+    >>> from harness.grid import parse_route
     >>> parse_route("FINAL ANSWER: [[0, 0], [0, 1]] then (1,1)")
     [[0, 0], [0, 1], [1, 1]]
     >>> parse_route("go north") is None
