@@ -32,17 +32,24 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
-from noisefloor.stats.fleiss_se import ALTERNATIVES, fleiss_null_test
+from noisefloor.stats.fleiss_se import (
+    ALTERNATIVES,
+    RawRatingsWarning,
+    check_count_table,
+    fleiss_null_test,
+)
 
 __all__ = [
     "LANDIS_KOCH_BANDS",
     "AgreementResult",
+    "RawRatingsWarning",
     "cohen_kappa",
     "cohen_kappa_from_table",
     "fleiss_kappa",
     "fleiss_kappa_from_counts",
     "krippendorff_alpha",
     "landis_koch",
+    "ordered_categories",
 ]
 
 WEIGHTS = ("none", "linear", "quadratic")
@@ -120,7 +127,8 @@ class AgreementResult:
     n_raters : int
         Raters (for Fleiss from counts: ratings per item).
     categories : tuple
-        The category order used (it matters for weights and for ordinal alpha).
+        The category order used (it matters for weights and for ordinal alpha; see
+        ``category_order`` for where it came from).
     observed_agreement : float
         Observed (weighted, for weighted kappa) proportion of agreement; for Krippendorff's
         alpha the share of pairable value pairs that are identical.
@@ -166,6 +174,13 @@ class AgreementResult:
         p-value (Fleiss, Nee and Landis 1979); NaN where the category's kappa is.
     note : str
         Anything else the reader must know (items excluded and why, tie rule applied).
+    category_order : str
+        Where the order of ``categories`` came from, wherever the order enters the value
+        (weighted kappa, ordinal/interval/ratio alpha): ``"declared"`` (the ``categories``
+        argument), ``"numeric"`` (numeric labels in numeric order; interval and ratio alpha
+        always use the values themselves) or ``"table"`` (the row order of a contingency table
+        given to :func:`cohen_kappa_from_table`). ``""`` where the order plays no part
+        (unweighted kappa, Fleiss' kappa, nominal alpha).
     """
 
     metric: str
@@ -195,6 +210,7 @@ class AgreementResult:
     p_value: float = math.nan
     alternative: str = ""
     per_category_null: tuple = ()
+    category_order: str = ""
 
     @property
     def landis_koch(self) -> str:
@@ -307,6 +323,71 @@ def _resolve_categories(observed: Sequence[Any], categories: Sequence[Any] | Non
     return cats
 
 
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(
+        x, (bool, np.bool_))
+
+
+def ordered_categories(
+    observed: Sequence[Any], categories: Sequence[Any] | None, what: str
+) -> tuple[tuple, str]:
+    """The category order for a coefficient whose value depends on it, and where it came from.
+
+    Weighted kappa and ordinal alpha read distances off the categories' positions, so the order
+    is never guessed: declared ``categories`` are used as given (validated against the data);
+    without them, numeric labels are taken in numeric order, and labels that are not all numbers
+    are an error, since their sorted (alphabetical) order is a fact of spelling, not of the scale.
+
+    Parameters
+    ----------
+    observed : sequence
+        The labels in the data (missing ones already removed).
+    categories : sequence, optional
+        The declared scale, lowest to highest.
+    what : str
+        The coefficient, for the error message (e.g. ``"weighted kappa"``).
+
+    Returns
+    -------
+    categories : tuple
+    order : {"declared", "numeric"}
+
+    Raises
+    ------
+    ValueError
+        No ``categories`` and a label that is not a number: the message lists the labels and
+        shows how to declare the order; or a label outside the declared ``categories``.
+
+    Examples
+    --------
+    >>> ordered_categories([3, 1, 2, 1], None, "weighted kappa")
+    ((1, 2, 3), 'numeric')
+    >>> ordered_categories(["mid", "low"], ["low", "mid", "high"], "weighted kappa")
+    (('low', 'mid', 'high'), 'declared')
+    >>> ordered_categories(["low", "mid", "high"], None, "weighted kappa")
+    Traceback (most recent call last):
+    ...
+    ValueError: weighted kappa needs the category order declared: the labels 'low', 'mid', 'high' are not all numbers, so the order cannot be read off them (sorted, they would follow the alphabet: 'high', 'low', 'mid'). List the scale from lowest to highest: --categories low,mid,high on the command line, categories=['low', 'mid', 'high'] in Python (shown here in the order first seen; reorder as the scale runs, and add any point nobody used)
+    """
+    if categories is not None:
+        return _resolve_categories(observed, categories), "declared"
+    seen = list(dict.fromkeys(observed))
+    if all(_is_number(x) for x in seen):
+        return tuple(sorted(seen, key=float)), "numeric"
+    shown, listed = seen[:10], seen[:20]
+    more = f" and {len(seen) - 10} more" if len(seen) > 10 else ""
+    alphabetical = sorted(seen, key=_sort_key)[:10]
+    raise ValueError(
+        f"{what} needs the category order declared: the labels "
+        f"{', '.join(repr(_plain(x)) for x in shown)}{more} are not all numbers, so the order "
+        f"cannot be read off them (sorted, they would follow the alphabet: "
+        f"{', '.join(repr(_plain(x)) for x in alphabetical)}). List the scale from lowest to "
+        f"highest: --categories {','.join(str(_plain(x)) for x in listed)} on the command "
+        f"line, categories={[_plain(x) for x in listed]!r} in Python (shown here in the order first "
+        "seen; reorder as the scale runs, and add any point nobody used)"
+    )
+
+
 def _ratings_matrix(ratings: Any, name: str = "ratings") -> np.ndarray:
     arr = ratings.to_numpy(dtype=object) if isinstance(ratings, pd.DataFrame) else None
     if arr is None:
@@ -389,7 +470,8 @@ def cohen_kappa_from_table(
     weights : {"none", "linear", "quadratic"}, default "none"
         Disagreement weights by the categories' position in the order of the table.
     categories : sequence of length k, optional
-        Names of the categories in table order; defaults to ``0 .. k-1``.
+        Names of the categories in table order; defaults to ``0 .. k-1``. The weights follow
+        the table's row order (``category_order`` is ``"table"``), whatever the names.
     confidence : float, default 0.95
         Level of the asymptotic interval.
 
@@ -436,7 +518,8 @@ def cohen_kappa_from_table(
     cats = tuple(range(k)) if categories is None else tuple(categories)
     if len(cats) != k:
         raise ValueError(f"categories has {len(cats)} names but the table is {k} x {k}")
-    return _cohen_result(tab, weights, cats, confidence, n_raters=2)
+    result = _cohen_result(tab, weights, cats, confidence, n_raters=2)
+    return replace(result, category_order="" if weights == "none" else "table")
 
 
 def _cohen_result(
@@ -499,9 +582,11 @@ def cohen_kappa(
     weights : {"none", "linear", "quadratic"}, default "none"
         Disagreement weights by the categories' **position** in ``categories``.
     categories : sequence, optional
-        The category order. Default: the union of both raters' labels, sorted (numbers
-        numerically). Pass it explicitly for weighted kappa when a scale point was used by
-        neither rater, or when the order is not the sort order: the weights depend on it.
+        The category order, lowest to highest. Unweighted kappa needs none (default: the union
+        of both raters' labels). Weighted kappa reads distances off it, so it is never
+        guessed: without ``categories``, numeric labels are taken in numeric order (the
+        result's ``category_order`` is ``"numeric"``) and text labels are an error. Declare it
+        also when a scale point was used by neither rater: the weights depend on it.
     confidence : float, default 0.95
         Level of both intervals.
     n_boot : int, default 2000
@@ -518,8 +603,9 @@ def cohen_kappa(
     Raises
     ------
     ValueError
-        Unequal lengths, no items, a missing label, a label outside ``categories``, or a bad
-        ``weights``/``confidence``/``n_boot``.
+        Unequal lengths, no items, a missing label, a label outside ``categories``, weights
+        with labels that are not all numbers and no ``categories`` (see
+        :func:`ordered_categories`), or a bad ``weights``/``confidence``/``n_boot``.
 
     Notes
     -----
@@ -541,6 +627,14 @@ def cohen_kappa(
     (0.667, 0.833)
     >>> r.ci_low <= r.value <= r.ci_high
     True
+
+    Weighted kappa on ordered text labels needs their order:
+
+    >>> a = ["low", "mid", "high", "low", "mid", "high", "mid"]
+    >>> b = ["mid", "mid", "high", "low", "high", "high", "low"]
+    >>> r = cohen_kappa(a, b, weights="linear", categories=["low", "mid", "high"], n_boot=0)
+    >>> round(r.value, 3), r.category_order
+    (0.512, 'declared')
     """
     confidence = _check_confidence(confidence)
     n_boot = _check_n_boot(n_boot)
@@ -557,7 +651,10 @@ def cohen_kappa(
                 raise ValueError(
                     f"{name}[{i}] is missing; Cohen's kappa needs both ratings of every item"
                 )
-    cats = _resolve_categories(a + b, categories)
+    if weights == "none":
+        cats, order = _resolve_categories(a + b, categories), ""
+    else:
+        cats, order = ordered_categories(a + b, categories, f"{weights}-weighted kappa")
     index = {c: i for i, c in enumerate(cats)}
     ia = np.array([index[x] for x in a])
     ib = np.array([index[x] for x in b])
@@ -567,6 +664,7 @@ def cohen_kappa(
         return np.bincount(ia[rows] * k + ib[rows], minlength=k * k).reshape(k, k).astype(float)
 
     result = _cohen_result(table_of(np.arange(len(a))), weights, cats, confidence, n_raters=2)
+    result = replace(result, category_order=order)
     return _with_bootstrap(
         result, len(a), n_boot, rng, lambda rows: _cohen_value(table_of(rows), weights)
     )
@@ -639,7 +737,7 @@ def _fleiss_result(
     per = tuple(zip(cats, (float(x) for x in _fleiss_per_category(counts))))
     test = None
     if method == "fleiss":
-        test = fleiss_null_test(counts, categories=cats, alternative=alternative)
+        test = fleiss_null_test(counts, categories=cats, alternative=alternative, n_raters=m)
     base = dict(
         metric="randolph" if method == "randolph" else "fleiss",
         confidence=confidence,
@@ -682,6 +780,7 @@ def fleiss_kappa_from_counts(
     n_boot: int = 2000,
     rng: int | np.random.Generator | None = None,
     alternative: str = "two-sided",
+    n_raters: int | None = None,
 ) -> AgreementResult:
     """Fleiss' kappa (or Randolph's free-marginal kappa) from an item x category count table.
 
@@ -704,11 +803,15 @@ def fleiss_kappa_from_counts(
     alternative : {"two-sided", "greater", "less"}, default "two-sided"
         Alternative hypothesis of the z-test of kappa = 0 (``p_value``); two-sided is what R
         ``irr::kappam.fleiss`` reports, ``"greater"`` tests agreement beyond chance.
+    n_raters : int, optional
+        Raters per item m, if known. Every row must then sum to it, and the check for raw
+        ratings passed as counts (below) is off: the caller has confirmed a count table.
 
     Returns
     -------
     AgreementResult
-        ``metric`` is ``"fleiss"`` or ``"randolph"``; ``per_category`` holds Fleiss' (1971)
+        ``metric`` is ``"fleiss"`` or ``"randolph"``; ``note`` holds the raw-ratings
+        suspicion, if any (see Warns). ``per_category`` holds Fleiss' (1971)
         category-wise kappas (method ``"fleiss"`` only). For method ``"fleiss"``,
         ``se_null``, ``z``, ``p_value`` (and ``per_category_null``) hold the z-test of
         kappa = 0; see :func:`noisefloor.stats.fleiss_se.fleiss_null_test`. ``se_null`` is
@@ -717,10 +820,25 @@ def fleiss_kappa_from_counts(
     Raises
     ------
     ValueError
-        Not 2-D, negative or non-integer entries, rows that do not all sum to the same number
-        of raters (the message names the first such row and suggests :func:`fleiss_kappa` if
-        the array holds raw ratings), fewer than 2 raters per item, an unknown ``method`` or
+        Not 2-D; a cell that is not a number (text labels, a boolean, a missing value: named
+        by row and column, with the DataFrame's index and column labels, and pointing to
+        :func:`fleiss_kappa` for raw ratings); negative or non-integer entries; rows that do
+        not all sum to the same number of raters (the message names the first such row and
+        suggests :func:`fleiss_kappa` if the array holds raw ratings) or not to ``n_raters``;
+        fewer than 2 raters per item; every column named like a rater (``rater_1``,
+        ``coder2``, ``judge``, ...) unless ``n_raters`` is given; an unknown ``method`` or
         ``alternative``.
+
+    Warns
+    -----
+    noisefloor.stats.fleiss_se.RawRatingsWarning
+        Raw ratings whose rows happen to sum equally are valid counts as numbers, so they are
+        caught by a heuristic, not proved: no cell is 0 and no cell exceeds the number of
+        columns k (what codes 1..k from k raters look like; as counts it would mean every item
+        was put in every category). The same text goes to ``note``. It misses codes starting
+        at 0 and codes larger than the number of raters, and it flags a genuine table in
+        which raters split over every category on every item; pass ``n_raters`` to confirm a
+        count table. Details in :func:`noisefloor.stats.fleiss_se.check_count_table`.
 
     Notes
     -----
@@ -745,40 +863,26 @@ def fleiss_kappa_from_counts(
     (0.625, 0.833)
     >>> round(r.se_null, 3), round(r.z, 3), round(r.p_value, 3)
     (0.289, 2.165, 0.03)
+
+    Raw ratings passed by mistake are caught: text labels are an error, and codes whose rows
+    happen to sum equally raise a warning (they are valid counts as numbers):
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     r = fleiss_kappa_from_counts([[1, 2, 3], [3, 2, 1], [2, 2, 2]], n_boot=0)
+    >>> caught[0].category.__name__, r.note[:35]
+    ('RawRatingsWarning', 'these counts look like raw ratings:')
     """
     confidence = _check_confidence(confidence)
     n_boot = _check_n_boot(n_boot)
     _check_choice("method", method, FLEISS_METHODS)
     _check_choice("alternative", alternative, ALTERNATIVES)
-    if isinstance(counts, pd.DataFrame) and categories is None:
-        categories = list(counts.columns)
-    raw = np.asarray(counts, dtype=float)
-    if raw.ndim != 2 or raw.shape[0] < 1 or raw.shape[1] < 1:
-        raise ValueError(f"counts must be 2-D (item x category); got shape {raw.shape}")
-    bad = np.argwhere((raw < 0) | ~np.isfinite(raw) | (raw != np.round(raw)))
-    if bad.size:
-        i, j = bad[0]
-        raise ValueError(
-            f"counts must be non-negative integers; row {i}, column {j} holds {float(raw[i, j])!r}"
-        )
-    sums = raw.sum(axis=1)
-    if (sums != sums[0]).any():
-        i = int(np.argmax(sums != sums[0]))
-        raise ValueError(
-            f"every row of counts must sum to the same number of raters: row 0 sums to "
-            f"{sums[0]:g} but row {i} sums to {sums[i]:g}. If this array holds raw ratings "
-            "(item x rater), call fleiss_kappa(ratings) instead; for unequal numbers of "
-            "raters use krippendorff_alpha"
-        )
-    if sums[0] < 2:
-        raise ValueError(f"each item needs at least 2 ratings; rows sum to {sums[0]:g}")
-    k = raw.shape[1]
-    cats = tuple(range(k)) if categories is None else tuple(categories)
-    if len(cats) != k:
-        raise ValueError(f"categories has {len(cats)} names but counts has {k} columns")
-    return _fleiss_result(
+    raw, cats, note = check_count_table(counts, categories=categories, n_raters=n_raters)
+    result = _fleiss_result(
         raw.astype(np.int64), cats, method, confidence, n_boot, rng, alternative
     )
+    return replace(result, note=note) if note else result
 
 
 def fleiss_kappa(
@@ -846,7 +950,7 @@ def fleiss_kappa(
     counts, _ = aggregate_raters(codes, n_cat=len(cats))
     return fleiss_kappa_from_counts(
         counts, categories=cats, method=method, confidence=confidence, n_boot=n_boot, rng=rng,
-        alternative=alternative,
+        alternative=alternative, n_raters=arr.shape[1],
     )
 
 
@@ -897,8 +1001,11 @@ def krippendorff_alpha(
     level : {"nominal", "ordinal", "interval", "ratio"}
         Level of measurement; required, there is no default.
     categories : sequence, optional
-        Value order. Needed for ``"ordinal"`` with non-numeric labels; for ``"nominal"`` it only
-        names the values. ``"interval"``/``"ratio"`` need numeric ratings and ignore the order.
+        Value order, lowest to highest. ``"ordinal"``: required when the labels are not all
+        numbers (an error otherwise; numeric labels are taken in numeric order, recorded as
+        ``category_order="numeric"``). ``"nominal"``: only names the values.
+        ``"interval"``/``"ratio"``: need numeric ratings; the distances are the values' own,
+        so the order is ignored (``category_order="numeric"``).
     confidence : float, default 0.95
         Level of the bootstrap interval.
     n_boot : int, default 2000
@@ -916,8 +1023,9 @@ def krippendorff_alpha(
     Raises
     ------
     ValueError
-        Bad ``level``; non-numeric ratings at the interval/ratio level; no item with two
-        ratings; a label outside ``categories``.
+        Bad ``level``; non-numeric ratings at the interval/ratio level, or at the ordinal level
+        without ``categories`` (see :func:`ordered_categories`); no item with two ratings; a
+        label outside ``categories``.
 
     Notes
     -----
@@ -965,8 +1073,12 @@ def krippendorff_alpha(
             if not missing[i, j]:
                 codes_for_agreement[i, j] = index[x]
         domain = None
+        order = "numeric"
     else:
-        cats = _resolve_categories(present, categories)
+        if level == "ordinal":
+            cats, order = ordered_categories(present, categories, "ordinal alpha")
+        else:
+            cats, order = _resolve_categories(present, categories), ""
         index = {c: i for i, c in enumerate(cats)}
         values = np.full(arr.shape, np.nan)
         for (i, j), x in np.ndenumerate(arr):
@@ -995,6 +1107,7 @@ def krippendorff_alpha(
         expected_agreement=pe,
         level=level,
         note=note,
+        category_order=order,
     )
 
     def alpha_of(rows: np.ndarray) -> float:

@@ -31,6 +31,7 @@ from noisefloor.stats.agreement import (
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
+    ordered_categories,
 )
 
 __all__ = ["METRICS", "TIE_RULES", "AgreementTable", "agreement_by_label", "majority_label"]
@@ -170,8 +171,11 @@ def agreement_by_label(
     level : {"nominal", "ordinal", "interval", "ratio"}, default "nominal"
         Krippendorff's level of measurement.
     categories : sequence, optional
-        Category order for every label (default: the labels observed for that question,
-        sorted).
+        Category order for every label, lowest to highest. Needed when the order enters a
+        value (weighted Cohen's kappa, ordinal alpha) and the labels are not all numbers;
+        numeric labels are then taken in numeric order. Each result's ``category_order``
+        says which (``"declared"`` or ``"numeric"``). Default for the other coefficients:
+        the labels observed for that question, sorted.
     fleiss_method : {"fleiss", "randolph"}, default "fleiss"
     tie : {"exclude", "lowest", "highest"}, default "exclude"
         Rule for a tied human majority (see :func:`majority_label`).
@@ -192,7 +196,9 @@ def agreement_by_label(
     ValueError
         Missing columns, an unknown metric/weights/level/tie, a judge or rater not in the
         table, a rater named twice or also as the judge, fewer than two human raters, an item
-        rated twice by one rater.
+        rated twice by one rater, weighted kappa or ordinal alpha on labels that are not all
+        numbers without ``categories`` (the message names the label and shows how to declare
+        the order).
 
     Notes
     -----
@@ -273,10 +279,24 @@ def agreement_by_label(
     if ignored:  # a chosen subset: the others' ratings play no part (nor their items)
         df = df[df["rater"].isin(humans + ([judge] if judge is not None else []))]
 
+    wanted = []
+    if "cohen" in metrics and weights != "none":
+        wanted.append(f"{weights}-weighted Cohen's kappa")
+    if "krippendorff" in metrics and level == "ordinal":
+        wanted.append("ordinal Krippendorff's alpha")
+    needs_order = " and ".join(wanted)
+
+    several = df["category"].nunique() > 1  # name the label in messages only if there are more
+
     results = []
     for label, sub in df.groupby("category", sort=False):
         # a missing label (NaN) is a missing rating, never a category of its own
-        cats = _resolve_categories(list(sub["label"].dropna()), categories)
+        observed = list(sub["label"].dropna())
+        if needs_order:  # weighted kappa or ordinal alpha: the order is declared or numeric
+            where = f"label {label!r}: " if several else ""
+            cats, order = ordered_categories(observed, categories, where + needs_order)
+        else:
+            cats, order = _resolve_categories(observed, categories), ""
         wide = sub.pivot(index="item", columns="rater", values="label")
         human = wide.reindex(columns=humans)
         for metric in metrics:
@@ -290,8 +310,11 @@ def agreement_by_label(
                     human.to_numpy(dtype=object), level=level, categories=cats, **common
                 )
                 res = replace(res, comparison=f"{len(humans)} raters")
+                if level == "ordinal":
+                    res = replace(res, category_order=order)
             else:
                 res = _cohen_row(wide, humans, judge, cats, weights, tie, common)
+                res = replace(res, category_order=order if weights != "none" else "")
             results.append(replace(res, label=str(label)))
     return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie,
                           ignored=ignored)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +12,9 @@ import pytest
 
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.stats.agreement import (
+    RawRatingsWarning,
     cohen_kappa,
+    cohen_kappa_from_table,
     fleiss_kappa,
     fleiss_kappa_from_counts,
     krippendorff_alpha,
@@ -170,15 +173,164 @@ def test_counts_validation_catches_raw_ratings():
         fleiss_kappa_from_counts([[1, 0], [0, 1]])
 
 
+def test_counts_with_text_cells_name_row_and_column():
+    # Before: numpy's "could not convert string to float: 'a'", naming neither the cell nor the
+    # function to use.
+    with pytest.raises(ValueError) as err:
+        fleiss_kappa_from_counts([["a", "b", "a"], ["b", "b", "b"]], n_boot=0)
+    msg = str(err.value)
+    assert "row 0, column 0 holds the text 'a'" in msg and "fleiss_kappa(ratings)" in msg
+    frame = pd.DataFrame({"x": [2, 1], "y": [1, "two"]}, index=["p1", "p2"])
+    with pytest.raises(ValueError, match=r"row 1 \(item 'p2'\), column 1 \('y'\) holds the text"):
+        fleiss_kappa_from_counts(frame, n_boot=0)
+    # a text item column read as data: the message says to make it the index
+    frame = pd.DataFrame({"patient": ["p1", "p2"], "x": [2, 1], "y": [1, 2]})
+    with pytest.raises(ValueError, match=r"make it the index \(e.g. pandas.read_csv\(path, "):
+        fleiss_kappa_from_counts(frame, n_boot=0)
+    with pytest.raises(ValueError, match="row 1, column 0 is missing; write 0"):
+        fleiss_kappa_from_counts([[1, 2], [None, 3]], n_boot=0)
+    with pytest.raises(ValueError, match="row 0, column 1 holds True, which is not a number"):
+        fleiss_kappa_from_counts([[1, True], [1, 1]], n_boot=0)
+    with pytest.raises(ValueError, match="non-negative integers; row 1, column 0 holds -1.0"):
+        fleiss_kappa_from_counts([[2, 1], [-1, 4]], n_boot=0)
+    with pytest.raises(ValueError, match="non-negative integers; row 0, column 0 holds inf"):
+        fleiss_kappa_from_counts([[np.inf, 1], [1, 1]], n_boot=0)
+
+
+def test_raw_ratings_with_equal_row_sums_are_flagged():
+    # The spec-audit example: codes 1..3 from three raters whose rows happen to sum to 6. As
+    # counts (six raters, three categories) it is valid arithmetic: kappa = -0.133.
+    raw = [[1, 2, 3], [3, 2, 1], [2, 2, 2]]
+    with pytest.warns(RawRatingsWarning, match="look like raw ratings.*fleiss_kappa"):
+        r = fleiss_kappa_from_counts(raw, n_boot=0)
+    assert r.value == pytest.approx(-2 / 15)  # computed, not refused: it may be a real table
+    assert "look like raw ratings" in r.note and "n_raters=6" in r.note
+    # the caller confirms a count table: no warning, no note
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        confirmed = fleiss_kappa_from_counts(raw, n_boot=0, n_raters=6)
+    assert confirmed.note == "" and confirmed.value == pytest.approx(r.value)
+    with pytest.raises(ValueError, match="must sum to n_raters=5; row 0 sums to 6"):
+        fleiss_kappa_from_counts(raw, n_boot=0, n_raters=5)
+    # the same raw ratings, aggregated by fleiss_kappa, are not suspected
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fleiss_kappa(raw, n_boot=0)
+        fleiss_kappa([["a", "b", "c"], ["a", "b", "c"], ["a", "a", "c"]], n_boot=0)
+    # columns named like raters: an error, unless n_raters confirms the table
+    frame = pd.DataFrame(raw, columns=["rater_1", "rater_2", "rater_3"])
+    with pytest.raises(ValueError, match=r"named like raters \(rater_1, rater_2, rater_3\)"):
+        fleiss_kappa_from_counts(frame, n_boot=0)
+    assert math.isfinite(fleiss_kappa_from_counts(frame, n_boot=0, n_raters=6).value)
+    from noisefloor.stats.fleiss_se import fleiss_null_test
+
+    with pytest.warns(RawRatingsWarning):
+        fleiss_null_test(raw)
+    with pytest.raises(ValueError, match="named like raters"):
+        fleiss_null_test(pd.DataFrame([[1, 2], [2, 1]], columns=["coder A", "coder B"]))
+
+
+def test_genuine_count_tables_are_not_flagged():
+    # Fleiss (1971) and crowd-style binary counts (no zero, but cells above the column count)
+    counts = pd.read_csv(FIX / "fleiss1971_diagnoses_counts.csv", index_col="patient")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fleiss_kappa_from_counts(counts, n_boot=0).note == ""
+        fleiss_kappa_from_counts([[7, 3], [6, 4], [9, 1], [2, 8]], n_boot=0)
+        fleiss_kappa_from_counts([[0, 1, 2], [3, 0, 0], [1, 1, 1]], n_boot=0)  # a zero
+
+
 def test_weighted_scale_declared_order_matters():
     # low/high disagreements: two steps apart in the declared order, adjacent alphabetically
     a = ["low", "high", "mid", "low", "high", "mid"]
     b = ["high", "low", "mid", "low", "high", "mid"]
     ordered = cohen_kappa(a, b, weights="linear", categories=["low", "mid", "high"], n_boot=0)
-    alpha = cohen_kappa(a, b, weights="linear", n_boot=0)  # alphabetical: high, low, mid
+    alpha = cohen_kappa(a, b, weights="linear", categories=["high", "low", "mid"], n_boot=0)
     assert ordered.categories == ("low", "mid", "high")
-    assert alpha.categories == ("high", "low", "mid")
+    assert ordered.category_order == "declared"
     assert ordered.value != pytest.approx(alpha.value)
+
+
+# The spec-audit example (issue 3, "for weights the category order is explicit"): two raters
+# on a low < mid < high scale.
+R1 = ["low", "mid", "high", "low", "mid", "high", "mid"]
+R2 = ["mid", "mid", "high", "low", "high", "high", "low"]
+
+
+def test_weighted_kappa_on_text_labels_needs_a_declared_order():
+    # Before: the alphabetical order (high, low, mid) was used silently, giving 0.391.
+    with pytest.raises(ValueError) as err:
+        cohen_kappa(R1, R2, weights="linear", n_boot=0)
+    msg = str(err.value)
+    assert "linear-weighted kappa needs the category order declared" in msg
+    assert "--categories low,mid,high" in msg and "categories=['low', 'mid', 'high']" in msg
+    with pytest.raises(ValueError, match="quadratic-weighted kappa needs the category order"):
+        cohen_kappa(R1, R2, weights="quadratic", n_boot=0)
+    # By hand (Cohen 1968, linear agreement weights 1, 1/2, 0 on low < mid < high):
+    # table rows R1 low/mid/high x cols R2: [[1,1,0],[1,1,1],[0,0,2]], n = 7;
+    # p_o = (1+1+2)/7 + 0.5*(1+1+1)/7 = 5.5/7; margins R1 (2,3,2)/7, R2 (2,2,3)/7;
+    # p_e = sum w_ij r_i c_j = 27.5/49; kappa = (38.5 - 27.5) / (49 - 27.5) = 11/21.5 = 0.5116.
+    # Cross-check: scikit-learn's cohen_kappa_score with labels= in scale order.
+    from sklearn.metrics import cohen_kappa_score
+
+    r = cohen_kappa(R1, R2, weights="linear", categories=["low", "mid", "high"], n_boot=0)
+    assert r.value == pytest.approx(11 / 21.5, abs=1e-12)
+    assert r.value == pytest.approx(
+        cohen_kappa_score(R1, R2, weights="linear", labels=["low", "mid", "high"]), abs=1e-12)
+    assert round(r.value, 3) == 0.512
+    assert r.category_order == "declared"
+    # unweighted kappa needs no order
+    plain = cohen_kappa(R1, R2, n_boot=0)
+    assert plain.category_order == "" and math.isfinite(plain.value)
+
+
+def test_numeric_labels_keep_their_numeric_order_and_say_so():
+    num = {"low": 1, "mid": 2, "high": 3}
+    r = cohen_kappa([num[x] for x in R1], [num[x] for x in R2], weights="linear", n_boot=0)
+    assert r.categories == (1, 2, 3) and r.category_order == "numeric"
+    assert round(r.value, 3) == 0.512  # the same as the declared text scale
+    assert r.to_dict()["category_order"] == "numeric"
+    assert cohen_kappa_from_table([[1, 1, 0], [1, 1, 1], [0, 0, 2]],
+                                  weights="linear").category_order == "table"
+    # numbers not read as text: 10 comes after 9, not between 1 and 2
+    r10 = cohen_kappa([1, 9, 10], [1, 10, 9], weights="linear", n_boot=0)
+    assert r10.categories == (1, 9, 10)
+
+
+def test_ordinal_alpha_on_text_labels_needs_a_declared_order():
+    data = np.array([R1, R2], dtype=object).T
+    with pytest.raises(ValueError, match="ordinal alpha needs the category order declared"):
+        krippendorff_alpha(data, level="ordinal", n_boot=0)
+    text = krippendorff_alpha(data, level="ordinal", categories=["low", "mid", "high"], n_boot=0)
+    num = {"low": 1, "mid": 2, "high": 3}
+    coded = np.vectorize(num.get, otypes=[object])(data)
+    numeric = krippendorff_alpha(coded, level="ordinal", n_boot=0)
+    assert text.category_order == "declared" and numeric.category_order == "numeric"
+    assert text.value == pytest.approx(numeric.value, abs=1e-12)
+    assert krippendorff_alpha(coded, level="interval", n_boot=0).category_order == "numeric"
+    nominal = krippendorff_alpha(data, level="nominal", n_boot=0)  # no order needed
+    assert nominal.category_order == "" and math.isfinite(nominal.value)
+
+
+def test_agreement_by_label_names_the_label_that_needs_an_order():
+    rows = [(i, r, "stage", lab) for r, labs in (("a", R1), ("b", R2)) for i, lab in enumerate(labs)]
+    df = pd.DataFrame(rows, columns=["item", "rater", "category", "label"])
+    with pytest.raises(ValueError, match="^linear-weighted Cohen's kappa needs"):
+        agreement_by_label(df, weights="linear", n_boot=0)
+    two = pd.concat([df, df.assign(category="other", label=[1, 2, 3] * 4 + [1, 2])])
+    with pytest.raises(ValueError, match="^label 'stage': linear-weighted Cohen's kappa needs"):
+        agreement_by_label(two, weights="linear", n_boot=0)
+    with pytest.raises(ValueError, match="ordinal Krippendorff's alpha needs"):
+        agreement_by_label(df, level="ordinal", n_boot=0)
+    # only the coefficients that use the order ask for it
+    plain = agreement_by_label(df, n_boot=0).to_frame()
+    assert (plain["category_order"] == "").all()
+    t = agreement_by_label(df, weights="linear", level="ordinal", categories=["low", "mid", "high"],
+                           n_boot=0).to_frame().set_index("metric")
+    assert t.loc["cohen", "value"] == pytest.approx(0.5116, abs=5e-5)
+    assert t.loc["cohen", "category_order"] == "declared"
+    assert t.loc["krippendorff", "category_order"] == "declared"
+    assert t.loc["fleiss", "category_order"] == ""
 
 
 def test_a_rows_interval_does_not_depend_on_the_other_metrics():
