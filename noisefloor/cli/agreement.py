@@ -26,7 +26,25 @@ PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
 _EXTRA_KEYS = (
     "comparison", "landis_koch", "expected_agreement", "se", "note", "se_null", "z", "p_value",
+    "category_order",
 )
+
+_ORDER_SOURCE = {
+    "declared": "declared by --categories",
+    "numeric": "numeric order of the labels used; --categories declares unused points",
+    "table": "table order",
+}
+
+
+def _scale_line(result) -> str:
+    """``low < mid < high (declared by --categories)``: the order a weighted value used."""
+    cats = [str(c) for c in result.categories]
+    if len(cats) > 12:
+        cats = cats[:5] + [f"... ({len(cats) - 10} more) ..."] + cats[-5:]
+    if result.metric == "krippendorff" and result.level in ("interval", "ratio"):
+        return (f"{' < '.join(cats)} (numeric values; {result.level} distances are their "
+                "differences)")
+    return f"{' < '.join(cats)} ({_ORDER_SOURCE[result.category_order]})"
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -78,11 +96,14 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
               show_default=True,
               help="Cohen's kappa weights for ordered labels. none: every disagreement counts "
                    "fully; linear/quadratic: partial credit by the distance between the two "
-                   "categories' positions in --categories (default order: sorted labels).")
+                   "categories' positions on the scale: --categories, or for numeric labels "
+                   "their numeric order (text labels need --categories). The output's scale: "
+                   "line shows the order used.")
 @click.option("--level", type=click.Choice(["nominal", "ordinal", "interval", "ratio"]),
               default="nominal", show_default=True,
               help="Krippendorff's alpha level of measurement. nominal: unordered labels; "
-                   "ordinal: ordered, in --categories order; interval, ratio: numeric labels.")
+                   "ordinal: ordered, in --categories order (numeric labels: numeric order; "
+                   "text labels need --categories); interval, ratio: numeric labels.")
 @click.option("--judge", metavar="RATER", default=None,
               help="A rater in FILE (e.g. an LLM judge) to compare with the majority of the "
                    "human raters by Cohen's kappa; it is left out of Fleiss' kappa and alpha.")
@@ -92,10 +113,11 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
                    "them. Two raters without --judge give Cohen's kappa between them. A name "
                    "not in FILE is an error.")
 @click.option("--categories", metavar="C1,C2,..", default=None,
-              help="The full category scale in order, comma-separated (default: the labels "
-                   "used, sorted). Needed for --weights or --level ordinal when a scale point "
-                   "went unused or the order is not the sort order; a label outside it is an "
-                   "error.")
+              help="The full category scale from lowest to highest, comma-separated, e.g. "
+                   "low,mid,high. Required for --weights linear/quadratic and --level ordinal "
+                   "when the labels are not all numbers (their order is never guessed from "
+                   "the spelling); for numeric labels, declare it when a scale point went "
+                   "unused. A label outside it is an error.")
 @click.option("--tie", type=click.Choice(["exclude", "lowest", "highest"]), default="exclude",
               show_default=True,
               help="A tied human majority in the --judge comparison. exclude: leave the item "
@@ -160,6 +182,13 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:
         raise click.ClickException(f"{file}: {exc} (read in {chosen.describe()})") from None
+    if metric == "cohen" and table.judge is None and len(table.raters) != 2:
+        # no pair to compare: the option that was asked for cannot be honoured
+        raise click.UsageError(
+            f"{file}: --metric cohen compares two raters, and there are {len(table.raters)} "
+            f"({', '.join(table.raters)}) and no --judge. Name a judge with --judge RATER "
+            "(compared with the majority of the others) or two raters with --raters A,B"
+        )
     frame = table.to_frame()
     if plot_paths:
         from noisefloor.agreement_plot import save_agreement_plot
@@ -170,7 +199,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     if as_json:
         rows = [
             {k: _json_value(rec[k]) for k in SUMMARY_KEYS + _EXTRA_KEYS}
-            for rec in frame.to_dict(orient="records")
+            | {"categories": [_json_value(c) for c in res.to_dict()["categories"]]}
+            for rec, res in zip(frame.to_dict(orient="records"), table.results)
         ]
         click.echo(json.dumps(rows, indent=2))
         return
@@ -184,7 +214,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
              f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \
              "comparison"
     click.echo(header)
-    for rec in frame.to_dict(orient="records"):
+    for rec, res in zip(frame.to_dict(orient="records"), table.results):
         ci = f"[{_fmt(rec['ci_low'])}, {_fmt(rec['ci_high'])}]"
         click.echo(
             f"{rec['label']:<8} {rec['metric']:<13} {_fmt(rec['value']):>7} {ci:>20} "
@@ -195,6 +225,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         for key in ("reason", "note"):
             if rec[key]:
                 click.echo(f"{'':<8} {key}: {rec[key]}")
+        if res.category_order:
+            click.echo(f"{'':<8} scale: {_scale_line(res)}")
         if rec["metric"] == "cohen" and table.judge is None and len(table.raters) != 2:
             click.echo(f"{'':<8} hint: --judge RATER compares one rater with the majority of the "
                        "others; --raters A,B gives Cohen's kappa between two raters")
