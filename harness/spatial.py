@@ -67,12 +67,64 @@ LEGEND = {
 
 
 def wall_grid(rng: random.Random, h: int, w: int, density: float) -> list[str]:
-    """``h`` strings of ``w`` characters, ``#`` with probability ``density``, else ``.``."""
+    """``h`` strings of ``w`` characters, ``#`` with probability ``density``, else ``.``.
+
+    Parameters
+    ----------
+    rng : random.Random
+        Source of randomness (row by row, left to right).
+    h, w : int
+        Rows and columns.
+    density : float
+        Probability in [0, 1] that a cell is a wall.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import random
+    >>> from harness.spatial import wall_grid
+    >>> wall_grid(random.Random(0), 2, 5, 0.3)
+    ['...#.', '.....']
+    """
     return ["".join("#" if rng.random() < density else "." for _ in range(w)) for _ in range(h)]
 
 
 def owner_grid(h: int, w: int, kind: str, rng: random.Random | None = None) -> list[str]:
-    """Who holds each cell: ``cols`` (a: left half), ``rows`` (a: top half), ``random``."""
+    """Who holds each cell: ``cols`` (a: left half), ``rows`` (a: top half), ``random``.
+
+    Parameters
+    ----------
+    h, w : int
+        Rows and columns.
+    kind : {"cols", "rows", "random"}
+        ``cols``: a holds the ``w // 2`` western columns; ``rows``: a holds the ``h // 2``
+        northern rows; ``random``: each cell dealt to a or b with probability 1/2.
+    rng : random.Random, optional
+        Required for ``kind="random"``.
+
+    Returns
+    -------
+    list of str
+        ``h`` strings of ``w`` characters ``a``/``b``.
+
+    Raises
+    ------
+    ValueError
+        For another ``kind``.
+
+    Examples
+    --------
+    >>> from harness.spatial import owner_grid
+    >>> owner_grid(2, 5, "cols"), owner_grid(3, 2, "rows")
+    (['aabbb', 'aabbb'], ['aa', 'bb', 'bb'])
+    >>> owner_grid(2, 2, "diagonal")
+    Traceback (most recent call last):
+    ...
+    ValueError: owner kind must be cols, rows or random, got 'diagonal'
+    """
     if kind == "cols":
         return ["a" * (w // 2) + "b" * (w - w // 2) for _ in range(h)]
     if kind == "rows":
@@ -83,6 +135,28 @@ def owner_grid(h: int, w: int, kind: str, rng: random.Random | None = None) -> l
 
 
 def set_cell(cells: list[str], r: int, c: int, ch: str) -> None:
+    """Replace the character at ``(r, c)`` of a list of row strings, in place.
+
+    Parameters
+    ----------
+    cells : list of str
+        Row strings; ``cells[r]`` is rebuilt.
+    r, c : int
+    ch : str
+        One character.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> from harness.spatial import set_cell
+    >>> cells = ["...", "..."]
+    >>> set_cell(cells, 1, 2, "#")
+    >>> cells
+    ['...', '..#']
+    """
     cells[r] = cells[r][:c] + ch + cells[r][c + 1:]
 
 
@@ -90,7 +164,34 @@ def free_cell(
     rng: random.Random, world: dict, agent: str | None, taken: set, where=None
 ) -> list[int] | None:
     """A random open cell held by ``agent`` (any if None), not in ``taken``, satisfying
-    ``where(r, c)`` if given; None if there is none."""
+    ``where(r, c)`` if given; None if there is none.
+
+    Parameters
+    ----------
+    rng : random.Random
+    world : dict
+        With ``h``, ``w``, ``cells`` and ``owner``; open means ``.`` or a cost digit.
+    agent : {"a", "b"} or None
+    taken : set of (int, int)
+        Cells already used; the chosen cell is added to it.
+    where : callable, optional
+        ``where(r, c) -> bool`` extra filter.
+
+    Returns
+    -------
+    [int, int] or None
+
+    Examples
+    --------
+    >>> import random
+    >>> from harness.spatial import free_cell
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"]}
+    >>> taken = {(0, 2)}
+    >>> free_cell(random.Random(0), world, "b", taken), sorted(taken)
+    ([1, 2], [(0, 2), (1, 2)])
+    >>> print(free_cell(random.Random(0), world, "a", {(0, 0), (0, 1), (1, 0)}))
+    None
+    """
     cand = [
         (r, c)
         for r in range(world["h"])
@@ -110,7 +211,31 @@ def free_cell(
 def place(rng: random.Random, world: dict, wanted: dict, where: dict | None = None) -> dict:
     """Put each item ``name -> agent`` on a free open cell held by that agent (``where`` maps a
     name to an extra ``(r, c) -> bool`` filter); items that find no cell are left out, which
-    makes the world invalid. Returns ``world``."""
+    makes the world invalid. Returns ``world``.
+
+    Parameters
+    ----------
+    rng : random.Random
+    world : dict
+        Modified in place: ``world["items"]`` gains the placed items.
+    wanted : dict
+        Item name -> agent whose cells it goes on (``None`` for any).
+    where : dict, optional
+        Item name -> ``(r, c) -> bool`` filter.
+
+    Returns
+    -------
+    dict
+        ``world`` itself.
+
+    Examples
+    --------
+    >>> import random
+    >>> from harness.spatial import place
+    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"], "items": {}}
+    >>> place(random.Random(1), world, {"S": "a", "G": "b"})["items"]
+    {'S': [0, 0], 'G': [0, 2]}
+    """
     taken = {cell for _, cell in item_cells(world["items"])}
     for name, agent in wanted.items():
         cell = free_cell(rng, world, agent, taken, (where or {}).get(name))
@@ -122,7 +247,32 @@ def place(rng: random.Random, world: dict, wanted: dict, where: dict | None = No
 def carve_maze(rng: random.Random, n: int, braid: float) -> list[str]:
     """A perfect maze on an ``n`` x ``n`` grid (n odd; passages on even coordinates) carved by
     randomised depth-first search, then braided: each remaining inner wall between two
-    passages is removed with probability ``braid`` (creating loops)."""
+    passages is removed with probability ``braid`` (creating loops).
+
+    Parameters
+    ----------
+    rng : random.Random
+    n : int
+        Side length, odd.
+    braid : float
+        Probability in [0, 1] of removing each remaining wall between two passages.
+
+    Returns
+    -------
+    list of str
+        ``n`` strings of ``#`` and ``.``.
+
+    Examples
+    --------
+    With ``braid=1`` only the pillars at odd (row, column) remain:
+
+    >>> import random
+    >>> from harness.spatial import carve_maze
+    >>> carve_maze(random.Random(0), 5, braid=1.0)
+    ['.....', '.#.#.', '.....', '.#.#.', '.....']
+    >>> sum(row.count(".") for row in carve_maze(random.Random(0), 5, braid=0.0))
+    17
+    """
     grid = [["#"] * n for _ in range(n)]
     stack = [(0, 0)]
     grid[0][0] = "."
@@ -145,7 +295,23 @@ def carve_maze(rng: random.Random, n: int, braid: float) -> list[str]:
 
 
 def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
-    """(name, cell) for every item, one entry per teleporter pad."""
+    """(name, cell) for every item, one entry per teleporter pad.
+
+    Parameters
+    ----------
+    items : dict
+        ``world["items"]``: uppercase name -> ``[r, c]``, lowercase name -> two cells.
+
+    Returns
+    -------
+    list of (str, (int, int))
+
+    Examples
+    --------
+    >>> from harness.spatial import item_cells
+    >>> item_cells({"S": [0, 0], "a": [[1, 1], [2, 2]]})
+    [('S', (0, 0)), ('a', (1, 1)), ('a', (2, 2))]
+    """
     out = []
     for name, pos in items.items():
         if name.islower():
@@ -157,7 +323,19 @@ def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
 
 class GridTask(Task):
     """Base of the Spatial tasks (see the module docstring). Subclasses implement
-    :meth:`make_world` and may override :meth:`make_frames` and the ``*_extra`` hooks."""
+    :meth:`make_world` and may override :meth:`make_frames` and the ``*_extra`` hooks.
+
+    Examples
+    --------
+    >>> from harness.registry import get_task
+    >>> task = get_task("spatial_obstacles_split")
+    >>> instance = task.generate(0, difficulty=0)
+    >>> route = task.oracle(instance)
+    >>> route
+    [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [1, 5]]
+    >>> task.grade(instance, route), task.grade(instance, task.corrupt(instance, route))
+    (1.0, 0.166667)
+    """
 
     family = "spatial"
     objective = (
@@ -175,36 +353,246 @@ class GridTask(Task):
 
     # ----- hooks -------------------------------------------------------------------------
     def make_world(self, rng: random.Random, difficulty: int) -> dict:
-        """A candidate world (may be invalid; ``generate`` retries)."""
+        """A candidate world (may be invalid; ``generate`` retries).
+
+        Parameters
+        ----------
+        rng : random.Random
+            The generator's random source.
+        difficulty : {0, 1, 2}
+
+        Returns
+        -------
+        dict
+            A world of :mod:`harness.grid` plus ``owner`` (one ``a``/``b``/``*`` per cell).
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class.
+
+        Examples
+        --------
+        >>> import random
+        >>> from harness.registry import get_task
+        >>> world = get_task("spatial_obstacles_split").make_world(random.Random(0), 0)
+        >>> sorted(world), world["h"], world["items"]
+        (['cells', 'h', 'items', 'owner', 'w'], 6, {'S': [1, 0], 'G': [1, 5]})
+        """
         raise NotImplementedError
 
     def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
-        """Two different coordinate frames for agents a and b (default: two of the sixteen)."""
+        """Two different coordinate frames for agents a and b (default: two of the sixteen).
+
+        Parameters
+        ----------
+        rng : random.Random
+        world : dict
+
+        Returns
+        -------
+        (Frame, Frame)
+
+        Examples
+        --------
+        >>> import random
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> fa, fb = task.make_frames(random.Random(0), {"h": 6, "w": 6})
+        >>> fa.summary(), fb.summary()
+        ('(row, column), 0-based, origin at the bottom-right corner', '(column, row), 1-based, origin at the bottom-right corner')
+        """
         fa, fb = rng.sample(sixteen(world["h"], world["w"]), 2)
         return fa, fb
 
     def refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
-        """Frames of a counterfactual world (default: unchanged)."""
+        """Frames of a counterfactual world (default: unchanged).
+
+        Parameters
+        ----------
+        world : dict
+            The merged counterfactual world.
+        frames : dict
+            ``{"a": frame dict, "b": frame dict}`` of the original instance.
+        keep : {"a", "b"}
+            The view kept unchanged.
+
+        Returns
+        -------
+        dict
+            Frames for the new instance; the kept agent's frame must not change.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> frames = instance.data["frames"]
+        >>> task.refit_frames(instance.data["world"], frames, "a") is frames
+        True
+        """
         return frames
 
     def finalize(self, world: dict) -> dict:
-        """Derive dependent fields after a merge (default: nothing)."""
+        """Derive dependent fields after a merge (default: nothing).
+
+        Parameters
+        ----------
+        world : dict
+
+        Returns
+        -------
+        dict
+            The world with derived fields filled in.
+
+        Examples
+        --------
+        ``spatial_landmarks`` derives S and G from landmark positions and offsets:
+
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_landmarks")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> world = instance.data["world"]
+        >>> world["anchors"]["S"], world["landmarks"]["oak"]
+        (['oak', 2, -1], [2, 3])
+        >>> task.finalize({**world, "items": {}})["items"]
+        {'S': [4, 2], 'G': [1, 4]}
+        """
         return world
 
     def extra_valid(self, world: dict, rg: RouteGraph) -> bool:
+        """Task-specific validity check of a generated world (default: always valid).
+
+        Parameters
+        ----------
+        world : dict
+        rg : RouteGraph
+            The world's state graph.
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from harness.grid import route_graph
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> task.extra_valid(instance.data["world"], route_graph(instance.data["world"]))
+        True
+        """
         return True
 
     def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
+        """Extra view data of ``agent`` beyond its cells and items (default: none).
+
+        Parameters
+        ----------
+        world : dict
+        agent : {"a", "b"}
+        frame : Frame
+            The agent's frame; positions must be written in it.
+
+        Returns
+        -------
+        dict
+            Merged into ``View.data``.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_landmarks")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> world = instance.data["world"]
+        >>> task.view_extra(world, "b", task.frame(instance.data, "b"))
+        {'anchors': {'G': ['statue', -2, 4], 'S': ['oak', 1, -2]}}
+        """
         return {}
 
     def render_extra(self, view_data: dict) -> str:
+        """Text for the extra view data, appended by :meth:`render_view` (default: none).
+
+        Parameters
+        ----------
+        view_data : dict
+            ``View.data``.
+
+        Returns
+        -------
+        str
+            Empty for nothing to add.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_landmarks")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> world = instance.data["world"]
+        >>> a, b = task.split(instance)
+        >>> task.render_extra(a.data)
+        'Landmarks: the oak at (2, 2), the statue at (3, 5), the well at (2, 3)'
+        """
         return ""
 
     def merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
+        """Counterfactual: copy extra fields into ``merged`` from the kept or the fresh world.
+
+        Parameters
+        ----------
+        orig, fresh : dict
+            The original world and a freshly generated one.
+        keep : {"a", "b"}
+        merged : dict
+            Modified in place.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_landmarks")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> world = instance.data["world"]
+        >>> merged = {}
+        >>> task.merge_extra(world, {"landmarks": {}, "anchors": {}}, "a", merged)
+        >>> merged["landmarks"] == world["landmarks"], merged["anchors"]
+        (True, {})
+        """
         return None
 
     def naive_extra(self, views: tuple[View, View], fa: Frame, world: dict) -> None:
-        """Add to the naively pasted ``world`` whatever the views hold outside cells/items."""
+        """Add to the naively pasted ``world`` whatever the views hold outside cells/items.
+
+        Parameters
+        ----------
+        views : (View, View)
+        fa : Frame
+            View a's frame, in which view b's facts are (mis)read.
+        world : dict
+            The pasted world, modified in place.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        Reading b's landmark offsets in a's frame puts S and G in the wrong places:
+
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_landmarks")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> world = instance.data["world"]
+        >>> from harness.grid import Frame
+        >>> a, b = task.split(instance)
+        >>> pasted = {"h": 6, "w": 6, "items": {}}
+        >>> task.naive_extra((a, b), Frame(**a.data["frame"]), pasted)
+        >>> pasted["items"], world["items"]
+        ({'G': [9, 4], 'S': [0, 2]}, {'S': [4, 2], 'G': [1, 4]})
+        """
         return None
 
     # ----- generation --------------------------------------------------------------------
@@ -242,12 +630,35 @@ class GridTask(Task):
         world is valid: items on distinct open cells, goal reachable, at least
         ``max(min_hops, w // 2)`` steps away).
 
+        Parameters
+        ----------
+        seed : int
+        difficulty : {0, 1, 2}, default 1
+            Map size 6 x 6, 8 x 8 or 10 x 10 (mazes have their own sizes).
+
+        Returns
+        -------
+        Instance
+            ``data`` holds ``world`` and ``frames`` (``{"a": ..., "b": ...}`` frame dicts).
+
         Raises
         ------
         TypeError
             If ``seed`` is not an int.
         ValueError
             If ``difficulty`` is not 0, 1 or 2.
+        RuntimeError
+            If no valid world is found in 2000 tries.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> instance.data["world"]["cells"]
+        ['......', '......', '......', '......', '.#....', '.....#']
+        >>> instance.data["frames"]["a"]["origin"], instance.data["frames"]["b"]["order"]
+        ('top-right', 'col-row')
         """
         check_seed(seed)
         if isinstance(difficulty, bool) or difficulty not in SIZES:
@@ -264,9 +675,50 @@ class GridTask(Task):
     # ----- views -------------------------------------------------------------------------
     @staticmethod
     def frame(data: dict, agent: str) -> Frame:
+        """The :class:`~harness.grid.Frame` of ``agent`` from ``instance.data``.
+
+        Parameters
+        ----------
+        data : dict
+            ``instance.data``.
+        agent : {"a", "b"}
+
+        Returns
+        -------
+        Frame
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> task.frame(instance.data, "a").summary()
+        '(row, column), 0-based, origin at the top-right corner'
+        """
         return Frame(**data["frames"][agent])
 
     def split(self, instance: Instance) -> tuple[View, View]:
+        """Each agent's cells and items, written in its own frame.
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        (View, View)
+            ``data`` holds ``frame``, ``size`` (drawing rows, columns), ``cells`` (``[p, q,
+            char]``, arrows turned with the drawing), ``items`` and any :meth:`view_extra`.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> a, b = task.split(instance)
+        >>> a.data["items"], b.data["items"], len(a.data["cells"]) + len(b.data["cells"])
+        ({'S': [1, 5]}, {'G': [0, 4]}, 36)
+        """
         world = instance.data["world"]
         out = []
         for agent in "ab":
@@ -326,6 +778,27 @@ class GridTask(Task):
         return "\n".join(f"  {LEGEND[k]}" for k in keys)
 
     def render(self, instance: Instance) -> str:
+        """The whole map in the canonical frame, with legend and item list (the solo view).
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> print("\\n".join(task.render(instance).splitlines()[2:6]))
+        MAP
+                0   1   2   3   4   5
+          0 |   .   .   .   .   .   .
+          1 |   S   .   .   .   .   G
+        """
         world = instance.data["world"]
         fr = canonical(world["h"], world["w"])
         lookup = {
@@ -348,11 +821,53 @@ class GridTask(Task):
         return "\n".join(lines)
 
     def describe_conventions(self, instance: Instance) -> list[str]:
-        """Each view's coordinate frame in words (see :meth:`harness.grid.Frame.summary`)."""
+        """Each view's coordinate frame in words (see :meth:`harness.grid.Frame.summary`).
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        list of str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> for line in task.describe_conventions(instance):
+        ...     print(line)
+        a: (row, column), 0-based, origin at the top-right corner
+        b: (column, row), 0-based, origin at the bottom-right corner
+        """
         return [f"{agent}: {Frame(**frame).summary()}"
                 for agent, frame in sorted(instance.conventions.items())]
 
     def render_view(self, view: View) -> str:
+        """One agent's part of the map, drawn and labelled in its own frame, ``?`` elsewhere.
+
+        Parameters
+        ----------
+        view : View
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> a, _ = task.split(instance)
+        >>> print("\\n".join(task.render_view(a).splitlines()[2:5]))
+        YOUR MAP
+                5   4   3   2   1   0
+          0 |   ?   .   ?   ?   .   ?
+        >>> task.render_view(a).splitlines()[-1]
+        'Items you know: S at (1, 5)'
+        """
         d = view.data
         fr = Frame(**d["frame"])
         lookup = {(p, q): ch for p, q, ch in d["cells"]}
@@ -380,26 +895,154 @@ class GridTask(Task):
 
     # ----- answers -----------------------------------------------------------------------
     def oracle(self, instance: Instance) -> list[list[int]]:
+        """An optimal route, canonical ``[r, c]`` cells from S to G (Dijkstra).
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        list of [int, int]
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> task.oracle(instance)
+        [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [1, 5]]
+        """
         return shortest_route(instance.data["world"])
 
     def parse(self, text: str) -> Any:
+        """Every ``[a, b]`` / ``(a, b)`` pair in ``text``; :data:`~harness.base.UNPARSED` if none.
+
+        Parameters
+        ----------
+        text : str
+
+        Returns
+        -------
+        list of [int, int] or UNPARSED
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> task.parse("[[1, 0], [1, 1]]"), task.parse("go east")
+        ([[1, 0], [1, 1]], UNPARSED)
+        """
         route = parse_route(text)
         return UNPARSED if route is None else route
 
     def grade(self, instance: Instance, answer: Any) -> float:
+        """:func:`harness.grid.grade_route` of ``answer``; 0.0 for ``None`` or ``UNPARSED``.
+
+        Parameters
+        ----------
+        instance : Instance
+        answer : list of [int, int], None or UNPARSED
+
+        Returns
+        -------
+        float
+            In [0, 1].
+
+        Examples
+        --------
+        The optimal route written in agent a's frame (origin top-right) still scores 1:
+
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> fa = task.frame(instance.data, "a")
+        >>> in_a = [list(fa.to_view(r, c)) for r, c in task.oracle(instance)]
+        >>> in_a[:2], task.grade(instance, in_a), task.grade(instance, None)
+        ([[1, 5], [1, 4]], 1.0, 0.0)
+        """
         if answer is None or answer is UNPARSED:
             return 0.0
         return grade_route(instance.data["world"], answer)
 
     def format_answer(self, answer: Any) -> str:
+        """The route as JSON text.
+
+        Parameters
+        ----------
+        answer : list of [int, int]
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> get_task("spatial_obstacles_split").format_answer([[1, 0], [1, 1]])
+        '[[1, 0], [1, 1]]'
+        """
         return json.dumps(answer)
 
     def corrupt(self, instance: Instance, answer: Any) -> Any:
-        """The first two cells only: a complete route needs at least ``min_hops + 1`` cells."""
+        """The first two cells only: a complete route needs at least ``min_hops + 1`` cells.
+
+        Parameters
+        ----------
+        instance : Instance
+        answer : list of [int, int]
+
+        Returns
+        -------
+        list of [int, int]
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> task.corrupt(instance, task.oracle(instance))
+        [[1, 0], [1, 1]]
+        """
         return list(answer[:2])
 
     # ----- probes ------------------------------------------------------------------------
     def counterfactual(self, instance: Instance, keep: str, seed: int) -> Instance:
+        """Keep one agent's cells and items; take the rest from a world generated from ``seed``.
+
+        Parameters
+        ----------
+        instance : Instance
+        keep : {"a", "b"}
+        seed : int
+
+        Returns
+        -------
+        Instance
+            Valid, with the kept view unchanged.
+
+        Raises
+        ------
+        ValueError
+            If ``keep`` is not ``"a"`` or ``"b"``.
+        TypeError
+            If ``seed`` is not an int.
+        RuntimeError
+            If no valid completion is found in 2000 tries.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> other = task.counterfactual(instance, "b", 1)
+        >>> task.split(other)[1] == task.split(instance)[1]
+        True
+        >>> task.counterfactual(instance, "c", 1)
+        Traceback (most recent call last):
+        ...
+        ValueError: keep must be 'a' or 'b', got 'c'
+        """
         if keep not in ("a", "b"):
             raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
         check_seed(seed)
@@ -439,7 +1082,27 @@ class GridTask(Task):
         raise RuntimeError(f"{self.name}: no counterfactual completion for seed {seed}")
 
     def naive_answer(self, instance: Instance) -> Any:
-        """Paste both views reading every coordinate in view a's frame (unknown cells open)."""
+        """Paste both views reading every coordinate in view a's frame (unknown cells open).
+
+        Parameters
+        ----------
+        instance : Instance
+
+        Returns
+        -------
+        list of [int, int] or None
+            The optimal route of the pasted map, ``None`` when S or G falls off it or G is
+            unreachable.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> naive = task.naive_answer(instance)
+        >>> naive, task.grade(instance, naive)
+        ([[1, 0], [0, 0], [0, 1]], 0.0)
+        """
         va, vb = self.split(instance)
         fa = Frame(**va.data["frame"])
         h, w = instance.data["world"]["h"], instance.data["world"]["w"]
@@ -474,7 +1137,28 @@ class GridTask(Task):
         return shortest_route(world)
 
     def solve_text(self, text: str) -> Any:
-        """Read the MAP drawing of :meth:`render` back into a world and solve it."""
+        """Read the MAP drawing of :meth:`render` back into a world and solve it.
+
+        Parameters
+        ----------
+        text : str
+            Output of :meth:`render`.
+
+        Returns
+        -------
+        list of [int, int] or None
+            ``None`` when the text holds no MAP drawing.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("spatial_obstacles_split")
+        >>> instance = task.generate(0, difficulty=0)
+        >>> task.solve_text(task.render(instance)) == task.oracle(instance)
+        True
+        >>> print(task.solve_text("no map here"))
+        None
+        """
         rows = []
         started = False
         for line in text.splitlines():
@@ -505,6 +1189,26 @@ class GridTask(Task):
 
 
 def egocentric(frame: Frame, cell: tuple[int, int]) -> Frame:
-    """``frame`` shifted so that ``cell`` is written (0, 0)."""
+    """``frame`` shifted so that ``cell`` is written (0, 0).
+
+    Parameters
+    ----------
+    frame : Frame
+        Any frame; its offsets are replaced.
+    cell : (int, int)
+        Canonical cell of the agent.
+
+    Returns
+    -------
+    Frame
+
+    Examples
+    --------
+    >>> from harness.grid import Frame
+    >>> from harness.spatial import egocentric
+    >>> f = egocentric(Frame("bottom-left", "col-row", 1, th=3, tw=4), (1, 2))
+    >>> f.to_view(1, 2), f.to_view(0, 2), (f.p0, f.q0)
+    ((0, 0), (0, 1), (3, 2))
+    """
     p, q = replace(frame, p0=0, q0=0).to_view(*cell)
     return replace(frame, p0=p, q0=q)
