@@ -124,3 +124,44 @@ def test_single_category_is_undefined_not_zero(n_items, n_raters, label):
         assert "undefined" in r.reason
         assert r.observed_agreement == 1.0
         assert r.landis_koch == "undefined"
+
+
+@SETTINGS
+@given(ratings_matrix(max_raters=3), st.randoms(use_true_random=False),
+       st.sampled_from(["linear", "quadratic"]))
+def test_declared_text_scale_equals_its_numeric_codes(mk, rnd, weights):
+    # Issue 3: the order of a weighted scale is explicit. Text labels in a declared order give
+    # the same weighted kappa / ordinal alpha as their numeric codes 0..k-1 (numeric order),
+    # whatever the spelling; without the declaration they are refused, never sorted.
+    data, k = mk
+    names = [f"s{i}" for i in range(k)]
+    rnd.shuffle(names)  # the names' alphabetical order is unrelated to the scale
+    text = np.vectorize(lambda x: names[x], otypes=[object])(data)
+    a = cohen_kappa(data[:, 0], data[:, 1], weights=weights, categories=range(k), n_boot=0)
+    b = cohen_kappa(text[:, 0], text[:, 1], weights=weights, categories=names, n_boot=0)
+    assert _same(a.value, b.value) and b.category_order == "declared"
+    x = krippendorff_alpha(data, level="ordinal", n_boot=0)
+    y = krippendorff_alpha(text, level="ordinal", categories=names, n_boot=0)
+    assert _same(x.value, y.value) and x.category_order == "numeric"
+    with pytest.raises(ValueError, match="needs the category order declared"):
+        cohen_kappa(text[:, 0], text[:, 1], weights=weights, n_boot=0)
+
+
+@SETTINGS
+@given(ratings_matrix())
+def test_counts_aggregated_from_ratings_are_never_suspected(mk):
+    # Counts that fleiss_kappa builds itself are confirmed (n_raters), so no RawRatingsWarning,
+    # and the same counts passed back with n_raters give the same kappa.
+    import warnings
+
+    from statsmodels.stats.inter_rater import aggregate_raters
+
+    from noisefloor.stats.agreement import RawRatingsWarning, fleiss_kappa_from_counts
+
+    data, k = mk
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RawRatingsWarning)
+        r = fleiss_kappa(data, categories=range(k), n_boot=0)
+        counts, _ = aggregate_raters(data.astype(int), n_cat=k)
+        again = fleiss_kappa_from_counts(counts, n_raters=data.shape[1], n_boot=0)
+    assert _same(r.value, again.value)
