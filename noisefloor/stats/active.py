@@ -136,8 +136,8 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     k : int, default 1
         Number of trials that must all succeed.
     **kwargs
-        ``infrastructure_errors`` and ``k_exceeds_n``, passed to
-        :func:`~noisefloor.stats.passk.pass_hat_k`.
+        Keyword policies of :func:`~noisefloor.stats.passk.pass_hat_k`
+        (``infrastructure_errors``, ``k_exceeds_n``, ``unequal_trials``), passed through.
 
     Returns
     -------
