@@ -155,7 +155,8 @@ def check_count_table(
         and column (and by the DataFrame's index and column labels) with a hint to use
         ``fleiss_kappa(ratings)`` for raw ratings, or to make a text item column the index;
         a negative, non-integer or infinite count; rows that do not all sum to the same
-        number of raters (the first such row is named), or not to ``n_raters``; fewer than 2
+        number of raters (the first such row is named; if the rows sum equally without the
+        first column, the message says it may hold item ids), or not to ``n_raters``; fewer than 2
         ratings per item; ``categories`` of the wrong length; every category named like a
         rater (``rater_1``, ``coder2``, ``judge``, ...), unless ``n_raters`` is given.
 
@@ -255,10 +256,16 @@ def check_count_table(
             )
     if (sums != sums[0]).any():
         i = int(np.argmax(sums != sums[0]))
+        rest = raw[:, 1:].sum(axis=1)
+        first = ""
+        if k > 2 and (rest == rest[0]).all() and rest[0] >= 2:
+            name = "" if frame is None else f" ({frame.columns[0]!r})"
+            first = (f"Without the first column{name} every row sums to {rest[0]:g}: if it holds "
+                     "item ids, make it the index (e.g. pandas.read_csv(path, index_col=0)). ")
         raise ValueError(
             f"every row of counts must sum to the same number of raters: row 0 sums to "
-            f"{sums[0]:g} but row {i} sums to {sums[i]:g}. {_RAW_HINT}; for unequal numbers "
-            "of raters use krippendorff_alpha"
+            f"{sums[0]:g} but row {i} sums to {sums[i]:g}. {first}{_RAW_HINT}; for unequal "
+            "numbers of raters use krippendorff_alpha"
         )
     if sums[0] < 2:
         raise ValueError(f"each item needs at least 2 ratings; rows sum to {sums[0]:g}")

@@ -187,6 +187,11 @@ def test_counts_with_text_cells_name_row_and_column():
     frame = pd.DataFrame({"patient": ["p1", "p2"], "x": [2, 1], "y": [1, 2]})
     with pytest.raises(ValueError, match=r"make it the index \(e.g. pandas.read_csv\(path, "):
         fleiss_kappa_from_counts(frame, n_boot=0)
+    # numeric item ids read as a column: the rows then differ by the id; the message says so
+    diagnoses = pd.read_csv(FIX / "fleiss1971_diagnoses_counts.csv")  # index_col forgotten
+    with pytest.raises(ValueError, match=r"Without the first column \('patient'\) every row sums "
+                                         r"to 6: if it holds item ids, make it the index"):
+        fleiss_kappa_from_counts(diagnoses, n_boot=0)
     with pytest.raises(ValueError, match="row 1, column 0 is missing; write 0"):
         fleiss_kappa_from_counts([[1, 2], [None, 3]], n_boot=0)
     with pytest.raises(ValueError, match="row 0, column 1 holds True, which is not a number"):
