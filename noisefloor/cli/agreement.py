@@ -225,7 +225,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         for key in ("reason", "note"):
             if rec[key]:
                 click.echo(f"{'':<8} {key}: {rec[key]}")
-        if res.category_order:
+        if res.category_order and not res.reason.startswith("not computed"):
             click.echo(f"{'':<8} scale: {_scale_line(res)}")
         if rec["metric"] == "cohen" and table.judge is None and len(table.raters) != 2:
             click.echo(f"{'':<8} hint: --judge RATER compares one rater with the majority of the "

@@ -307,6 +307,11 @@ def test_numeric_labels_show_the_numeric_scale(tmp_path):
     (row, *_) = [r for r in json.loads(_run(p, "--metric", "cohen", "--weights", "linear",
                                             "--json", "--n-boot", "0").output)]
     assert row["category_order"] == "numeric" and row["categories"] == [1, 2, 10]
+    # a Cohen row that was not computed (three raters, no pair) shows no scale
+    three = tmp_path / "three.csv"
+    three.write_text("item,a,b,c\n1,1,2,2\n2,2,2,1\n3,1,1,1\n")
+    res = _run(three, "--weights", "linear", "--n-boot", "0")
+    assert res.exit_code == 0 and "not computed" in res.output and "scale:" not in res.output
     res = _run(p, "--metric", "krippendorff", "--level", "interval", "--n-boot", "0")
     assert "scale: 1 < 2 < 10 (numeric values; interval distances are their differences)" \
         in res.output
