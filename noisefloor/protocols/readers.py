@@ -441,7 +441,7 @@ def peer_warnings_summary(view: TaskView, *, max_items: int = 10, window: int = 
     for rank, stored in enumerate(events):  # newest first
         e = stored.event
         g = groups.setdefault(e.key, {"event": e, "rank": rank, "trials": set(), "ids": []})
-        g["trials"].add(e.attempt_id or (e.run_id, e.trial, e.protocol))
+        g["trials"].add(_attempt(e))
         g["ids"].append(stored.event_id)
     ranked = sorted(groups.values(), key=lambda g: (-len(g["trials"]), g["rank"]))[:max_items]
     lines = [
@@ -583,13 +583,26 @@ def _compact(stored: StoredEvent) -> dict[str, Any]:
     return out
 
 
+def _attempt(e: Any) -> Any:
+    """The failed attempt an event came from (one trial of one run under one protocol)."""
+    return e.attempt_id or (e.run_id, e.trial, e.protocol)
+
+
 def _warning_block(call: CallContext, events: list[StoredEvent], total: int, how: str) -> str:
+    """The ``[PEER-WARNING]`` text. It counts distinct failed attempts among ``events`` (an
+    agent that retried the call three times before failing is one attempt, as in the pull
+    summary); when only the newest of ``total`` matching events were read, the count is a lower
+    bound and says so."""
     latest = events[0].event
     what = "this same call" if how == "literal" else f"a matching call ({_describe(latest)})"
+    n = len({_attempt(s.event) for s in events})
+    plural = "s" if n != 1 else ""
+    count = (f"{n} failed attempt{plural}" if total <= len(events)
+             else f"at least {n} failed attempt{plural} ({total} matching calls recorded)")
     return (
         f"{WARNING_OPEN}\n"
         f"Peer agents on this task failed after {what}: {call.name} appears among the final "
-        f"calls of {total} failed attempt{'s' if total != 1 else ''}.\n"
+        f"calls of {count}.\n"
         f"Last recorded outcome: {_short(latest.outcome, 200) or '(empty)'}\n"
         f"{WARNING_CLOSE}\n"
     )
@@ -861,7 +874,8 @@ class PredicateIntercept(Intercept):
         if matched and not literal:
             text = _warning_block(call, matched[: self.max_events], len(matched), "predicate")
             return Injection(text, tuple(s.event_id for s in matched), match="predicate")
-        text = _warning_block(call, literal, literal_total + len(matched), "literal")
+        text = _warning_block(call, literal + matched[: self.max_events],
+                              literal_total + len(matched), "literal")
         ids = tuple(s.event_id for s in literal) + tuple(s.event_id for s in matched)
         return Injection(text, ids, match="literal+predicate" if matched else "literal")
 

@@ -88,8 +88,27 @@ def test_intercept_prepends_only_on_literal_match(store):
 def test_intercept_counts_every_failed_attempt(store):
     for _ in range(3):
         _fail_once(store, Intercept())
+    s = Coordinator(store, Intercept()).start_trial("T1", 3)
+    assert "of 3 failed attempts." in s.after_tool_call("get_order", {"order_id": "#W123"}, "x")
+    # reading only the newest 2 of 3 matching events, the count is a lower bound and says so
     s = Coordinator(store, Intercept(max_events=2)).start_trial("T1", 3)
-    assert "3 failed attempts" in s.after_tool_call("get_order", {"order_id": "#W123"}, "x")
+    assert "of at least 2 failed attempts (3 matching calls recorded)." in s.after_tool_call(
+        "get_order", {"order_id": "#W123"}, "x")
+
+
+def test_intercept_counts_a_retried_call_once(store):
+    # one failed attempt whose final three calls are the same call retried: three events, one
+    # attempt -- the warning must agree with the pull summary of the same store
+    s = Coordinator(store, Intercept()).start_trial("T1", 0)
+    for _ in range(3):
+        s.call_tool("cancel_order", {"order_id": "#W123"}, cancel_order)
+    s.finish(0.0)
+    assert store.count("T1") == 3
+    s = Coordinator(store, Intercept()).start_trial("T1", 1)
+    warned = s.after_tool_call("cancel_order", {"order_id": "#W123"}, "x")
+    assert "of 1 failed attempt." in warned
+    prompt = Coordinator(store, Pull()).start_trial("T1", 1).system_prompt("base")
+    assert "in 1 failed attempt;" in prompt
 
 
 def test_pull_summary_and_trace_query_are_task_scoped(store):
