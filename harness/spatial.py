@@ -130,6 +130,9 @@ def owner_grid(h: int, w: int, kind: str, rng: random.Random | None = None) -> l
     if kind == "rows":
         return ["a" * w if r < h // 2 else "b" * w for r in range(h)]
     if kind == "random":
+        if rng is None:
+            raise ValueError("owner kind 'random' deals cells at random: pass rng "
+                             "(a random.Random seeded from the instance seed)")
         return ["".join(rng.choice("ab") for _ in range(w)) for _ in range(h)]
     raise ValueError(f"owner kind must be cols, rows or random, got {kind!r}")
 
