@@ -59,18 +59,61 @@ class TableError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
+def _decode(path: Path, display: str) -> str:
+    """The file's text (UTF-8, a byte-order mark dropped); else a TableError naming line and column."""
+    raw = path.read_bytes()
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise TableError(display, 1, None, "the file starts with a UTF-16 byte-order mark; save it "
+                         "as UTF-8 (CSV UTF-8 in spreadsheet programs)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise TableError(display, line, None,
+                         f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); "
+                         "save the file as UTF-8 (CSV UTF-8 in spreadsheet programs)") from None
+
+
+def _split(line: str, no: int, lines, display: str) -> list[str]:
+    """Parse one physical line as one CSV record; a quote left open is named at its line."""
+    if line.count('"') % 2:
+        closing = next((n for n, later in lines if n > no and later.count('"') % 2), None)
+        hint = (f"; a quote is closed on line {closing}, so a quoted field probably spans lines, "
+                "which these tables do not allow" if closing is not None else "")
+        raise TableError(display, no, None, "a quoted field is not closed on this line: an unclosed "
+                         f"quote is the likely cause{hint}")
+    try:
+        return next(csv.reader(io.StringIO(line), strict=True))
+    except csv.Error as exc:
+        raise TableError(display, no, None, f"malformed CSV ({exc}); a quote inside a quoted "
+                         'field is written twice ("")') from None
+
+
 def _read_rows(source, display: str):
-    """Yield (line_number, header, row) for each data row, skipping comments and blank lines."""
-    text = source.read_text(encoding="utf-8-sig") if isinstance(source, Path) else source
+    """Yield (line_number, header, row) for each data row, skipping comments and blank lines.
+
+    One physical line is one record: a quoted field may hold commas but not a line break (a
+    record spanning lines is an error naming the line where it starts). A column name given
+    twice in the header is an error (one of the two columns would be dropped).
+    """
+    text = _decode(source, display) if isinstance(source, Path) else source
     lines = [(i + 1, line) for i, line in enumerate(text.splitlines())
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise TableError(display, None, None, "no header row: the file is empty")
     header_no, header_line = lines[0]
-    header = [h.strip() for h in next(csv.reader(io.StringIO(header_line)))]
+    header = [h.strip() for h in _split(header_line, header_no, lines, display)]
+    seen = {}
+    for position, name in enumerate(header, start=1):
+        if name in seen:
+            raise TableError(display, header_no, name,
+                             f"column given twice in the header (columns {seen[name]} and "
+                             f"{position}); each column name must appear once")
+        seen[name] = position
     out = []
     for no, line in lines[1:]:
-        row = next(csv.reader(io.StringIO(line)))
+        row = _split(line, no, lines, display)
         if len(row) != len(header):
             raise TableError(display, no, None, f"expected {len(header)} fields "
                              f"({', '.join(header)}), found {len(row)}")
@@ -81,10 +124,13 @@ def _read_rows(source, display: str):
 def _resolve(header, spec, required, display, header_no):
     mapping = {}
     for canon, names in spec.items():
-        for name in names:
-            if name in header:
-                mapping[canon] = name
-                break
+        present = [name for name in names if name in header]
+        if len(present) > 1:
+            raise TableError(display, header_no, present[1],
+                             f"columns {' and '.join(map(repr, present))} both name the {canon!r} "
+                             "column; keep one (the other's values would be ignored)")
+        if present:
+            mapping[canon] = present[0]
     missing = [c for c in required if c not in mapping]
     if missing:
         raise TableError(display, header_no, missing[0],
@@ -94,6 +140,8 @@ def _resolve(header, spec, required, display, header_no):
 
 
 def _int(value: str, display: str, line: int, field: str, minimum: int = 0) -> int:
+    if value == "":
+        raise TableError(display, line, field, "expected an integer, got an empty field")
     try:
         number = int(value)
     except ValueError:
@@ -152,9 +200,12 @@ def read_paired_counts(path=None) -> pd.DataFrame:
     FileNotFoundError
         If the file does not exist.
     TableError
-        On a missing column, a wrong number of fields, a non-integer or negative count, a
-        contrast not written ``a-b``, or a duplicate (model, benchmark, seed, trial, subset,
-        contrast), naming file, line and field.
+        On a missing column, a column named twice in the header (or under two accepted
+        names, e.g. ``benchmark`` and ``domain``), a file that is not UTF-8 (line and column of
+        the first bad byte), a quote left open on a line (a quoted field may not span lines; the
+        error names the line where the record starts), a wrong number of fields, a non-integer
+        or negative count, a contrast not written ``a-b``, or a duplicate (model, benchmark,
+        seed, trial, subset, contrast), naming file, line and field.
 
     Examples
     --------

@@ -81,3 +81,80 @@ def test_proportion_unit_is_not_divided_again(tmp_path):
     p = write(tmp_path, "paper,effect_high,unit\nX,0.2,proportion\nY,20,pp\n")
     c = read_claims(p)
     assert c["effect_high"].tolist() == [0.2, 0.2]
+
+
+# --- hostile-input regressions (notes/hostile.md, "found but not fixed", item 1) ---
+
+def test_non_utf8_claims_name_file_line_and_column(tmp_path):
+    p = tmp_path / "latin1.csv"
+    p.write_bytes("paper,effect_high,unit\n# comment\nCaf\u00e9 et al.,5,pp\n".encode("latin-1"))
+    with pytest.raises(TableError, match=r"latin1\.csv:3: not valid UTF-8 \(byte 0xe9 at column 4\)") as info:
+        read_claims(p)
+    assert info.value.line == 3
+
+
+def test_utf16_counts_get_a_hint(tmp_path):
+    p = tmp_path / "u16.csv"
+    p.write_bytes((HEADER + "1,0,all,a-b,3,1,5\n").encode("utf-16"))
+    with pytest.raises(TableError, match="UTF-16 byte-order mark; save it as UTF-8"):
+        read_paired_counts(p)
+
+
+def test_utf8_bom_and_crlf_still_read(tmp_path):
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffpaper,effect_high,unit\r\nCaf\u00e9,5,pp\r\n".encode("utf-8"))
+    assert read_claims(p)["paper"].tolist() == ["Caf\u00e9"]
+
+
+@pytest.mark.parametrize("header,column,match", [
+    ("paper,effect_high,unit,effect_high", "effect_high", r"columns 2 and 4"),
+    ("paper,effect_high,unit,notes,notes", "notes", r"columns 4 and 5"),
+    ("paper,reported,reported_effect,effect_high,unit", "reported_effect", "both name the 'reported'"),
+])
+def test_a_column_named_twice_is_an_error_not_the_later_column(tmp_path, header, column, match):
+    n = header.count(",") + 1
+    p = write(tmp_path, header + "\n" + ",".join(["X"] + ["1"] * (n - 2) + ["pp"]) + "\n")
+    with pytest.raises(TableError, match=match) as info:
+        read_claims(p)
+    assert info.value.line == 1 and info.value.field == column
+
+
+def test_count_table_with_benchmark_and_domain_is_an_error(tmp_path):
+    p = write(tmp_path, "benchmark,domain," + HEADER + "x,y,1,0,all,a-b,3,1,5\n")
+    with pytest.raises(TableError, match="'benchmark' and 'domain' both name") as info:
+        read_paired_counts(p)
+    assert info.value.field == "domain"
+
+
+def test_a_quoted_field_spanning_lines_names_the_line_where_it_starts(tmp_path):
+    p = write(tmp_path, 'paper,reported,effect_high,unit\nA,ok,1,pp\nB,"gain of\n5 pp",5,pp\nC,ok,2,pp\n')
+    with pytest.raises(TableError, match=r"t\.csv:3: a quoted field is not closed on this line: "
+                       r"an unclosed quote is the likely cause; a quote is closed on line 4") as info:
+        read_claims(p)
+    assert info.value.line == 3
+
+
+def test_an_unclosed_quote_without_a_closing_line(tmp_path):
+    p = write(tmp_path, HEADER + '1,0,all,"a-b,3,1,5\n')
+    with pytest.raises(TableError, match="unclosed quote is the likely cause$") as info:
+        read_paired_counts(p)
+    assert info.value.line == 2
+
+
+def test_quoted_commas_and_doubled_quotes_still_read(tmp_path):
+    p = write(tmp_path, 'paper,reported,effect_high,unit\n"Smith, J.","the ""best"" gain",5,pp\n')
+    c = read_claims(p)
+    assert c["paper"].tolist() == ["Smith, J."] and c["reported"].tolist() == ['the "best" gain']
+
+
+def test_text_after_a_closing_quote_is_malformed_csv(tmp_path):
+    p = write(tmp_path, 'paper,reported,effect_high,unit\n"X"y,"r""",5,pp\n')
+    with pytest.raises(TableError, match=r"t\.csv:2: malformed CSV"):
+        read_claims(p)
+
+
+def test_an_empty_seed_says_empty(tmp_path):
+    p = write(tmp_path, HEADER + ",0,all,a-b,3,1,5\n")
+    with pytest.raises(TableError, match="expected an integer, got an empty field") as info:
+        read_paired_counts(p)
+    assert info.value.field == "seed"
