@@ -92,6 +92,21 @@ def clean_warnings() -> Iterator[None]:
         yield
 
 
+def os_error_text(exc: OSError) -> str:
+    """``PATH: what went wrong`` for a file-system error, without Python's ``[Errno N]`` prefix.
+
+    A file standing where a folder is needed (``--out report.md/x``, ``--plot a.csv/x.png``)
+    says so; an error without a path keeps its own text.
+    """
+    if exc.filename is None:
+        return str(exc)
+    what = exc.strerror or str(exc)
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        what += " (a file stands where a folder is needed)"
+    where = str(exc.filename) + (f" -> {exc.filename2}" if exc.filename2 is not None else "")
+    return f"{where}: {what}"
+
+
 def handle_errors(func):
     """Turn expected exceptions into one clear line and a non-zero exit (no traceback).
 
@@ -112,6 +127,8 @@ def handle_errors(func):
             sys.exit(141)
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            if isinstance(exc, OSError):
+                message = os_error_text(exc)
             raise click.ClickException(cli_message(str(message))) from None
         except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
             if os.environ.get(TRACEBACK_ENV):

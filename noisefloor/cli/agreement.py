@@ -20,6 +20,7 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
+from noisefloor.cli._common import handle_errors, os_error_text
 from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
@@ -148,6 +149,7 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
               help="Write a per-label forest plot to PATH, in the format its suffix names "
                    "(.png, .svg or .pdf) and nothing else; repeat the option for more than one "
                    "format. The paths written are printed on stderr.")
+@handle_errors
 def agreement(file, metric, weights, level, judge, raters, categories, tie, randolph, layout,
               confidence, n_boot, seed, as_json, plot_paths) -> None:
     """Inter-rater agreement of the annotations in FILE, one row per label and metric.
@@ -193,7 +195,12 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     if plot_paths:
         from noisefloor.agreement_plot import save_agreement_plot
 
-        written = save_agreement_plot(table, plot_paths)
+        try:
+            written = save_agreement_plot(table, plot_paths)
+        except OSError as exc:  # a folder that cannot be created, a read-only place, ...
+            raise click.ClickException(
+                f"--plot {', '.join(map(str, plot_paths))}: cannot write the plot: "
+                f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
     if as_json:
@@ -222,9 +229,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             f"{_fmt(rec['observed_agreement']):>7}  "
             f"{rec['landis_koch']:<15} {rec['comparison']}"
         )
-        for key in ("reason", "note"):
+        for key, name in (("reason", "reason"), ("ci_reason", "no CI"), ("note", "note")):
             if rec[key]:
-                click.echo(f"{'':<8} {key}: {rec[key]}")
+                click.echo(f"{'':<8} {name}: {rec[key]}")
         if res.category_order and not res.reason.startswith("not computed"):
             click.echo(f"{'':<8} scale: {_scale_line(res)}")
         if rec["metric"] == "cohen" and table.judge is None and len(table.raters) != 2:

@@ -41,6 +41,7 @@ from noisefloor.stats.fleiss_se import (
 
 __all__ = [
     "LANDIS_KOCH_BANDS",
+    "MIN_BOOTSTRAP_ITEMS",
     "AgreementResult",
     "RawRatingsWarning",
     "cohen_kappa",
@@ -119,7 +120,8 @@ class AgreementResult:
         The coefficient; NaN when undefined (see ``reason``).
     ci_low, ci_high : float
         Bootstrap percentile interval over items at level ``confidence``; NaN when
-        ``n_boot == 0`` or the estimate is undefined.
+        ``n_boot == 0``, the estimate is undefined, or the bootstrap is degenerate (see
+        ``ci_reason``).
     confidence : float
         Confidence level of both intervals, e.g. 0.95.
     n_items : int
@@ -181,6 +183,12 @@ class AgreementResult:
         always use the values themselves) or ``"table"`` (the row order of a contingency table
         given to :func:`cohen_kappa_from_table`). ``""`` where the order plays no part
         (unweighted kappa, Fleiss' kappa, nominal alpha).
+    ci_reason : str
+        Why ``ci_low``/``ci_high`` are NaN although ``value`` is defined and a bootstrap was
+        asked for; empty otherwise. A bootstrap over items cannot give an interval when there
+        are fewer than :data:`MIN_BOOTSTRAP_ITEMS` items (every resample repeats the one item),
+        when every resample gives the same value (a zero-width interval would claim a certainty
+        the data do not have), or when the coefficient is undefined on every resample.
     """
 
     metric: str
@@ -211,6 +219,7 @@ class AgreementResult:
     alternative: str = ""
     per_category_null: tuple = ()
     category_order: str = ""
+    ci_reason: str = ""
 
     @property
     def landis_koch(self) -> str:
@@ -399,6 +408,11 @@ def _ratings_matrix(ratings: Any, name: str = "ratings") -> np.ndarray:
             f"{name} needs at least 1 item and 2 raters (item x rater); got shape {arr.shape}"
         )
     return arr
+
+
+#: Fewest items a bootstrap interval over items is computed from; with fewer, every resample
+#: is the same item and ``ci_low``/``ci_high`` are NaN with a ``ci_reason``.
+MIN_BOOTSTRAP_ITEMS = 2
 
 
 def _percentile_ci(boot: np.ndarray, confidence: float) -> tuple[float, float, int]:
@@ -677,14 +691,37 @@ def _with_bootstrap(
     rng: int | np.random.Generator | None,
     statistic: Any,
 ) -> AgreementResult:
+    """Add the percentile bootstrap interval over items, or NaN with ``ci_reason``.
+
+    The interval is NaN (never zero-width) with a reason when fewer than
+    :data:`MIN_BOOTSTRAP_ITEMS` items entered the estimate, when the coefficient is undefined
+    on every resample, or when every resample on which it is defined gives the same value.
+    """
     gen = _as_generator(rng)
     if n_boot == 0 or not math.isfinite(result.value):
         return result
+    if n_items < MIN_BOOTSTRAP_ITEMS:
+        return replace(result, ci_reason=(
+            f"{'one item' if n_items == 1 else f'{n_items} items'}: a bootstrap over items "
+            "resamples the same item every time, so it "
+            f"cannot give an interval (at least {MIN_BOOTSTRAP_ITEMS} items are needed)"))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         boot = _bootstrap(n_items, n_boot, gen, statistic)
     low, high, undefined = _percentile_ci(boot, result.confidence)
-    return replace(result, ci_low=low, ci_high=high, n_boot=n_boot, n_boot_undefined=undefined)
+    done = replace(result, n_boot=n_boot, n_boot_undefined=undefined)
+    if undefined == n_boot:
+        return replace(done, ci_reason=(
+            f"the coefficient is undefined on all {n_boot} bootstrap resamples (each holds a "
+            "single category), so the bootstrap gives no interval"))
+    finite = boot[np.isfinite(boot)]
+    if np.ptp(finite) == 0.0:
+        spread = f"; {undefined} undefined resamples left out" if undefined else ""
+        return replace(done, ci_reason=(
+            f"every bootstrap resample gave the same value ({float(finite[0]):.3f}{spread}): "
+            "the items leave the bootstrap nothing to vary, and a zero-width interval would "
+            "claim a certainty the data do not have, so no interval is given"))
+    return replace(done, ci_low=low, ci_high=high)
 
 
 # ----------------------------------------------------------------------------- Fleiss

@@ -42,7 +42,7 @@ TIE_RULES = ("exclude", "lowest", "highest")
 #: Keys of one row of ``noisefloor agreement --json``, in order.
 SUMMARY_KEYS = (
     "label", "metric", "value", "ci_low", "ci_high", "n_items", "n_raters",
-    "observed_agreement", "reason",
+    "observed_agreement", "reason", "ci_reason",
 )
 
 

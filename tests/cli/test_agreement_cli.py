@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -315,3 +316,55 @@ def test_numeric_labels_show_the_numeric_scale(tmp_path):
     res = _run(p, "--metric", "krippendorff", "--level", "interval", "--n-boot", "0")
     assert "scale: 1 < 2 < 10 (numeric values; interval distances are their differences)" \
         in res.output
+
+
+# --- hostile-input regressions (notes/hostile.md, items 3 and 12) ---
+
+def _one_item(tmp_path):
+    p = tmp_path / "one.csv"
+    p.write_text("item,r1,r2,r3\ni1,yes,no,yes\n", encoding="utf-8")
+    return p
+
+
+def test_one_item_has_no_interval_and_says_why(tmp_path):
+    res = _run(_one_item(tmp_path), "--metric", "fleiss", "--n-boot", "200")
+    assert res.exit_code == 0, res.output
+    assert "-0.500" in res.output and "[n/a, n/a]" in res.output
+    assert "[-0.500, -0.500]" not in res.output
+    assert "no CI: one item: a bootstrap over items resamples the same item" in res.output
+    rows = json.loads(_run(_one_item(tmp_path), "--metric", "krippendorff", "--json").output)
+    assert rows[0]["ci_low"] is None and rows[0]["ci_reason"].startswith("one item")
+
+
+def _blocker(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("x", encoding="utf-8")
+    return blocker
+
+
+@pytest.mark.parametrize("where", ["file_in_the_way", "unwritable"])
+def test_plot_into_a_folder_that_cannot_be_made_is_one_clear_line(tmp_path, where):
+    if where == "file_in_the_way":
+        target = _blocker(tmp_path) / "sub" / "x.png"
+    else:
+        if os.geteuid() == 0:
+            target = Path("/proc/nope/x.png")  # root may write anywhere else
+        else:
+            ro = tmp_path / "ro"
+            ro.mkdir(mode=0o500)
+            target = ro / "sub" / "x.png"
+    res = CliRunner().invoke(agreement, [str(_one_item(tmp_path)), "--plot", str(target)])
+    assert res.exit_code == 1, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
+    assert "Traceback" not in res.output
+    assert f"--plot {target}: cannot write the plot: " in res.output
+    assert "[Errno" not in res.output
+
+
+def test_audit_out_names_the_path_the_same_way(tmp_path):
+    from noisefloor.cli.audit import audit
+
+    target = _blocker(tmp_path) / "report"
+    res = CliRunner().invoke(audit, ["--out", str(target)])
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert f"{target}: Not a directory (a file stands where a folder is needed)" in res.output
