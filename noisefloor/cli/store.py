@@ -12,7 +12,8 @@ from noisefloor.cli._common import handle_errors
 
 
 def _open_store(db: Path):
-    """Open the store at ``db``; a file that is not an SQLite database is a one-line error."""
+    """Open the store at ``db``; a file that is not an SQLite database, or an SQLite database that
+    is not a noisefloor store (left unchanged), is a one-line error."""
     from noisefloor.store import SQLiteEventStore
 
     try:
@@ -21,6 +22,8 @@ def _open_store(db: Path):
         raise click.ClickException(
             f"{db}: cannot open it as a noisefloor store (expected an SQLite database written "
             f"by noisefloor; SQLite says: {exc})") from None
+    except ValueError as exc:  # someone else's SQLite database, another store format
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group("store")

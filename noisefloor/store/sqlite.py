@@ -60,7 +60,10 @@ class SQLiteEventStore(EventStore):
     Raises
     ------
     ValueError
-        For a bad parameter, or a file written by an incompatible store format.
+        For a bad parameter, a file written by an incompatible store format, or an SQLite
+        database that is not a noisefloor store (it has tables, views, indexes or triggers
+        but no ``store_meta`` format marker): such a database is never modified. A missing,
+        0-byte or empty database file is initialised as a store.
     sqlite3.DatabaseError
         If ``path`` is not an SQLite database.
 
@@ -130,6 +133,11 @@ class SQLiteEventStore(EventStore):
             check_same_thread=False,
         )
         conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        try:
+            self._refuse_foreign(conn)  # read-only: before WAL mode or tables touch the file
+        except BaseException:
+            conn.close()
+            raise
         if self._path != ":memory:":
             self._set_wal(conn)
         conn.execute(f"PRAGMA synchronous = {self._synchronous}")
@@ -152,6 +160,40 @@ class SQLiteEventStore(EventStore):
             )
         self._conn, self._pid = conn, os.getpid()
         return conn
+
+    def _refuse_foreign(self, conn: sqlite3.Connection) -> None:
+        """Raise ValueError for an SQLite database that is not a noisefloor store.
+
+        A new, 0-byte or empty database becomes a store. A database holding only the store's
+        own tables (``store_meta``, ``events``) is a store, or one whose creation stopped
+        before its format was recorded. Anything else (tables, views, indexes or triggers of
+        someone else's schema without a ``store_meta`` format marker) is refused and left
+        exactly as it was: nothing is written to it, not even the WAL journal mode.
+        """
+        objects = conn.execute(
+            "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name"
+        ).fetchall()
+        if not objects:
+            return
+        try:
+            if self._read_format(conn) is not None:
+                return
+            marker_readable = True
+        except sqlite3.OperationalError:  # a store_meta table of another schema
+            marker_readable = False
+        own = {"store_meta", "events", "events_task_key", "events_task_tool", "events_task_id"}
+        foreign = [(kind, name) for kind, name in objects if name not in own]
+        if not foreign and marker_readable:
+            return
+        foreign = foreign or objects
+        tables = [name for kind, name in foreign if kind == "table"]
+        shown = tables or [f"{kind} {name}" for kind, name in foreign]
+        listed = ", ".join(shown[:8]) + (f", ... ({len(shown) - 8} more)" if len(shown) > 8 else "")
+        what = f"{len(tables)} table(s): {listed}" if tables else listed
+        raise ValueError(
+            f"{self._path}: an SQLite database that is not a noisefloor store: it holds {what}, "
+            "and no store_meta table with a noisefloor format marker. It was left unchanged; "
+            "give the path of a new (or empty) file to create a store")
 
     @staticmethod
     def _read_format(conn: sqlite3.Connection) -> str | None:

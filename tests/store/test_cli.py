@@ -42,3 +42,43 @@ def test_a_file_that_is_not_a_store_is_one_clear_line(tmp_path):
         assert f"{bad}: cannot open it as a noisefloor store" in result.output
         assert "file is not a database" in result.output and result.exception is not None
         assert isinstance(result.exception, SystemExit)  # handled, not a traceback
+
+
+def test_a_foreign_sqlite_database_is_refused_by_query_and_serve(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "crm.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE customers (id INTEGER)")
+    conn.commit()
+    conn.close()
+    before = db.read_bytes()
+    for args in (["query", "--db", str(db), "--task", "A"], ["serve", "--db", str(db)]):
+        result = CliRunner().invoke(store_group, args)
+        assert result.exit_code == 1, result.output
+        assert isinstance(result.exception, SystemExit)  # handled, not a traceback
+        assert (f"{db}: an SQLite database that is not a noisefloor store: it holds 1 table(s): "
+                "customers") in result.output
+    assert db.read_bytes() == before
+
+
+def test_query_on_a_zero_byte_file_initialises_an_empty_store(tmp_path):
+    db = tmp_path / "new.db"
+    db.touch()
+    result = CliRunner().invoke(store_group, ["query", "--db", str(db), "--task", "A"])
+    assert result.exit_code == 0 and result.output == ""
+    assert SQLiteEventStore(db).total_count() == 0
+
+
+def test_serve_on_another_store_format_is_one_clear_line(tmp_path):
+    import sqlite3
+
+    db = tmp_path / "future.db"
+    SQLiteEventStore(db).close()
+    conn = sqlite3.connect(db)
+    conn.execute("UPDATE store_meta SET value = '99' WHERE name = 'format'")
+    conn.commit()
+    conn.close()
+    result = CliRunner().invoke(store_group, ["serve", "--db", str(db)])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "store format '99'" in result.output

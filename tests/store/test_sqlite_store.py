@@ -234,3 +234,62 @@ def test_reopen_and_format_check(tmp_path):
     closed.close()
     with pytest.raises(RuntimeError, match="closed"):
         closed.count("A")
+
+
+# --- someone else's SQLite database is refused and left unchanged (notes/hostile.md item 4) ---
+
+def _foreign(path, *statements):
+    conn = sqlite3.connect(path)
+    for sql in statements:
+        conn.execute(sql)
+    conn.commit()
+    conn.close()
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("statements,shown", [
+    (("CREATE TABLE customers (id INTEGER, name TEXT)", "INSERT INTO customers VALUES (1, 'x')",
+      "CREATE TABLE orders (id INTEGER)"), "2 table(s): customers, orders"),
+    (("CREATE VIEW v AS SELECT 1 AS one",), "view v"),
+    # a store_meta of another schema (no name/value columns) is not a marker
+    (("CREATE TABLE store_meta (k TEXT)",), "1 table(s): store_meta"),
+    # a store_meta without the format row, beside someone else's table
+    (("CREATE TABLE store_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+      "CREATE TABLE invoices (id INTEGER)"), "1 table(s): invoices"),
+])
+def test_a_foreign_database_is_refused_and_left_byte_identical(tmp_path, statements, shown):
+    db = tmp_path / "theirs.db"
+    before = _foreign(db, *statements)
+    with pytest.raises(ValueError, match="not a noisefloor store") as info:
+        SQLiteEventStore(db)
+    assert str(db) in str(info.value) and shown in str(info.value)
+    assert "left unchanged" in str(info.value)
+    assert db.read_bytes() == before  # no tables, no WAL journal mode written
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["theirs.db"]
+
+
+def test_a_zero_byte_file_becomes_a_store(tmp_path):
+    db = tmp_path / "empty.db"
+    db.touch()
+    store = SQLiteEventStore(db)
+    store.append(FailedTrialAction(task_id="T1", tool_name="f", reward=0.0, position=1, k=1))
+    store.close()
+    assert SQLiteEventStore(db).count("T1") == 1
+
+
+def test_a_store_with_an_extra_table_of_the_user_still_opens(tmp_path):
+    db = tmp_path / "store.db"
+    SQLiteEventStore(db).close()
+    _foreign(db, "CREATE TABLE my_notes (t TEXT)")
+    assert SQLiteEventStore(db).total_count() == 0
+
+
+def test_a_store_whose_format_row_was_not_written_yet_is_completed(tmp_path):
+    # creation stopped between the tables and the format marker (two transactions)
+    db = tmp_path / "half.db"
+    SQLiteEventStore(db).close()
+    _foreign(db, "DELETE FROM store_meta")
+    SQLiteEventStore(db).close()
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT value FROM store_meta WHERE name = 'format'").fetchone() == ("1",)
+    conn.close()
