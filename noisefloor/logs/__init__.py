@@ -4,11 +4,12 @@ Public API: :func:`load_trials` (files -> typed DataFrame), :func:`read_records`
 :class:`TrialRecord` objects), :func:`validate_logs` (collect-all report), the schema
 (:class:`TrialRecord`, :func:`trial_record_json_schema`), and the problem types
 (:class:`LogValidationError`, :class:`LogProblem`, :class:`TruncatedLine`,
-:class:`TruncatedLineWarning`).
+:class:`TruncatedLineWarning`, :class:`InfrastructureRewardWarning`).
 """
 
 from noisefloor.logs.detect import FORMATS, detect_format
 from noisefloor.logs.errors import (
+    InfrastructureRewardWarning,
     LogProblem,
     LogValidationError,
     TruncatedLine,
@@ -23,6 +24,7 @@ __all__ = [
     "DTYPES",
     "FORMATS",
     "SCHEMA_VERSION",
+    "InfrastructureRewardWarning",
     "LogProblem",
     "LogValidationError",
     "TrialRecord",

@@ -7,7 +7,8 @@ model, which names the exact problem. So this module changes speed, never the ve
 
 Each check mirrors one constraint of the strict model: required keys present and no unknown key
 (each distinct key sequence is checked once), exact JSON types (a ``bool`` is not an ``int``,
-an ``int`` is not a ``str``, ``1.0`` is not an ``int``), bounds, the SHA-256 pattern. Every
+an ``int`` is not a ``str``, ``1.0`` is not an ``int``), bounds, the SHA-256 pattern, and the
+reader's rule that an infrastructure error carries no reward. Every
 loop runs in C (``map``, ``set``, Arrow, numpy), which is what makes 10^6 records fast.
 """
 
@@ -138,6 +139,8 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     if set(map(type, col["infrastructure_error"])) != {bool}:
         return None
     arrays["infrastructure_error"] = np.array(col["infrastructure_error"], dtype=bool)
+    if (arrays["infrastructure_error"] & ~is_nan).any():
+        return None  # an infrastructure error with a reward: the exact path names it
     arrays["trial"] = np.array(col["trial"], dtype=np.int64)
     extra = col["extra"]
     if not set(map(type, extra)) <= {dict, _NONE}:
@@ -203,7 +206,8 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
       given twice, so the key is in every object iff the byte pattern occurs once per row;
     * *UTF-8*: the block is decoded (Arrow does not validate strings);
     * NaN/Infinity literals (Arrow accepts them) in ``reward``, value bounds, non-empty
-      strings, the schema version and the SHA-256 pattern, vectorised.
+      strings, the schema version, the SHA-256 pattern and a null ``reward`` wherever
+      ``infrastructure_error`` is true, vectorised.
     """
     raw = np.frombuffer(data, dtype=np.uint8)
     if newlines is None:
@@ -256,5 +260,7 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     arrays["trial"] = cols["trial"].to_numpy()
     arrays["reward"] = rewards
     arrays["infrastructure_error"] = cols["infrastructure_error"].to_numpy(zero_copy_only=False)
+    if (arrays["infrastructure_error"] & ~is_nan).any():
+        return None  # an infrastructure error with a reward: the exact path names it
     arrays["extra"] = np.full(n, None, dtype=object)
     return arrays

@@ -117,6 +117,12 @@ class TruncatedLineWarning(UserWarning):
     """Warned when the last line of a JSONL file is cut off without a newline and skipped."""
 
 
+class InfrastructureRewardWarning(UserWarning):
+    """Warned (once per tau2-bench run) when simulations that ended in ``infrastructure_error``
+    carry a ``reward_info.reward``: they are read with a null reward, as documented in
+    :mod:`noisefloor.logs.tau2`, and the recorded reward is kept in ``extra["recorded_reward"]``."""
+
+
 _JSON_TYPE_NAMES = {
     type(None): "null",
     bool: "a boolean",

@@ -15,7 +15,10 @@ Mapping, line by line:
   ``injections``, ``first_request_sha256``: copied (a missing field stays missing, an integer
   task id is an error, as in the native format).
 * ``infrastructure_error``: the line's when given, else ``reward is null and
-  termination_reason starts with "harness_error"``.
+  termination_reason starts with "harness_error"``. A harness error never produced a result,
+  so a line with ``termination_reason: "harness_error:..."`` (and no ``infrastructure_error``)
+  but a non-null ``reward`` is an error naming ``reward``, as is any line with
+  ``infrastructure_error: true`` and a non-null reward (the rule of every reader).
 * every other key goes to ``extra`` (merged with the line's own ``extra`` object).
 """
 
@@ -99,6 +102,17 @@ def iter_paper_blocks(
                         block.source, line, "protocol",
                         f"the line's protocol differs from its folder {folder!r}",
                         repr(folder), describe_value(obj["protocol"])))
+                    continue
+                reason = obj.get("termination_reason")
+                if ("infrastructure_error" not in obj and obj.get("reward") is not None
+                        and isinstance(reason, str) and reason.startswith(HARNESS_ERROR_PREFIX)):
+                    problems.append(LogProblem(
+                        block.source, line, "reward",
+                        f"a harness error (termination_reason {reason[:80]!r}) never produced "
+                        "a result, so it cannot carry a reward (make reward null, or give "
+                        "infrastructure_error: false if the trial did run)",
+                        f"null when termination_reason starts with {HARNESS_ERROR_PREFIX!r}",
+                        describe_value(obj["reward"])))
                     continue
                 missing = [n for n, given in (("benchmark", benchmark), ("model", model))
                            if n not in obj and given is None]

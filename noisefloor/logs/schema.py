@@ -56,6 +56,12 @@ class TrialRecord(BaseModel):
         Index of the attempt within the run, >= 0.
     reward : float or None
         Reward on [0, 1]; ``None`` when the trial never ran (harness or infrastructure error).
+        The log readers (:func:`noisefloor.logs.load_trials`, ``noisefloor log validate``)
+        refuse a record with ``infrastructure_error`` true and a non-null reward: such a trial
+        never produced a result, and its reward would otherwise vanish from pass^k or turn into
+        a failure. (The model itself accepts the combination, so code building records, e.g.
+        :meth:`noisefloor.protocols.TrialSession.finish`, is not affected; the JSON Schema
+        states the rule for external validators.)
     termination_reason : str or None
         Why the trial ended (``"user_stop"``, ``"max_steps"``, ``"harness_error:..."``, ...).
     infrastructure_error : bool
@@ -77,8 +83,9 @@ class TrialRecord(BaseModel):
             "One attempt of one task by one configuration (noisefloor trial record, schema "
             "version 1). Required fields must be present in every record; reward and "
             "termination_reason may be null but not missing: a null reward means the trial "
-            "never produced one, a missing reward is an error. Free-form metadata goes "
-            "under extra.")},
+            "never produced one, a missing reward is an error. A record whose "
+            "infrastructure_error is true must have a null reward (the trial never produced "
+            "a result). Free-form metadata goes under extra.")},
     )
 
     schema_version: Literal["1"]
@@ -118,4 +125,8 @@ def trial_record_json_schema() -> dict[str, Any]:
     schema = TrialRecord.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = f"noisefloor/trial-record/v{SCHEMA_VERSION}"
+    # the readers' rule: an infrastructure error never produced a result, so no reward
+    schema["if"] = {"properties": {"infrastructure_error": {"const": True}},
+                    "required": ["infrastructure_error"]}
+    schema["then"] = {"properties": {"reward": {"type": "null"}}}
     return schema

@@ -28,12 +28,18 @@ task_id                ``simulation.task_id`` (a string in tau2's model; never c
 trial                  ``simulation.trial``
 reward                 ``simulation.reward_info.reward``; null when ``reward_info`` is null
                        or the simulation ended in ``infrastructure_error`` (a missing
-                       ``reward_info`` key is reported as a missing reward)
+                       ``reward_info`` key is reported as a missing reward). An
+                       ``infrastructure_error`` simulation that still carries a
+                       ``reward_info.reward`` is read with a null reward too (tau2-bench
+                       leaves these simulations out of its metrics); that reward is kept in
+                       ``extra["recorded_reward"]`` and the reader warns once per run with
+                       their number (:class:`~noisefloor.logs.errors.InfrastructureRewardWarning`)
 termination_reason     ``simulation.termination_reason``
 infrastructure_error   ``termination_reason == "infrastructure_error"`` (tau2 excludes these
                        simulations from its metrics: they never ran)
 extra                  ``simulation_id``, ``simulation_seed``, ``start_time``,
-                       ``duration``, ``agent_cost``, ``user_cost``, ``user_llm``
+                       ``duration``, ``agent_cost``, ``user_cost``, ``user_llm``, and
+                       ``recorded_reward`` (see reward)
 =====================  =================================================================
 
 The record index (the ``line`` column) is the 1-based position of the simulation in
@@ -43,11 +49,12 @@ run give the same rows.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, describe_value
+from noisefloor.logs.errors import InfrastructureRewardWarning, LogProblem, describe_value
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 
@@ -158,6 +165,7 @@ def map_simulation(
         rec["reward"] = reward_info  # not an object: validation names it
     infra = sim.get("termination_reason") == INFRASTRUCTURE_ERROR
     rec["infrastructure_error"] = infra
+    recorded = rec.get("reward")
     if infra:
         rec["reward"] = None
     extra = {
@@ -169,8 +177,29 @@ def map_simulation(
         "user_cost": sim.get("user_cost"),
         "user_llm": user_llm,
     }
+    if infra and recorded is not None:
+        extra["recorded_reward"] = recorded  # never silently dropped: counted by the reader
     rec["extra"] = extra
     return rec
+
+
+def _recorded_reward_lines(records: list[Any], lines: list[int]) -> list[int]:
+    """Record indexes of infrastructure errors that carried a reward (see map_simulation)."""
+    return [line for rec, line in zip(records, lines)
+            if isinstance(rec, dict) and isinstance(rec.get("extra"), dict)
+            and "recorded_reward" in rec["extra"]]
+
+
+def _warn_recorded_rewards(source: str, lines: list[int]) -> None:
+    if not lines:
+        return
+    shown = ", ".join(map(str, lines[:5])) + (", ..." if len(lines) > 5 else "")
+    warnings.warn(
+        f"{source}: {len(lines)} simulation(s) ended in infrastructure_error but carry "
+        f"reward_info.reward (record(s) {shown}): read with a null reward and counted as "
+        "infrastructure errors, as tau2-bench leaves them out of its metrics; the recorded "
+        "reward is kept in extra['recorded_reward']",
+        InfrastructureRewardWarning, stacklevel=4)
 
 
 def iter_tau2_blocks(
@@ -227,11 +256,14 @@ def iter_tau2_blocks(
             sink.add([LogProblem(source, None, "simulations", "no simulation list",
                                  "an array of simulations", describe_value(sims), kind="format")])
             return
+        carried: list[int] = []
         for start in range(0, len(sims), 10_000):
             chunk = sims[start:start + 10_000]
-            yield RecordBlock(
-                source, list(range(start + 1, start + 1 + len(chunk))),
-                [map_simulation(s, **kwargs) for s in chunk])
+            lines = list(range(start + 1, start + 1 + len(chunk)))
+            records = [map_simulation(s, **kwargs) for s in chunk]
+            carried += _recorded_reward_lines(records, lines)
+            yield RecordBlock(source, lines, records)
+        _warn_recorded_rewards(source, carried)
         return
     yield from _iter_dir_layout(meta, source, sims_dir, allow_nan, sink, kwargs)
 
@@ -280,6 +312,7 @@ def _iter_dir_layout(
                     "simulation file is not in results.json's simulation_index", kind="format"))
         sink.add(problems)
         order = [(sim_id, entry) for sim_id, entry in order if sim_id in files]
+    carried: list[int] = []
     for pos, (sim_id, entry) in enumerate(order, 1):
         file = files[sim_id]
         sim = _load_document(file, allow_nan, sink)
@@ -305,4 +338,7 @@ def _iter_dir_layout(
         if problems:
             sink.add(problems)
             continue
-        yield RecordBlock(str(file), [pos], [map_simulation(sim, **kwargs)])
+        record = map_simulation(sim, **kwargs)
+        carried += _recorded_reward_lines([record], [pos])
+        yield RecordBlock(str(file), [pos], [record])
+    _warn_recorded_rewards(source, carried)

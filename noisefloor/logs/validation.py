@@ -20,6 +20,7 @@ __all__ = [
     "FIELD_EXPECTED",
     "REQUIRED_FIELDS",
     "extract_columns",
+    "infrastructure_reward_problem",
     "problems_from_error",
     "validate_record",
 ]
@@ -95,8 +96,37 @@ def problems_from_error(exc: ValidationError, source: str, line: int | None) -> 
     return problems
 
 
+def infrastructure_reward_problem(data: dict[str, Any], source: str,
+                                  line: int | None) -> LogProblem | None:
+    """The problem of a record that is an infrastructure error and still carries a reward.
+
+    An infrastructure error means the trial never produced a result (API outage, harness
+    crash), so its ``reward`` must be null. Accepting a reward there would have it silently
+    left out of pass^k (``--infrastructure-errors exclude``) or counted as a failure
+    (``fail``), so such a record is refused; the reader never guesses which field is wrong.
+
+    Examples
+    --------
+    >>> rec = {"infrastructure_error": True, "reward": 1.0}
+    >>> print(infrastructure_reward_problem(rec, "a.jsonl", 4))  # doctest: +ELLIPSIS
+    a.jsonl:4: reward: a trial with infrastructure_error true never produced a result, ... (expected null when infrastructure_error is true, received a number 1.0)
+    >>> infrastructure_reward_problem({**rec, "reward": None}, "a.jsonl", 4) is None
+    True
+    """
+    if data.get("infrastructure_error") is not True or data.get("reward") is None:
+        return None
+    return LogProblem(
+        source, line, "reward",
+        "a trial with infrastructure_error true never produced a result, so it cannot carry a "
+        "reward (make reward null, or infrastructure_error false if the trial did run)",
+        "null when infrastructure_error is true", describe_value(data["reward"]))
+
+
 def validate_record(data: Any, source: str, line: int | None) -> TrialRecord | list[LogProblem]:
     """Validate one decoded record; return the record or the list of its problems.
+
+    Beyond :class:`TrialRecord`, a record with ``infrastructure_error: true`` must have a null
+    ``reward`` (see :func:`infrastructure_reward_problem`).
 
     Examples
     --------
@@ -107,16 +137,24 @@ def validate_record(data: Any, source: str, line: int | None) -> TrialRecord | l
     '007'
     >>> print(validate_record({**rec, "task_id": 7}, "a.jsonl", 3)[0])  # doctest: +ELLIPSIS
     a.jsonl:3: task_id: Input should be a valid string (expected a non-empty string ..., received an integer 7)
+    >>> bad = {**rec, "infrastructure_error": True, "reward": 1.0}
+    >>> [(p.field, p.expected) for p in validate_record(bad, "a.jsonl", 5)]
+    [('reward', 'null when infrastructure_error is true')]
     """
     if not isinstance(data, dict):
         return [
             LogProblem(source, line, None, "record is not a JSON object", "an object",
                        describe_value(data), kind="json")
         ]
+    contradiction = infrastructure_reward_problem(data, source, line)
     try:
-        return TrialRecord.model_validate(data)
+        record = TrialRecord.model_validate(data)
     except ValidationError as exc:
-        return problems_from_error(exc, source, line)
+        problems = problems_from_error(exc, source, line)
+        if contradiction is not None and not any(p.field == "reward" for p in problems):
+            problems.append(contradiction)
+        return problems
+    return record if contradiction is None else [contradiction]
 
 
 def extract_columns(records: list[dict[str, Any]]) -> dict[str, list[Any]]:

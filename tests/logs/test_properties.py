@@ -48,6 +48,10 @@ records = st.fixed_dictionaries(
         "first_request_sha256": st.none() | st.from_regex(r"[0-9a-f]{64}", fullmatch=True),
         "extra": st.none() | st.dictionaries(st.text(max_size=5), json_values, max_size=3),
     },
+).map(
+    # the readers refuse a reward on an infrastructure error (it never produced a result);
+    # tests/logs/test_infrastructure_reward.py covers that refusal
+    lambda rec: {**rec, "reward": None} if rec["infrastructure_error"] else rec
 )
 
 
