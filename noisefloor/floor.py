@@ -367,8 +367,63 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
 DEFAULT_CLEAN = ("no_coord-intercept",)
 
 
-def _reverse(label: str) -> str:
-    return "-".join(reversed(label.split("-", 1)))
+def _splits(label: str) -> list[tuple[str, str]]:
+    """Every way to read ``label`` as ``a-b`` with both sides non-empty (names may hold '-')."""
+    return [(label[:i], label[i + 1:]) for i, ch in enumerate(label)
+            if ch == "-" and 0 < i < len(label) - 1]
+
+
+def _reversals(label: str) -> set[str]:
+    """``b-a`` for every reading ``a-b`` of ``label``."""
+    return {f"{b}-{a}" for a, b in _splits(label)}
+
+
+def split_protocol_pair(label: str, protocols) -> tuple[str, str]:
+    """Split ``"a-b"`` into two protocol names, where the names themselves may contain '-'.
+
+    Of every split at a '-', the one whose two sides are both among ``protocols`` is taken.
+
+    Parameters
+    ----------
+    label : str
+        The pair as written, e.g. ``"no-coord-intercept"``.
+    protocols : iterable of str
+        The protocol names present (in the log).
+
+    Returns
+    -------
+    (str, str)
+        The two protocols, in the order written.
+
+    Raises
+    ------
+    ValueError
+        If no split, or more than one, gives two of ``protocols``; the message lists the
+        protocols and every split that fits.
+
+    Examples
+    --------
+    >>> split_protocol_pair("no-coord-intercept", ["no-coord", "intercept", "pull"])
+    ('no-coord', 'intercept')
+    >>> split_protocol_pair("a-b-c", ["a", "b-c", "a-b", "c"])
+    Traceback (most recent call last):
+    ...
+    ValueError: clean pair 'a-b-c' is ambiguous: it reads as 'a' vs 'b-c' and as 'a-b' vs 'c', all protocols of the log (a, a-b, b-c, c); the pair cannot be told apart as written
+    """
+    names = sorted(set(map(str, protocols)))
+    listed = ", ".join(names) or "none"
+    fits = [(a, b) for a, b in _splits(label) if a in names and b in names]
+    if len(fits) == 1:
+        return fits[0]
+    if not fits:
+        raise ValueError(
+            f"clean pair must name two protocols as 'a-b' (e.g. 'no_coord-intercept'), both "
+            f"present in the log; {label!r} splits into no two of them. Protocols in the log: "
+            f"{listed}")
+    readings = " and as ".join(f"{a!r} vs {b!r}" for a, b in fits)
+    raise ValueError(
+        f"clean pair {label!r} is ambiguous: it reads as {readings}, all protocols of the log "
+        f"({listed}); the pair cannot be told apart as written")
 
 
 def null_contrasts_from_counts(
@@ -386,7 +441,9 @@ def null_contrasts_from_counts(
         Contrast labels whose first requests are byte-identical; either orientation matches,
         and a label written the other way round from the table turns the row to the order
         given (``a-b`` is a minus b: wins and losses swap). Each label given must be one of
-        the table's null contrasts. By default
+        the table's null contrasts. Protocol names may contain '-': a label not in the table
+        as written is matched against the table's labels by every split ``a-b`` -> ``b-a``;
+        a label that matches two of them is an error. By default
         ``"no_coord-intercept"`` is clean when the table holds it (the noise-floor paper's
         clean contrast); otherwise none is.
 
@@ -415,22 +472,35 @@ def null_contrasts_from_counts(
     _check_no_reversed_twins(rows)
     present = set(rows["contrast"].astype(str))
     if clean is None:
-        clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reverse(c) in present)
+        clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reversals(c) & present)
+    # table label -> the clean label as the user wrote it; a label written the other way round
+    # from the table is found by the split whose reversal is a table contrast (protocol names
+    # may contain '-', so every split is tried)
+    orient: dict[str, str] = {}
+    listed = ", ".join(sorted(present))
     for label in clean:
-        if label not in present and _reverse(label) not in present:
+        reversed_in_table = sorted(_reversals(label) & present - {label})
+        if len(reversed_in_table) > 1:
+            raise ValueError(
+                f"clean contrast {label!r} is ambiguous: read the other way round it could be "
+                f"{' or '.join(map(repr, reversed_in_table))} of the table (protocol names "
+                f"containing '-'); null (trial-0) contrasts of the table: {listed}")
+        if label not in present and not reversed_in_table:
             raise ValueError(f"clean contrast {label!r} is not among the null (trial-0) contrasts "
-                             f"of the table: {', '.join(sorted(present))}")
-    clean_set = set(clean) | {_reverse(c) for c in clean}
+                             f"of the table: {listed}")
+        for table_label in [label, *reversed_in_table]:
+            if table_label in present:
+                orient.setdefault(table_label, label)
     labels = rows["contrast"].astype(str).to_numpy()
     wins = rows["wins"].astype(int).to_numpy()
     losses = rows["losses"].astype(int).to_numpy()
     # a clean label the user wrote the other way round from the table: orient the row as the
     # user wrote it (a-b = a minus b: wins and losses swap)
-    flip = np.array([lab not in clean and _reverse(lab) in clean for lab in labels], dtype=bool)
+    flip = np.array([orient.get(lab, lab) != lab for lab in labels], dtype=bool)
     out = pd.DataFrame({
-        "contrast": [(_reverse(lab) if f else lab) for lab, f in zip(labels, flip)],
+        "contrast": [orient.get(lab, lab) for lab in labels],
         "kind": "trial0",
-        "clean": rows["contrast"].astype(str).isin(clean_set).to_numpy(),
+        "clean": np.array([lab in orient for lab in labels], dtype=bool),
         "seed": rows["seed"].to_numpy(),
         "wins": np.where(flip, losses, wins),
         "losses": np.where(flip, wins, losses),
@@ -468,8 +538,9 @@ def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
     key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
     for i, (label, key) in enumerate(zip(labels, key_values)):
         first.setdefault((key, label), i)
-        twin = first.get((key, _reverse(label)))
-        if twin is not None and twin != i:
+        twins = [first[(key, r)] for r in sorted(_reversals(label)) if (key, r) in first]
+        twin = next((t for t in twins if t != i), None)
+        if twin is not None:
             raise ValueError(
                 f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
                 f"({_where(rows, twin)}) written the other way round for the same seed; give "
@@ -528,7 +599,10 @@ def null_contrasts_from_trials(
         addition to those whose ``first_request_sha256`` match on every paired task. Each pair
         given must be a trial-0 contrast of the log, and its contrast is oriented as written
         (``"no_coord-intercept"``: wins are tasks where no_coord succeeded and intercept
-        failed); other trial-0 contrasts are written in sorted protocol order.
+        failed); other trial-0 contrasts are written in sorted protocol order. Protocol names
+        may contain '-': a string is split where both sides are protocols of the log (see
+        :func:`split_protocol_pair`); when no split, or more than one, fits, it is an error
+        listing the protocols (a tuple is never ambiguous).
     trial0 : bool, default True
         Include trial 0 across every pair of protocols (the stores are empty at trial 0).
     reruns : bool, default True
@@ -552,11 +626,16 @@ def null_contrasts_from_trials(
     ------
     ValueError
         If no null contrast can be formed (one protocol with one trial, say), or a clean pair
-        is not written ``"a-b"`` or is not a trial-0 contrast of the log.
+        does not split into two protocols of the log (or splits more than one way), or is not
+        a trial-0 contrast of the log.
     """
     named = []  # as the user wrote them, in order (error messages must be reproducible)
+    log_protocols = set(map(str, trials["protocol"].dropna().unique())) if clean_pairs else set()
     for p in clean_pairs:
-        parts = p.split("-", 1) if isinstance(p, str) else tuple(p)
+        if isinstance(p, str):
+            parts = split_protocol_pair(p, log_protocols)
+        else:
+            parts = tuple(p)
         if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts):
             raise ValueError(f"clean pair must name two protocols as 'a-b' (e.g. "
                              f"'no_coord-intercept'), got {p!r}")
