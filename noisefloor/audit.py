@@ -34,14 +34,17 @@ class ClaimVerdict:
     effect_low, effect_high : float
         The claimed range (proportions); ``effect_low`` NaN for an upper bound only.
     effect : float
-        The value placed: the upper end of a range (``effect_high``), in absolute value.
+        The value placed, sign kept: of a range, the end farthest from zero (for a gain the
+        upper end ``effect_high``; for a loss, e.g. -10 to -2 pp, the lower end -10 pp); of a
+        single number or an upper bound only, ``effect_high``. The verdict and ``ratio`` use
+        its absolute value.
     unit : str
         Unit of the published figure (``"pp"`` for percentage points).
     verdict : str
         ``"below"`` (effect < floor), ``"inside"`` (floor <= effect <= envelope) or ``"above"``
         (effect > envelope).
     ratio : float
-        ``effect / floor``: how many floors the claim spans.
+        ``|effect| / floor``: how many floors the claim spans.
     comparable : bool
         False when the unit is not percentage points: the claim is placed, but flagged.
     flag : str
@@ -140,9 +143,14 @@ def audit(claims: pd.DataFrame, floor: NoiseFloor | float, envelope: float | Non
 
     Notes
     -----
-    A range is placed by its upper end (the most favourable reading of the claim); a negative
-    effect by its magnitude. A unit other than percentage points is placed on the same
-    numeric scale but flagged ``comparable=False``.
+    A claim is placed by the distance from zero of its most favourable reading: for a range,
+    the end farthest from zero. For a gain that is the upper end (the noise-floor paper's "a
+    range uses its upper end"); a loss is as far from noise as a gain of the same size, so a
+    claimed loss "-10 to -2 pp" is placed at 10 pp (``effect = -0.10``, sign kept for
+    display), not at 2 pp, and a range straddling zero, "-3 to +8 pp", at 8 pp. A single
+    number or an upper bound only (``effect_low`` NaN) is placed by ``|effect_high|``. A unit
+    other than percentage points is placed on the same numeric scale but flagged
+    ``comparable=False``.
 
     References
     ----------
@@ -156,6 +164,11 @@ def audit(claims: pd.DataFrame, floor: NoiseFloor | float, envelope: float | Non
     >>> r = audit(c, 0.118, 0.153)
     >>> [v.verdict for v in r.verdicts], r.counts
     (['below', 'above'], {'below': 1, 'inside': 0, 'above': 1})
+    >>> loss = pd.DataFrame({"paper": ["Z"], "effect_low": [-0.10], "effect_high": [-0.02],
+    ...                      "unit": ["pp"]})
+    >>> v = audit(loss, 0.05, 0.08).verdicts[0]
+    >>> v.effect, v.verdict, v.ratio
+    (-0.1, 'above', 2.0)
     """
     if isinstance(floor, NoiseFloor):
         result_floor = floor
@@ -179,10 +192,13 @@ def audit(claims: pd.DataFrame, floor: NoiseFloor | float, envelope: float | Non
         high = float(rec["effect_high"])
         if math.isnan(high):
             raise ValueError(f"claim {rec['paper']!r} has no effect_high")
-        effect = abs(high)
         unit = str(rec.get("unit", ""))
         comparable = unit.strip().lower() in COMPARABLE_UNITS
         low = rec.get("effect_low", math.nan)
+        # the end farthest from zero, sign kept (a tie keeps the upper end)
+        effect = high
+        if low is not None and not math.isnan(float(low)) and abs(float(low)) > abs(high):
+            effect = float(low)
         for name, value in (("effect_high", high), ("effect_low", low)):
             # a gap of success rates lies in [-100, 100] pp; 500 pp is a unit slip (a
             # percentage given with unit 'proportion') that would be placed far "above"
@@ -201,7 +217,7 @@ def audit(claims: pd.DataFrame, floor: NoiseFloor | float, envelope: float | Non
             paper=str(rec["paper"]), benchmark=str(rec.get("benchmark", "") or ""),
             reported=str(rec.get("reported", "") or ""),
             effect_low=float(low) if low is not None else math.nan, effect_high=high,
-            effect=effect, unit=unit, verdict=place(effect, f, env), ratio=effect / f,
+            effect=effect, unit=unit, verdict=place(abs(effect), f, env), ratio=abs(effect) / f,
             comparable=comparable, flag=flag,
         ))
     counts = {v: sum(1 for x in verdicts if x.verdict == v) for v in VERDICTS}
@@ -390,7 +406,7 @@ def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
     Returns
     -------
     pandas.DataFrame
-        A copy with ``effect`` (``|gap|``, placed as a claim's upper end would be), ``ratio``
+        A copy with ``effect`` (``|gap|``: placed by its distance from zero, as a claim is), ``ratio``
         (effect / floor), ``verdict`` (``below``, ``inside``, ``above``, or ``undefined``
         when the gap is NaN: no paired task) and ``flag`` (non-empty when the contrast has
         fewer than :data:`~noisefloor.floor.MIN_INFORMATIVE_PAIRS` untied pairs, so its sign

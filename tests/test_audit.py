@@ -195,3 +195,35 @@ def test_log_contrast_orientation_swaps_wins_and_losses(outcomes):
     assert ab["gap"] == pytest.approx(-ba["gap"])
     assert ab["p_value"] == pytest.approx(ba["p_value"], nan_ok=True)
     assert ab["wins"] + ab["losses"] + ab["ties"] == len(outcomes)
+
+
+# --- a claimed loss is placed by its end farthest from zero (notes/hostile.md item 13) --------
+
+@pytest.mark.parametrize("low,high,effect,verdict", [
+    (-0.10, -0.02, -0.10, "above"),   # a loss of up to 10 pp: 10 pp from noise, not 2 pp
+    (-0.03, 0.08, 0.08, "inside"),    # straddling zero: the larger end
+    (-0.10, 0.02, -0.10, "above"),
+    (0.01, 0.027, 0.027, "below"),    # a gain: the upper end, as the paper reads a range
+    (float("nan"), -0.02, -0.02, "below"),  # one number only
+    (-0.06, 0.06, 0.06, "inside"),    # a tie keeps the upper end
+])
+def test_a_range_is_placed_by_its_end_farthest_from_zero(low, high, effect, verdict):
+    claims = pd.DataFrame({"paper": ["X"], "effect_low": [low], "effect_high": [high],
+                           "unit": ["pp"]})
+    v = audit(claims, 0.05, 0.09).verdicts[0]
+    assert v.effect == pytest.approx(effect) and v.verdict == verdict
+    assert v.ratio == pytest.approx(abs(effect) / 0.05)
+    assert v.effect_low == low or (math.isnan(low) and math.isnan(v.effect_low))
+
+
+def test_a_claimed_loss_from_a_csv_keeps_its_sign_in_the_report(tmp_path):
+    from noisefloor.report import verdict_table
+
+    path = tmp_path / "claims.csv"
+    path.write_text("paper,reported,effect_low,effect_high,unit\nL,-10 to -2 pp,-10,-2,pp\n",
+                    encoding="utf-8")
+    result = audit(read_claims(path), 0.05, 0.09)
+    v = result.verdicts[0]
+    assert (v.effect, v.verdict) == (pytest.approx(-0.10), "above")
+    table = verdict_table(result)
+    assert table["placed pp"].iloc[0].startswith("-10")
