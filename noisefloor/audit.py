@@ -14,7 +14,13 @@ from dataclasses import asdict, dataclass, field
 
 import pandas as pd
 
-from noisefloor.floor import MIN_INFORMATIVE_PAIRS, POOLED, NoiseFloor
+from noisefloor.floor import (
+    MIN_INFORMATIVE_PAIRS,
+    POOLED,
+    NoiseFloor,
+    _splits,
+    split_protocol_pair,
+)
 from noisefloor.stats.active import coordination_active_tasks
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.paired import sign_test_table
@@ -239,10 +245,18 @@ def _oriented(protocols: list[str]) -> list[tuple[str, str]]:
     return pairs
 
 
-def _parse_pairs(pairs) -> list[tuple[str, str]]:
+def _parse_pairs(pairs, present=()) -> list[tuple[str, str]]:
     out = []
     for p in pairs:
-        parts = p.split("-", 1) if isinstance(p, str) else tuple(p)
+        if isinstance(p, str):
+            # protocol names may contain '-': take the split whose sides are both protocols of
+            # the log (several such splits: an error listing them); when none fits, the first
+            # '-' splits, and the caller names the protocol the log lacks
+            fitting = [(a, b) for a, b in _splits(p) if a in present and b in present]
+            parts = (split_protocol_pair(p, present, what="contrast") if len(fitting) > 1
+                     else fitting[0] if fitting else tuple(p.split("-", 1)))
+        else:
+            parts = tuple(p)
         if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts) or parts[0] == parts[1]:
             raise ValueError(f"a contrast must name two different protocols as 'a-b' (e.g. "
                              f"'intercept-no_coord'), got {p!r}")
@@ -273,7 +287,9 @@ def log_contrasts(
         optionally ``benchmark, model, seed, infrastructure_error``).
     pairs : iterable of str or (str, str), optional
         Contrasts to form, ``"a-b"`` (a minus b: a win is a task where a succeeded and b
-        failed). Default: every pair of protocols in the log, the baseline ``no_coord``
+        failed). Protocol names may contain '-': a string is split where both sides are
+        protocols of the log (more than one such split is an error; a tuple is never
+        ambiguous). Default: every pair of protocols in the log, the baseline ``no_coord``
         written second, otherwise in sorted order.
     trial_indices : iterable of int, optional
         Trials to compare on. Default: every trial >= 1 (at trial 0 every store is empty, so
@@ -322,7 +338,7 @@ def log_contrasts(
     if not isinstance(trials, pd.DataFrame):
         raise TypeError(f"trials must be a DataFrame, got {type(trials).__name__}")
     present = sorted(map(str, trials["protocol"].unique()))
-    chosen = _parse_pairs(pairs) if pairs is not None else _oriented(present)
+    chosen = _parse_pairs(pairs, present) if pairs is not None else _oriented(present)
     for a, b in chosen:
         for name in (a, b):
             if name not in present:

@@ -378,7 +378,7 @@ def _reversals(label: str) -> set[str]:
     return {f"{b}-{a}" for a, b in _splits(label)}
 
 
-def split_protocol_pair(label: str, protocols) -> tuple[str, str]:
+def split_protocol_pair(label: str, protocols, *, what: str = "clean pair") -> tuple[str, str]:
     """Split ``"a-b"`` into two protocol names, where the names themselves may contain '-'.
 
     Of every split at a '-', the one whose two sides are both among ``protocols`` is taken.
@@ -389,6 +389,8 @@ def split_protocol_pair(label: str, protocols) -> tuple[str, str]:
         The pair as written, e.g. ``"no-coord-intercept"``.
     protocols : iterable of str
         The protocol names present (in the log).
+    what : str, default "clean pair"
+        What the label is, for the error message (e.g. ``"contrast"``).
 
     Returns
     -------
@@ -417,12 +419,12 @@ def split_protocol_pair(label: str, protocols) -> tuple[str, str]:
         return fits[0]
     if not fits:
         raise ValueError(
-            f"clean pair must name two protocols as 'a-b' (e.g. 'no_coord-intercept'), both "
+            f"{what} must name two protocols as 'a-b' (e.g. 'no_coord-intercept'), both "
             f"present in the log; {label!r} splits into no two of them. Protocols in the log: "
             f"{listed}")
     readings = " and as ".join(f"{a!r} vs {b!r}" for a, b in fits)
     raise ValueError(
-        f"clean pair {label!r} is ambiguous: it reads as {readings}, all protocols of the log "
+        f"{what} {label!r} is ambiguous: it reads as {readings}, all protocols of the log "
         f"({listed}); the pair cannot be told apart as written")
 
 

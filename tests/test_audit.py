@@ -227,3 +227,28 @@ def test_a_claimed_loss_from_a_csv_keeps_its_sign_in_the_report(tmp_path):
     assert (v.effect, v.verdict) == (pytest.approx(-0.10), "above")
     table = verdict_table(result)
     assert table["placed pp"].iloc[0].startswith("-10")
+
+
+def test_log_contrast_pairs_with_dashed_protocol_names():
+    t = _paired_log(_wlt(3, 1, 6), seed=1)
+    t["protocol"] = t["protocol"].map({"no_coord": "no-coord", "intercept": "inter-cept"})
+    r = log_contrasts(t, pairs=["inter-cept-no-coord"])
+    assert set(r["contrast"]) == {"inter-cept-no-coord"}
+    assert (r.iloc[0]["wins"], r.iloc[0]["losses"]) == (3, 1)
+    with pytest.raises(ValueError, match="protocol 'no' is not in the log; protocols present: "
+                                         "inter-cept, no-coord"):
+        log_contrasts(t, pairs=["no-pull"])
+
+
+def test_log_contrast_pair_that_splits_two_ways_is_an_error():
+    t = _paired_log(_wlt(3, 1, 6), seed=1)
+    extra = t[t["protocol"] == "no_coord"].copy()
+    t["protocol"] = t["protocol"].map({"no_coord": "a", "intercept": "b-c"})
+    parts = [t]
+    for name in ("a-b", "c"):
+        parts.append(extra.assign(protocol=name))
+    t = pd.concat(parts, ignore_index=True)
+    with pytest.raises(ValueError, match=r"contrast 'a-b-c' is ambiguous: it reads as 'a' vs 'b-c' "
+                                         r"and as 'a-b' vs 'c'"):
+        log_contrasts(t, pairs=["a-b-c"])
+    assert len(log_contrasts(t, pairs=[("a-b", "c")])) >= 1
