@@ -472,7 +472,9 @@ class TrialSession:
             Final reward on [0, 1]; ``None`` when the trial never produced one (nothing is written).
         termination_reason : str or None
         infrastructure_error : bool, default False
-            When True nothing is written to the store (the failure is not the agent's).
+            When True nothing is written to the store (the failure is not the agent's), and
+            ``reward`` must be ``None`` (the trial log refuses an infrastructure error that carries
+            a reward).
         first_request_sha256 : str or None
             Hash of the first model request (see :func:`request_sha256`).
         extra : mapping, optional
@@ -490,6 +492,8 @@ class TrialSession:
         ------
         RuntimeError
             If called twice.
+        ValueError
+            If ``infrastructure_error`` is True and ``reward`` is not None.
         pydantic.ValidationError
             If the record is invalid (e.g. reward outside [0, 1]).
         ValueError
@@ -511,6 +515,11 @@ class TrialSession:
         RuntimeError: trial 0 of task 'T' is already finished
         """
         self._check_open()
+        if infrastructure_error and reward is not None:
+            raise ValueError(
+                f"trial {self.trial} of task {self.task_id!r}: an infrastructure error never "
+                f"produced a result, so it has no reward (got {reward!r}); pass reward=None, or "
+                "infrastructure_error=False if the trial did run")
         coord = self._coord
         if isinstance(reward, int) and not isinstance(reward, bool):
             reward = float(reward)

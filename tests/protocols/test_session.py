@@ -105,7 +105,10 @@ def test_infrastructure_errors_and_missing_rewards_write_nothing():
     assert rec.reward is None and rec.infrastructure_error and store.count("t1") == 0
     s = coord.start_trial("t1", 1)
     s.after_tool_call("f", {}, "x")
-    s.finish(0.0, infrastructure_error=True)
+    # an infrastructure error has no reward: the log would refuse the record, so finish does
+    with pytest.raises(ValueError, match="infrastructure error never produced a result"):
+        s.finish(0.0, infrastructure_error=True)
+    s.finish(None, infrastructure_error=True)
     assert store.count("t1") == 0
 
 
