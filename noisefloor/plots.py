@@ -300,7 +300,7 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
         flag = "" if v.comparable else "  [unit: " + v.unit + "]"
         if math.isnan(low):
             flag += "  (upper end only)"
-        rows.append({"section": "Published claims (upper end placed)",
+        rows.append({"section": "Published claims (end farthest from 0 placed)",
                      "label": f"{v.paper}: {v.benchmark}"[:58],
                      "estimate": v.effect, "ci_low": lo, "ci_high": hi,
                      "note": f"{v.verdict} ({v.ratio:.1f}x floor){flag}",

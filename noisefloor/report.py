@@ -225,7 +225,8 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
               f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
               f"**{c['above']} above** it.", "",
               _markdown(verdict_table(result)), "",
-              "A range is placed by its upper end. *Below* means unresolved against the floor: the "
+              "A range is placed by its end farthest from zero (for a gain, its upper end). "
+              "*Below* means unresolved against the floor: the "
               "claim may be true, but a gap of that size also appears between two runs that cannot "
               "differ. It is not refuted.", ""]
     if figure:

@@ -57,7 +57,8 @@ assert round(100 * nf.floor) == 12 and round(100 * nf.envelope) == 15
 nf.to_frame()[["contrast", "seed", "wins", "losses", "ties", "gap", "p_bonferroni", "ci_low", "ci_high", "tau"]].round(3)"""),
     ("md", """## 4. Ten published claims against the floor
 
-A range is placed by its upper end. Below the floor means *unresolved*: a gap of that size also appears
+A range is placed by its end farthest from zero (for a gain, its upper end). Below the floor means
+*unresolved*: a gap of that size also appears
 between two runs that cannot differ. It does not mean the claim is false."""),
     ("code", """result = audit(read_claims(), nf)
 print(result.counts)
