@@ -80,7 +80,10 @@ class NoiseFloor:
         Standard deviation (ddof=1) of the per-seed null gaps: the run-to-run sigma used by the
         monitors. NaN with fewer than two gaps.
     null_gap_min, null_gap_max : float
-        Smallest and largest per-seed null gap.
+        Smallest and largest per-seed null gap. Gaps (here and in ``null_gap_sd``) are taken in
+        the canonical orientation of the builders (protocols in sorted order), also for a clean
+        pair the user wrote the other way round: the sign of a null contrast is arbitrary, and
+        the spread must not move with the way a pair is typed.
     n_informative : int
         Untied pairs summed over every per-seed null contrast.
     n_seeds : int
@@ -96,6 +99,9 @@ class NoiseFloor:
         :meth:`to_frame`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
+    spread_sign : dict
+        Contrast label -> -1.0 for contrasts displayed against the canonical orientation (used
+        for the spread only).
     caution : str
         Why the floor is weakly supported, empty otherwise: its contrast has fewer than
         :data:`MIN_INFORMATIVE_PAIRS` untied pairs, or the whole floor rests on a single
@@ -119,6 +125,7 @@ class NoiseFloor:
     table: pd.DataFrame = field(repr=False, compare=False)
     n_informative_floor: int = 0
     caution: str = ""
+    spread_sign: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
@@ -154,13 +161,14 @@ class NoiseFloor:
         t = self.table[self.table["seed"].astype(str) != "pooled"]
         rows = []
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
+            gaps = g["gap"] * g["contrast"].astype(str).map(lambda c: self.spread_sign.get(c, 1.0))
             clean = g[g["clean"].astype(bool)]["bound"]
             rows.append({
                 "seed": seed,
                 "floor": float(clean.max()) if clean.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
-                "null_gap_min": float(g["gap"].min()) if g["gap"].notna().any() else math.nan,
-                "null_gap_max": float(g["gap"].max()) if g["gap"].notna().any() else math.nan,
+                "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
+                "null_gap_max": float(gaps.max()) if gaps.notna().any() else math.nan,
                 "n_informative": int((g["wins"] + g["losses"]).sum()),
             })
         return pd.DataFrame(rows, columns=cols)
@@ -283,6 +291,12 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                              f"{frame[col].iloc[i]!r}")
         frame[col] = values.astype(int)
     frame["clean"] = frame["clean"].astype(bool)
+    # the spread of null gaps is taken in the builders' canonical orientation (sorted protocols),
+    # not the one a user chose for display, so typing --clean b-a does not move it
+    spread_sign = {}
+    if "reoriented" in frame.columns:
+        flipped = frame.groupby("contrast", sort=False)["reoriented"].any()
+        spread_sign = {str(k): -1.0 for k, v in flipped.items() if bool(v)}
     frame = frame[["contrast", "kind", "clean", "seed", "wins", "losses", "ties"]]
 
     per_seed = _stat_rows(frame, confidence)
@@ -324,7 +338,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
     seed_rows = table[table["seed"] != POOLED]
-    gaps = seed_rows["gap"].dropna().to_numpy(dtype=float)
+    gaps = (seed_rows["gap"] * seed_rows["contrast"].astype(str).map(
+        lambda c: spread_sign.get(c, 1.0))).dropna().to_numpy(dtype=float)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
     cautions = []
@@ -348,6 +363,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         null_gap_min=float(gaps.min()) if gaps.size else math.nan,
         null_gap_max=float(gaps.max()) if gaps.size else math.nan,
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
+        spread_sign=spread_sign,
         n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
@@ -452,7 +468,8 @@ def null_contrasts_from_counts(
     Returns
     -------
     pandas.DataFrame
-        Columns ``contrast, kind, clean, seed, wins, losses, ties`` (kind ``"trial0"``).
+        Columns ``contrast, kind, clean, seed, wins, losses, ties`` (kind ``"trial0"``) and
+        ``reoriented`` (True where a clean label the user wrote reverses the table's order).
 
     Raises
     ------
@@ -507,6 +524,7 @@ def null_contrasts_from_counts(
         "wins": np.where(flip, losses, wins),
         "losses": np.where(flip, wins, losses),
         "ties": rows["ties"].astype(int).to_numpy(),
+        "reoriented": flip,
     })
     return out
 
@@ -621,8 +639,9 @@ def null_contrasts_from_trials(
     -------
     pandas.DataFrame
         Columns ``contrast, kind, clean, seed, wins, losses, ties, n_only_a, n_only_b,
-        n_excluded``; the label is prefixed by ``benchmark/model:`` when the log holds more
-        than one of them. Tasks present in one arm only are counted in ``n_only_*``.
+        n_excluded, reoriented``; the label is prefixed by ``benchmark/model:`` when the log
+        holds more than one of them. Tasks present in one arm only are counted in ``n_only_*``;
+        ``reoriented`` is True where a user-named clean pair reverses the sorted order.
 
     Raises
     ------
@@ -659,7 +678,8 @@ def null_contrasts_from_trials(
             protocols = sorted(map(str, s["protocol"].unique()))
             if trial0:
                 for a, b in itertools.combinations(protocols, 2):
-                    if (b, a) in named and (a, b) not in named:
+                    swapped = (b, a) in named and (a, b) not in named
+                    if swapped:
                         a, b = b, a  # a pair the user named keeps the user's order: a-b = a minus b
                     ra = s[(s["protocol"].astype(str) == a) & (s["trial"] == 0)]
                     rb = s[(s["protocol"].astype(str) == b) & (s["trial"] == 0)]
@@ -667,7 +687,7 @@ def null_contrasts_from_trials(
                         continue
                     c = paired_contrast(s, a, b, trial=0, infrastructure_errors=infrastructure_errors)
                     clean = (a, b) in pairs or _first_requests_match(s, ra, rb)
-                    rows.append(_row(prefix + c.label, "trial0", clean, seed, c))
+                    rows.append(_row(prefix + c.label, "trial0", clean, seed, c, swapped))
             if reruns:
                 for p in protocols:
                     sp = s[s["protocol"].astype(str) == p]
@@ -715,11 +735,12 @@ def null_contrasts_from_trials(
     return out
 
 
-def _row(label: str, kind: str, clean: bool, seed, c) -> dict:
+def _row(label: str, kind: str, clean: bool, seed, c, reoriented: bool = False) -> dict:
     return {"a": c.a, "b": c.b, "contrast": label, "kind": kind, "clean": bool(clean), "seed": seed,
             "wins": c.wins,
             "losses": c.losses, "ties": c.ties, "n_only_a": len(c.tasks_only_a),
-            "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded)}
+            "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded),
+            "reoriented": bool(reoriented)}
 
 
 def noise_floor_from_trials(trials: pd.DataFrame, *, clean_pairs=(), confidence: float = 0.95,

@@ -374,3 +374,22 @@ def test_count_table_clean_label_absent_lists_the_contrasts():
     with pytest.raises(ValueError, match="'no-coord-pull' is not among the null .* "
                                          "no-coord-intercept"):
         null_contrasts_from_counts(_counts(rows), clean=("no-coord-pull",))
+
+
+def test_spread_does_not_move_with_the_typed_orientation():
+    # the sign of a null contrast is arbitrary: writing the clean pair the other way round
+    # flips its displayed gap, but the spread (and the sigma the monitors take from it) and
+    # the floor stay where they were
+    t = _trials()
+    plain = noise_floor_from_trials(t)
+    typed = noise_floor_from_trials(t, clean_pairs=["no_coord-intercept"])
+    assert typed.to_frame().iloc[0]["contrast"] == "no_coord-intercept"
+    assert typed.to_frame().iloc[0]["gap"] == -plain.to_frame().iloc[0]["gap"]
+    for name in ("null_gap_sd", "null_gap_min", "null_gap_max", "floor", "envelope"):
+        assert getattr(typed, name) == pytest.approx(getattr(plain, name), nan_ok=True), name
+    assert typed.per_seed().equals(plain.per_seed())
+    counts = read_paired_counts()
+    plain = noise_floor(null_contrasts_from_counts(counts))
+    typed = noise_floor(null_contrasts_from_counts(counts, clean=("intercept-no_coord",)))
+    assert typed.null_gap_sd == pytest.approx(plain.null_gap_sd)
+    assert (typed.null_gap_min, typed.null_gap_max) == (plain.null_gap_min, plain.null_gap_max)
