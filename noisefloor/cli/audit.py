@@ -10,7 +10,9 @@ from noisefloor.audit import audit as run_audit
 from noisefloor.audit import log_contrasts, place_contrasts
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
-from noisefloor.cli.floor import left_out_line, left_out_records, null_contrasts_from_trials_quietly
+from noisefloor.cli.floor import (left_out_line, left_out_records,
+                                  null_contrasts_from_trials_quietly, skipped_line,
+                                  skipped_records)
 from noisefloor.floor import noise_floor, null_contrasts_from_counts
 from noisefloor.plots import audit_forest, save_figure
 from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE, read_claims,
@@ -95,6 +97,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             "noise_floor": nf.to_dict(),
             "other_contrasts": others if others is not None else [],
             "left_out": left_out_records(null),
+            "skipped_reruns": skipped_records(null),
             "files": [str(p) for p in written],
         })
         return
@@ -110,6 +113,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         click.echo(f"  caution: {nf.caution}")
     if left_out_line(null):
         click.echo(f"  {left_out_line(null)}")
+    if skipped_line(null):
+        click.echo(f"  {skipped_line(null)}")
     click.echo("")
     echo_table(floor_table(nf))
     if logs:

@@ -36,7 +36,7 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     nf = noise_floor(null)
     if as_json:
         emit_json({**nf.to_dict(), "left_out": left_out_records(null),
-                   "skipped_reruns": _jsonable(null.attrs.get("skipped_reruns", []))})
+                   "skipped_reruns": skipped_records(null)})
         return
     click.echo(f"{len(trials)} trials, {trials['task_id'].nunique()} tasks, "
                f"{trials['protocol'].nunique()} protocol(s), {len(null)} per-seed null contrast(s)")
@@ -51,17 +51,26 @@ def floor(logs, log_format, label_benchmark, label_model, label_protocol, clean,
     line = left_out_line(null)
     if line:
         click.echo(f"  {line}")
-    skipped = null.attrs.get("skipped_reruns", [])
-    if skipped:
-        click.echo(f"  skipped: {len(skipped)} re-run pair(s) whose reader injected peer events "
-                   "(not null contrasts): " + ", ".join(r["contrast"] for r in skipped[:6])
-                   + (", ..." if len(skipped) > 6 else "") + " (listed under skipped_reruns in --json)")
+    if skipped_line(null):
+        click.echo(f"  {skipped_line(null)}")
     click.echo("")
     echo_table(floor_table(nf))
 
 
-def _jsonable(records: list[dict]) -> list[dict]:
-    return [{**r, "seed": None if r["seed"] == "none" else r["seed"]} for r in records]
+def skipped_records(null) -> list[dict]:
+    """Re-run pairs left out because their reader injected peer events (JSON-ready)."""
+    return [{**r, "seed": None if r["seed"] == "none" else r["seed"]}
+            for r in null.attrs.get("skipped_reruns", [])]
+
+
+def skipped_line(null) -> str:
+    """One line naming the skipped re-run pairs, or ''."""
+    skipped = null.attrs.get("skipped_reruns", [])
+    if not skipped:
+        return ""
+    return (f"skipped: {len(skipped)} re-run pair(s) whose reader injected peer events (not null "
+            "contrasts): " + ", ".join(r["contrast"] for r in skipped[:6])
+            + (", ..." if len(skipped) > 6 else "") + " (listed under skipped_reruns in --json)")
 
 
 def _which(contrast: str) -> str:

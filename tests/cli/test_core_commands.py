@@ -257,3 +257,15 @@ def test_an_unexpected_exception_is_one_line_not_a_traceback(monkeypatch):
     assert r.output.startswith("Error: internal error (OverflowError: Python int too large")
     monkeypatch.setenv(TRACEBACK_ENV, "1")
     assert isinstance(CliRunner().invoke(boom, []).exception, OverflowError)
+
+
+def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
+    paper = fixtures_dir / "logs" / "paper"
+    args = ("--benchmark", "tau2/retail", "--model", "m", "--out", tmp_path)
+    text = run("audit", "--log", paper, *args).output
+    assert ("skipped: 2 re-run pair(s) whose reader injected peer events (not null contrasts): "
+            "intercept[t0]-intercept[t1], pull[t0]-pull[t1]") in text
+    doc = json.loads(run("audit", "--log", paper, *args, "--json").output)
+    assert [r["contrast"] for r in doc["skipped_reruns"]] == [
+        "intercept[t0]-intercept[t1]", "pull[t0]-pull[t1]"]
+    assert json.loads(run("audit", "--out", tmp_path, "--json").output)["skipped_reruns"] == []
