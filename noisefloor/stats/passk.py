@@ -153,8 +153,8 @@ def _counts(trials: pd.DataFrame, infrastructure_errors: str, unequal_trials: st
                 raise ValueError(
                     f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
                     f"{int(sizes.max())}; e.g. task {sizes.idxmin()!r} has {int(sizes.min())}); "
-                    "choose unequal trials 'allow' (per-task n, the tau-bench estimator) or "
-                    "'truncate' (every task's first m trials) explicitly")
+                    "pass unequal_trials='allow' (per-task n, the tau-bench estimator) or "
+                    "unequal_trials='truncate' (every task's first m trials) to decide")
             if unequal_trials == "truncate":
                 kept, n_truncated = _truncate(kept)
     per_task = kept.groupby("task_id", sort=False)["success"].agg(["size", "sum"])
