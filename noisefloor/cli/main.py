@@ -76,3 +76,6 @@ _SUMMARIES = {
 
 
 _attach()
+
+if __name__ == "__main__":  # python -m noisefloor.cli.main
+    cli(prog_name="noisefloor")

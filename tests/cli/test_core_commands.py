@@ -269,3 +269,13 @@ def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
     assert [r["contrast"] for r in doc["skipped_reruns"]] == [
         "intercept[t0]-intercept[t1]", "pull[t0]-pull[t1]"]
     assert json.loads(run("audit", "--out", tmp_path, "--json").output)["skipped_reruns"] == []
+
+
+def test_python_dash_m_runs_the_cli():
+    import subprocess
+    import sys
+
+    for module in ("noisefloor", "noisefloor.cli.main"):
+        out = subprocess.run([sys.executable, "-m", module, "contrast", "--wins", "27", "--losses",
+                              "9", "--ties", "64"], capture_output=True, text=True, check=True)
+        assert "gap        +18.0 pp" in out.stdout, (module, out.stdout, out.stderr)
