@@ -30,6 +30,12 @@ FORMAT_NEEDS = (
 #: plus the simulations (json layout), or the tasks and ``simulation_index`` (dir layout).
 _TAU2_RUN_KEYS = frozenset({"simulations", "tasks", "simulation_index"})
 _TAU_BENCH_KEYS = frozenset({"task_id", "reward"})
+#: Keys that mark noisefloor's own trial records (or the paper layout's lines), which also carry
+#: task_id and reward: saved as one JSON array they are not a tau-bench list, whose reader would
+#: drop their seed, labels, infrastructure flag and coordination fields.
+_NATIVE_KEYS = ("schema_version", "protocol")
+_NATIVE_ARRAY = ("a JSON array of noisefloor trial records (it has {key!r}): write them one object "
+                 "per line (JSONL), which noisefloor reads as is; a tau-bench list has no {key!r}")
 _HEAD = 1 << 20
 _KEY = r'"{}"\s*:'
 
@@ -66,6 +72,10 @@ def _json_document_format(path: Path, first: bytes) -> tuple[str | None, str]:
                     return "tau2", ""
                 return None, _describe_keys(list(doc))
             if isinstance(doc, list):
+                native = [k for k in _NATIVE_KEYS
+                          if any(isinstance(x, dict) and k in x for x in doc)]
+                if native:
+                    return None, _NATIVE_ARRAY.format(key=native[0])
                 if not doc or (isinstance(doc[0], dict) and _TAU_BENCH_KEYS <= doc[0].keys()):
                     return "tau-bench", ""
                 what = (_describe_keys(list(doc[0]))
@@ -79,6 +89,10 @@ def _json_document_format(path: Path, first: bytes) -> tuple[str | None, str]:
                 re.search(_KEY.format(k), text) for k in _TAU2_RUN_KEYS):
             return "tau2", ""
         return None, f"{reason} without tau2-bench's 'info' and 'simulations'/'tasks' keys"
+    # only schema_version here: a big tau-bench list may hold "protocol" inside its trajectories
+    native = [k for k in ("schema_version",) if re.search(_KEY.format(k), text)]
+    if native:
+        return None, _NATIVE_ARRAY.format(key=native[0])
     if all(re.search(_KEY.format(k), text) for k in _TAU_BENCH_KEYS):
         return "tau-bench", ""
     return None, f"{reason} (an array) without tau-bench's task_id and reward keys"

@@ -355,3 +355,23 @@ def test_tau2_bad_run_seed_is_one_problem_under_its_own_name(tmp_path):
     path.write_text(json.dumps(run))
     problem, = validate_logs(path).problems  # not one "seed" problem per simulation
     assert (problem.line, problem.field, problem.received) == (None, "info.seed", "a string '300'")
+
+
+def test_noisefloor_records_saved_as_a_json_array_are_not_a_tau_bench_list(tmp_path):
+    # they carry task_id and reward like tau-bench entries, but the tau-bench reader would drop
+    # their seed, labels, infrastructure flag and coordination fields: refused with the remedy
+    src = Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "trials.jsonl"
+    records = [json.loads(line) for line in src.read_text().splitlines() if line.strip()]
+    path = tmp_path / "arr.json"
+    path.write_text(json.dumps(records))
+    report = validate_logs([path])
+    assert report.n_valid == 0 and len(report.problems) == 1
+    problem = report.problems[0]
+    assert problem.message == "not a recognised trial log"
+    assert "noisefloor trial records (it has 'schema_version')" in str(problem)
+    assert "one object per line (JSONL)" in str(problem)
+    # a paper-layout array (protocol, no schema_version) likewise
+    for r in records:
+        del r["schema_version"]
+    path.write_text(json.dumps(records))
+    assert "(it has 'protocol')" in str(validate_logs([path]).problems[0])
