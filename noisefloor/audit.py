@@ -408,6 +408,48 @@ def _log_row(ids: dict, trial: int, subset: str, c) -> dict:
             "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded)}
 
 
+def left_out_totals(contrasts: pd.DataFrame) -> dict[str, int]:
+    """Tasks left out of the pairing of :func:`log_contrasts` rows, each counted once.
+
+    Rows pooled over seeds (``seed == "pooled"``) repeat the per-seed counts, and a
+    ``coordination_active`` row repeats the ``all`` row of the same seed, trial and contrast
+    (its tasks are a subset), so only per-seed rows are summed, and a subset row only where no
+    ``all`` row covers it.
+
+    Parameters
+    ----------
+    contrasts : pandas.DataFrame
+        Output of :func:`log_contrasts` (columns ``seed, trial, subset, contrast, n_only_a,
+        n_only_b, n_excluded``, plus ``benchmark, model`` when logged).
+
+    Returns
+    -------
+    dict
+        ``{"n_only_a", "n_only_b", "n_excluded"}``: tasks present only in arm a, only in arm
+        b, and with an infrastructure error or no reward, summed over (benchmark, model, seed,
+        trial, contrast); a task left out at two trials counts at each. All 0 for no rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"seed": [1, 2, "pooled"], "trial": 1, "subset": "all",
+    ...                      "contrast": "a-b", "n_only_a": 0, "n_only_b": 0,
+    ...                      "n_excluded": [1, 1, 2]})
+    >>> left_out_totals(rows)
+    {'n_only_a': 0, 'n_only_b': 0, 'n_excluded': 2}
+    """
+    cols = ("n_only_a", "n_only_b", "n_excluded")
+    if contrasts.empty:
+        return {c: 0 for c in cols}
+    rows = contrasts[contrasts["seed"].astype(str) != POOLED]
+    key = [c for c in ("benchmark", "model", "seed", "trial", "contrast") if c in rows.columns]
+    if "subset" in rows.columns:
+        covered = set(map(tuple, rows.loc[rows["subset"] == "all", key].astype(str).to_numpy()))
+        own = [row_key not in covered for row_key in map(tuple, rows[key].astype(str).to_numpy())]
+        rows = rows[(rows["subset"] == "all").to_numpy() | pd.Series(own, index=rows.index)]
+    return {c: int(rows[c].sum()) for c in cols}
+
+
 def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
                     envelope: float | None = None) -> pd.DataFrame:
     """Place observed contrasts (e.g. :func:`log_contrasts`) against the floor, like claims.

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from noisefloor.audit import audit as run_audit
-from noisefloor.audit import log_contrasts, place_contrasts
+from noisefloor.audit import left_out_totals, log_contrasts, place_contrasts
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.cli.floor import (left_out_line, left_out_records,
@@ -97,6 +97,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             "noise_floor": nf.to_dict(),
             "other_contrasts": others if others is not None else [],
             "left_out": left_out_records(null),
+            "log_contrasts_left_out": left_out_totals(own) if own is not None else None,
             "skipped_reruns": skipped_records(null),
             "files": [str(p) for p in written],
         })
@@ -130,12 +131,12 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             if own["flag"].astype(bool).any():
                 click.echo("  * fewer than 6 informative pairs: the sign test cannot reach "
                            "p < 0.05 whatever the gap")
-            only = int(own["n_only_a"].sum() + own["n_only_b"].sum())
-            excluded = int(own["n_excluded"].sum())
+            left = left_out_totals(own)  # pooled rows repeat per-seed counts: each task once
+            only, excluded = left["n_only_a"] + left["n_only_b"], left["n_excluded"]
             if only or excluded:
                 click.echo(f"  left out: {only} task(s) present in one arm only, {excluded} with an "
-                           "infrastructure error or no reward, summed over these rows (per row "
-                           "under log_contrasts in --json)")
+                           "infrastructure error or no reward, each once per seed and trial (per "
+                           "row under log_contrasts in --json)")
     if others is not None:
         click.echo("\nOther contrasts in the count table (sign test; Bonferroni within seed, trial, subset)")
         echo_table(contrast_table(others))

@@ -92,7 +92,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, arm_a, arm_b,
                trial_indices, coordination_active, family_size, as_json) -> None:
-    from noisefloor.audit import log_contrasts
+    from noisefloor.audit import left_out_totals, log_contrasts
 
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     if not arm_a or not arm_b:
@@ -107,9 +107,11 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, a
     rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
                                            family_size=family_size).p_adjusted[0]
                             for p in rows["p_value"]]
+    left = left_out_totals(rows)  # pooled rows repeat the per-seed counts: each task once
     if as_json:
         emit_json({"logs": list(logs), "a": arm_a, "b": arm_b, "family_size": family_size,
-                   "contrasts": rows.drop(columns=["p_adjusted", "m"]).to_dict(orient="records")})
+                   "contrasts": rows.drop(columns=["p_adjusted", "m"]).to_dict(orient="records"),
+                   "left_out": left})
         return
     click.echo(f"{arm_a}-{arm_b} from {', '.join(logs)}: records paired by task and trial; "
                "wins = tasks where a succeeded and b failed")
@@ -120,8 +122,8 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, a
     echo_table(shown)
     for reason in sorted({r for r in rows["reason"] if r}):
         click.echo(f"note: {reason}")
-    only = int(rows["n_only_a"].sum() + rows["n_only_b"].sum())
-    excluded = int(rows["n_excluded"].sum())
+    only = left["n_only_a"] + left["n_only_b"]
+    excluded = left["n_excluded"]
     if only or excluded:
         click.echo(f"left out: {only} task(s) present in one arm only, {excluded} with an "
-                   "infrastructure error or no reward (per row in --json)")
+                   "infrastructure error or no reward, each once per seed and trial (per row in --json)")
