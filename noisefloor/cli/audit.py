@@ -135,8 +135,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
             only, excluded = left["n_only_a"] + left["n_only_b"], left["n_excluded"]
             if only or excluded:
                 click.echo(f"  left out: {only} task(s) present in one arm only, {excluded} with an "
-                           "infrastructure error or no reward, each once per seed and trial (per "
-                           "row under log_contrasts in --json)")
+                           "infrastructure error or no reward, each once per contrast, seed and "
+                           "trial (per row under log_contrasts in --json)")
     if others is not None:
         click.echo("\nOther contrasts in the count table (sign test; Bonferroni within seed, trial, subset)")
         echo_table(contrast_table(others))

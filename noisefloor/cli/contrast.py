@@ -126,4 +126,5 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, a
     excluded = left["n_excluded"]
     if only or excluded:
         click.echo(f"left out: {only} task(s) present in one arm only, {excluded} with an "
-                   "infrastructure error or no reward, each once per seed and trial (per row in --json)")
+                   "infrastructure error or no reward, each once per contrast, seed and trial (per "
+                   "row in --json)")
