@@ -145,7 +145,8 @@ class NoiseFloor:
         -------
         pandas.DataFrame
             One row per seed, in seed order: ``seed``, ``floor`` (bound of the clean
-            contrast(s) at that seed, the largest if several; NaN when none is clean),
+            contrast(s) at that seed, the largest if several; with ``basis == "null"`` the
+            largest bound of any null contrast, as for the floor itself; NaN when undefined),
             ``envelope`` (largest bound over the seed's null contrasts), ``null_gap_min``,
             ``null_gap_max`` (proportions) and ``n_informative`` (untied pairs at that seed).
 
@@ -162,10 +163,10 @@ class NoiseFloor:
         rows = []
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
             gaps = g["gap"] * g["contrast"].astype(str).map(lambda c: self.spread_sign.get(c, 1.0))
-            clean = g[g["clean"].astype(bool)]["bound"]
+            basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
                 "seed": seed,
-                "floor": float(clean.max()) if clean.notna().any() else math.nan,
+                "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
                 "null_gap_max": float(gaps.max()) if gaps.notna().any() else math.nan,
@@ -348,10 +349,13 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
             f"the floor rests on {n_floor} informative (untied) pair{'' if n_floor == 1 else 's'}, "
             f"fewer than {MIN_INFORMATIVE_PAIRS}: with so few the sign test cannot reach p < 0.05 "
             "and the bound reflects the pair count more than the run-to-run noise")
-    if not math.isnan(floor) and len(seed_rows) == 1:
-        cautions.append("the floor rests on a single null contrast at a single seed: no replicate "
-                        "shows how far it moves (the noise-floor paper's +18 pp gap was -3 pp at "
-                        "the next seed)")
+    basis_rows = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
+    if not math.isnan(floor) and len(basis_rows) == 1:
+        cautions.append("the floor rests on a single null contrast at a single seed"
+                        + (" (the only clean one)" if basis == "clean" and len(seed_rows) > 1
+                           else "")
+                        + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
+                        "gap was -3 pp at the next seed)")
     per_seed_floor = {}
     for seed, rows in seed_rows.groupby("seed", sort=True):
         chosen = rows[rows["clean"]] if basis == "clean" else rows

@@ -35,7 +35,15 @@ def count_noun(n: int, noun: str, plural: str | None = None) -> str:
 
 
 def _p(value: float) -> str:
-    return "n/a" if value is None or math.isnan(value) else f"{value:.3g}"
+    """A p-value for a table cell: ``"n/a"`` when undefined, ``"<1e-300"`` when a defined p
+    underflowed to 0.0 in floating point (an exact sign-test p is never 0), else 3 digits.
+
+    >>> _p(0.003933), _p(0.0), _p(float("nan"))
+    ('0.00393', '<1e-300', 'n/a')
+    """
+    if value is None or math.isnan(value):
+        return "n/a"
+    return "<1e-300" if value == 0.0 else f"{value:.3g}"
 
 
 def floor_table(nf: NoiseFloor) -> pd.DataFrame:

@@ -393,3 +393,17 @@ def test_spread_does_not_move_with_the_typed_orientation():
     typed = noise_floor(null_contrasts_from_counts(counts, clean=("intercept-no_coord",)))
     assert typed.null_gap_sd == pytest.approx(plain.null_gap_sd)
     assert (typed.null_gap_min, typed.null_gap_max) == (plain.null_gap_min, plain.null_gap_max)
+
+
+def test_per_seed_follows_the_basis_and_single_clean_contrast_is_cautioned():
+    # no clean contrast: the floor falls back to all null contrasts, and per_seed() agrees
+    t = _trials().drop(columns=["first_request_sha256"])
+    nf = noise_floor_from_trials(t)
+    assert nf.basis == "null"
+    assert nf.per_seed()["floor"].tolist() == pytest.approx(list(nf.per_seed_floor.values()))
+    # one clean contrast at one seed, beside A/A re-runs: still no replicate of the floor itself
+    t = _trials()
+    t.loc[t["trial"] == 1, "first_request_sha256"] = "f" * 64  # re-runs: requests differ
+    nf = noise_floor_from_trials(t)
+    assert nf.basis == "clean" and len(nf.to_frame()) > 1
+    assert "single null contrast at a single seed (the only clean one)" in nf.caution

@@ -147,8 +147,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     if bundled_note:
         click.echo(f"  note: {bundled_note[0].lower()}{bundled_note[1:]}")
     if nf.caution:
-        click.echo(f"  caution: provisional: the floor rests on "
-                   f"{count_noun(nf.n_informative_floor, 'informative pair')} (see above)")
+        click.echo("  caution: provisional: the floor is weakly supported (see its caution above)")
     echo_table(verdict_table(result).drop(columns=["flag"]))
     for v in result.verdicts:
         if v.flag:

@@ -61,7 +61,7 @@ def test_floor_on_one_informative_pair_says_so_in_text_and_json(run, mylog, tmp_
 def test_audit_on_a_weak_floor_cautions_text_report_and_json(run, mylog, tmp_path):
     out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
     assert "caution: the floor rests on 1 informative (untied) pair" in out
-    assert "caution: provisional: the floor rests on 1 informative pair" in out
+    assert "caution: provisional: the floor is weakly supported (see its caution above)" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "**Caution: the floor rests on 1 informative (untied) pair" in report
     doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))

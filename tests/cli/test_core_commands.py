@@ -279,3 +279,17 @@ def test_python_dash_m_runs_the_cli():
         out = subprocess.run([sys.executable, "-m", module, "contrast", "--wins", "27", "--losses",
                               "9", "--ties", "64"], capture_output=True, text=True, check=True)
         assert "gap        +18.0 pp" in out.stdout, (module, out.stdout, out.stderr)
+
+
+def test_underflowed_p_prints_as_below_1e_300_not_0(tmp_path, run):
+    base = {"schema_version": "1", "benchmark": "b", "model": "m", "termination_reason": "stop",
+            "infrastructure_error": False, "seed": 1}
+    lines = [{**base, "protocol": p, "task_id": f"T{i}", "trial": t,
+              "reward": (r if t == 1 else 1.0)}
+             for p, r in (("a", 1.0), ("b", 0.0)) for t in (0, 1) for i in range(1200)]
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = run("contrast", "--log", path, "--a", "a", "--b", "b").output
+    assert "<1e-300" in out
+    row = [line for line in out.splitlines() if "1200/0/0" in line][0]
+    assert not row.rstrip().endswith(" 0")
