@@ -27,7 +27,7 @@ PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
 _EXTRA_KEYS = (
     "comparison", "landis_koch", "expected_agreement", "se", "note", "se_null", "z", "p_value",
-    "category_order",
+    "null_reason", "category_order",
 )
 
 _ORDER_SOURCE = {
@@ -229,7 +229,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             f"{_fmt(rec['observed_agreement']):>7}  "
             f"{rec['landis_koch']:<15} {rec['comparison']}"
         )
-        for key, name in (("reason", "reason"), ("ci_reason", "no CI"), ("note", "note")):
+        for key, name in (("reason", "reason"), ("ci_reason", "no CI"), ("null_reason", "z(H0)"),
+                          ("note", "note")):
             if rec[key]:
                 click.echo(f"{'':<8} {name}: {rec[key]}")
         if res.category_order and not res.reason.startswith("not computed"):

@@ -42,6 +42,7 @@ from noisefloor.stats.fleiss_se import (
 __all__ = [
     "LANDIS_KOCH_BANDS",
     "MIN_BOOTSTRAP_ITEMS",
+    "RANDOLPH_NULL_REASON",
     "AgreementResult",
     "RawRatingsWarning",
     "cohen_kappa",
@@ -56,6 +57,13 @@ __all__ = [
 WEIGHTS = ("none", "linear", "quadratic")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 FLEISS_METHODS = ("fleiss", "randolph")
+
+#: ``null_reason`` of Randolph's kappa: the z-test of kappa = 0 is not computed for it.
+RANDOLPH_NULL_REASON = (
+    "no z-test: the null standard error of Fleiss, Nee and Landis (1979) is derived for Fleiss' "
+    "kappa, whose chance agreement comes from the observed marginals; Randolph's free-marginal "
+    "kappa fixes chance agreement at 1/k, so that SE does not apply"
+)
 
 #: Landis and Koch (1977), "The measurement of observer agreement for categorical data",
 #: Biometrics 33(1):159-174, p. 165: (lower, upper, label); lower bound exclusive except for 0.
@@ -155,7 +163,8 @@ class AgreementResult:
         Fleiss only: large-sample standard error of kappa **under H0: kappa = 0** (Fleiss, Nee
         and Landis 1979), for the z-test of chance agreement. It is not the standard error of
         kappa when raters agree, so it gives no confidence interval (``ci_low``/``ci_high``,
-        the bootstrap, is the interval). NaN for other metrics, Randolph's kappa included.
+        the bootstrap, is the interval). NaN for other metrics, Randolph's kappa included
+        (see ``null_reason``).
     z : float
         Fleiss only: ``value / se_null``; NaN otherwise.
     p_value : float
@@ -189,6 +198,11 @@ class AgreementResult:
         are fewer than :data:`MIN_BOOTSTRAP_ITEMS` items (every resample repeats the one item),
         when every resample gives the same value (a zero-width interval would claim a certainty
         the data do not have), or when the coefficient is undefined on every resample.
+    null_reason : str
+        Why ``se_null``, ``z`` and ``p_value`` are NaN although ``value`` is defined, for a
+        multirater kappa: for Randolph's kappa :data:`RANDOLPH_NULL_REASON` (the Fleiss, Nee
+        and Landis null SE is for Fleiss' kappa only). Empty otherwise (when ``value`` is
+        undefined, ``reason`` says why).
     """
 
     metric: str
@@ -220,6 +234,7 @@ class AgreementResult:
     per_category_null: tuple = ()
     category_order: str = ""
     ci_reason: str = ""
+    null_reason: str = ""
 
     @property
     def landis_koch(self) -> str:
@@ -802,6 +817,8 @@ def _fleiss_result(
     value = float(_sm_fleiss_kappa(counts, method=method))
     if test is not None:
         base.update(se_null=test.se_null, z=test.z, p_value=test.p_value)
+    else:
+        base.update(null_reason=RANDOLPH_NULL_REASON)
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
         result, counts.shape[0], n_boot, rng, lambda rows: _fleiss_value(counts[rows], method)
@@ -853,6 +870,8 @@ def fleiss_kappa_from_counts(
         ``se_null``, ``z``, ``p_value`` (and ``per_category_null``) hold the z-test of
         kappa = 0; see :func:`noisefloor.stats.fleiss_se.fleiss_null_test`. ``se_null`` is
         valid under H0 only and gives no interval; ``ci_low``/``ci_high`` (bootstrap) do.
+        For ``"randolph"`` they are NaN and ``null_reason`` says why (that SE is for Fleiss'
+        kappa, not the free-marginal one).
 
     Raises
     ------

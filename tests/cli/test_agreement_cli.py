@@ -368,3 +368,19 @@ def test_audit_out_names_the_path_the_same_way(tmp_path):
     res = CliRunner().invoke(audit, ["--out", str(target)])
     assert res.exit_code == 1 and "Traceback" not in res.output
     assert f"{target}: Not a directory (a file stands where a folder is needed)" in res.output
+
+
+def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
+    # review3 item 13: "z": null, "p_value": null came with "reason": "" and nothing else
+    p = _diagnoses_wide(tmp_path)
+    res = _run(p, "--metric", "fleiss", "--randolph", "--json", "--n-boot", "0")
+    assert res.exit_code == 0, res.output
+    (row,) = json.loads(res.output)
+    assert row["metric"] == "randolph" and row["reason"] == ""
+    assert row["z"] is None and row["p_value"] is None and row["se_null"] is None
+    assert "Fleiss, Nee and Landis" in row["null_reason"]
+    assert "free-marginal" in row["null_reason"]
+    text = _run(p, "--metric", "fleiss", "--randolph", "--n-boot", "0").output
+    assert "z(H0): no z-test: the null standard error of Fleiss, Nee and Landis" in text
+    fleiss = json.loads(_run(p, "--metric", "fleiss", "--json", "--n-boot", "0").output)[0]
+    assert fleiss["null_reason"] == ""

@@ -289,3 +289,21 @@ def test_z_has_the_sign_of_kappa(mk, alternative):
         assert se_j > 0
         if abs(kappa_j) > 1e-12:
             assert np.sign(z_j) == np.sign(kappa_j)
+
+
+def test_randolph_says_why_it_has_no_null_test():
+    # review3 item 13: se_null, z, p_value NaN for Randolph's kappa came with an empty reason
+    from noisefloor.stats.agreement import RANDOLPH_NULL_REASON
+
+    rand = fleiss_kappa_from_counts(_diagnoses_counts(), method="randolph", n_boot=0)
+    assert math.isfinite(rand.value) and rand.reason == ""  # the coefficient itself is defined
+    assert math.isnan(rand.p_value)
+    assert rand.null_reason == RANDOLPH_NULL_REASON
+    assert "Fleiss, Nee and Landis" in rand.null_reason and "Randolph" in rand.null_reason
+    assert rand.to_dict()["null_reason"] == RANDOLPH_NULL_REASON
+    assert rand.to_frame().loc[0, "null_reason"] == RANDOLPH_NULL_REASON
+    # the bootstrap keeps it; Fleiss' kappa has its test and no null_reason
+    booted = fleiss_kappa_from_counts(_diagnoses_counts(), method="randolph", n_boot=50, rng=1)
+    assert booted.null_reason == RANDOLPH_NULL_REASON
+    fleiss = fleiss_kappa_from_counts(_diagnoses_counts(), n_boot=0)
+    assert math.isfinite(fleiss.z) and fleiss.null_reason == ""
