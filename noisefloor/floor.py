@@ -480,10 +480,11 @@ def null_contrasts_from_counts(
     ValueError
         If no row is a null contrast, a ``clean`` label names none of them, a count lies
         outside [0, 2**63), or one pair of arms is given both ways (``a-b`` and ``b-a`` at the
-        same seed). The message names ``file:line`` when ``counts.attrs["source"]`` and a
+        same seed, trial and subset, on any row). The message names ``file:line`` when ``counts.attrs["source"]`` and a
         ``line`` column are present.
     """
     _check_counts_fit(counts)  # every row: the audit tests the other contrasts too
+    _check_no_reversed_twins(counts)  # every row too: a trial-1 pair given both ways double counts
     mask = counts["trial"].map(lambda t: int(t) == 0).astype(bool)  # Python ints: no overflow
     if "subset" in counts.columns:
         mask &= counts["subset"].astype(str) == "all"
@@ -492,7 +493,6 @@ def null_contrasts_from_counts(
     if rows.empty:
         raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
                          "contrast to build a floor from")
-    _check_no_reversed_twins(rows)
     present = set(rows["contrast"].astype(str))
     if clean is None:
         clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reversals(c) & present)
@@ -556,7 +556,7 @@ def _check_counts_fit(rows: pd.DataFrame) -> None:
 def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
     # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
     # side); keeping both would double the evidence and the Bonferroni family.
-    keys = [c for c in ("model", "benchmark") if c in rows.columns] + ["seed"]
+    keys = [c for c in ("model", "benchmark", "seed", "trial", "subset") if c in rows.columns]
     first: dict = {}
     labels = rows["contrast"].astype(str).tolist()
     key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
@@ -567,7 +567,8 @@ def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
         if twin is not None:
             raise ValueError(
                 f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
-                f"({_where(rows, twin)}) written the other way round for the same seed; give "
+                f"({_where(rows, twin)}) written the other way round for the same seed, trial "
+                "and subset; give "
                 "each pair of arms once (wins and losses swap with the order)")
 
 

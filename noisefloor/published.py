@@ -237,7 +237,9 @@ def read_paired_counts(path=None) -> pd.DataFrame:
         records.append(rec)
     if not records:
         raise TableError(display, None, None, "no data rows")
-    return pd.DataFrame(records)
+    frame = pd.DataFrame(records)
+    frame.attrs["source"] = str(display)  # later checks name file:line (with the line column)
+    return frame
 
 
 def read_claims(path=None) -> pd.DataFrame:

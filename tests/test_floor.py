@@ -407,3 +407,16 @@ def test_per_seed_follows_the_basis_and_single_clean_contrast_is_cautioned():
     nf = noise_floor_from_trials(t)
     assert nf.basis == "clean" and len(nf.to_frame()) > 1
     assert "single null contrast at a single seed (the only clean one)" in nf.caution
+
+
+def test_pair_given_both_ways_outside_trial_0_is_refused(tmp_path, shared_data):
+    # a trial-1 (coordination-active) pair given both ways would be counted twice by the audit's
+    # "other contrasts" and widen its Bonferroni family
+    src = (shared_data / "noise-floor-paper" / "paired_counts.csv").read_text().splitlines()
+    rows = [line for line in src if not line.startswith("#")]
+    rows.append("claude-haiku-4-5,tau2-retail,1,1,coordination_active,no_coord-pull,6,2,20")
+    path = tmp_path / "pc2.csv"
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=r"pc2\.csv:\d+: field 'contrast': 'no_coord-pull' is "
+                                         r"'pull-no_coord' .* same seed, trial and subset"):
+        null_contrasts_from_counts(read_paired_counts(path))
