@@ -87,7 +87,7 @@ def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
     sources = frame["source"].to_numpy()
     lines = frame["line"].to_numpy()
     for first, later in duplicate_rows(frame):
-        key = ", ".join(f"{k}={_plain(frame[k].iat[later])!r}" for k in KEY_FIELDS)
+        key = ", ".join(f"{k} {_plain(frame[k].iat[later])!r}" for k in KEY_FIELDS)
         problems.append(LogProblem(
             str(sources[later]), int(lines[later]), None,
             f"duplicate trial ({key}) first seen at {sources[first]}:{int(lines[first])}; "
@@ -248,7 +248,7 @@ def read_records(
             if repeats:
                 first, later = repeats[0]
                 pos = lines.index(later[1])
-                key = ", ".join(f"{k}={columns[k][pos]!r}" for k in KEY_FIELDS)
+                key = ", ".join(f"{k} {columns[k][pos]!r}" for k in KEY_FIELDS)
                 sink.add([_repeat_problem(first, later, key)])
             for pos in range(len(lines)):
                 yield TrialRecord.model_construct(**{name: columns[name][pos] for name in FIELDS})

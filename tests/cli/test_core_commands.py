@@ -293,3 +293,16 @@ def test_underflowed_p_prints_as_below_1e_300_not_0(tmp_path, run):
     assert "<1e-300" in out
     row = [line for line in out.splitlines() if "1200/0/0" in line][0]
     assert not row.rstrip().endswith(" 0")
+
+
+def test_values_from_a_file_are_not_rewritten_as_flags(tmp_path):
+    # the CLI turns Python keywords into option names; a duplicate trial's key values read from
+    # the file must not come out as if the user had typed --benchmark / --model
+    rec = {"schema_version": "1", "benchmark": "tau2/retail", "model": "m", "protocol": "p",
+           "seed": 300, "task_id": "1", "trial": 0, "reward": 1.0, "termination_reason": "x",
+           "infrastructure_error": False}
+    path = tmp_path / "dup.jsonl"
+    path.write_text((json.dumps(rec) + "\n") * 2)
+    r = CliRunner().invoke(cli, ["passk", str(path)])
+    assert r.exit_code == 1 and "duplicate trial" in r.output
+    assert "--benchmark" not in r.output and "benchmark 'tau2/retail'" in r.output

@@ -374,7 +374,7 @@ def test_duplicates_found_across_blocks_by_every_entry_point(tmp_path, monkeypat
     report = validate_logs(path)
     assert [(p.line, p.kind) for p in report.problems] == [(121, "duplicate_row")]
     assert f"first seen at {path}:6" in report.problems[0].message
-    with pytest.raises(LogValidationError, match=r"far\.jsonl:121: duplicate trial .*task_id='005'"
+    with pytest.raises(LogValidationError, match=r"far\.jsonl:121: duplicate trial .*task_id '005'"
                                                  r".* first seen at .*far\.jsonl:6"):
         list(read_records(path))
     assert str(load_error(path)).startswith(f"{path}:121: duplicate trial")
