@@ -77,15 +77,15 @@ def _decode(path: Path, display: str) -> str:
 
 def _split(line: str, no: int, lines, display: str) -> list[str]:
     """Parse one physical line as one CSV record; a quote left open is named at its line."""
-    if line.count('"') % 2:
-        closing = next((n for n, later in lines if n > no and later.count('"') % 2), None)
-        hint = (f"; a quote is closed on line {closing}, so a quoted field probably spans lines, "
-                "which these tables do not allow" if closing is not None else "")
-        raise TableError(display, no, None, "a quoted field is not closed on this line: an unclosed "
-                         f"quote is the likely cause{hint}")
     try:
         return next(csv.reader(io.StringIO(line), strict=True))
     except csv.Error as exc:
+        if "unexpected end of data" in str(exc):  # a field opened with a quote never closes
+            closing = next((n for n, later in lines if n > no and later.count('"') % 2), None)
+            hint = (f"; a quote is closed on line {closing}, so a quoted field probably spans "
+                    "lines, which these tables do not allow" if closing is not None else "")
+            raise TableError(display, no, None, "a quoted field is not closed on this line: an "
+                             f"unclosed quote is the likely cause{hint}") from None
         raise TableError(display, no, None, f"malformed CSV ({exc}); a quote inside a quoted "
                          'field is written twice ("")') from None
 

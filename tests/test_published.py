@@ -158,3 +158,11 @@ def test_an_empty_seed_says_empty(tmp_path):
     with pytest.raises(TableError, match="expected an integer, got an empty field") as info:
         read_paired_counts(p)
     assert info.value.field == "seed"
+
+
+def test_a_quote_inside_an_unquoted_field_is_legal_csv(tmp_path):
+    # RFC 4180 readers (Python's csv) take a quote inside an unquoted field literally
+    path = tmp_path / "claims.csv"
+    path.write_text('paper,benchmark,effect_high,unit\nX (2025),b 5" bench,3,pp\n')
+    claims = read_claims(path)
+    assert claims["benchmark"].tolist() == ['b 5" bench']
