@@ -464,8 +464,8 @@ def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
     Returns
     -------
     pandas.DataFrame
-        A copy with ``effect`` (``|gap|``: placed by its distance from zero, as a claim is), ``ratio``
-        (effect / floor), ``verdict`` (``below``, ``inside``, ``above``, or ``undefined``
+        A copy with ``effect`` (the gap, sign kept, as a claim's effect is), ``ratio``
+        (``|effect| / floor``: placed by its distance from zero, as a claim is), ``verdict`` (``below``, ``inside``, ``above``, or ``undefined``
         when the gap is NaN: no paired task) and ``flag`` (non-empty when the contrast has
         fewer than :data:`~noisefloor.floor.MIN_INFORMATIVE_PAIRS` untied pairs, so its sign
         test cannot reach p < 0.05 whatever its gap).
@@ -500,10 +500,10 @@ def place_contrasts(contrasts: pd.DataFrame, floor: NoiseFloor | float,
     if "gap" not in contrasts.columns:
         raise ValueError(f"contrasts lacks column 'gap'; columns are {list(contrasts.columns)}")
     out = contrasts.copy()
-    effect = out["gap"].astype(float).abs()
-    out["effect"] = effect
-    out["ratio"] = effect / f
-    out["verdict"] = ["undefined" if math.isnan(e) else place(e, f, env) for e in effect]
+    distance = out["gap"].astype(float).abs()
+    out["effect"] = out["gap"].astype(float)  # signed, as a claim's effect is
+    out["ratio"] = distance / f
+    out["verdict"] = ["undefined" if math.isnan(e) else place(e, f, env) for e in distance]
     if {"wins", "losses"} <= set(out.columns):
         k = (out["wins"] + out["losses"]).astype(int)
         out["flag"] = [f"only {n} informative pair{'' if n == 1 else 's'}: the sign test cannot "

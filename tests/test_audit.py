@@ -252,3 +252,13 @@ def test_log_contrast_pair_that_splits_two_ways_is_an_error():
                                          r"and as 'a-b' vs 'c'"):
         log_contrasts(t, pairs=["a-b-c"])
     assert len(log_contrasts(t, pairs=[("a-b", "c")])) >= 1
+
+
+def test_log_contrast_effect_keeps_its_sign_like_a_claim():
+    import pandas as pd
+
+    from noisefloor.audit import place_contrasts
+    placed = place_contrasts(pd.DataFrame({"gap": [-0.2, 0.05]}), 0.118, 0.153)
+    assert placed["effect"].tolist() == [-0.2, 0.05]
+    assert placed["ratio"].round(3).tolist() == [round(0.2 / 0.118, 3), round(0.05 / 0.118, 3)]
+    assert placed["verdict"].tolist() == ["above", "below"]
