@@ -162,7 +162,7 @@ class NoiseFloor:
         t = self.table[self.table["seed"].astype(str) != "pooled"]
         rows = []
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
-            gaps = g["gap"] * g["contrast"].astype(str).map(lambda c: self.spread_sign.get(c, 1.0))
+            gaps = _canonical_gaps(g, self.spread_sign)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
                 "seed": seed,
@@ -195,6 +195,11 @@ class NoiseFloor:
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
+
+
+def _canonical_gaps(rows: pd.DataFrame, spread_sign: dict) -> pd.Series:
+    """The rows' gaps in the builders' canonical orientation (see ``NoiseFloor.spread_sign``)."""
+    return rows["gap"] * rows["contrast"].astype(str).map(lambda c: spread_sign.get(c, 1.0))
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
@@ -339,8 +344,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
     seed_rows = table[table["seed"] != POOLED]
-    gaps = (seed_rows["gap"] * seed_rows["contrast"].astype(str).map(
-        lambda c: spread_sign.get(c, 1.0))).dropna().to_numpy(dtype=float)
+    gaps = _canonical_gaps(seed_rows, spread_sign).dropna().to_numpy(dtype=float)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
     cautions = []
