@@ -1,0 +1,191 @@
+"""Every terminal example in README.md and docs/*.md is executed and its output compared.
+
+A fenced code block whose first line starts with ``$ `` is a terminal session: each ``$ ``
+line is a command, and the lines up to the next ``$ `` line are its expected output (stdout
+and stderr together, as a terminal shows them). A line ``...`` (or ``...`` inside a line)
+matches anything, as doctest's ELLIPSIS option does; trailing white space is ignored.
+
+Commands run in a fresh folder per document, laid out as a clone is (``fixtures/``,
+``notebooks/`` and ``docs/`` of this repository, and ``../shared`` beside it), so the relative
+paths the examples use resolve as they do for a user. A block preceded by the comment
+``<!-- file: NAME -->`` is written to ``NAME`` in that folder before the sessions after it run
+(the small input files the examples talk about). A plain ``noisefloor ...`` command runs in
+process through click's test runner; anything with shell syntax (pipes, redirections, ``$?``)
+runs under bash with ``noisefloor`` on the PATH running this checkout.
+"""
+
+from __future__ import annotations
+
+import doctest
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+DOCS = sorted([REPO / "README.md", *(REPO / "docs").glob("*.md")])
+_FILE_COMMENT = re.compile(r"^<!--\s*file:\s*(\S+)\s*-->\s*$")
+_SHELL_SYNTAX = re.compile(r"[|<>;&$`()*?]")
+
+
+@dataclass
+class Command:
+    line: int
+    command: str
+    expected: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    line: int
+    file_name: str | None = None
+    content: str = ""
+    commands: list[Command] = field(default_factory=list)
+
+
+def parse_markdown(text: str) -> list[Block]:
+    """Split a Markdown text into file blocks and terminal sessions, in document order."""
+    blocks: list[Block] = []
+    lines = text.splitlines()
+    pending_file: str | None = None
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = _FILE_COMMENT.match(line.strip())
+        if match:
+            pending_file = match.group(1)
+            i += 1
+            continue
+        if line.startswith("```"):
+            fence = line[: len(line) - len(line.lstrip("`"))]
+            start = i
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith(fence):
+                body.append(lines[i])
+                i += 1
+            i += 1  # closing fence
+            if pending_file is not None:
+                blocks.append(Block(start + 1, file_name=pending_file,
+                                    content="\n".join(body) + "\n"))
+                pending_file = None
+            elif body and body[0].startswith("$ "):
+                block = Block(start + 1)
+                for offset, row in enumerate(body):
+                    if row.startswith("$ "):
+                        block.commands.append(Command(start + 2 + offset, row[2:]))
+                    else:
+                        block.commands[-1].expected.append(row)
+                blocks.append(block)
+            continue
+        if line.strip():
+            pending_file = None if not line.strip().startswith("<!--") else pending_file
+        i += 1
+    return blocks
+
+
+def _layout(tmp: Path) -> Path:
+    """A folder laid out like a clone with ``shared/`` beside it; returns the clone's root."""
+    root = tmp / "clone"
+    root.mkdir()
+    for name in ("fixtures", "notebooks", "docs", "benchmarks"):
+        if (REPO / name).exists():
+            (root / name).symlink_to(REPO / name)
+    if SHARED.exists():
+        (tmp / "shared").symlink_to(SHARED)
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    shim = bin_dir / "noisefloor"
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m noisefloor "$@"\n')
+    shim.chmod(0o755)
+    return root
+
+
+def _run_in_process(args: list[str]) -> tuple[str, int]:
+    from noisefloor.cli.main import cli
+
+    result = CliRunner().invoke(cli, args, prog_name="noisefloor", catch_exceptions=False)
+    return result.output, result.exit_code
+
+
+def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
+    env = dict(os.environ)
+    env["PATH"] = f"{cwd.parent / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env.pop("NOISEFLOOR_TRACEBACK", None)
+    proc = subprocess.run(["bash", "-c", f"(exit {last_status}); {command}"], cwd=cwd, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=300)
+    return proc.stdout, proc.returncode
+
+
+def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
+    """Run one example command; returns (output, exit status)."""
+    words = shlex.split(command, comments=True)
+    plain = words and words[0] == "noisefloor" and not _SHELL_SYNTAX.search(
+        command.split("#", 1)[0])
+    if plain:
+        return _run_in_process(words[1:])
+    return _run_shell(command, cwd, last_status)
+
+
+def _normalise(lines: list[str]) -> str:
+    rows = [row.rstrip() for row in lines]
+    while rows and not rows[-1]:
+        rows.pop()
+    return "\n".join(rows) + "\n"
+
+
+def _matches(expected: str, got: str) -> bool:
+    return doctest.OutputChecker().check_output(expected, got, doctest.ELLIPSIS)
+
+
+def test_parser_reads_sessions_and_files():
+    text = (
+        "intro\n<!-- file: a.csv -->\n```csv\nx,y\n1,2\n```\n\n"
+        "```\n$ noisefloor one\nout 1\n...\n$ echo $?\n0\n```\n"
+        "```python\nprint(1)\n```\n"
+    )
+    blocks = parse_markdown(text)
+    assert [b.file_name for b in blocks] == ["a.csv", None]
+    assert blocks[0].content == "x,y\n1,2\n"
+    assert [(c.command, c.expected) for c in blocks[1].commands] == [
+        ("noisefloor one", ["out 1", "..."]), ("echo $?", ["0"])]
+    assert _matches(_normalise(["out 1", "..."]), "out 1\nmore\nlines\n")
+    assert not _matches(_normalise(["out 2"]), "out 1\n")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
+def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    blocks = parse_markdown(doc.read_text(encoding="utf-8"))
+    sessions = [b for b in blocks if b.commands]
+    if not sessions:
+        pytest.skip(f"{doc.name} has no terminal example")
+    if not SHARED.exists():
+        pytest.fail("shared data not found: the examples read ../shared/data beside the clone")
+    root = _layout(tmp_path)
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("COLUMNS", "200")
+    failures: list[str] = []
+    status = 0
+    for block in blocks:
+        if block.file_name is not None:
+            target = root / block.file_name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.content, encoding="utf-8")
+            continue
+        for cmd in block.commands:
+            got, status = run_command(cmd.command, root, status)
+            want = _normalise(cmd.expected)
+            got_norm = _normalise(got.splitlines())
+            if not _matches(want, got_norm):
+                failures.append(f"{doc.relative_to(REPO)}:{cmd.line}: $ {cmd.command}\n"
+                                f"--- expected\n{want}--- got\n{got_norm}")
+    assert not failures, "\n\n".join(failures)
