@@ -1,30 +1,82 @@
 """Entry point of the ``noisefloor`` command: the top-level click group.
 
-Each command group lives in its own module of :mod:`noisefloor.cli` and is attached here.
+Each command group lives in its own module of :mod:`noisefloor.cli`, listed in :data:`COMMANDS`
+and imported when it runs.
 """
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
 from noisefloor import __version__
-from noisefloor.cli._common import clean_warnings, cli_message
+
+
+#: Every command: its name, the module and object that define it, and the summary that
+#: ``noisefloor --help`` shows. A command's module is imported only when that command runs (or
+#: its own ``--help`` is asked for), so ``noisefloor --help`` loads neither pandas nor scipy.
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "audit": ("noisefloor.cli.audit", "audit",
+              "Place claimed gains below, inside or above the noise floor."),
+    "floor": ("noisefloor.cli.floor", "floor",
+              "The noise floor of LOG files, from their null contrasts."),
+    "contrast": ("noisefloor.cli.contrast", "contrast",
+                 "Sign test, gap and Wilson-mapped CI of one contrast a-b."),
+    "passk": ("noisefloor.cli.passk", "passk", "pass^k of each configuration in LOG files (tau-bench)."),
+    "log": ("noisefloor.cli.log", "log", "Trial logs: the record schema and a strict validator."),
+    "agreement": ("noisefloor.cli.agreement", "agreement",
+                  "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha."),
+    "monitor": ("noisefloor.cli.monitor", "monitor",
+                "Runtime alarms over LOG files, against a --baseline."),
+    "store": ("noisefloor.cli.store", "store",
+              "The task-scoped negative-knowledge store (ET-MCP substrate)."),
+    "harness": ("noisefloor.cli.harness", "harness",
+                "The collaboration-tax task suite: list tasks, show one."),
+}
 
 
 class _Root(click.Group):
-    """The root group: error messages of every command name options, not Python keywords."""
+    """The root group: commands load lazily; error messages name options, not Python keywords."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMANDS) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in COMMANDS:
+            return None
+        module_name, attr, summary = COMMANDS[cmd_name]
+        command = getattr(importlib.import_module(module_name), attr)
+        if not command.short_help:
+            command.short_help = summary
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The summaries come from COMMANDS, so listing them imports no command module.
+        rows = [(name, COMMANDS[name][2] if name in COMMANDS and name not in self.commands
+                 else (self.commands[name].get_short_help_str(formatter.width - 6)))
+                for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except click.ClickException as exc:
             if not isinstance(exc, click.UsageError):
+                from noisefloor.cli._common import cli_message
+
                 exc.message = cli_message(exc.message, self._options(ctx))
             raise
 
     def _options(self, ctx: click.Context) -> set[str]:
         # The long options of the command that ran (of any subcommand, for a group).
-        command = self.commands.get(ctx.invoked_subcommand or "")
+        name = ctx.invoked_subcommand or ""
+        command = self.get_command(ctx, name) if name else None
         stack, options = [command] if command is not None else [], set()
         while stack:
             cmd = stack.pop()
@@ -39,43 +91,11 @@ class _Root(click.Group):
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Is a claimed multi-agent LLM gain real, or inside the run-to-run noise floor?"""
+    from noisefloor.cli._common import clean_warnings
+
     # Every command: library warnings as clean ``warning: ...`` lines on stderr, once each.
     ctx.with_resource(clean_warnings())
 
-
-def _attach() -> None:
-    # One line per command module; each module exposes the click object(s) it defines.
-    from noisefloor.cli import audit, contrast, floor, log, passk
-
-    cli.add_command(audit.audit)
-    cli.add_command(floor.floor)
-    cli.add_command(contrast.contrast)
-    cli.add_command(passk.passk)
-    cli.add_command(log.log)
-    from noisefloor.cli import agreement  # issue 3
-    cli.add_command(agreement.agreement)
-    from noisefloor.cli import monitor  # issue 5 (runtime alarms)
-    cli.add_command(monitor.monitor)
-    from noisefloor.cli import store  # issue 5 (store)
-    cli.add_command(store.store)
-    from noisefloor.cli import harness as harness_cli  # issue 4 (harness)
-    cli.add_command(harness_cli.harness)
-    # Summaries in ``noisefloor --help`` must fit (click cuts a long first sentence mid-way);
-    # commands defined elsewhere without a short_help get one here.
-    for name, summary in _SUMMARIES.items():
-        command = cli.commands.get(name)
-        if command is not None and not command.short_help:
-            command.short_help = summary
-
-
-_SUMMARIES = {
-    "audit": "Place claimed gains below, inside or above the noise floor.",
-    "floor": "The noise floor of LOG files, from their null contrasts.",
-    "contrast": "Sign test, gap and Wilson-mapped CI of one contrast a-b.",
-}
-
-
-_attach()
 
 if __name__ == "__main__":  # python -m noisefloor.cli.main
     cli(prog_name="noisefloor")

@@ -85,7 +85,7 @@ def test_bad_input_is_a_clean_error(tmp_path):
 
 def test_registered_in_top_level_group():
     main = pytest.importorskip("noisefloor.cli.main")  # skips if another command fails to import
-    assert main.cli.commands["agreement"] is agreement
+    assert main.cli.get_command(None, "agreement") is agreement
 
 
 def _diagnoses_wide(tmp_path: Path) -> Path:
