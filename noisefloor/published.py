@@ -180,8 +180,9 @@ def _int(value: str, display: str, line: int, field: str, minimum: int = 0) -> i
     if value == "":
         raise TableError(display, line, field, "expected an integer, got an empty field")
     if not _INTEGER.fullmatch(value):
-        raise TableError(display, line, field, f"expected an integer >= {minimum} written with "
-                         f"the digits 0-9 only (no '_' or other separators), got {value!r}")
+        what = "an integer" if minimum < 0 else f"an integer >= {minimum}"
+        raise TableError(display, line, field, f"expected {what} written with the digits 0-9 "
+                         f"only (no '_' or other separators), got {value!r}")
     number = int(value)
     if number < minimum:
         raise TableError(display, line, field, f"expected an integer >= {minimum}, got {number}")
