@@ -62,3 +62,23 @@ def test_naive_stamps_are_read_as_utc():
     with pytest.warns(NaiveTimestampWarning):
         out = order_trials(_frame(["2026-01-01T12:00:00", "2026-01-01T13:00:00+02:00"]))
     assert out["trial"].tolist() == [1, 0]
+
+
+def test_monitor_command_names_the_line_of_an_epoch_stamp(tmp_path):
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from noisefloor.cli.monitor import monitor
+
+    fixtures = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
+    records = [json.loads(line) for line in (fixtures / "monitored.jsonl").read_text().splitlines()]
+    for i, rec in enumerate(records):
+        rec["extra"]["timestamp"] = f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z"
+    records[3]["extra"]["timestamp"] = 1767225600
+    log = tmp_path / "run.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    res = CliRunner().invoke(monitor, [str(log), "--baseline", str(fixtures / "baseline.jsonl")])
+    assert res.exit_code == 1 and "internal error" not in res.output
+    assert f"{log}:4: extra.timestamp = 1767225600 is a number" in res.output
