@@ -246,7 +246,9 @@ def _warn_unequal_totals(records: list[dict], display: str) -> None:
                 f"trial {trial} (subset all) count different numbers of paired tasks "
                 f"(wins + losses + ties = {totals[first]} on line {first}; {'; '.join(odd)}); "
                 "they should compare one task set, so their signed gaps have different "
-                "denominators and the floor pools unlike rows. Kept as written; check the table",
+                + ("denominators and the floor pools unlike rows" if trial == 0 else
+                   "denominators and are not comparable row to row")
+                + ". Kept as written; check the table",
                 CountTotalsWarning, stacklevel=3)
 
 
