@@ -308,21 +308,139 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
+#: Most rows :func:`audit_forest` draws; the rest are left out of the picture (never out of
+#: the tables). A forest plot's height grows with its rows: 10,000 rows made a 4,000-inch
+#: figure that took minutes and gigabytes to render, and no reader can read it.
+MAX_FOREST_ROWS = 60
+
+
+class ForestRowsLeftOutWarning(UserWarning):
+    """:func:`audit_forest` drew only some rows (the figure's footnote says which).
+
+    Examples
+    --------
+    >>> issubclass(ForestRowsLeftOutWarning, UserWarning)
+    True
+    """
+
+
+def _farthest_from_zero(rows: pd.DataFrame) -> np.ndarray:
+    ends = rows[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
+    ends = np.where(np.isfinite(ends), np.abs(ends), np.where(np.isinf(ends), np.inf, -1.0))
+    return ends.max(axis=1)
+
+
+def cap_forest_rows(rows: pd.DataFrame, max_rows: int = MAX_FOREST_ROWS, *,
+                    section: str = "section") -> tuple[pd.DataFrame, dict[str, tuple[int, int]]]:
+    """Keep at most ``max_rows`` rows of a sectioned forest table, the most telling ones.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`audit_rows` (columns ``section, estimate, ci_low, ci_high``, ...).
+    max_rows : int, default MAX_FOREST_ROWS
+        Most rows kept (at least one per section).
+    section : str, default "section"
+        Column naming each row's section.
+
+    Returns
+    -------
+    kept : pandas.DataFrame
+        The rows kept, in their original order; a capped section's name says
+        ``"<section>: k of n drawn (farthest from 0)"``.
+    left_out : dict of str to (int, int)
+        For each capped section, ``(drawn, total)``; empty when nothing was left out.
+
+    Notes
+    -----
+    The budget is shared by water-filling: sections smaller than an equal share keep every
+    row, and the rest of the budget is split evenly among the larger ones. Within a capped
+    section the rows whose estimate or interval end lies farthest from zero are kept (for an
+    audit, the contrasts and claims that decide the floor, the envelope and the verdicts).
+
+    Examples
+    --------
+    >>> est = [0.1, 0.0, 0.3, -0.2, 0.05, 0.01]
+    >>> rows = pd.DataFrame({"section": ["pooled"] + ["per seed"] * 5, "estimate": est,
+    ...                      "ci_low": [e - 0.05 for e in est], "ci_high": [e + 0.05 for e in est]})
+    >>> kept, left_out = cap_forest_rows(rows, 3)
+    >>> kept["estimate"].tolist(), left_out
+    ([0.1, 0.3, -0.2], {'per seed': (2, 5)})
+    >>> kept["section"].tolist()[1]
+    'per seed: 2 of 5 drawn (farthest from 0)'
+    """
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)) or max_rows < 1:
+        raise ValueError(f"max_rows must be an integer >= 1, got {max_rows!r}")
+    if len(rows) <= max_rows:
+        return rows, {}
+    names = list(dict.fromkeys(rows[section]))
+    sizes = rows[section].value_counts().to_dict()
+    budget, quota, open_ = int(max_rows), {}, sorted(names, key=lambda n: sizes[n])
+    while open_:
+        share = max(1, budget // len(open_))
+        name = open_[0]
+        if sizes[name] <= share:
+            quota[name] = sizes[name]
+            budget -= sizes[name]
+            open_.pop(0)
+        else:  # every section left is larger than the share: split what is left evenly
+            extra = max(0, budget - share * len(open_))
+            for i, rest in enumerate(open_):
+                quota[rest] = share + (1 if i < extra else 0)
+            break
+    keep = np.zeros(len(rows), dtype=bool)
+    left_out: dict[str, tuple[int, int]] = {}
+    reach = _farthest_from_zero(rows)
+    labels = rows[section].to_numpy()
+    for name in names:
+        where = np.flatnonzero(labels == name)
+        if quota[name] >= where.size:
+            keep[where] = True
+            continue
+        best = where[np.argsort(-reach[where], kind="stable")[: quota[name]]]
+        keep[best] = True
+        left_out[name] = (int(quota[name]), int(where.size))
+    kept = rows.loc[keep].copy()
+    kept[section] = [f"{n}: {left_out[n][0]:,} of {left_out[n][1]:,} drawn (farthest from 0)"
+                     if n in left_out else n for n in kept[section]]
+    return kept, left_out
+
+
 def audit_forest(audit_result, noise_floor=None, *, title: str | None = None,
-                 log_contrasts=None) -> Figure:
+                 log_contrasts=None, max_rows: int = MAX_FOREST_ROWS) -> Figure:
     """Forest plot of an audit: null contrasts with their intervals, the floor and envelope
     shaded, a log's own contrasts (when given, see :func:`audit_rows`) and every claim placed
     and coloured by its verdict (percentage points).
 
     For claims the bracket is the claimed range (``n/a`` for a single number, an arrow for an
     upper bound only), not a confidence interval.
+
+    At most ``max_rows`` rows (default :data:`MAX_FOREST_ROWS`) are drawn, chosen by
+    :func:`cap_forest_rows`; a capped section's header says how many of its rows are drawn,
+    a footnote says what was left out of the picture, and a
+    :class:`ForestRowsLeftOutWarning` is raised. The tables and the report keep every row.
     """
     rows = audit_rows(audit_result, noise_floor, log_contrasts)
+    total = len(rows)
+    rows, left_out = cap_forest_rows(rows, max_rows)
     f, env = audit_result.floor, audit_result.envelope
     bands = [(-f, f, f"noise floor ±{f * 100:.1f} pp", "#2458a6"),
              (f, env, f"envelope to {env * 100:.1f} pp", "#d98c00"),
              (-env, -f, "_nolegend_", "#d98c00")]
-    return forest_plot(rows, label="label", annotation="note", group="section", color="color",
-                       bands=bands, markers=[(f"claim {v}", c) for v, c in VERDICT_COLORS.items()],
-                       scale=100.0, xlabel="gap / claimed effect (percentage points)",
-                       title=title or "Claims against the noise floor")
+    fig = forest_plot(rows, label="label", annotation="note", group="section", color="color",
+                      bands=bands, markers=[(f"claim {v}", c) for v, c in VERDICT_COLORS.items()],
+                      scale=100.0, xlabel="gap / claimed effect (percentage points)",
+                      title=title or "Claims against the noise floor")
+    if left_out:
+        parts = "; ".join(f"{n}: {total_n - drawn:,} of {total_n:,}"
+                          for n, (drawn, total_n) in left_out.items())
+        note = (f"Left out of the picture: {total - len(rows):,} of {total:,} rows ({parts}); "
+                "the rows farthest from 0 are drawn. Every row is in the tables and the report.")
+        fig.text(0.02, 0.08 / fig.get_figheight(), note, ha="left", va="bottom", fontsize=8,
+                 style="italic", wrap=True)
+        import warnings
+
+        warnings.warn(f"forest plot: drew {len(rows):,} of {total:,} rows ({parts} left out; "
+                      "the rows farthest from 0 are drawn); the tables and the report keep "
+                      "every row", ForestRowsLeftOutWarning, stacklevel=2)
+    return fig

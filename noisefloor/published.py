@@ -2,8 +2,12 @@
 
 These are the inputs of the audit when no per-trial log exists: a paper's W/L/T counts per
 contrast and seed, and a list of headline deltas. Bad input raises :class:`TableError` naming
-the file, the line and the field. Lines starting with ``#`` are comments (the bundled tables
-name their source there).
+the file, the line and the field.
+
+These tables have no comment syntax: every non-blank line of a user's file is the header or a
+data row (a paper named ``#1 Agents`` is a paper, never a comment), so no row is ever dropped
+without a word. Only the bundled tables open with a block of ``#`` lines naming their source;
+that block is read as provenance by the bundled reader alone.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+import re
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -27,6 +33,7 @@ COUNT_COLUMNS = {
     "wins": ("wins",),
     "losses": ("losses",),
     "ties": ("ties",),
+    "n": ("n",),
 }
 #: Accepted column names of a claims table.
 CLAIM_COLUMNS = {
@@ -46,6 +53,28 @@ BUNDLED_CLAIMS_SOURCE = ("bundled: the ten published claims listed by Kaliyev & 
 BUNDLED_COUNTS_SOURCE = "bundled figures of Kaliyev & Maryanskyy (2026), tau2-bench retail"
 #: Units whose effects are already proportions (0..1); every other unit is read on a 0-100 scale.
 PROPORTION_UNITS = ("proportion", "fraction")
+
+
+#: An integer cell: optional sign, then ASCII digits only (``int()`` alone would also take
+#: ``2_1`` as 21, ``\u0662`` as 2 and surrounding spaces).
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+class CountTotalsWarning(UserWarning):
+    """Rows of one seed, trial and ``all`` subset of a paired-count table count different tasks.
+
+    Every contrast of one seed and trial on the ``all`` subset compares the same task set, so
+    its ``wins + losses + ties`` should be equal on every row. When it is not, the rows are kept
+    as written (the table may have dropped infrastructure errors per contrast) but the signed
+    gaps of those rows have different denominators, which moves the floor; the warning names
+    the lines and their totals. The ``coordination_active`` subset (and any subset other than
+    ``all``) is per contrast by construction and is not compared.
+
+    Examples
+    --------
+    >>> issubclass(CountTotalsWarning, UserWarning)
+    True
+    """
 
 
 class TableError(ValueError):
@@ -90,16 +119,21 @@ def _split(line: str, no: int, lines, display: str) -> list[str]:
                          'field is written twice ("")') from None
 
 
-def _read_rows(source, display: str):
-    """Yield (line_number, header, row) for each data row, skipping comments and blank lines.
+def _read_rows(source, display: str, *, provenance: bool = False):
+    """Yield (line_number, header, row) for each data row, skipping only blank lines.
+
+    ``provenance=True`` (the bundled tables only) skips the block of ``#`` lines before the
+    header; a user's table has no comment syntax, so a ``#`` line there is the header or data.
 
     One physical line is one record: a quoted field may hold commas but not a line break (a
     record spanning lines is an error naming the line where it starts). A column name given
     twice in the header is an error (one of the two columns would be dropped).
     """
     text = _decode(source, display) if isinstance(source, Path) else source
-    lines = [(i + 1, line) for i, line in enumerate(text.splitlines())
-             if line.strip() and not line.lstrip().startswith("#")]
+    lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
+    if provenance:
+        while lines and lines[0][1].lstrip().startswith("#"):
+            lines.pop(0)
     if not lines:
         raise TableError(display, None, None, "no header row: the file is empty")
     header_no, header_line = lines[0]
@@ -133,27 +167,39 @@ def _resolve(header, spec, required, display, header_no):
             mapping[canon] = present[0]
     missing = [c for c in required if c not in mapping]
     if missing:
+        hint = ("; a line starting with '#' is not a comment in these tables (they have no "
+                "comment syntax), so it was read as the header"
+                if header and header[0].startswith("#") else "")
         raise TableError(display, header_no, missing[0],
                          f"missing column; expected columns {', '.join(required)} (found "
-                         f"{', '.join(header)})")
+                         f"{', '.join(header)}){hint}")
     return mapping
 
 
 def _int(value: str, display: str, line: int, field: str, minimum: int = 0) -> int:
     if value == "":
         raise TableError(display, line, field, "expected an integer, got an empty field")
-    try:
-        number = int(value)
-    except ValueError:
-        raise TableError(display, line, field, f"expected an integer >= {minimum}, got {value!r}") from None
+    if not _INTEGER.fullmatch(value):
+        what = "an integer" if minimum < 0 else f"an integer >= {minimum}"
+        raise TableError(display, line, field, f"expected {what} written with the digits 0-9 "
+                         f"only (no '_' or other separators), got {value!r}")
+    number = int(value)
     if number < minimum:
         raise TableError(display, line, field, f"expected an integer >= {minimum}, got {number}")
     return number
 
 
+#: A number cell: decimal digits with an optional point and exponent (``float()`` alone would
+#: also take ``2_1`` as 21.0); ``inf``/``nan`` pass here to be refused as not finite below.
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity|nan)")
+
+
 def _float(value: str, display: str, line: int, field: str) -> float:
     if value == "":
         return math.nan
+    if not _NUMBER.fullmatch(value):
+        raise TableError(display, line, field, "expected a number in percentage points written "
+                         f"with the digits 0-9 and '.' only (no '_' or other separators), got {value!r}")
     try:
         number = float(value)
     except ValueError:
@@ -171,6 +217,8 @@ def _open_table(path, bundled: str, spec: dict, required: tuple):
     if path is None:
         source = resources.files("noisefloor.data").joinpath(bundled).read_text(encoding="utf-8")
         display = f"<bundled {bundled}>"
+        header_no, header, rows = _read_rows(source, display, provenance=True)
+        return display, rows, _resolve(header, spec, required, display, header_no)
     else:
         source = Path(path)
         if not source.is_file():
@@ -180,6 +228,30 @@ def _open_table(path, bundled: str, spec: dict, required: tuple):
     return display, rows, _resolve(header, spec, required, display, header_no)
 
 
+def _warn_unequal_totals(records: list[dict], display: str) -> None:
+    """Warn (:class:`CountTotalsWarning`) once per seed and trial whose ``all`` rows differ in n."""
+    groups: dict[tuple, list[dict]] = {}
+    for rec in records:
+        if rec["subset"] == "all":
+            key = (rec["model"], rec["benchmark"], rec["seed"], rec["trial"])
+            groups.setdefault(key, []).append(rec)
+    for (model, benchmark, seed, trial), recs in groups.items():
+        totals = {r["line"]: r["wins"] + r["losses"] + r["ties"] for r in recs}
+        if len(set(totals.values())) > 1:
+            first = recs[0]["line"]
+            odd = [f"line {line}: {n}" for line, n in totals.items() if n != totals[first]]
+            what = " ".join(x for x in (model, benchmark) if x)
+            warnings.warn(
+                f"{display}:{first}: the contrasts of {what + ' ' if what else ''}seed {seed}, "
+                f"trial {trial} (subset all) count different numbers of paired tasks "
+                f"(wins + losses + ties = {totals[first]} on line {first}; {'; '.join(odd)}); "
+                "they should compare one task set, so their signed gaps have different "
+                + ("denominators and the floor pools unlike rows" if trial == 0 else
+                   "denominators and are not comparable row to row")
+                + ". Kept as written; check the table",
+                CountTotalsWarning, stacklevel=3)
+
+
 def read_paired_counts(path=None) -> pd.DataFrame:
     """Read a paired-count table (CSV).
 
@@ -187,8 +259,10 @@ def read_paired_counts(path=None) -> pd.DataFrame:
     ----------
     path : str or Path, optional
         CSV with columns ``seed, trial, contrast, wins, losses, ties`` and optionally
-        ``model, benchmark`` (or ``domain``), ``subset`` (default ``"all"``). Without a path the
-        bundled table of the noise-floor paper is read.
+        ``model, benchmark`` (or ``domain``), ``subset`` (default ``"all"``), ``n`` (paired
+        tasks, ties included; checked against ``wins + losses + ties``, not kept). Without a
+        path the bundled table of the noise-floor paper is read. There is no comment syntax:
+        every non-blank line is the header or a data row.
 
     Returns
     -------
@@ -204,8 +278,19 @@ def read_paired_counts(path=None) -> pd.DataFrame:
         names, e.g. ``benchmark`` and ``domain``), a file that is not UTF-8 (line and column of
         the first bad byte), a quote left open on a line (a quoted field may not span lines; the
         error names the line where the record starts), a wrong number of fields, a non-integer
-        or negative count, a contrast not written ``a-b``, or a duplicate (model, benchmark,
-        seed, trial, subset, contrast), naming file, line and field.
+        or negative count (or one not written with the digits 0-9 alone: ``2_1`` is refused,
+        not read as 21), an ``n`` that differs from ``wins + losses + ties`` on its row, a
+        contrast not written ``a-b``, or a duplicate (model, benchmark, seed, trial, subset,
+        contrast), naming file, line and field.
+
+    Warns
+    -----
+    CountTotalsWarning
+        When rows of one model, benchmark, seed and trial on the ``all`` subset have different
+        ``wins + losses + ties`` (they should compare one task set; the rows are kept). A
+        warning rather than an error because a paper may have dropped different infrastructure
+        errors per contrast; the audit still computes, and the warning says its floor pools
+        rows with different denominators.
 
     Examples
     --------
@@ -228,6 +313,13 @@ def read_paired_counts(path=None) -> pd.DataFrame:
             raise TableError(display, no, "contrast", f"expected 'a-b', got {rec['contrast']!r}")
         for f in ("wins", "losses", "ties"):
             rec[f] = _int(row[cols[f]], display, no, f)
+        if "n" in cols:
+            n = _int(row[cols["n"]], display, no, "n")
+            if n != rec["wins"] + rec["losses"] + rec["ties"]:
+                raise TableError(display, no, "n", f"n = {n} but wins + losses + ties = "
+                                 f"{rec['wins']} + {rec['losses']} + {rec['ties']} = "
+                                 f"{rec['wins'] + rec['losses'] + rec['ties']}; the row "
+                                 "contradicts itself (n counts every paired task, ties included)")
         key = tuple(rec[k] for k in ("model", "benchmark", "seed", "trial", "subset", "contrast"))
         if key in seen:
             raise TableError(display, no, "contrast", f"duplicate row: same model, benchmark, seed, "
@@ -237,6 +329,7 @@ def read_paired_counts(path=None) -> pd.DataFrame:
         records.append(rec)
     if not records:
         raise TableError(display, None, None, "no data rows")
+    _warn_unequal_totals(records, display)
     frame = pd.DataFrame(records)
     frame.attrs["source"] = str(display)  # later checks name file:line (with the line column)
     return frame

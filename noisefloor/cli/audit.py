@@ -8,7 +8,7 @@ import click
 
 from noisefloor.audit import audit as run_audit
 from noisefloor.audit import left_out_totals, log_contrasts, place_contrasts
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import clean_warnings, echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
 from noisefloor.cli.floor import (left_out_line, left_out_records,
                                   null_contrasts_from_trials_quietly, skipped_line,
@@ -38,8 +38,12 @@ from noisefloor.stats.paired import sign_test_table
 @click.option("--out", type=click.Path(file_okay=False), default="noisefloor-report",
               show_default=True, help="Directory for forest.png, forest.svg and report.md.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.option("--no-plot", "no_plot", is_flag=True,
+              help="Write no forest plot (report.md only). The plot draws at most 60 rows, those "
+                   "farthest from 0, and says what it left out.")
 @handle_errors
-def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol, claims, clean, out, as_json) -> None:
+def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol, claims, clean, out, as_json,
+          no_plot=False) -> None:
     """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
 
     Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
@@ -78,12 +82,18 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         own = place_contrasts(own, nf)
 
     out_dir = Path(out)
-    written = save_figure(audit_forest(result, nf, log_contrasts=own), out_dir, "forest")
+    if no_plot:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        written = []
+    else:
+        with clean_warnings():  # a capped plot says on stderr what it left out
+            written = save_figure(audit_forest(result, nf, log_contrasts=own), out_dir, "forest")
     bundled_note = ("These are other papers' claims on their own benchmarks, placed against the "
                     "floor of your log; give --claims CSV to place your own."
                     if logs and not claims else "")
     report = audit_report(result, nf, source=source, claims_source=claims_source,
-                          claims_note=bundled_note, others=others, log_contrasts=own)
+                          claims_note=bundled_note, others=others, log_contrasts=own,
+                          **({"figure": None} if no_plot else {}))
     (out_dir / "report.md").write_text(report, encoding="utf-8")
     written.append(out_dir / "report.md")
 

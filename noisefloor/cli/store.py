@@ -14,11 +14,13 @@ from noisefloor.cli._common import handle_errors
 def _open_store(db: Path):
     """Open the store at ``db``; a file that is not an SQLite database, or an SQLite database that
     is not a noisefloor store (left unchanged), is a one-line error."""
-    from noisefloor.store import SQLiteEventStore
+    from noisefloor.store import SQLiteEventStore, StoreError
 
     try:
         return SQLiteEventStore(db)
-    except sqlite3.DatabaseError as exc:  # "file is not a database", a locked/corrupt file
+    except StoreError as exc:  # not a database, damaged, read-only, locked: names file and cause
+        raise click.ClickException(str(exc)) from None
+    except sqlite3.DatabaseError as exc:  # any other SQLite refusal
         raise click.ClickException(
             f"{db}: cannot open it as a noisefloor store (expected an SQLite database written "
             f"by noisefloor; SQLite says: {exc})") from None

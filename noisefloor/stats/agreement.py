@@ -32,6 +32,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
+from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.fleiss_se import (
     ALTERNATIVES,
     RawRatingsWarning,
@@ -441,12 +442,13 @@ def _percentile_ci(boot: np.ndarray, confidence: float) -> tuple[float, float, i
 
 
 def _bootstrap(
-    n_items: int, n_boot: int, rng: np.random.Generator, statistic: Any
+    n_items: int, n_boot: int, rng: np.random.Generator, statistic: _boot.Resampler
 ) -> np.ndarray:
-    out = np.empty(n_boot)
-    for b in range(n_boot):
-        out[b] = statistic(rng.integers(0, n_items, n_items))
-    return out
+    """The coefficient on ``n_boot`` resamples of the items (vectorised, see
+    :mod:`noisefloor.stats.agreement_bootstrap`)."""
+    if statistic.inverse.size != n_items:  # pragma: no cover - a wiring bug, not user input
+        raise RuntimeError(f"resampler holds {statistic.inverse.size} items, expected {n_items}")
+    return _boot.bootstrap(statistic, n_boot, rng)
 
 
 # ----------------------------------------------------------------------------- Cohen
@@ -695,7 +697,7 @@ def cohen_kappa(
     result = _cohen_result(table_of(np.arange(len(a))), weights, cats, confidence, n_raters=2)
     result = replace(result, category_order=order)
     return _with_bootstrap(
-        result, len(a), n_boot, rng, lambda rows: _cohen_value(table_of(rows), weights)
+        result, len(a), n_boot, rng, _boot.cohen_resampler(ia, ib, k, _weight_matrix(k, weights))
     )
 
 
@@ -821,7 +823,7 @@ def _fleiss_result(
         base.update(null_reason=RANDOLPH_NULL_REASON)
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
-        result, counts.shape[0], n_boot, rng, lambda rows: _fleiss_value(counts[rows], method)
+        result, counts.shape[0], n_boot, rng, _boot.fleiss_resampler(counts, method)
     )
 
 
@@ -1187,4 +1189,6 @@ def krippendorff_alpha(
             base,
         )
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
-    return _with_bootstrap(result, arr.shape[0], n_boot, rng, alpha_of)
+    resampler = (_boot.krippendorff_resampler(values, level) if n_boot else None) or (
+        _boot.loop_resampler(arr.shape[0], alpha_of))
+    return _with_bootstrap(result, arr.shape[0], n_boot, rng, resampler)

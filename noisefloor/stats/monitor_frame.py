@@ -9,6 +9,8 @@ every alarm is mapped back to the record (file and line) that raised it. No I/O 
 
 from __future__ import annotations
 
+import datetime as _dt
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -34,6 +36,7 @@ __all__ = [
     "COORDINATION_KEYS_FIELD",
     "TIMESTAMP_FIELD",
     "MonitorReport",
+    "NaiveTimestampWarning",
     "PassKRounds",
     "coordination_active_passk_rounds",
     "monitor_trials",
@@ -84,7 +87,10 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
     -------
     pandas.DataFrame
         The same rows (labels kept). If *every* record has ``extra[time_field]``, rows are sorted
-        by it (stable: equal stamps keep file order; stamps without a zone are read as UTC).
+        by it (stable: equal stamps keep file order). A stamp is an ISO 8601 string
+        (``datetime.fromisoformat``: ``2026-01-01T12:00:00Z``, ``...+02:00``, a date alone is
+        midnight); a stamp without a UTC offset is read as UTC, and a
+        :class:`NaiveTimestampWarning` says how many were.
         If *no* record has one, the frame order is kept: the order of the files as given, then
         line order within each file, which is what ``load_trials`` returns.
 
@@ -92,7 +98,14 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
     ------
     ValueError
         If only some records carry a time stamp (the first one without it is named), or a
-        time stamp cannot be parsed (its file and line are named).
+        time stamp is not an ISO 8601 string: a number (epoch seconds would otherwise be read
+        as nanoseconds), a word such as ``"now"``, a malformed date (its file, line and field
+        are named).
+
+    Warns
+    -----
+    NaiveTimestampWarning
+        When some stamps carry no UTC offset (read as UTC).
 
     Examples
     --------
@@ -113,18 +126,53 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
             f"{_where(frame, label)}: extra.{time_field} is missing, but other records carry one; "
             "time order needs it on every record or on none (then file order is used)"
         )
-    stamps = []
+    stamps, naive = [], []
     for label, extra in frame["extra"].items():
-        try:
-            ts = pd.Timestamp(extra[time_field])
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                f"{_where(frame, label)}: extra.{time_field} = {extra[time_field]!r} is not an "
-                f"ISO 8601 time stamp ({exc})"
-            ) from None
-        stamps.append(ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC"))
-    order = np.argsort(np.asarray([t.value for t in stamps], dtype=np.int64), kind="stable")
+        stamp, is_naive = _parse_stamp(extra[time_field], f"{_where(frame, label)}: extra.{time_field}")
+        stamps.append(stamp)
+        if is_naive:
+            naive.append(label)
+    if naive:
+        warnings.warn(
+            f"{len(naive)} of {len(stamps)} records carry extra.{time_field} without a UTC offset "
+            f"(first: {_where(frame, naive[0])}); they are read as UTC. Write the offset "
+            "(2026-01-01T12:00:00Z or +02:00) if they were local times",
+            NaiveTimestampWarning, stacklevel=2)
+    order = np.argsort(np.asarray(stamps, dtype=np.int64), kind="stable")
     return frame.iloc[order]
+
+
+class NaiveTimestampWarning(UserWarning):
+    """Time stamps without a UTC offset were read as UTC (see :func:`order_trials`).
+
+    Examples
+    --------
+    >>> issubclass(NaiveTimestampWarning, UserWarning)
+    True
+    """
+
+
+def _parse_stamp(value: Any, where: str) -> tuple[int, bool]:
+    """``(nanoseconds since the epoch in UTC, had no offset)`` of one ISO 8601 string.
+
+    Only strings are time stamps: a number (epoch seconds? milliseconds?) is ambiguous and is
+    refused, and so are words such as ``"now"`` that a general parser would accept.
+    """
+    if not isinstance(value, str):
+        kind = "a number" if isinstance(value, (int, float)) and not isinstance(value, bool) else type(value).__name__
+        raise ValueError(
+            f"{where} = {value!r:.60} is {kind}, not an ISO 8601 string; epoch numbers are not "
+            "read (seconds and nanoseconds cannot be told apart): write e.g. "
+            "'2026-01-01T12:00:00Z'")
+    try:
+        parsed = _dt.datetime.fromisoformat(value.strip().replace("z", "Z"))
+    except ValueError:
+        raise ValueError(
+            f"{where} = {value!r:.60} is not an ISO 8601 time stamp (expected e.g. "
+            "'2026-01-01T12:00:00Z' or '2026-01-01T14:00:00+02:00')") from None
+    is_naive = parsed.tzinfo is None
+    aware = parsed.replace(tzinfo=_dt.UTC) if is_naive else parsed.astimezone(_dt.UTC)
+    return pd.Timestamp(aware).value, is_naive
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@
 * :mod:`noisefloor.store.mcp_server`: the MCP server (``noisefloor store serve``).
 """
 
-from noisefloor.store.base import EventStore, ScopeViolation, StoredEvent, TaskView
+from noisefloor.store.base import EventStore, ScopeViolation, StoreError, StoredEvent, TaskView
 from noisefloor.store.events import (
     EVENT_SCHEMA_VERSION,
     Condition,
@@ -28,6 +28,7 @@ __all__ = [
     "FailedTrialAction",
     "SQLiteEventStore",
     "ScopeViolation",
+    "StoreError",
     "StoredEvent",
     "TaskView",
     "call_fingerprint",

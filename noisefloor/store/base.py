@@ -14,16 +14,29 @@ every filter a caller passes, lives here so all backends enforce the same guaran
 from __future__ import annotations
 
 import abc
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from noisefloor.store.events import FailedPredicate, FailedTrialAction, parse_event
 
-__all__ = ["MAX_QUERY_LIMIT", "EventStore", "ScopeViolation", "StoredEvent", "TaskView"]
+__all__ = [
+    "MAX_EVENT_ID",
+    "MAX_QUERY_LIMIT",
+    "EventStore",
+    "ScopeViolation",
+    "StoreError",
+    "StoredEvent",
+    "TaskView",
+]
 
 #: Largest number of events one query returns.
 MAX_QUERY_LIMIT = 100_000
+
+#: Largest event id a store assigns (a signed 64-bit integer, SQLite's INTEGER PRIMARY KEY),
+#: hence the largest ``after_id`` a query accepts.
+MAX_EVENT_ID = 2**63 - 1
 
 _EVENT_TYPES = ("failed_trial_action", "failed_predicate")
 
@@ -40,6 +53,34 @@ class ScopeViolation(RuntimeError):
     >>> issubclass(ScopeViolation, RuntimeError)
     True
     """
+
+
+class StoreError(OSError, sqlite3.DatabaseError):
+    """The store's file cannot be read or written: damaged, read-only, locked, full.
+
+    The message names the file and the cause in words (what SQLite said is kept in brackets
+    and as ``__cause__``). A subclass of :class:`OSError` (it is a storage failure, and
+    command-line tools report OSErrors as one line) and of :class:`sqlite3.DatabaseError`
+    (code that caught SQLite's own error keeps working).
+
+    Attributes
+    ----------
+    path : str
+        The store file.
+    reason : {"read_only", "damaged", "locked", "full", "not_a_database", "other"}
+        The cause, for programs.
+
+    Examples
+    --------
+    >>> from noisefloor.store import StoreError
+    >>> err = StoreError("events.db", "read_only", "cannot write: the file is read-only")
+    >>> str(err), err.reason, isinstance(err, OSError)
+    ('events.db: cannot write: the file is read-only', 'read_only', True)
+    """
+
+    def __init__(self, path: str, reason: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path, self.reason = path, reason
 
 
 @dataclass(frozen=True)
@@ -276,7 +317,7 @@ class EventStore(abc.ABC):
         tool_name, key : str or None
             Exact tool name / coordination key (see :func:`noisefloor.store.canonical_key`).
         after_id : int, default 0
-            Only events with a larger id (for incremental reads).
+            Only events with a larger id (for incremental reads); 0 .. 2**63 - 1.
         limit : int or None
             At most this many events (1 .. 100000); ``None`` = 100000.
         newest_first : bool, default False
@@ -316,8 +357,8 @@ class EventStore(abc.ABC):
             raise ValueError(f"event_type must be one of {_EVENT_TYPES} or None, got {event_type!r:.80}")
         tool_name = _check_str(tool_name, "tool_name")
         key = _check_str(key, "key")
-        if isinstance(after_id, bool) or not isinstance(after_id, int) or after_id < 0:
-            raise ValueError(f"after_id must be an int >= 0, got {after_id!r:.80}")
+        if isinstance(after_id, bool) or not isinstance(after_id, int) or not 0 <= after_id <= MAX_EVENT_ID:
+            raise ValueError(f"after_id must be an int in [0, 2**63 - 1], got {after_id!r:.80}")
         rows = self._select(
             task_id,
             event_type=event_type,

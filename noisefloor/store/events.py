@@ -38,7 +38,7 @@ from pydantic import (
     model_validator,
 )
 
-from noisefloor.store.keys import call_fingerprint, canonical_key
+from noisefloor.store.keys import MAX_ARGUMENT_DEPTH, call_fingerprint, canonical_key, check_depth
 
 __all__ = [
     "EVENT_SCHEMA_VERSION",
@@ -130,6 +130,18 @@ class _EventBase(BaseModel):
     attempt_id: str | None = None
     timestamp: _dt.datetime = Field(default_factory=_utcnow)
 
+    @field_validator("task_id", "protocol", "writer", "run_id", "attempt_id", mode="before")
+    @classmethod
+    def _text_only(cls, value: Any, info: Any) -> Any:
+        # pydantic would decode bytes to str; the store's queries take str only, so bytes are
+        # refused here too (one rule for writing and reading)
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+                f"{info.field_name} must be a string, got {type(value).__name__}; decode it "
+                "first (bytes belong in arguments, which keep them apart from text)"
+            )
+        return value
+
     @field_validator("task_id", "protocol", "writer", "run_id", "attempt_id")
     @classmethod
     def _utf8_text(cls, value: str | None, info: Any) -> str | None:
@@ -220,6 +232,13 @@ class FailedTrialAction(_EventBase):
     k: int = Field(ge=1)
     weight: float = Field(default=1.0, ge=0.0, le=1.0)
 
+    @field_validator("tool_name", mode="before")
+    @classmethod
+    def _tool_is_text(cls, value: Any) -> Any:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+        return value
+
     @field_validator("tool_name")
     @classmethod
     def _tool_text(cls, value: str) -> str:
@@ -233,6 +252,9 @@ class FailedTrialAction(_EventBase):
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"arguments given as a string must be a JSON object: {exc.msg}")
+            except RecursionError:
+                raise ValueError(f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels") from None
+        check_depth(value)
         if value is None:
             return {}
         if not isinstance(value, Mapping):
@@ -300,6 +322,12 @@ class Condition(BaseModel):
     op: Operator = "eq"
     value: Any = None
 
+    @field_validator("value", mode="before")
+    @classmethod
+    def _shallow(cls, value: Any) -> Any:
+        check_depth(value, "a condition's value")
+        return value
+
     @model_validator(mode="after")
     def _value_fits_op(self) -> Condition:
         if self.op in ("in", "not_in") and not isinstance(self.value, list):
@@ -360,6 +388,13 @@ class FailedPredicate(_EventBase):
     k: int = Field(default=1, ge=1)
     weight: float = Field(default=1.0, ge=0.0, le=1.0)
     source_key: str | None = None
+
+    @field_validator("tool_name", mode="before")
+    @classmethod
+    def _tool_is_text(cls, value: Any) -> Any:
+        if isinstance(value, (bytes, bytearray, memoryview)):
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+        return value
 
     @field_validator("tool_name")
     @classmethod

@@ -32,10 +32,71 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["KEY_HEX_DIGITS", "call_fingerprint", "canonical_arguments", "canonical_key"]
+__all__ = [
+    "KEY_HEX_DIGITS",
+    "MAX_ARGUMENT_DEPTH",
+    "call_fingerprint",
+    "canonical_arguments",
+    "canonical_key",
+    "check_depth",
+]
 
 #: Number of hexadecimal digits of SHA-256 kept in a key (128 bits).
 KEY_HEX_DIGITS = 32
+
+#: Deepest nesting of lists and objects accepted in a call's arguments. Real tool arguments
+#: nest a few levels; the bound keeps every recursive step (keying, storing, JSON) far from
+#: Python's recursion limit, so deeper input is a clear ValueError, never a RecursionError.
+MAX_ARGUMENT_DEPTH = 100
+
+
+def check_depth(value: Any, name: str = "arguments", limit: int = MAX_ARGUMENT_DEPTH) -> None:
+    """Raise ValueError if lists/objects in ``value`` nest deeper than ``limit`` levels.
+
+    Iterative (no recursion), so it is safe on input of any depth.
+
+    Parameters
+    ----------
+    value : object
+        JSON-like data (mappings, sequences other than str/bytes, scalars).
+    name : str, default "arguments"
+        What the value is, for the message.
+    limit : int, default MAX_ARGUMENT_DEPTH
+        Deepest nesting allowed; a scalar has depth 0, ``{"a": 1}`` depth 1.
+
+    Raises
+    ------
+    ValueError
+        Naming the path at which the limit is passed.
+
+    Examples
+    --------
+    >>> check_depth({"a": [1, {"b": 2}]})
+    >>> deep = []
+    >>> for _ in range(200):
+    ...     deep = [deep]
+    >>> check_depth({"x": deep})
+    Traceback (most recent call last):
+    ...
+    ValueError: arguments nest deeper than 100 levels (at $.x[0][0]...); ...
+    """
+    stack = [(value, 0, "$")]
+    while stack:
+        item, depth, path = stack.pop()
+        if isinstance(item, (str, bytes, bytearray, memoryview)) or not isinstance(
+            item, (Mapping, Sequence)
+        ):
+            continue
+        if depth >= limit:
+            shown = path if len(path) <= 40 else path[:40] + "..."
+            raise ValueError(
+                f"{name} nest deeper than {limit} levels (at {shown}); tool arguments of a real "
+                f"call nest a few levels, so this is refused rather than stored"
+            )
+        if isinstance(item, Mapping):
+            stack.extend((v, depth + 1, f"{path}.{k}") for k, v in item.items())
+        else:
+            stack.extend((v, depth + 1, f"{path}[{i}]") for i, v in enumerate(item))
 
 _MAX_INT_AS_FLOAT = 2**53
 
@@ -99,12 +160,16 @@ def _canonical(value: Any, path: str, *, preserve_type: bool) -> str:
 def _coerce_arguments(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
-            return json.loads(arguments)
+            arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
             raise ValueError(
                 f"arguments given as a string must be JSON; parsing failed at line {exc.lineno} "
                 f"column {exc.colno}: {exc.msg}"
             ) from None
+        except RecursionError:
+            raise ValueError(f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels; tool "
+                             "arguments of a real call nest a few levels") from None
+    check_depth(arguments)
     return arguments
 
 
@@ -128,7 +193,8 @@ def canonical_arguments(arguments: Any) -> str:
         For a value that is not JSON-like, or a mapping key that is not a string; the message
         names the path of the offending value (``$.a[2].b``).
     ValueError
-        For a string that is not valid JSON.
+        For a string that is not valid JSON, or lists/objects nested deeper than
+        :data:`MAX_ARGUMENT_DEPTH` levels.
 
     Examples
     --------

@@ -3,8 +3,11 @@
 Run it over stdio with ``noisefloor store serve --db PATH`` (or :func:`serve_stdio`); any MCP
 client can then read and write a task's failure events. Every query names one task and returns
 only that task's events. A bad request (wrong types, a missing field, an out-of-range value)
-comes back as a tool error whose text names the field and what was expected; the server keeps
-serving.
+comes back as a tool error whose text names the field and what was expected, and so does an
+argument the tool does not take (a misspelt filter is an error, never ignored); a store that
+cannot be read or written (damaged, read-only) is a tool error naming the file and the cause.
+The stdio transport (:mod:`noisefloor.store.mcp_stdio`) answers every request that carries an
+id, with a JSON-RPC error when the SDK could not read it; the server keeps serving.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from noisefloor.store.base import EventStore
+from noisefloor.store.base import MAX_EVENT_ID, EventStore, StoreError
 from noisefloor.store.events import FailedTrialAction
 from noisefloor.store.keys import canonical_key
 
@@ -47,6 +50,33 @@ def _event_dict(stored: Any) -> dict[str, Any]:
     return _printable(stored.to_dict())
 
 
+def _strict(tool: Any) -> Any:
+    """Make a registered tool refuse arguments it does not take (the SDK ignores them)."""
+    from pydantic import ConfigDict, model_validator
+
+    base = tool.fn_metadata.arg_model
+    known = {field.alias or name for name, field in base.model_fields.items()}
+
+    def refuse_unknown(cls: Any, data: Any) -> Any:
+        if isinstance(data, dict):
+            unknown = sorted(set(data) - known)
+            if unknown:
+                raise ValueError(
+                    f"unknown argument{'s' if len(unknown) > 1 else ''} "
+                    f"{', '.join(map(repr, unknown))}; {tool.name} takes "
+                    f"{', '.join(sorted(known))}")
+        return data
+
+    strict = type(base.__name__, (base,), {
+        "model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
+        "_refuse_unknown": model_validator(mode="before")(classmethod(refuse_unknown)),
+        "__module__": base.__module__,
+    })
+    tool.fn_metadata.arg_model = strict
+    tool.parameters["additionalProperties"] = False
+    return tool
+
+
 def build_server(store: EventStore) -> Any:
     """Make the MCP server object (an ``mcp.server.mcpserver.MCPServer``) over ``store``.
 
@@ -66,8 +96,11 @@ def build_server(store: EventStore) -> Any:
     Notes
     -----
     A request the store rejects (bad type, missing ``tool_name`` beside ``arguments``,
-    out-of-range value) raises the SDK's ``ToolError`` inside the tool, which the SDK sends to
-    the client as an error result; the server keeps serving.
+    out-of-range value, an argument the tool does not take, arguments nested deeper than
+    :data:`~noisefloor.store.keys.MAX_ARGUMENT_DEPTH`) raises the SDK's ``ToolError`` inside
+    the tool, which the SDK sends to the client as an error result; so does a
+    :class:`~noisefloor.store.StoreError` (a damaged or read-only store file), with the file
+    and the cause in the text. The server keeps serving.
 
     Examples
     --------
@@ -89,11 +122,9 @@ def build_server(store: EventStore) -> Any:
     """
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools import Tool
 
     from noisefloor import __version__
-
-    server = MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS, version=__version__,
-                       log_level="WARNING")
 
     def trace_query(
         task_id: Annotated[str, Field(min_length=1, description="The task whose events to return.")],
@@ -107,7 +138,8 @@ def build_server(store: EventStore) -> Any:
             Literal["failed_trial_action", "failed_predicate"] | None,
             Field(description="Only events of this type."),
         ] = None,
-        after_id: Annotated[int, Field(ge=0, description="Only events with a larger id.")] = 0,
+        after_id: Annotated[int, Field(ge=0, le=MAX_EVENT_ID,
+                                       description="Only events with a larger id.")] = 0,
         limit: Annotated[int, Field(ge=1, le=1000, description="Most events returned.")] = 100,
     ) -> dict[str, Any]:
         """Return the failure events recorded for one task (oldest first), optionally filtered."""
@@ -120,7 +152,7 @@ def build_server(store: EventStore) -> Any:
             events = store.query(task_id, tool_name=tool_name, key=key, event_type=event_type,
                                  after_id=after_id, limit=limit)
             total = store.count(task_id)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, StoreError) as exc:
             raise ToolError(f"trace.query: {exc}") from None
         return {"task_id": task_id, "events": [_event_dict(e) for e in events],
                 "returned": len(events), "task_events_total": total}
@@ -147,15 +179,18 @@ def build_server(store: EventStore) -> Any:
                 run_id=run_id, attempt_id=attempt_id, writer=writer,
             )
             event_id = store.append(event)
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, StoreError) as exc:
             raise ToolError(f"trace.write: {exc}") from None
         return {"event_id": event_id, "task_id": task_id, "key": event.key}
 
-    server.add_tool(trace_query, name="trace.query", title="Query a task's failure events",
-                    structured_output=True)
-    server.add_tool(trace_write, name="trace.write", title="Record a failed call",
-                    structured_output=True)
-    return server
+    tools = [
+        _strict(Tool.from_function(trace_query, name="trace.query",
+                                   title="Query a task's failure events", structured_output=True)),
+        _strict(Tool.from_function(trace_write, name="trace.write", title="Record a failed call",
+                                   structured_output=True)),
+    ]
+    return MCPServer(SERVER_NAME, instructions=_INSTRUCTIONS, version=__version__,
+                     log_level="WARNING", tools=tools)
 
 
 def serve_stdio(db: str) -> None:
@@ -174,7 +209,7 @@ def serve_stdio(db: str) -> None:
 
     Raises
     ------
-    ValueError, sqlite3.DatabaseError
+    ValueError, StoreError
         As :class:`~noisefloor.store.SQLiteEventStore` for a file that is not a store.
 
     Examples
@@ -190,7 +225,7 @@ def serve_stdio(db: str) -> None:
     >>> serve_stdio(bad)
     Traceback (most recent call last):
     ...
-    sqlite3.DatabaseError: file is not a database
+    noisefloor.store.base.StoreError: ...notes.db: cannot open it as a noisefloor store (expected an SQLite database written by noisefloor; SQLite says: file is not a database)
     """
     import anyio
 
@@ -199,6 +234,15 @@ def serve_stdio(db: str) -> None:
     store = SQLiteEventStore(db)
     try:
         server = build_server(store)
-        anyio.run(server.run_stdio_async)
+        anyio.run(_run_screened, server)
     finally:
         store.close()
+
+
+async def _run_screened(server: Any) -> None:
+    """Serve over stdio through :func:`~noisefloor.store.mcp_stdio.screened_stdio`."""
+    from noisefloor.store.mcp_stdio import screened_stdio
+
+    lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does the same
+    async with screened_stdio() as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())

@@ -10,14 +10,15 @@ an fsync per commit.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from noisefloor.store.base import EventStore
+from noisefloor.store.base import EventStore, StoreError
 
 __all__ = ["STORE_FORMAT_VERSION", "SQLiteEventStore"]
 
@@ -43,6 +44,32 @@ CREATE INDEX IF NOT EXISTS events_task_id ON events (task_id, id);
 _SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 
+def _explain(path: str, exc: sqlite3.Error, doing: str, busy_timeout: float) -> StoreError:
+    """A :class:`StoreError` naming the file and, in words, why SQLite failed."""
+    said = str(exc)
+    low = said.lower()
+    if "readonly" in low or "read-only" in low or "attempt to write" in low:
+        return StoreError(path, "read_only", (
+            f"cannot {doing}: the store is read-only (SQLite: {said}); the process needs write "
+            "permission on the file and its folder (SQLite writes a -wal and a -shm file beside "
+            "it), and the file system must not be mounted read-only"))
+    if "malformed" in low or "corrupt" in low:
+        return StoreError(path, "damaged", (
+            f"cannot {doing}: the store file is damaged (SQLite: {said}); restore it from a "
+            "copy, or recover what is readable with the sqlite3 shell's .recover command"))
+    if "not a database" in low:
+        return StoreError(path, "not_a_database", (
+            "cannot open it as a noisefloor store (expected an SQLite database written by "
+            f"noisefloor; SQLite says: {said})"))
+    if "locked" in low or "busy" in low:
+        return StoreError(path, "locked", (
+            f"cannot {doing}: another process held the store's lock for longer than "
+            f"busy_timeout = {busy_timeout:g} s (SQLite: {said})"))
+    if "full" in low:
+        return StoreError(path, "full", f"cannot {doing}: the disk is full (SQLite: {said})")
+    return StoreError(path, "other", f"cannot {doing} (SQLite: {said})")
+
+
 class SQLiteEventStore(EventStore):
     """The embedded default store: a single SQLite file in WAL mode.
 
@@ -64,8 +91,11 @@ class SQLiteEventStore(EventStore):
         database that is not a noisefloor store (it has tables, views, indexes or triggers
         but no ``store_meta`` format marker): such a database is never modified. A missing,
         0-byte or empty database file is initialised as a store.
-    sqlite3.DatabaseError
-        If ``path`` is not an SQLite database.
+    StoreError
+        If ``path`` is not an SQLite database, or is damaged, read-only or locked; raised by
+        this constructor and by every later read or write, its message names the file and
+        the cause (``reason`` says which). A subclass of :class:`OSError` and of
+        :class:`sqlite3.DatabaseError`.
 
     Notes
     -----
@@ -121,26 +151,43 @@ class SQLiteEventStore(EventStore):
         return self._path
 
     # -- connection --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _sqlite_errors(self, doing: str) -> Iterator[None]:
+        """Turn SQLite's errors into a :class:`StoreError` naming the file and the cause."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except sqlite3.Error as exc:
+            raise _explain(self._path, exc, doing, self._busy_timeout) from exc
+
     def _connect(self) -> sqlite3.Connection:
         if self._closed:
             raise RuntimeError(f"store {self._path!r} is closed")
         if self._conn is not None and self._pid == os.getpid():
             return self._conn
+        with self._sqlite_errors("open the store"):
+            return self._open()
+
+    def _open(self) -> sqlite3.Connection:
         conn = sqlite3.connect(
             self._path,
             timeout=self._busy_timeout,
             isolation_level=None,  # explicit transactions only
             check_same_thread=False,
         )
-        conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
         try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
             self._refuse_foreign(conn)  # read-only: before WAL mode or tables touch the file
+            if self._path != ":memory:":
+                self._set_wal(conn)
+            conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+            return self._prepare(conn)
         except BaseException:
             conn.close()
             raise
-        if self._path != ":memory:":
-            self._set_wal(conn)
-        conn.execute(f"PRAGMA synchronous = {self._synchronous}")
+
+    def _prepare(self, conn: sqlite3.Connection) -> sqlite3.Connection:
         version = self._read_format(conn)
         if version is None:  # new file: create the tables (needs the write lock, once)
             self._run_write(conn, lambda c: c.executescript_in_tx(_SCHEMA))
@@ -154,7 +201,6 @@ class SQLiteEventStore(EventStore):
                 ),
             )
         elif version != STORE_FORMAT_VERSION:
-            conn.close()
             raise ValueError(
                 f"{self._path}: store format {version!r}, this release reads {STORE_FORMAT_VERSION!r}"
             )
@@ -246,7 +292,8 @@ class SQLiteEventStore(EventStore):
                     ids.append(int(cur.lastrowid))
                 return ids
 
-            return self._run_write(conn, work)
+            with self._sqlite_errors("append events"):
+                return self._run_write(conn, work)
 
     def _select(self, task_id, *, event_type, tool_name, key, after_id, limit, newest_first):
         sql = ["SELECT id, task_id, body FROM events WHERE task_id = ?"]
@@ -262,18 +309,22 @@ class SQLiteEventStore(EventStore):
         sql.append("LIMIT ?")
         params.append(limit)
         with self._lock:
-            return self._connect().execute(" ".join(sql), params).fetchall()
+            conn = self._connect()
+            with self._sqlite_errors("read events"):
+                return conn.execute(" ".join(sql), params).fetchall()
 
     def _count(self, task_id: str, key: str | None = None) -> int:
         with self._lock:
-            if key is None:
-                row = self._connect().execute(
-                    "SELECT COUNT(*) FROM events WHERE task_id = ?", (task_id,)
-                ).fetchone()
-            else:
-                row = self._connect().execute(
-                    "SELECT COUNT(*) FROM events WHERE task_id = ? AND key = ?", (task_id, key)
-                ).fetchone()
+            conn = self._connect()
+            with self._sqlite_errors("count events"):
+                if key is None:
+                    row = conn.execute(
+                        "SELECT COUNT(*) FROM events WHERE task_id = ?", (task_id,)
+                    ).fetchone()
+                else:
+                    row = conn.execute(
+                        "SELECT COUNT(*) FROM events WHERE task_id = ? AND key = ?", (task_id, key)
+                    ).fetchone()
         return int(row[0])
 
     # -- administration ----------------------------------------------------------------------
@@ -294,7 +345,9 @@ class SQLiteEventStore(EventStore):
         (2, 1)
         """
         with self._lock:
-            return int(self._connect().execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            conn = self._connect()
+            with self._sqlite_errors("count events"):
+                return int(conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
     def integrity_check(self) -> str:
         """SQLite's ``PRAGMA integrity_check`` result (``"ok"`` when the file is consistent).
@@ -312,7 +365,9 @@ class SQLiteEventStore(EventStore):
         'ok'
         """
         with self._lock:
-            return str(self._connect().execute("PRAGMA integrity_check").fetchone()[0])
+            conn = self._connect()
+            with self._sqlite_errors("check the store"):
+                return str(conn.execute("PRAGMA integrity_check").fetchone()[0])
 
     def close(self) -> None:
         """Close this process's connection; later calls raise :class:`RuntimeError`.

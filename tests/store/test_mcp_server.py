@@ -122,6 +122,10 @@ def test_server_survives_a_line_that_is_not_json(tmp_path):
         send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "raw-test", "version": "0"}}})
+        # a line that is not JSON is answered with a parse error (id null: none can be read,
+        # JSON-RPC 2.0 section 5), and the server goes on to the next line
+        parse_error = json.loads(proc.stdout.readline())
+        assert parse_error["id"] is None and parse_error["error"]["code"] == -32700
         init = json.loads(proc.stdout.readline())
         assert init["id"] == 1 and init["result"]["serverInfo"]["name"] == "noisefloor-trace"
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
