@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
+import harness.tasks
 from harness.base import Task
 from harness.vocabulary import FAMILIES
 
@@ -71,9 +72,7 @@ def register(cls: type[Task]) -> type[Task]:
 
 
 def _load_all() -> None:
-    import harness.tasks as pkg
-
-    for mod in pkgutil.walk_packages(pkg.__path__, prefix="harness.tasks."):
+    for mod in pkgutil.walk_packages(harness.tasks.__path__, prefix="harness.tasks."):
         importlib.import_module(mod.name)
 
 

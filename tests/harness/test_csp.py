@@ -359,7 +359,7 @@ def test_room_booking_grade_and_naive_reading():
     assert task.parse("Apollo: Cedar; Borealis = Aspen") == {"Apollo": "Cedar", "Borealis": "Aspen"}
     # "1:30 PM" read on a 24-hour clock becomes 01:30
     c = {"t": "booked", "r": 0, "s": 13 * 60 + 30, "e": 15 * 60}
-    assert task._naive_constraint(inst.data["setup"], inst.conventions, c)["s"] == 90
+    assert task._misread(inst.data["setup"], inst.conventions, c)["s"] == 90
 
 
 def test_room_booking_views_differ_in_clock():
