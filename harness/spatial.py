@@ -1,9 +1,9 @@
 """Common machinery of the Spatial tasks: a grid world split between two agents.
 
 :class:`GridTask` implements the whole :class:`~harness.base.Task` interface for a world of
-:mod:`harness.grid`; a concrete task only says how to build a world (``make_world``), who holds
+:mod:`harness.grid`; a concrete task only says how to build a world (``_build``), who holds
 which cell (the ``owner`` grid inside the world: ``"a"``, ``"b"`` or ``"*"`` for both) and how
-each agent writes coordinates (``make_frames``). Items are held by the owner of their cell.
+each agent writes coordinates (``_make_frames``). Items are held by the owner of their cell.
 
 - ``split`` gives each agent the cells and items it holds, written in its own :class:`Frame`;
 - ``render`` draws the full map in the canonical frame (what the solo control reads);
@@ -326,7 +326,7 @@ def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
 
 class GridTask(Task):
     """Base of the Spatial tasks (see the module docstring). Subclasses implement
-    :meth:`make_world` and may override :meth:`make_frames` and the ``*_extra`` hooks.
+    :meth:`_build` and may override :meth:`_make_frames` and the ``*_extra`` hooks.
 
     Examples
     --------
@@ -351,11 +351,11 @@ class GridTask(Task):
         "accepted too."
     )
     min_hops = 3
-    #: items held through ``view_extra`` rather than by the owner of their cell
+    #: items held through ``_view_extra`` rather than by the owner of their cell
     hidden_items: tuple[str, ...] = ()
 
     # ----- hooks -------------------------------------------------------------------------
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         """A candidate world (may be invalid; ``generate`` retries).
 
         Parameters
@@ -378,13 +378,13 @@ class GridTask(Task):
         --------
         >>> import random
         >>> from harness.registry import get_task
-        >>> world = get_task("spatial_obstacles_split").make_world(random.Random(0), 0)
+        >>> world = get_task("spatial_obstacles_split")._build(random.Random(0), 0)
         >>> sorted(world), world["h"], world["items"]
         (['cells', 'h', 'items', 'owner', 'w'], 6, {'S': [1, 0], 'G': [1, 5]})
         """
         raise NotImplementedError
 
-    def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
+    def _make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
         """Two different coordinate frames for agents a and b (default: two of the sixteen).
 
         Parameters
@@ -401,14 +401,14 @@ class GridTask(Task):
         >>> import random
         >>> from harness.registry import get_task
         >>> task = get_task("spatial_obstacles_split")
-        >>> fa, fb = task.make_frames(random.Random(0), {"h": 6, "w": 6})
+        >>> fa, fb = task._make_frames(random.Random(0), {"h": 6, "w": 6})
         >>> fa.summary(), fb.summary()
         ('(row, column), 0-based, origin at the bottom-right corner', '(column, row), 1-based, origin at the bottom-right corner')
         """
         fa, fb = rng.sample(sixteen(world["h"], world["w"]), 2)
         return fa, fb
 
-    def refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
+    def _refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
         """Frames of a counterfactual world (default: unchanged).
 
         Parameters
@@ -431,12 +431,12 @@ class GridTask(Task):
         >>> task = get_task("spatial_obstacles_split")
         >>> instance = task.generate(0, difficulty=0)
         >>> frames = instance.data["frames"]
-        >>> task.refit_frames(instance.data["world"], frames, "a") is frames
+        >>> task._refit_frames(instance.data["world"], frames, "a") is frames
         True
         """
         return frames
 
-    def finalize(self, world: dict) -> dict:
+    def _finalize(self, world: dict) -> dict:
         """Derive dependent fields after a merge (default: nothing).
 
         Parameters
@@ -458,12 +458,12 @@ class GridTask(Task):
         >>> world = instance.data["world"]
         >>> world["anchors"]["S"], world["landmarks"]["oak"]
         (['oak', 2, -1], [2, 3])
-        >>> task.finalize({**world, "items": {}})["items"]
+        >>> task._finalize({**world, "items": {}})["items"]
         {'S': [4, 2], 'G': [1, 4]}
         """
         return world
 
-    def extra_valid(self, world: dict, rg: RouteGraph) -> bool:
+    def _extra_valid(self, world: dict, rg: RouteGraph) -> bool:
         """Task-specific validity check of a generated world (default: always valid).
 
         Parameters
@@ -482,12 +482,12 @@ class GridTask(Task):
         >>> from harness.registry import get_task
         >>> task = get_task("spatial_obstacles_split")
         >>> instance = task.generate(0, difficulty=0)
-        >>> task.extra_valid(instance.data["world"], route_graph(instance.data["world"]))
+        >>> task._extra_valid(instance.data["world"], route_graph(instance.data["world"]))
         True
         """
         return True
 
-    def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
+    def _view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
         """Extra view data of ``agent`` beyond its cells and items (default: none).
 
         Parameters
@@ -508,12 +508,12 @@ class GridTask(Task):
         >>> task = get_task("spatial_landmarks")
         >>> instance = task.generate(0, difficulty=0)
         >>> world = instance.data["world"]
-        >>> task.view_extra(world, "b", task.frame(instance.data, "b"))
+        >>> task._view_extra(world, "b", task.frame(instance.data, "b"))
         {'anchors': {'G': ['statue', -2, 4], 'S': ['oak', 1, -2]}}
         """
         return {}
 
-    def render_extra(self, view_data: dict) -> str:
+    def _render_extra(self, view_data: dict) -> str:
         """Text for the extra view data, appended by :meth:`render_view` (default: none).
 
         Parameters
@@ -533,12 +533,12 @@ class GridTask(Task):
         >>> instance = task.generate(0, difficulty=0)
         >>> world = instance.data["world"]
         >>> a, b = task.split(instance)
-        >>> task.render_extra(a.data)
+        >>> task._render_extra(a.data)
         'Landmarks: the oak at (2, 2), the statue at (3, 5), the well at (2, 3)'
         """
         return ""
 
-    def merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
+    def _merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
         """Counterfactual: copy extra fields into ``merged`` from the kept or the fresh world.
 
         Parameters
@@ -560,13 +560,13 @@ class GridTask(Task):
         >>> instance = task.generate(0, difficulty=0)
         >>> world = instance.data["world"]
         >>> merged = {}
-        >>> task.merge_extra(world, {"landmarks": {}, "anchors": {}}, "a", merged)
+        >>> task._merge_extra(world, {"landmarks": {}, "anchors": {}}, "a", merged)
         >>> merged["landmarks"] == world["landmarks"], merged["anchors"]
         (True, {})
         """
         return None
 
-    def naive_extra(self, views: tuple[View, View], fa: Frame, world: dict) -> None:
+    def _misread(self, views: tuple[View, View], fa: Frame, world: dict) -> None:
         """Add to the naively pasted ``world`` whatever the views hold outside cells/items.
 
         Parameters
@@ -592,7 +592,7 @@ class GridTask(Task):
         >>> from harness.grid import Frame
         >>> a, b = task.split(instance)
         >>> pasted = {"h": 6, "w": 6, "items": {}}
-        >>> task.naive_extra((a, b), Frame(**a.data["frame"]), pasted)
+        >>> task._misread((a, b), Frame(**a.data["frame"]), pasted)
         >>> pasted["items"], world["items"]
         ({'G': [9, 4], 'S': [0, 2]}, {'S': [4, 2], 'G': [1, 4]})
         """
@@ -617,7 +617,7 @@ class GridTask(Task):
         hops = rg.hops()
         if hops is None or hops < max(self.min_hops, world["w"] // 2):
             return False
-        return self.extra_valid(world, rg)
+        return self._extra_valid(world, rg)
 
     def _instance(self, seed: int, difficulty: int, world: dict, frames: dict) -> Instance:
         return Instance(
@@ -668,9 +668,9 @@ class GridTask(Task):
             raise ValueError(f"difficulty must be one of {sorted(SIZES)}, got {difficulty!r}")
         rng = random.Random(int(seed))
         for _ in range(2000):
-            world = self.finalize(self.make_world(rng, difficulty))
+            world = self._finalize(self._build(rng, difficulty))
             if self._valid(world):
-                fa, fb = self.make_frames(rng, world)
+                fa, fb = self._make_frames(rng, world)
                 frames = {"a": fa.to_dict(), "b": fb.to_dict()}
                 return self._instance(int(seed), difficulty, world, frames)
         raise RuntimeError(f"{self.name}: no valid world for seed {seed} after 2000 tries")
@@ -711,7 +711,7 @@ class GridTask(Task):
         -------
         (View, View)
             ``data`` holds ``frame``, ``size`` (drawing rows, columns), ``cells`` (``[p, q,
-            char]``, arrows turned with the drawing), ``items`` and any :meth:`view_extra`.
+            char]``, arrows turned with the drawing), ``items`` and any :meth:`_view_extra`.
 
         Examples
         --------
@@ -748,7 +748,7 @@ class GridTask(Task):
                         items[name] = pos
             data = {"frame": fr.to_dict(), "size": list(fr.dims), "cells": sorted(cells),
                     "items": items}
-            data.update(self.view_extra(world, agent, fr))
+            data.update(self._view_extra(world, agent, fr))
             out.append(View(agent=agent, data=data, conventions=dict(instance.conventions[agent])))
         return out[0], out[1]
 
@@ -891,7 +891,7 @@ class GridTask(Task):
         else:
             lines.append("You hold no cell of the map.")
         lines.append("Items you know: " + (", ".join(item_text) if item_text else "none"))
-        extra = self.render_extra(d)
+        extra = self._render_extra(d)
         if extra:
             lines.append(extra)
         return "\n".join(lines)
@@ -1055,7 +1055,7 @@ class GridTask(Task):
         owner = orig["owner"]
         mine = lambda cell: owner[cell[0]][cell[1]] in (keep, "*")  # noqa: E731
         for _ in range(2000):
-            fresh = self.make_world(rng, instance.difficulty)
+            fresh = self._build(rng, instance.difficulty)
             if (fresh["h"], fresh["w"]) != (orig["h"], orig["w"]):
                 continue
             cells = [
@@ -1074,11 +1074,11 @@ class GridTask(Task):
                         else:
                             items.setdefault(name, list(cell))
             merged = {**fresh, "cells": cells, "items": items, "owner": orig["owner"]}
-            self.merge_extra(orig, fresh, keep, merged)
-            merged = self.finalize(merged)
+            self._merge_extra(orig, fresh, keep, merged)
+            merged = self._finalize(merged)
             if not self._valid(merged):
                 continue
-            frames = self.refit_frames(merged, instance.data["frames"], keep)
+            frames = self._refit_frames(merged, instance.data["frames"], keep)
             cand = self._instance(instance.seed, instance.difficulty, merged, frames)
             if self.split(cand)["ab".index(keep)] == kept_view:
                 return cand
@@ -1125,7 +1125,7 @@ class GridTask(Task):
                         world["items"].setdefault(name, []).append([r, c])
                     else:
                         world["items"][name] = [r, c]
-        self.naive_extra((va, vb), fa, world)
+        self._misread((va, vb), fa, world)
         world["cells"] = ["".join(row) for row in cells]
         for name, pos in list(world["items"].items()):
             cells_ = pos if name.islower() else [pos]

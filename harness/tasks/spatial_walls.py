@@ -18,7 +18,7 @@ class MazeHalves(GridTask):
     name = "spatial_maze_halves"
     description = "Maze cut in two: a holds the west half with S, b the east half with G."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         n = MAZE_SIZES[difficulty]
         world = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
                  "owner": owner_grid(n, n, "cols"), "items": {}}
@@ -33,7 +33,7 @@ class ObstaclesSplit(GridTask):
     name = "spatial_obstacles_split"
     description = "Obstacle field dealt cell by cell at random between the two agents."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
                  "owner": owner_grid(h, w, "random", rng), "items": {}}
