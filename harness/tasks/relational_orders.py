@@ -25,7 +25,7 @@ from harness.tasks.relational_common import (
     balanced_owners,
     compact,
 )
-from harness.tasks.relational_graphs import QUESTIONS_ANSWER_FORMAT, random_linear_extension
+from harness.tasks.relational_structures import QUESTIONS_ANSWER_FORMAT, random_linear_extension
 
 ORDER_FORMAT = "{what} separated by commas, {first} first, e.g. '{example}'"
 
