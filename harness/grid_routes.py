@@ -302,7 +302,7 @@ def shortest_route(world: dict) -> list[list[int]] | None:
     return None if best is None else [list(cell) for cell in best[1]]
 
 
-def score_route(rg: RouteGraph, route: list[Cell], optimum: float) -> float:
+def score_route(rg: RouteGraph, route: list[Cell | None], optimum: float) -> float:
     """Score a canonical route (see the module docstring for the partial-credit rule).
 
     Parameters
@@ -402,7 +402,7 @@ def grade_route(world: dict, answer: Any) -> float:
     h, w = world["h"], world["w"]
     top = 0.0
     for frame in sixteen(h, w):
-        route = []
+        route: list[Cell | None] = []
         for p, q in pairs:
             r, c = frame.to_canon(p, q)
             route.append((r, c) if 0 <= r < h and 0 <= c < w else None)

@@ -389,7 +389,10 @@ class GridTask(GridHooks):
         >>> task.oracle(instance)
         [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [1, 5]]
         """
-        return shortest_route(instance.data["world"])
+        route = shortest_route(instance.data["world"])
+        if route is None:  # generate() keeps only worlds whose goal is reachable
+            raise ValueError(f"{self.name}: the goal is unreachable in this instance")
+        return route
 
     def parse(self, text: str) -> Any:
         """Every ``[a, b]`` / ``(a, b)`` pair in ``text``; :data:`~harness.base.UNPARSED` if none.

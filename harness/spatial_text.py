@@ -103,7 +103,8 @@ def read_map(text: str) -> dict[str, Any] | None:
             break
     if not rows:
         return None
-    cells, items = [], {}
+    cells: list[str] = []
+    items: dict[str, Any] = {}
     for r, row in enumerate(rows):
         line = ""
         for c, ch in enumerate(row):

@@ -268,7 +268,7 @@ def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
     >>> item_cells({"S": [0, 0], "a": [[1, 1], [2, 2]]})
     [('S', (0, 0)), ('a', (1, 1)), ('a', (2, 2))]
     """
-    out = []
+    out: list[tuple[str, tuple[int, int]]] = []
     for name, pos in items.items():
         if name.islower():
             out.extend((name, tuple(p)) for p in pos)

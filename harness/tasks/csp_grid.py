@@ -208,10 +208,10 @@ class Seating(OrderAnswer, EliminationTask):
         setup = {"guests": guests, "n": n}
         cons = []
         for book in books:
-            m = need(
+            numbering = need(
                 r"numbered (\d+) to (\d+) starting at the (window|door) end", book["intro"], "numbering"
             )
-            base, window = int(m[1]), m[3] == "window"
+            base, window = int(numbering[1]), numbering[3] == "window"
 
             def pos(k, base=base, window=window):
                 return k - base if window else n - 1 - (k - base)

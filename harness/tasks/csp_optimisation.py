@@ -72,6 +72,8 @@ class SelectionTask(Task):
     held by one view, a unique best selection."""
 
     family = "csp"
+    #: Title line of the rendered puzzle.
+    title: str
 
     def _finish(self, seed, difficulty, data, conventions):
         return Instance(self.name, int(seed), difficulty, data, conventions)
@@ -305,15 +307,20 @@ class KnapsackUnits(SelectionTask):
         items = []
         for book in books:
             if m := re.search(r"may weigh at most (.+?)\.$", book["intro"], flags=re.MULTILINE):
-                cap = parse_quantity(m[1])[0]
+                limit = parse_quantity(m[1])
+                if limit is None:
+                    raise unreadable(m[0])
+                cap = limit[0]
             for line in book["facts"]:
                 m = re.fullmatch(r"(\w+): (.+), value (\d+)", line)
-                if not m or parse_quantity(m[2]) is None:
+                weight = parse_quantity(m[2]) if m else None
+                if m is None or weight is None:
                     raise unreadable(line)
-                items.append((m[1], parse_quantity(m[2])[0], int(m[3])))
+                items.append((m[1], weight[0], int(m[3])))
         if cap is None:
             raise ValueError("no weight limit in the text")
-        best, best_value = None, -1
+        best: tuple[tuple[str, float, int], ...] = ()
+        best_value = -1
         for r in range(len(items) + 1):
             for combo in itertools.combinations(items, r):
                 if sum(i[1] for i in combo) <= cap and sum(i[2] for i in combo) > best_value:
@@ -375,7 +382,7 @@ class BudgetCurrency(SelectionTask):
     def _draw_side(self, rng, cats, k, currency, rate):
         """Quotes drawn as 200..3000 EUR and written in ``currency`` (rounded to its unit)."""
         unit = 50 if currency == "EUR" else CURRENCIES[currency][3]
-        out = {}
+        out: dict[str, list] = {}
         for cat in cats:
             names = rng.sample(CATEGORIES[cat], k)
             out[cat] = []
@@ -442,7 +449,7 @@ class BudgetCurrency(SelectionTask):
             cur = rng.choice(sorted(CURRENCIES))
             lo, hi = CURRENCIES[cur][2]
             rate = round(rng.uniform(lo, hi), 2)
-            data = {
+            data: dict[str, Any] = {
                 "rate": rate,
                 "a": {"options": self._draw_side(rng, cats[:split], k, "EUR", 1.0)},
                 "b": {"options": self._draw_side(rng, cats[split:], k, cur, rate)},

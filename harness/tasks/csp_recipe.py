@@ -190,7 +190,9 @@ class RecipeUnits(EliminationTask):
         vec = np.full(len(names), -1)
         for k, v in answer.items():
             n = canonical_name(str(k), names)
-            q = parse_quantity(str(v)) if n is not None else None
+            if n is None:
+                continue
+            q = parse_quantity(str(v))
             if q is None:
                 continue
             unit, vals = INGREDIENTS[n]
@@ -227,29 +229,31 @@ class RecipeUnits(EliminationTask):
         """Solve from the two notebooks of the full rendering alone (see
         :meth:`EliminationTask._solve_notebooks`)."""
         intro = books[0]["intro"]
-        names, domains = [], {}
-        for m in re.finditer(r"^\s*- (\w+): ([\d, ]+) (g|ml)$", intro, flags=re.MULTILINE):
-            names.append(m[1])
-            domains[m[1]] = (m[3], [float(v) for v in m[2].split(",")])
+        names: list[str] = []
+        domains: dict[str, tuple[str, list[float]]] = {}
+        for row in re.finditer(r"^\s*- (\w+): ([\d, ]+) (g|ml)$", intro, flags=re.MULTILINE):
+            names.append(row[1])
+            domains[row[1]] = (row[3], [float(v) for v in row[2].split(",")])
         grid = np.array(list(itertools.product(range(5), repeat=len(names))))
         amounts = np.stack([np.asarray(domains[n][1])[grid[:, i]] for i, n in enumerate(names)], axis=1)
         keep = np.ones(len(grid), dtype=bool)
         for book in books:
             for line in book["facts"]:
                 if m := re.fullmatch(r"Use (at least|at most) (.+) of (\w+)\.", line):
-                    total, cols = amounts[:, names.index(m[3])], None
+                    total = amounts[:, names.index(m[3])]
+                    bound, amount = m[1], m[2]
                 elif m := re.fullmatch(
                     r"(\w+) and (\w+) together come to (at least|at most) (.+)\.", line
                 ):
                     cols = [names.index(m[1].lower()), names.index(m[2])]
                     total = amounts[:, cols].sum(axis=1)
-                    m = (None, m[3], m[4])
+                    bound, amount = m[3], m[4]
                 else:
                     raise unreadable(line)
-                q = parse_quantity(m[2])
+                q = parse_quantity(amount)
                 if q is None:
                     raise unreadable(line)
-                keep &= total >= q[0] if m[1] == "at least" else total <= q[0]
+                keep &= total >= q[0] if bound == "at least" else total <= q[0]
         if keep.sum() != 1:
             raise ValueError(f"text describes {int(keep.sum())} recipes, expected 1")
         row = amounts[np.flatnonzero(keep)[0]]

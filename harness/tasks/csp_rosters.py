@@ -210,14 +210,19 @@ class RoomBooking(EliminationTask):
             r.strip() for r in need(r"one of the rooms ([^.]+)\. Two", intro, "rooms")[1].split(",")
         ]
         meetings = []
-        for m in re.finditer(r"^\s*- (\w+): (.+?) to (.+?), (\d+) people$", intro, flags=re.MULTILINE):
-            meetings.append({"name": m[1], "s": read_clock(m[2]), "e": read_clock(m[3]), "people": int(m[4])})
+        for row in re.finditer(r"^\s*- (\w+): (.+?) to (.+?), (\d+) people$", intro, flags=re.M):
+            meetings.append(
+                {"name": row[1], "s": read_clock(row[2]), "e": read_clock(row[3]), "people": int(row[4])}
+            )
         setup = {"meetings": meetings, "rooms": rooms}
         cons = []
         for book in books:
             for line in book["facts"]:
                 if m := re.fullmatch(r"(\w+) is already booked from (.+) to (.+)\.", line):
-                    cons.append({"t": "booked", "r": rooms.index(m[1]), "s": read_clock(m[2]), "e": read_clock(m[3])})
+                    cons.append(
+                        {"t": "booked", "r": rooms.index(m[1]), "s": read_clock(m[2]),
+                         "e": read_clock(m[3])}
+                    )
                 elif m := re.fullmatch(r"(\w+) seats at most (\d+) people\.", line):
                     cons.append({"t": "cap", "r": rooms.index(m[1]), "cap": int(m[2])})
                 else:
@@ -412,9 +417,9 @@ class ShiftRoster(EliminationTask):
         """Solve from the two notebooks of the full rendering alone (see
         :meth:`EliminationTask._solve_notebooks`)."""
         intro = books[0]["intro"]
-        m = need(r"Roster (\d+) workers \(([^)]+)\) over (\d+) consecutive days", intro, "roster size")
-        workers = [w.strip() for w in m[2].split(",")]
-        days = int(m[3])
+        size = need(r"Roster (\d+) workers \(([^)]+)\) over (\d+) consecutive days", intro, "roster size")
+        workers = [w.strip() for w in size[2].split(",")]
+        days = int(size[3])
         shifts = int(need(r"Every day has (\d+) shifts", intro, "shift count")[1])
         setup = {"days": days, "shifts": shifts, "workers": workers}
 

@@ -101,7 +101,7 @@ def _ambiguous(t: dt.datetime) -> bool:
 
 def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
     t = utc_instant(date_iso, minutes).astimezone(ZoneInfo(zone))
-    off = t.utcoffset()
+    off = t.utcoffset() or dt.timedelta(0)  # never None: t carries a ZoneInfo
     total = int(off.total_seconds() // 60)
     sign = "+" if total >= 0 else "-"
     return f"UTC{sign}{abs(total) // 60:02d}:{abs(total) % 60:02d}"
@@ -159,7 +159,7 @@ def parse_instant(text: Any) -> dt.datetime | None:
 
 def _offset_minutes(date_iso: str, minutes: int, zone: str) -> int:
     t = utc_instant(date_iso, minutes).astimezone(ZoneInfo(zone))
-    return int(t.utcoffset().total_seconds() // 60)
+    return int((t.utcoffset() or dt.timedelta(0)).total_seconds() // 60)
 
 
 def _tz_conventions(rng: random.Random, difficulty: int) -> dict:

@@ -184,6 +184,8 @@ class MeetingTimezones(EliminationTask):
         """The proposed start moved 30 minutes later (another slot, which the unique solution
         rules out)."""
         t = parse_instant(answer)
+        if t is None:
+            return UNPARSED
         return f"{t + dt.timedelta(minutes=30):%Y-%m-%d %H:%M} UTC"
 
     def _misread(self, setup, conventions, c):

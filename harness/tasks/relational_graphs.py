@@ -252,7 +252,7 @@ class OrgChart(RelationalTask):
             parent = random_tree(rng, n, max_children=4, max_depth=4)
             owner = dict(zip(parent, balanced_owners(rng, len(parent))))
             chains = {x: chain_up(parent, x) for x in range(n)}
-            cands = []
+            cands: list[tuple[str, int, int | None, str]] = []
             for x in range(1, n):
                 if len(chains[x]) >= 3 and owner[x] != owner[parent[x]]:
                     cands.append(("skip", x, None, ids[chains[x][2]]))

@@ -7,6 +7,8 @@ edges of both agents (checked at generation). Ground truth by networkx graph sea
 
 from __future__ import annotations
 
+from typing import Any
+
 
 import networkx as nx
 
@@ -87,15 +89,15 @@ class RailConnections(RelationalTask):
         for _ in range(MAX_ATTEMPTS):
             stations = rng.sample(STATIONS, n)
             ids = [s for s, _ in stations]
-            edges = set()
+            edge_set: set[tuple[str, str]] = set()
             for i in range(1, n):
                 j = rng.randrange(i)
-                edges.add((ids[j], ids[i]))
-            while len(edges) < n - 1 + n // 3:
+                edge_set.add((ids[j], ids[i]))
+            while len(edge_set) < n - 1 + n // 3:
                 u, v = rng.sample(ids, 2)
-                if (v, u) not in edges:
-                    edges.add((u, v))
-            edges = sorted(edges)
+                if (v, u) not in edge_set:
+                    edge_set.add((u, v))
+            edges = sorted(edge_set)
             owner = dict(zip(edges, balanced_owners(rng, len(edges))))
             dist = {}
             for side in ("a", "b", "ab"):
@@ -428,7 +430,8 @@ class CoursePrerequisites(RelationalTask):
             pairs = [(codes[j], codes[i]) for i in range(1, n)
                      for j in rng.sample(range(i), min(i, rng.choice((1, 1, 2))))]
             edges = [(u, v, o) for (u, v), o in zip(pairs, balanced_owners(rng, len(pairs)))]
-            sem = {s: self._semesters(codes, [(u, v) for u, v, o in edges if o in s])
+            # prerequisites only point to earlier courses, so every graph here is acyclic
+            sem = {s: self._semesters(codes, [(u, v) for u, v, o in edges if o in s]) or {}
                    for s in ("a", "b", "ab")}
             cands = [(c, sem["ab"][c]) for c in codes
                      if sem["ab"][c] >= 3 and all(sem[s][c] < sem["ab"][c] for s in SIDES)]
@@ -472,7 +475,7 @@ class CoursePrerequisites(RelationalTask):
         order = random_linear_extension(rng, sorted(data["entities"]),
                                         [(f["pre"], f["course"]) for f in kept])
         have = {(f["pre"], f["course"]) for f in kept}
-        new = []
+        new: list[dict[str, Any]] = []
         while len(new) < n_other:
             i, j = sorted(rng.sample(range(len(order)), 2))
             if (order[i], order[j]) not in have:

@@ -403,7 +403,7 @@ class InstallOrder(RelationalTask):
         order = random_linear_extension(rng, sorted(data["entities"]),
                                         [(f["dependency"], f["package"]) for f in kept])
         have = {(f["package"], f["dependency"]) for f in kept}
-        new = []
+        new: list[dict[str, Any]] = []
         while len(new) < n_other:
             i, j = sorted(rng.sample(range(len(order)), 2))
             if (order[j], order[i]) not in have:

@@ -81,7 +81,8 @@ def pick_queries(rng: random.Random, candidates: list[tuple], k: int, key: int =
     """``k`` candidates, preferring distinct values of ``candidate[key]`` (varied answers)."""
     pool = list(candidates)
     rng.shuffle(pool)
-    chosen, seen = [], set()
+    chosen: list[tuple] = []
+    seen: set = set()
     for cand in pool:
         if cand[key] not in seen and len(chosen) < k:
             chosen.append(cand)

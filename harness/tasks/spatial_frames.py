@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 from harness.grid import Frame, sixteen
 from harness.registry import register
@@ -37,7 +38,7 @@ class Landmarks(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         world["owner"] = ["a" * w for _ in range(h)]
         names = rng.sample(LANDMARKS, 3)
@@ -108,7 +109,7 @@ class TileStitch(GridTask):
         h, w = SIZES[difficulty]
         top = h // 2 - 1
         owner = ["a" * w if r < top else "*" * w if r < top + 2 else "b" * w for r in range(h)]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner, "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
@@ -140,7 +141,7 @@ class LocalView(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": ["a" * w] * h, "items": {}}
         place(rng, world, {"S": "a", "G": "a"})
         if "S" in world["items"] and "G" in world["items"]:
@@ -186,7 +187,7 @@ class RotatedView(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 

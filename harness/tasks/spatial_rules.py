@@ -4,6 +4,7 @@ teleporters, weighted terrain."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from harness.grid import ARROWS
 from harness.registry import register
@@ -46,7 +47,7 @@ class KeyDoor(GridTask):
         h, w, mid, cells = _walled_halves(rng, difficulty)
         door = rng.randrange(0, h // 2)
         set_cell(cells, door, mid, ".")
-        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
                  "items": {"D": [door, mid]}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         return place(rng, world, {"S": "a", "K": "b", "G": "b"},
@@ -67,7 +68,7 @@ class TwoGoals(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "a", "X": "b"})
 
@@ -93,7 +94,7 @@ class OneWay(GridTask):
             "".join(rng.choice(ARROWS) if ch == "." and rng.random() < 0.3 else ch for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
         ]
-        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
+        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
     def _extra_valid(self, world, rg) -> bool:
@@ -114,7 +115,7 @@ class Teleporters(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w, mid, cells = _walled_halves(rng, difficulty)
-        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
+        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         letters = "abc"[: 2 + (difficulty > 0)]
         taken: set = set()
@@ -146,7 +147,7 @@ class WeightedTerrain(GridTask):
             "".join(ch if ch == "#" else rng.choice("1112223456789") for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.1)
         ]
-        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
+        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
         place(rng, world, {"S": "a", "G": "b"})
         for name, (r, c) in world["items"].items():
             set_cell(world["cells"], r, c, ".")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from harness.registry import register
 from harness.spatial import DENSITY, SIZES, GridTask, carve_maze, owner_grid, place, wall_grid
@@ -20,7 +21,7 @@ class MazeHalves(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         n = MAZE_SIZES[difficulty]
-        world = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
+        world: dict[str, Any] = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
                  "owner": owner_grid(n, n, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
@@ -35,6 +36,6 @@ class ObstaclesSplit(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
+        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
                  "owner": owner_grid(h, w, "random", rng), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
