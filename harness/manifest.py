@@ -1,9 +1,10 @@
 """The task suite's manifest: which tasks exist, by family. The one place that counts them.
 
 The collaboration-tax paper measures 32 tasks; this suite holds 11 Spatial, 11 Relational and
-10 CSP tasks (the example below states it, so a 33rd task updates it here too). Every count anywhere else (``noisefloor harness list``, the tests, the docs) is
-derived from :data:`TASKS_BY_FAMILY`, so adding a task means adding its name here (and writing
-its class); ``tests/harness/test_manifest.py`` checks that the manifest and the registry
+10 CSP tasks (the example below states it, so a 33rd task updates it here too). Every other
+count (``noisefloor harness list``, the tests, the docs) is derived from
+:data:`TASKS_BY_FAMILY`, so adding a task means adding its name here (and writing its class);
+``tests/harness/test_manifest.py`` checks that the manifest and the registry
 (:func:`harness.registry.list_tasks`) name exactly the same tasks with the same families.
 
 A leaf module: it imports only :mod:`harness.vocabulary`, never a task module.

@@ -1,4 +1,4 @@
-"""The hooks a Spatial task fills in: :class:`GridHooks`, the base of :class:`~harness.spatial.GridTask`.
+"""The hooks a Spatial task fills in: :class:`GridHooks`, base of :class:`~harness.spatial.GridTask`.
 
 Template-method hooks, the same style as the Relational and CSP bases: underscore-prefixed
 methods declared here, :meth:`GridHooks._build` abstract, every other hook with a documented

@@ -199,7 +199,8 @@ class EliminationTask(Task):
             if len(cands) < 3:  # structurally (nearly) forced: nothing to split
                 continue
             target = self._draw_target(rng, setup, cands, np.arange(len(cands)))
-            built = self._eliminate(rng, setup, cands, target, {"a": [], "b": []}, SIDES, difficulty)
+            empty: dict[str, list] = {"a": [], "b": []}
+            built = self._eliminate(rng, setup, cands, target, empty, SIDES, difficulty)
             if built is not None:
                 return Instance(
                     self.name,

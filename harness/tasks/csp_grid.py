@@ -198,18 +198,16 @@ class Seating(OrderAnswer, EliminationTask):
     def _solve_notebooks(self, books: list[dict]) -> Any:
         """Solve from the two notebooks of the full rendering alone (see
         :meth:`EliminationTask._solve_notebooks`)."""
-        guests = [
-            g.strip()
-            for g in need(r"one guest per chair: ([^.]+)\.", books[0]["intro"], "guest list")[1].split(
-                ","
-            )
-        ]
+        listed = need(r"one guest per chair: ([^.]+)\.", books[0]["intro"], "guest list")[1]
+        guests = [g.strip() for g in listed.split(",")]
         n = len(guests)
         setup = {"guests": guests, "n": n}
         cons = []
         for book in books:
             numbering = need(
-                r"numbered (\d+) to (\d+) starting at the (window|door) end", book["intro"], "numbering"
+                r"numbered (\d+) to (\d+) starting at the (window|door) end",
+                book["intro"],
+                "numbering",
             )
             base, window = int(numbering[1]), numbering[3] == "window"
 
@@ -229,7 +227,8 @@ class Seating(OrderAnswer, EliminationTask):
                 elif m := re.fullmatch(r"(\w+) and (\w+) do not sit next to each other\.", line):
                     cons.append({"t": "not_adj", "g": g(m[1]), "h": g(m[2])})
                 elif m := re.fullmatch(
-                    r"Between (\w+) and (\w+) (nobody sits|exactly (\d+) (?:person|people) sits?)\.",
+                    r"Between (\w+) and (\w+) "
+                    r"(nobody sits|exactly (\d+) (?:person|people) sits?)\.",
                     line,
                 ):
                     cons.append({"t": "gap", "g": g(m[1]), "h": g(m[2]), "k": int(m[4] or 0)})

@@ -235,7 +235,9 @@ class RecipeUnits(EliminationTask):
             names.append(row[1])
             domains[row[1]] = (row[3], [float(v) for v in row[2].split(",")])
         grid = np.array(list(itertools.product(range(5), repeat=len(names))))
-        amounts = np.stack([np.asarray(domains[n][1])[grid[:, i]] for i, n in enumerate(names)], axis=1)
+        amounts = np.stack(
+            [np.asarray(domains[n][1])[grid[:, i]] for i, n in enumerate(names)], axis=1
+        )
         keep = np.ones(len(grid), dtype=bool)
         for book in books:
             for line in book["facts"]:

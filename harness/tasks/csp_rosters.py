@@ -24,7 +24,13 @@ from harness.tasks.csp_common import (
     parse_pairs,
     read_only_array,
 )
-from harness.tasks.csp_vocabulary import GUEST_NAMES, MEETING_NAMES, ROOM_NAMES, SHIFT_NAMES, SHIFT_STARTS
+from harness.tasks.csp_vocabulary import (
+    GUEST_NAMES,
+    MEETING_NAMES,
+    ROOM_NAMES,
+    SHIFT_NAMES,
+    SHIFT_STARTS,
+)
 from harness.tasks.csp_notebooks import need, unreadable
 from harness.tasks.csp_time import clock, read_clock
 
@@ -212,7 +218,8 @@ class RoomBooking(EliminationTask):
         meetings = []
         for row in re.finditer(r"^\s*- (\w+): (.+?) to (.+?), (\d+) people$", intro, flags=re.M):
             meetings.append(
-                {"name": row[1], "s": read_clock(row[2]), "e": read_clock(row[3]), "people": int(row[4])}
+                {"name": row[1], "s": read_clock(row[2]), "e": read_clock(row[3]),
+                 "people": int(row[4])}
             )
         setup = {"meetings": meetings, "rooms": rooms}
         cons = []
@@ -417,7 +424,9 @@ class ShiftRoster(EliminationTask):
         """Solve from the two notebooks of the full rendering alone (see
         :meth:`EliminationTask._solve_notebooks`)."""
         intro = books[0]["intro"]
-        size = need(r"Roster (\d+) workers \(([^)]+)\) over (\d+) consecutive days", intro, "roster size")
+        size = need(
+            r"Roster (\d+) workers \(([^)]+)\) over (\d+) consecutive days", intro, "roster size"
+        )
         workers = [w.strip() for w in size[2].split(",")]
         days = int(size[3])
         shifts = int(need(r"Every day has (\d+) shifts", intro, "shift count")[1])

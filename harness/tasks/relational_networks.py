@@ -1,4 +1,4 @@
-"""Relational tasks over graphs: a rail network, identity links between aliases, course prerequisites.
+"""Relational tasks over graphs: a rail network, identity links between aliases, courses.
 
 Each task hides a graph, hands each edge to one agent, and asks questions whose answer needs
 edges of both agents (checked at generation). Ground truth by networkx graph search. See

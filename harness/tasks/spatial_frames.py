@@ -38,7 +38,8 @@ class Landmarks(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         world["owner"] = ["a" * w for _ in range(h)]
         names = rng.sample(LANDMARKS, 3)
@@ -109,7 +110,8 @@ class TileStitch(GridTask):
         h, w = SIZES[difficulty]
         top = h // 2 - 1
         owner = ["a" * w if r < top else "*" * w if r < top + 2 else "b" * w for r in range(h)]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner, "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
@@ -141,7 +143,8 @@ class LocalView(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": ["a" * w] * h, "items": {}}
         place(rng, world, {"S": "a", "G": "a"})
         if "S" in world["items"] and "G" in world["items"]:
@@ -187,7 +190,8 @@ class RotatedView(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 

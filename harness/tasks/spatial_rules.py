@@ -47,7 +47,8 @@ class KeyDoor(GridTask):
         h, w, mid, cells = _walled_halves(rng, difficulty)
         door = rng.randrange(0, h // 2)
         set_cell(cells, door, mid, ".")
-        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
                  "items": {"D": [door, mid]}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         return place(rng, world, {"S": "a", "K": "b", "G": "b"},
@@ -68,7 +69,8 @@ class TwoGoals(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "a", "X": "b"})
 
@@ -94,7 +96,8 @@ class OneWay(GridTask):
             "".join(rng.choice(ARROWS) if ch == "." and rng.random() < 0.3 else ch for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
         ]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
     def _extra_valid(self, world, rg) -> bool:
@@ -115,7 +118,8 @@ class Teleporters(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w, mid, cells = _walled_halves(rng, difficulty)
-        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         letters = "abc"[: 2 + (difficulty > 0)]
         taken: set = set()
@@ -147,7 +151,8 @@ class WeightedTerrain(GridTask):
             "".join(ch if ch == "#" else rng.choice("1112223456789") for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.1)
         ]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
         place(rng, world, {"S": "a", "G": "b"})
         for name, (r, c) in world["items"].items():
             set_cell(world["cells"], r, c, ".")

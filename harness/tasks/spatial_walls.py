@@ -21,7 +21,8 @@ class MazeHalves(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         n = MAZE_SIZES[difficulty]
-        world: dict[str, Any] = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
+        world: dict[str, Any]
+        world = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
                  "owner": owner_grid(n, n, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
@@ -36,6 +37,7 @@ class ObstaclesSplit(GridTask):
 
     def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
-        world: dict[str, Any] = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
+        world: dict[str, Any]
+        world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
                  "owner": owner_grid(h, w, "random", rng), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
