@@ -88,7 +88,7 @@ def permutations_array(n: int) -> np.ndarray:
 
     Enumerated by python-constraint (``AllDifferentConstraint``) and cached.
     """
-    import constraint
+    import constraint  # deferred third-party import (only generation needs it), not a cycle
 
     problem = constraint.Problem()
     names = [f"x{i}" for i in range(n)]

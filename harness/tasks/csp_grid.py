@@ -247,7 +247,7 @@ def sudoku4_grids() -> np.ndarray:
 
     Enumerated with python-constraint (all-different rows, columns and 2x2 boxes).
     """
-    import constraint
+    import constraint  # deferred third-party import (only generation needs it), not a cycle
 
     problem = constraint.Problem()
     cells = [f"r{r}c{c}" for r in range(4) for c in range(4)]
