@@ -6,216 +6,52 @@ answer, renders each as text, states the prompts, and grades an answer determini
 [0, 1]. Answers are plain JSON-serialisable Python values whose shape each task documents in
 ``answer_format``.
 
-Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), sections 1 and 7.
+This module is the harness's public face: besides :class:`Task` it re-exports the shared
+vocabulary (:mod:`harness.vocabulary`), the argument validators (:mod:`harness.checks`) and
+the values a task passes around (:mod:`harness.instance`), so ``from harness.base import ...``
+reaches all of them.
+
+References
+----------
+.. [1] *The Collaboration Tax*, EMNLP 2026, sections 1 (the four task properties) and 7.
 """
 
 from __future__ import annotations
 
 import json
-import numbers
 import re
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-#: Message prefix that marks the partner's messages in a collaborative dialogue.
-OTHER_AGENT_PREFIX = "[other agent]:"
-#: Termination marker: the line that commits the pair (or the solo agent) to an answer.
-FINAL_MARKER = "FINAL ANSWER:"
+from harness.checks import check_keep, check_seed, check_seed_difficulty
+from harness.instance import UNPARSED, Instance, View, _Unparsed
+from harness.vocabulary import (
+    DEFAULT_DIFFICULTY,
+    DIFFICULTIES,
+    FAMILIES,
+    FINAL_MARKER,
+    OTHER_AGENT_PREFIX,
+    PUZZLE_KINDS,
+    SIDES,
+)
 
-DIFFICULTIES = (0, 1, 2)
-DEFAULT_DIFFICULTY = 1
-
-FAMILIES = ("spatial", "relational", "csp")
-#: What the prompts call each family's puzzles.
-PUZZLE_KINDS = {"spatial": "map", "relational": "logic", "csp": "constraint"}
-
-
-SIDES = ("a", "b")
-
-
-def check_seed(seed: Any) -> None:
-    """Validate a ``seed`` argument.
-
-    Parameters
-    ----------
-    seed : int
-        Any ``int`` or NumPy integer (negative values are allowed).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    TypeError
-        If ``seed`` is not an integer (``int`` or a NumPy integer; ``bool`` is refused).
-
-    Examples
-    --------
-    >>> from harness.base import check_seed
-    >>> check_seed(7)
-    >>> check_seed(True)
-    Traceback (most recent call last):
-    ...
-    TypeError: seed must be an int, got bool: True
-    """
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-
-
-def check_seed_difficulty(seed: Any, difficulty: Any) -> None:
-    """Validate the public ``generate`` arguments.
-
-    Parameters
-    ----------
-    seed : int
-        As for :func:`check_seed`.
-    difficulty : int
-        One of 0 (easy), 1 (default), 2 (hard).
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    TypeError
-        If ``seed`` is not an integer (``bool`` is refused).
-    ValueError
-        If ``difficulty`` is not one of 0, 1, 2 (``bool`` is refused).
-
-    Examples
-    --------
-    >>> from harness.base import check_seed_difficulty
-    >>> check_seed_difficulty(0, 2)
-    >>> check_seed_difficulty(0, 3)
-    Traceback (most recent call last):
-    ...
-    ValueError: difficulty must be one of (0, 1, 2), got 3
-    """
-    check_seed(seed)
-    if isinstance(difficulty, bool) or difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {DIFFICULTIES}, got {difficulty!r}")
-
-
-def check_keep(keep: Any) -> None:
-    """Validate the ``keep`` argument of ``counterfactual``.
-
-    Parameters
-    ----------
-    keep : str
-        ``"a"`` or ``"b"``: the view a counterfactual keeps unchanged.
-
-    Returns
-    -------
-    None
-
-    Raises
-    ------
-    ValueError
-        If ``keep`` is not ``"a"`` or ``"b"``.
-
-    Examples
-    --------
-    >>> from harness.base import check_keep
-    >>> check_keep("b")
-    >>> check_keep("A")
-    Traceback (most recent call last):
-    ...
-    ValueError: keep must be 'a' or 'b', got 'A'
-    """
-    if keep not in SIDES:
-        raise ValueError(f"keep must be 'a' or 'b', got {keep!r}")
-
-
-class _Unparsed:
-    """Sentinel for free text the task's parser could not read as an answer (scores 0)."""
-
-    _instance: ClassVar[_Unparsed | None] = None
-
-    def __new__(cls) -> _Unparsed:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNPARSED"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNPARSED = _Unparsed()
-
-
-@dataclass(frozen=True)
-class Instance:
-    """One generated problem.
-
-    Attributes
-    ----------
-    task : str
-        Registered task name.
-    seed : int
-        Seed it was generated from; the same (task, seed, difficulty) gives the same instance.
-    difficulty : int
-        0 (easy), 1 (default) or 2 (hard).
-    data : dict
-        Task-specific content (JSON-serialisable): the complete problem.
-    conventions : dict
-        Declared surface conventions of each view, ``{"a": {...}, "b": {...}}`` (origin corner,
-        axis order, index base, naming, unit, timezone, date format, ...). The two must differ
-        in at least one key.
-
-    Examples
-    --------
-    >>> from harness.registry import get_task
-    >>> task = get_task("csp_sudoku4")
-    >>> instance = task.generate(seed=0, difficulty=0)
-    >>> instance.task, instance.seed, instance.difficulty
-    ('csp_sudoku4', 0, 0)
-    >>> instance.conventions["a"]["origin"], instance.conventions["b"]["origin"]
-    ('top-left', 'bottom-left')
-    >>> task.generate(seed=0, difficulty=0) == instance
-    True
-    """
-
-    task: str
-    seed: int
-    difficulty: int
-    data: dict[str, Any]
-    conventions: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class View:
-    """One agent's private half of an instance.
-
-    Attributes
-    ----------
-    agent : str
-        ``"a"`` or ``"b"``.
-    data : dict
-        The facts this agent holds, already expressed in its own conventions.
-    conventions : dict
-        This view's surface conventions (same as ``instance.conventions[agent]``).
-
-    Examples
-    --------
-    >>> from harness.registry import get_task
-    >>> task = get_task("csp_sudoku4")
-    >>> instance = task.generate(seed=0, difficulty=0)
-    >>> a, b = task.split(instance)
-    >>> a.agent, a.conventions == instance.conventions["a"]
-    ('a', True)
-    >>> b.data["facts"]
-    ['(x=3, y=0) = 4', '(x=3, y=1) = 1', '(x=1, y=3) = 4']
-    """
-
-    agent: str
-    data: dict[str, Any]
-    conventions: dict[str, Any] = field(default_factory=dict)
+__all__ = [
+    "DEFAULT_DIFFICULTY",
+    "DIFFICULTIES",
+    "FAMILIES",
+    "FINAL_MARKER",
+    "OTHER_AGENT_PREFIX",
+    "PUZZLE_KINDS",
+    "SIDES",
+    "UNPARSED",
+    "Instance",
+    "Task",
+    "View",
+    "_Unparsed",
+    "check_keep",
+    "check_seed",
+    "check_seed_difficulty",
+]
 
 
 class Task(ABC):

@@ -1,9 +1,9 @@
 """Common machinery of the Spatial tasks: a grid world split between two agents.
 
 :class:`GridTask` implements the whole :class:`~harness.base.Task` interface for a world of
-:mod:`harness.grid`; a concrete task only says how to build a world (``make_world``), who holds
+:mod:`harness.grid`; a concrete task only says how to build a world (``_build``), who holds
 which cell (the ``owner`` grid inside the world: ``"a"``, ``"b"`` or ``"*"`` for both) and how
-each agent writes coordinates (``make_frames``). Items are held by the owner of their cell.
+each agent writes coordinates (``_make_frames``). Items are held by the owner of their cell.
 
 - ``split`` gives each agent the cells and items it holds, written in its own :class:`Frame`;
 - ``render`` draws the full map in the canonical frame (what the solo control reads);
@@ -29,304 +29,47 @@ from __future__ import annotations
 
 import json
 import random
-import re
-from dataclasses import replace
 from typing import Any
 
-from harness.base import DEFAULT_DIFFICULTY, UNPARSED, Instance, Task, View, check_seed
+from harness.base import DEFAULT_DIFFICULTY, UNPARSED, Instance, View, check_seed
 from harness.grid import (
     ARROWS,
-    RouteGraph,
     Frame,
     canonical,
     grade_route,
     parse_route,
     route_graph,
     shortest_route,
-    sixteen,
+)
+from harness.spatial_hooks import GridHooks
+from harness.spatial_text import draw_map, legend_text, read_map
+from harness.spatial_worlds import (
+    DENSITY,
+    SIZES,
+    carve_maze,
+    egocentric,
+    free_cell,
+    drop_off_map_items,
+    item_cells,
+    merge_worlds,
+    owner_grid,
+    paste_views,
+    place,
+    set_cell,
+    wall_grid,
 )
 
-SIZES = {0: (6, 6), 1: (8, 8), 2: (10, 10)}
-DENSITY = {0: 0.18, 1: 0.24, 2: 0.28}
-_ROW = re.compile(r"^\s*(-?\d+) \|(.*)$")
-
-LEGEND = {
-    "#": "# wall",
-    ".": ". open cell",
-    "?": "? a cell you do not know",
-    "S": "S start",
-    "G": "G goal",
-    "X": "X waypoint: the route must visit X before it ends on G",
-    "K": "K key",
-    "D": "D door: locked, it can only be entered after the route has visited K",
-    "arrow": "^ > v < one-way cell: you may leave it only in the arrow's direction",
-    "digit": "1-9 entry cost of that cell (every other open cell costs 1)",
-    "pad": "a-h teleporter pads: from a pad, one step (cost 1) takes you to the other pad "
-    "with the same letter",
-}
+__all__ = [  # the world-building helpers are re-exported for the task modules
+    "DENSITY", "SIZES", "GridTask", "carve_maze", "drop_off_map_items", "egocentric",
+    "free_cell", "item_cells", "merge_worlds", "owner_grid", "paste_views", "place", "set_cell",
+    "wall_grid",
+]
 
 
-def wall_grid(rng: random.Random, h: int, w: int, density: float) -> list[str]:
-    """``h`` strings of ``w`` characters, ``#`` with probability ``density``, else ``.``.
-
-    Parameters
-    ----------
-    rng : random.Random
-        Source of randomness (row by row, left to right).
-    h, w : int
-        Rows and columns.
-    density : float
-        Probability in [0, 1] that a cell is a wall.
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> import random
-    >>> from harness.spatial import wall_grid
-    >>> wall_grid(random.Random(0), 2, 5, 0.3)
-    ['...#.', '.....']
-    """
-    return ["".join("#" if rng.random() < density else "." for _ in range(w)) for _ in range(h)]
-
-
-def owner_grid(h: int, w: int, kind: str, rng: random.Random | None = None) -> list[str]:
-    """Who holds each cell: ``cols`` (a: left half), ``rows`` (a: top half), ``random``.
-
-    Parameters
-    ----------
-    h, w : int
-        Rows and columns.
-    kind : {"cols", "rows", "random"}
-        ``cols``: a holds the ``w // 2`` western columns; ``rows``: a holds the ``h // 2``
-        northern rows; ``random``: each cell dealt to a or b with probability 1/2.
-    rng : random.Random, optional
-        Required for ``kind="random"``.
-
-    Returns
-    -------
-    list of str
-        ``h`` strings of ``w`` characters ``a``/``b``.
-
-    Raises
-    ------
-    ValueError
-        For another ``kind``.
-
-    Examples
-    --------
-    >>> from harness.spatial import owner_grid
-    >>> owner_grid(2, 5, "cols"), owner_grid(3, 2, "rows")
-    (['aabbb', 'aabbb'], ['aa', 'bb', 'bb'])
-    >>> owner_grid(2, 2, "diagonal")
-    Traceback (most recent call last):
-    ...
-    ValueError: owner kind must be cols, rows or random, got 'diagonal'
-    """
-    if kind == "cols":
-        return ["a" * (w // 2) + "b" * (w - w // 2) for _ in range(h)]
-    if kind == "rows":
-        return ["a" * w if r < h // 2 else "b" * w for r in range(h)]
-    if kind == "random":
-        if rng is None:
-            raise ValueError("owner kind 'random' deals cells at random: pass rng "
-                             "(a random.Random seeded from the instance seed)")
-        return ["".join(rng.choice("ab") for _ in range(w)) for _ in range(h)]
-    raise ValueError(f"owner kind must be cols, rows or random, got {kind!r}")
-
-
-def set_cell(cells: list[str], r: int, c: int, ch: str) -> None:
-    """Replace the character at ``(r, c)`` of a list of row strings, in place.
-
-    Parameters
-    ----------
-    cells : list of str
-        Row strings; ``cells[r]`` is rebuilt.
-    r, c : int
-    ch : str
-        One character.
-
-    Returns
-    -------
-    None
-
-    Examples
-    --------
-    >>> from harness.spatial import set_cell
-    >>> cells = ["...", "..."]
-    >>> set_cell(cells, 1, 2, "#")
-    >>> cells
-    ['...', '..#']
-    """
-    cells[r] = cells[r][:c] + ch + cells[r][c + 1:]
-
-
-def free_cell(
-    rng: random.Random, world: dict, agent: str | None, taken: set, where=None
-) -> list[int] | None:
-    """A random open cell held by ``agent`` (any if None), not in ``taken``, satisfying
-    ``where(r, c)`` if given; None if there is none.
-
-    Parameters
-    ----------
-    rng : random.Random
-    world : dict
-        With ``h``, ``w``, ``cells`` and ``owner``; open means ``.`` or a cost digit.
-    agent : {"a", "b"} or None
-    taken : set of (int, int)
-        Cells already used; the chosen cell is added to it.
-    where : callable, optional
-        ``where(r, c) -> bool`` extra filter.
-
-    Returns
-    -------
-    [int, int] or None
-
-    Examples
-    --------
-    >>> import random
-    >>> from harness.spatial import free_cell
-    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"]}
-    >>> taken = {(0, 2)}
-    >>> free_cell(random.Random(0), world, "b", taken), sorted(taken)
-    ([1, 2], [(0, 2), (1, 2)])
-    >>> print(free_cell(random.Random(0), world, "a", {(0, 0), (0, 1), (1, 0)}))
-    None
-    """
-    cand = [
-        (r, c)
-        for r in range(world["h"])
-        for c in range(world["w"])
-        if world["cells"][r][c] in ".123456789"
-        and (agent is None or world["owner"][r][c] == agent)
-        and (r, c) not in taken
-        and (where is None or where(r, c))
-    ]
-    if not cand:
-        return None
-    cell = rng.choice(cand)
-    taken.add(cell)
-    return list(cell)
-
-
-def place(rng: random.Random, world: dict, wanted: dict, where: dict | None = None) -> dict:
-    """Put each item ``name -> agent`` on a free open cell held by that agent (``where`` maps a
-    name to an extra ``(r, c) -> bool`` filter); items that find no cell are left out, which
-    makes the world invalid. Returns ``world``.
-
-    Parameters
-    ----------
-    rng : random.Random
-    world : dict
-        Modified in place: ``world["items"]`` gains the placed items.
-    wanted : dict
-        Item name -> agent whose cells it goes on (``None`` for any).
-    where : dict, optional
-        Item name -> ``(r, c) -> bool`` filter.
-
-    Returns
-    -------
-    dict
-        ``world`` itself.
-
-    Examples
-    --------
-    >>> import random
-    >>> from harness.spatial import place
-    >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"], "items": {}}
-    >>> place(random.Random(1), world, {"S": "a", "G": "b"})["items"]
-    {'S': [0, 0], 'G': [0, 2]}
-    """
-    taken = {cell for _, cell in item_cells(world["items"])}
-    for name, agent in wanted.items():
-        cell = free_cell(rng, world, agent, taken, (where or {}).get(name))
-        if cell is not None:
-            world["items"][name] = cell
-    return world
-
-
-def carve_maze(rng: random.Random, n: int, braid: float) -> list[str]:
-    """A perfect maze on an ``n`` x ``n`` grid (n odd; passages on even coordinates) carved by
-    randomised depth-first search, then braided: each remaining inner wall between two
-    passages is removed with probability ``braid`` (creating loops).
-
-    Parameters
-    ----------
-    rng : random.Random
-    n : int
-        Side length, odd.
-    braid : float
-        Probability in [0, 1] of removing each remaining wall between two passages.
-
-    Returns
-    -------
-    list of str
-        ``n`` strings of ``#`` and ``.``.
-
-    Examples
-    --------
-    With ``braid=1`` only the pillars at odd (row, column) remain:
-
-    >>> import random
-    >>> from harness.spatial import carve_maze
-    >>> carve_maze(random.Random(0), 5, braid=1.0)
-    ['.....', '.#.#.', '.....', '.#.#.', '.....']
-    >>> sum(row.count(".") for row in carve_maze(random.Random(0), 5, braid=0.0))
-    17
-    """
-    grid = [["#"] * n for _ in range(n)]
-    stack = [(0, 0)]
-    grid[0][0] = "."
-    while stack:
-        r, c = stack[-1]
-        nbrs = [(r + dr, c + dc) for dr, dc in ((-2, 0), (2, 0), (0, -2), (0, 2))
-                if 0 <= r + dr < n and 0 <= c + dc < n and grid[r + dr][c + dc] == "#"]
-        if not nbrs:
-            stack.pop()
-            continue
-        nr, nc = rng.choice(nbrs)
-        grid[(r + nr) // 2][(c + nc) // 2] = "."
-        grid[nr][nc] = "."
-        stack.append((nr, nc))
-    for r in range(n):
-        for c in range(n):
-            if grid[r][c] == "#" and (r % 2) != (c % 2) and rng.random() < braid:
-                grid[r][c] = "."
-    return ["".join(row) for row in grid]
-
-
-def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
-    """(name, cell) for every item, one entry per teleporter pad.
-
-    Parameters
-    ----------
-    items : dict
-        ``world["items"]``: uppercase name -> ``[r, c]``, lowercase name -> two cells.
-
-    Returns
-    -------
-    list of (str, (int, int))
-
-    Examples
-    --------
-    >>> from harness.spatial import item_cells
-    >>> item_cells({"S": [0, 0], "a": [[1, 1], [2, 2]]})
-    [('S', (0, 0)), ('a', (1, 1)), ('a', (2, 2))]
-    """
-    out = []
-    for name, pos in items.items():
-        if name.islower():
-            out.extend((name, tuple(p)) for p in pos)
-        else:
-            out.append((name, tuple(pos)))
-    return out
-
-
-class GridTask(Task):
-    """Base of the Spatial tasks (see the module docstring). Subclasses implement
-    :meth:`make_world` and may override :meth:`make_frames` and the ``*_extra`` hooks.
+class GridTask(GridHooks):
+    """Base of the Spatial tasks (see the module docstring). Subclasses implement the hook
+    :meth:`~harness.spatial_hooks.GridHooks._build` and may override the other hooks of
+    :class:`~harness.spatial_hooks.GridHooks`.
 
     Examples
     --------
@@ -351,252 +94,8 @@ class GridTask(Task):
         "accepted too."
     )
     min_hops = 3
-    #: items held through ``view_extra`` rather than by the owner of their cell
+    #: items held through ``_view_extra`` rather than by the owner of their cell
     hidden_items: tuple[str, ...] = ()
-
-    # ----- hooks -------------------------------------------------------------------------
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
-        """A candidate world (may be invalid; ``generate`` retries).
-
-        Parameters
-        ----------
-        rng : random.Random
-            The generator's random source.
-        difficulty : {0, 1, 2}
-
-        Returns
-        -------
-        dict
-            A world of :mod:`harness.grid` plus ``owner`` (one ``a``/``b``/``*`` per cell).
-
-        Raises
-        ------
-        NotImplementedError
-            In the base class.
-
-        Examples
-        --------
-        >>> import random
-        >>> from harness.registry import get_task
-        >>> world = get_task("spatial_obstacles_split").make_world(random.Random(0), 0)
-        >>> sorted(world), world["h"], world["items"]
-        (['cells', 'h', 'items', 'owner', 'w'], 6, {'S': [1, 0], 'G': [1, 5]})
-        """
-        raise NotImplementedError
-
-    def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
-        """Two different coordinate frames for agents a and b (default: two of the sixteen).
-
-        Parameters
-        ----------
-        rng : random.Random
-        world : dict
-
-        Returns
-        -------
-        (Frame, Frame)
-
-        Examples
-        --------
-        >>> import random
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_obstacles_split")
-        >>> fa, fb = task.make_frames(random.Random(0), {"h": 6, "w": 6})
-        >>> fa.summary(), fb.summary()
-        ('(row, column), 0-based, origin at the bottom-right corner', '(column, row), 1-based, origin at the bottom-right corner')
-        """
-        fa, fb = rng.sample(sixteen(world["h"], world["w"]), 2)
-        return fa, fb
-
-    def refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
-        """Frames of a counterfactual world (default: unchanged).
-
-        Parameters
-        ----------
-        world : dict
-            The merged counterfactual world.
-        frames : dict
-            ``{"a": frame dict, "b": frame dict}`` of the original instance.
-        keep : {"a", "b"}
-            The view kept unchanged.
-
-        Returns
-        -------
-        dict
-            Frames for the new instance; the kept agent's frame must not change.
-
-        Examples
-        --------
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_obstacles_split")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> frames = instance.data["frames"]
-        >>> task.refit_frames(instance.data["world"], frames, "a") is frames
-        True
-        """
-        return frames
-
-    def finalize(self, world: dict) -> dict:
-        """Derive dependent fields after a merge (default: nothing).
-
-        Parameters
-        ----------
-        world : dict
-
-        Returns
-        -------
-        dict
-            The world with derived fields filled in.
-
-        Examples
-        --------
-        ``spatial_landmarks`` derives S and G from landmark positions and offsets:
-
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_landmarks")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> world = instance.data["world"]
-        >>> world["anchors"]["S"], world["landmarks"]["oak"]
-        (['oak', 2, -1], [2, 3])
-        >>> task.finalize({**world, "items": {}})["items"]
-        {'S': [4, 2], 'G': [1, 4]}
-        """
-        return world
-
-    def extra_valid(self, world: dict, rg: RouteGraph) -> bool:
-        """Task-specific validity check of a generated world (default: always valid).
-
-        Parameters
-        ----------
-        world : dict
-        rg : RouteGraph
-            The world's state graph.
-
-        Returns
-        -------
-        bool
-
-        Examples
-        --------
-        >>> from harness.grid import route_graph
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_obstacles_split")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> task.extra_valid(instance.data["world"], route_graph(instance.data["world"]))
-        True
-        """
-        return True
-
-    def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
-        """Extra view data of ``agent`` beyond its cells and items (default: none).
-
-        Parameters
-        ----------
-        world : dict
-        agent : {"a", "b"}
-        frame : Frame
-            The agent's frame; positions must be written in it.
-
-        Returns
-        -------
-        dict
-            Merged into ``View.data``.
-
-        Examples
-        --------
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_landmarks")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> world = instance.data["world"]
-        >>> task.view_extra(world, "b", task.frame(instance.data, "b"))
-        {'anchors': {'G': ['statue', -2, 4], 'S': ['oak', 1, -2]}}
-        """
-        return {}
-
-    def render_extra(self, view_data: dict) -> str:
-        """Text for the extra view data, appended by :meth:`render_view` (default: none).
-
-        Parameters
-        ----------
-        view_data : dict
-            ``View.data``.
-
-        Returns
-        -------
-        str
-            Empty for nothing to add.
-
-        Examples
-        --------
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_landmarks")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> world = instance.data["world"]
-        >>> a, b = task.split(instance)
-        >>> task.render_extra(a.data)
-        'Landmarks: the oak at (2, 2), the statue at (3, 5), the well at (2, 3)'
-        """
-        return ""
-
-    def merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
-        """Counterfactual: copy extra fields into ``merged`` from the kept or the fresh world.
-
-        Parameters
-        ----------
-        orig, fresh : dict
-            The original world and a freshly generated one.
-        keep : {"a", "b"}
-        merged : dict
-            Modified in place.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_landmarks")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> world = instance.data["world"]
-        >>> merged = {}
-        >>> task.merge_extra(world, {"landmarks": {}, "anchors": {}}, "a", merged)
-        >>> merged["landmarks"] == world["landmarks"], merged["anchors"]
-        (True, {})
-        """
-        return None
-
-    def naive_extra(self, views: tuple[View, View], fa: Frame, world: dict) -> None:
-        """Add to the naively pasted ``world`` whatever the views hold outside cells/items.
-
-        Parameters
-        ----------
-        views : (View, View)
-        fa : Frame
-            View a's frame, in which view b's facts are (mis)read.
-        world : dict
-            The pasted world, modified in place.
-
-        Returns
-        -------
-        None
-
-        Examples
-        --------
-        Reading b's landmark offsets in a's frame puts S and G in the wrong places:
-
-        >>> from harness.registry import get_task
-        >>> task = get_task("spatial_landmarks")
-        >>> instance = task.generate(0, difficulty=0)
-        >>> world = instance.data["world"]
-        >>> from harness.grid import Frame
-        >>> a, b = task.split(instance)
-        >>> pasted = {"h": 6, "w": 6, "items": {}}
-        >>> task.naive_extra((a, b), Frame(**a.data["frame"]), pasted)
-        >>> pasted["items"], world["items"]
-        ({'G': [9, 4], 'S': [0, 2]}, {'S': [4, 2], 'G': [1, 4]})
-        """
-        return None
 
     # ----- generation --------------------------------------------------------------------
     def _valid(self, world: dict) -> bool:
@@ -617,7 +116,7 @@ class GridTask(Task):
         hops = rg.hops()
         if hops is None or hops < max(self.min_hops, world["w"] // 2):
             return False
-        return self.extra_valid(world, rg)
+        return self._extra_valid(world, rg)
 
     def _instance(self, seed: int, difficulty: int, world: dict, frames: dict) -> Instance:
         return Instance(
@@ -668,9 +167,9 @@ class GridTask(Task):
             raise ValueError(f"difficulty must be one of {sorted(SIZES)}, got {difficulty!r}")
         rng = random.Random(int(seed))
         for _ in range(2000):
-            world = self.finalize(self.make_world(rng, difficulty))
+            world = self._finalize(self._build(rng, difficulty))
             if self._valid(world):
-                fa, fb = self.make_frames(rng, world)
+                fa, fb = self._make_frames(rng, world)
                 frames = {"a": fa.to_dict(), "b": fb.to_dict()}
                 return self._instance(int(seed), difficulty, world, frames)
         raise RuntimeError(f"{self.name}: no valid world for seed {seed} after 2000 tries")
@@ -711,7 +210,7 @@ class GridTask(Task):
         -------
         (View, View)
             ``data`` holds ``frame``, ``size`` (drawing rows, columns), ``cells`` (``[p, q,
-            char]``, arrows turned with the drawing), ``items`` and any :meth:`view_extra`.
+            char]``, arrows turned with the drawing), ``items`` and any :meth:`_view_extra`.
 
         Examples
         --------
@@ -748,37 +247,11 @@ class GridTask(Task):
                         items[name] = pos
             data = {"frame": fr.to_dict(), "size": list(fr.dims), "cells": sorted(cells),
                     "items": items}
-            data.update(self.view_extra(world, agent, fr))
+            data.update(self._view_extra(world, agent, fr))
             out.append(View(agent=agent, data=data, conventions=dict(instance.conventions[agent])))
         return out[0], out[1]
 
     # ----- rendering ---------------------------------------------------------------------
-    @staticmethod
-    def _draw(fr: Frame, lookup: dict) -> str:
-        dh, dw = fr.dims
-        first_is_row = fr.order == "row-col"
-        # draw_to_view(i, j) is separable: one coordinate depends on i, the other on j
-        row_lab = [fr.draw_to_view(i, 0)[0 if first_is_row else 1] for i in range(dh)]
-        col_lab = [fr.draw_to_view(0, j)[1 if first_is_row else 0] for j in range(dw)]
-        lines = ["     " + "".join(f"{v:>4}" for v in col_lab)]
-        for label in row_lab:
-            if first_is_row:
-                row = [lookup.get((label, q), "?") for q in col_lab]
-            else:
-                row = [lookup.get((p, label), "?") for p in col_lab]
-            lines.append(f"{label:>3} |" + "".join(f"{ch:>4}" for ch in row))
-        return "\n".join(lines)
-
-    @staticmethod
-    def _legend(chars: set) -> str:
-        keys = [k for k in "#.?SGXKD" if k in chars]
-        if chars & set(ARROWS):
-            keys.append("arrow")
-        if chars & set("123456789"):
-            keys.append("digit")
-        if chars & set("abcdefgh"):
-            keys.append("pad")
-        return "\n".join(f"  {LEGEND[k]}" for k in keys)
 
     def render(self, instance: Instance) -> str:
         """The whole map in the canonical frame, with legend and item list (the solo view).
@@ -813,9 +286,9 @@ class GridTask(Task):
             self.objective,
             f"The map has {world['h']} rows and {world['w']} columns. {fr.describe()}",
             "MAP",
-            self._draw(fr, lookup),
+            draw_map(fr, lookup),
             "Legend:",
-            self._legend(set(lookup.values())),
+            legend_text(set(lookup.values())),
             "Items: " + ", ".join(f"{n} at {list(c)}" for n, c in item_cells(world["items"])),
         ]
         if world.get("landmarks"):
@@ -887,11 +360,11 @@ class GridTask(Task):
             f"Your drawing has {d['size'][0]} rows and {d['size'][1]} columns. {fr.describe()}",
         ]
         if lookup:
-            lines += ["YOUR MAP", self._draw(fr, lookup), "Legend:", self._legend(seen)]
+            lines += ["YOUR MAP", draw_map(fr, lookup), "Legend:", legend_text(seen)]
         else:
             lines.append("You hold no cell of the map.")
         lines.append("Items you know: " + (", ".join(item_text) if item_text else "none"))
-        extra = self.render_extra(d)
+        extra = self._render_extra(d)
         if extra:
             lines.append(extra)
         return "\n".join(lines)
@@ -916,7 +389,10 @@ class GridTask(Task):
         >>> task.oracle(instance)
         [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [1, 5]]
         """
-        return shortest_route(instance.data["world"])
+        route = shortest_route(instance.data["world"])
+        if route is None:  # generate() keeps only worlds whose goal is reachable
+            raise ValueError(f"{self.name}: the goal is unreachable in this instance")
+        return route
 
     def parse(self, text: str) -> Any:
         """Every ``[a, b]`` / ``(a, b)`` pair in ``text``; :data:`~harness.base.UNPARSED` if none.
@@ -1052,33 +528,16 @@ class GridTask(Task):
         orig = instance.data["world"]
         kept_view = self.split(instance)["ab".index(keep)]
         rng = random.Random(int(seed))
-        owner = orig["owner"]
-        mine = lambda cell: owner[cell[0]][cell[1]] in (keep, "*")  # noqa: E731
         for _ in range(2000):
-            fresh = self.make_world(rng, instance.difficulty)
+            fresh = self._build(rng, instance.difficulty)
             if (fresh["h"], fresh["w"]) != (orig["h"], orig["w"]):
                 continue
-            cells = [
-                "".join(
-                    orig["cells"][r][c] if mine((r, c)) else fresh["cells"][r][c]
-                    for c in range(orig["w"])
-                )
-                for r in range(orig["h"])
-            ]
-            items: dict[str, Any] = {}
-            for src, want in ((orig, True), (fresh, False)):
-                for name, cell in item_cells(src["items"]):
-                    if mine(cell) == want and name not in self.hidden_items:
-                        if name.islower():
-                            items.setdefault(name, []).append(list(cell))
-                        else:
-                            items.setdefault(name, list(cell))
-            merged = {**fresh, "cells": cells, "items": items, "owner": orig["owner"]}
-            self.merge_extra(orig, fresh, keep, merged)
-            merged = self.finalize(merged)
+            merged = merge_worlds(orig, fresh, keep, self.hidden_items)
+            self._merge_extra(orig, fresh, keep, merged)
+            merged = self._finalize(merged)
             if not self._valid(merged):
                 continue
-            frames = self.refit_frames(merged, instance.data["frames"], keep)
+            frames = self._refit_frames(merged, instance.data["frames"], keep)
             cand = self._instance(instance.seed, instance.difficulty, merged, frames)
             if self.split(cand)["ab".index(keep)] == kept_view:
                 return cand
@@ -1108,35 +567,11 @@ class GridTask(Task):
         """
         va, vb = self.split(instance)
         fa = Frame(**va.data["frame"])
-        h, w = instance.data["world"]["h"], instance.data["world"]["w"]
-        cells = [["."] * w for _ in range(h)]
-        world: dict[str, Any] = {"h": h, "w": w, "items": {}}
-        for view in (vb, va):  # a's own facts win collisions
-            for p, q, ch in view.data["cells"]:
-                r, c = fa.to_canon(p, q)
-                if 0 <= r < h and 0 <= c < w:
-                    if ch in ARROWS:
-                        ch = ARROWS[(ARROWS.index(ch) - fa.rot) % 4]
-                    cells[r][c] = ch
-            for name, pos in view.data["items"].items():
-                for cell in pos if name.islower() else [pos]:
-                    r, c = fa.to_canon(*cell)
-                    if name.islower():
-                        world["items"].setdefault(name, []).append([r, c])
-                    else:
-                        world["items"][name] = [r, c]
-        self.naive_extra((va, vb), fa, world)
-        world["cells"] = ["".join(row) for row in cells]
-        for name, pos in list(world["items"].items()):
-            cells_ = pos if name.islower() else [pos]
-            if any(not (0 <= r < h and 0 <= c < w) for r, c in cells_) or (
-                name.islower() and len(pos) != 2
-            ):
-                del world["items"][name]
+        world = paste_views(va, vb, instance.data["world"]["h"], instance.data["world"]["w"])
+        self._misread((va, vb), fa, world)
+        world = drop_off_map_items(world)
         if "S" not in world["items"] or "G" not in world["items"]:
             return None
-        for name, (r, c) in item_cells(world["items"]):
-            set_cell(world["cells"], r, c, ".")
         return shortest_route(world)
 
     def solve_text(self, text: str) -> Any:
@@ -1162,56 +597,5 @@ class GridTask(Task):
         >>> print(task.solve_text("no map here"))
         None
         """
-        rows = []
-        started = False
-        for line in text.splitlines():
-            if line.strip() == "MAP":
-                started = True
-                continue
-            m = _ROW.match(line) if started else None
-            if m:
-                rows.append(m.group(2).split())
-            elif started and rows:
-                break
-        if not rows:
-            return None
-        cells, items = [], {}
-        for r, row in enumerate(rows):
-            line = ""
-            for c, ch in enumerate(row):
-                if ch.isalpha() and ch not in "v":
-                    if ch.islower():
-                        items.setdefault(ch, []).append([r, c])
-                    else:
-                        items[ch] = [r, c]
-                    ch = "."
-                line += ch
-            cells.append(line)
-        world = {"h": len(cells), "w": len(cells[0]), "cells": cells, "items": items}
-        return shortest_route(world)
-
-
-def egocentric(frame: Frame, cell: tuple[int, int]) -> Frame:
-    """``frame`` shifted so that ``cell`` is written (0, 0).
-
-    Parameters
-    ----------
-    frame : Frame
-        Any frame; its offsets are replaced.
-    cell : (int, int)
-        Canonical cell of the agent.
-
-    Returns
-    -------
-    Frame
-
-    Examples
-    --------
-    >>> from harness.grid import Frame
-    >>> from harness.spatial import egocentric
-    >>> f = egocentric(Frame("bottom-left", "col-row", 1, th=3, tw=4), (1, 2))
-    >>> f.to_view(1, 2), f.to_view(0, 2), (f.p0, f.q0)
-    ((0, 0), (0, 1), (3, 2))
-    """
-    p, q = replace(frame, p0=0, q0=0).to_view(*cell)
-    return replace(frame, p0=p, q0=q)
+        world = read_map(text)
+        return None if world is None else shortest_route(world)

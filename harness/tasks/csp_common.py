@@ -13,21 +13,26 @@ constraint is a small JSON dict in canonical form (UTC minutes, grams, 0-based p
 each view renders it in its own conventions (local time, ounces, 1-based seats from the other
 end, ...).
 
-Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), section 1:
-CSP agents "hold constraints expressed in different units, formats, or timezones".
+The knapsack and budget tasks are optimisation problems with their own base
+(:mod:`harness.tasks.csp_optimisation`); the answer readers live in
+:mod:`harness.tasks.csp_answers` and are re-exported here.
+
+References
+----------
+.. [1] *The Collaboration Tax*, EMNLP 2026, section 1: CSP agents "hold constraints expressed
+   in different units, formats, or timezones".
 """
 
 from __future__ import annotations
 
 import random
-import re
 from abc import abstractmethod
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
-from harness.base import (  # noqa: F401  (validators re-exported for the CSP modules)
+from harness.base import (
     DIFFICULTIES,
     SIDES,
     UNPARSED,
@@ -37,6 +42,24 @@ from harness.base import (  # noqa: F401  (validators re-exported for the CSP mo
     check_keep,
     check_seed_difficulty,
 )
+from harness.tasks.csp_answers import (
+    WORD,
+    OrderAnswer,
+    canonical_name,
+    first_line_block,
+    parse_name_list,
+    parse_pairs,
+    position_vector,
+    word_list,
+)
+from harness.tasks.csp_notebooks import read_notebooks
+
+__all__ = [  # the validators and answer readers are re-exported for the CSP task modules
+    "DIFFICULTIES", "SIDES", "UNPARSED", "WORD", "EliminationTask", "Instance", "OrderAnswer",
+    "Task", "View", "canonical_name", "check_keep", "check_seed_difficulty", "first_line_block",
+    "parse_name_list", "parse_pairs", "permutations_array", "position_vector", "read_only_array",
+    "solutions_array", "word_list",
+]
 
 #: Proposals drawn per greedy step; the one that removes most candidates is kept.
 _PROPOSALS_PER_STEP = 4
@@ -44,10 +67,6 @@ _PROPOSALS_PER_STEP = 4
 _MAX_FAILED_STEPS = 30
 #: Restarts before generation gives up (never reached in the tests; a bug guard).
 _MAX_ATTEMPTS = 200
-
-
-
-
 
 
 def solutions_array(problem: Any, variables: list[str]) -> np.ndarray:
@@ -69,7 +88,7 @@ def permutations_array(n: int) -> np.ndarray:
 
     Enumerated by python-constraint (``AllDifferentConstraint``) and cached.
     """
-    import constraint
+    import constraint  # deferred third-party import (only generation needs it), not a cycle
 
     problem = constraint.Problem()
     names = [f"x{i}" for i in range(n)]
@@ -88,17 +107,21 @@ def read_only_array(arr: np.ndarray) -> np.ndarray:
 class EliminationTask(Task):
     """Base of the CSP tasks whose answer is the unique candidate left by all constraints.
 
-    Subclasses implement :meth:`_setup`, :meth:`_candidates`, :meth:`_propose`, :meth:`_mask`,
-    :meth:`_view_lines`, :meth:`_answer_of`, :meth:`_vector_of` and :meth:`parse`. The default
-    :meth:`grade` is the fraction of answer positions (seats, cells, slots...) equal to the
-    oracle's; tasks override it when another partial credit means more.
+    Template-method hooks (the same style as :class:`~harness.spatial.GridTask` and
+    :class:`~harness.tasks.relational_common.RelationalTask`): subclasses implement the
+    abstract hooks :meth:`_build`, :meth:`_candidates`, :meth:`_propose`, :meth:`_mask`,
+    :meth:`_view_lines`, :meth:`_answer_of`, :meth:`_vector_of`, :meth:`_misread` and
+    :meth:`_solve_notebooks`, plus :meth:`parse`; :meth:`_proposals_per_step`,
+    :meth:`_keep_redundant`, :meth:`_priority` and :meth:`_target_ok` have defaults. The
+    default :meth:`grade` is the fraction of answer positions (seats, cells, slots...) equal to
+    the oracle's; tasks override it when another partial credit means more.
     """
 
     family = "csp"
 
     # ----- to implement ----------------------------------------------------------------
     @abstractmethod
-    def _setup(self, rng: random.Random, difficulty: int) -> tuple[dict, dict]:
+    def _build(self, rng: random.Random, difficulty: int) -> tuple[dict, dict]:
         """Draw the shared setup and the two views' conventions ``{"a": {...}, "b": {...}}``."""
 
     @abstractmethod
@@ -125,6 +148,18 @@ class EliminationTask(Task):
     def _vector_of(self, setup: dict, answer: Any) -> np.ndarray | None:
         """Candidate row for a parsed answer, with -1 where a position is missing or unknown;
         ``None`` if the answer has the wrong shape altogether."""
+
+    @abstractmethod
+    def _misread(self, setup: dict, conventions: dict, c: dict) -> dict | None:
+        """View b's constraint ``c`` as a solver reads it in view a's conventions (the naive
+        paste of :meth:`naive_answer`); ``None`` when the pasted sentence names nothing."""
+
+    @abstractmethod
+    def _solve_notebooks(self, books: list[dict]) -> Any:
+        """The answer, re-derived from the two notebooks of ``render(instance)`` alone
+        (:func:`~harness.tasks.csp_notebooks.read_notebooks`); ``ValueError`` naming any line it
+        cannot read. Elimination tasks rebuild the setup and the canonical constraints and
+        return :meth:`_unique`."""
 
     #: Title line of the rendered puzzle.
     title: str = "Puzzle"
@@ -159,12 +194,13 @@ class EliminationTask(Task):
         check_seed_difficulty(seed, difficulty)
         rng = random.Random(int(seed))
         for _ in range(_MAX_ATTEMPTS):
-            setup, conventions = self._setup(rng, difficulty)
+            setup, conventions = self._build(rng, difficulty)
             cands = self._candidates(setup)
             if len(cands) < 3:  # structurally (nearly) forced: nothing to split
                 continue
             target = self._draw_target(rng, setup, cands, np.arange(len(cands)))
-            built = self._build(rng, setup, cands, target, {"a": [], "b": []}, SIDES, difficulty)
+            empty: dict[str, list] = {"a": [], "b": []}
+            built = self._eliminate(rng, setup, cands, target, empty, SIDES, difficulty)
             if built is not None:
                 return Instance(
                     self.name,
@@ -175,7 +211,7 @@ class EliminationTask(Task):
                 )
         raise RuntimeError(f"{self.name}: no unique instance after {_MAX_ATTEMPTS} attempts")
 
-    def _build(
+    def _eliminate(
         self,
         rng: random.Random,
         setup: dict,
@@ -260,7 +296,7 @@ class EliminationTask(Task):
         idx = np.flatnonzero(allowed)
         for _ in range(_MAX_ATTEMPTS):
             target = self._draw_target(rng, setup, cands, idx)
-            built = self._build(
+            built = self._eliminate(
                 rng, setup, cands, target, {keep: kept, other: []}, (other,), instance.difficulty
             )
             if built is not None:
@@ -325,26 +361,37 @@ class EliminationTask(Task):
         return self._answer_of(instance.data["setup"], self.oracle_vector(instance))
 
     def solve_text(self, text: str) -> Any:
-        """Solve from the full rendering alone (:mod:`harness.tasks.csp_text`); raises
+        """Solve from the full rendering alone (:meth:`_solve_notebooks`); raises
         ``ValueError`` naming a line it cannot read."""
-        from harness.tasks.csp_text import solve
+        return self._solve_notebooks(read_notebooks(text))
 
-        return solve(self, text)
+    def _unique(self, setup: dict, constraints: list[dict]) -> Any:
+        """The answer of the only candidate that satisfies every constraint (text solvers).
+
+        Raises
+        ------
+        ValueError
+            If the constraints leave no candidate or several.
+        """
+        cands = self._candidates(setup)
+        keep = np.ones(len(cands), dtype=bool)
+        for c in constraints:
+            keep &= self._mask(setup, cands, c)
+        if keep.sum() != 1:
+            raise ValueError(f"text describes {int(keep.sum())} solutions, expected 1")
+        return self._answer_of(setup, cands[np.flatnonzero(keep)[0]])
 
     def naive_answer(self, instance: Instance) -> Any:
         """Surface-friction probe: view b's facts read verbatim in view a's conventions (via the
-        task's ``_naive_constraint``), solved together with view a's; ``None`` when that pasted
+        task's :meth:`_misread`), solved together with view a's; ``None`` when that pasted
         puzzle does not determine an answer (no solution, or several)."""
-        fn = getattr(self, "_naive_constraint", None)
-        if fn is None:
-            return NotImplemented
         setup = instance.data["setup"]
         cands = self._candidates(setup)
         keep = np.ones(len(cands), dtype=bool)
         for c in instance.data["constraints"]["a"]:
             keep &= self._mask(setup, cands, c)
         for c in instance.data["constraints"]["b"]:
-            c2 = fn(setup, instance.conventions, c)
+            c2 = self._misread(setup, instance.conventions, c)
             if c2 is None:
                 return None
             keep &= self._mask(setup, cands, c2)
@@ -366,114 +413,3 @@ class EliminationTask(Task):
         if len(vec) != len(truth):
             return 0.0
         return float(np.mean(np.asarray(vec) == truth))
-
-
-# ----- parsing helpers -------------------------------------------------------------------
-_PAIR_SPLIT = re.compile(r"[;,\n]+")
-WORD = re.compile(r"^[A-Za-z][A-Za-z'\-]*$")
-
-
-def first_line_block(text: Any) -> str | None:
-    """The answer text with code fences and surrounding quotes removed, or ``None``."""
-    if not isinstance(text, str):
-        return None
-    t = text.strip().strip("`").strip()
-    if t.lower().startswith(("json", "text")):
-        t = t[4:].strip()
-    return t or None
-
-
-def parse_pairs(text: Any, sep: str = r"[:=]") -> list[tuple[str, str]] | None:
-    """Read ``key: value; key: value`` (also ``=``, commas, newlines, a JSON object).
-
-    Returns the stripped (key, value) pairs in order, or ``None`` when no pair is found.
-
-    Examples
-    --------
-    >>> parse_pairs("Ashby=red; Bexley: green")
-    [('Ashby', 'red'), ('Bexley', 'green')]
-    """
-    t = first_line_block(text)
-    if t is None:
-        return None
-    t = t.strip().strip("{}").strip()
-    pairs = []
-    for chunk in _PAIR_SPLIT.split(t):
-        if not chunk.strip():
-            continue
-        parts = re.split(sep, chunk, maxsplit=1)
-        if len(parts) != 2:
-            continue
-        k = parts[0].strip().strip("\"'").strip()
-        v = parts[1].strip().strip("\"'").strip().rstrip(".").strip()
-        if k and v:
-            pairs.append((k, v))
-    return pairs or None
-
-
-def parse_name_list(text: Any, names: list[str] | None = None) -> list[str] | None:
-    """Read a comma/semicolon/arrow/newline separated list of names.
-
-    Leading numbering (``1.``, ``1)``) and brackets are dropped. Returns ``None`` if empty.
-    """
-    t = first_line_block(text)
-    if t is None:
-        return None
-    t = t.strip().strip("[]").strip()
-    items = []
-    for chunk in re.split(r"\s*(?:,|;|->|→|>|\n)\s*", t):
-        c = re.sub(r"^\s*\d+\s*[.):]\s*", "", chunk).strip().strip("\"'").strip().rstrip(".")
-        if c:
-            items.append(c)
-    return items or None
-
-
-def word_list(text: Any, min_items: int = 1) -> list[str] | None:
-    """:func:`parse_name_list` of ``text`` if it has at least ``min_items`` items and every item
-    is a single word (:data:`WORD`), else ``None``."""
-    items = parse_name_list(text)
-    if not items or len(items) < min_items or not all(WORD.match(i) for i in items):
-        return None
-    return items
-
-
-class OrderAnswer:
-    """Mixin for an :class:`EliminationTask` whose answer is the order of named entities.
-
-    The solution vector gives each entity's position; the answer lists the names in that order
-    (written comma-separated). Subclasses set ``entity_key``, the setup key of the names.
-    """
-
-    entity_key: str
-
-    def _answer_of(self, setup, vector):
-        names = setup[self.entity_key]
-        return [names[i] for i in sorted(range(len(names)), key=lambda i: vector[i])]
-
-    def _vector_of(self, setup, answer):
-        if not isinstance(answer, (list, tuple)):
-            return None
-        return position_vector(answer, setup[self.entity_key])
-
-    def format_answer(self, answer: Any) -> str:
-        return ", ".join(answer)
-
-
-def position_vector(answer: Any, names: list[str]) -> np.ndarray:
-    """Position in the list ``answer`` of each of ``names`` (-1 where absent); a name's first
-    mention counts, tokens that name nobody are skipped."""
-    vec = np.full(len(names), -1)
-    for p, name in enumerate(answer):
-        canon = canonical_name(str(name), names)
-        if canon is not None and vec[names.index(canon)] == -1:
-            vec[names.index(canon)] = p
-    return vec
-
-
-def canonical_name(token: str, names: list[str]) -> str | None:
-    """Case-insensitive exact match of ``token`` to one of ``names``, else ``None``."""
-    low = token.strip().lower()
-    for n in names:
-        if n.lower() == low:
-            return n
-    return None

@@ -29,49 +29,8 @@ from harness.tasks.csp_common import (
     solutions_array,
     word_list,
 )
-
-GUEST_NAMES = (
-    "Ada",
-    "Bruno",
-    "Chiara",
-    "Dmitri",
-    "Elif",
-    "Farid",
-    "Greta",
-    "Hugo",
-    "Ines",
-    "Jonas",
-    "Kenji",
-    "Lena",
-    "Mateo",
-    "Nadia",
-    "Omar",
-    "Priya",
-    "Quinn",
-    "Rosa",
-    "Soren",
-    "Tariq",
-)
-TOWN_NAMES = (
-    "Ashby",
-    "Bexley",
-    "Carlow",
-    "Dunmore",
-    "Elstow",
-    "Fenwick",
-    "Garford",
-    "Hexham",
-    "Ilkley",
-    "Jarrow",
-    "Kelso",
-    "Ludlow",
-    "Marlow",
-    "Norham",
-    "Oakham",
-    "Penrith",
-)
-COLOURS = ("red", "green", "blue")
-
+from harness.tasks.csp_vocabulary import COLOURS, GUEST_NAMES, TOWN_NAMES
+from harness.tasks.csp_notebooks import need, unreadable
 
 
 # =========================================================================================
@@ -108,7 +67,7 @@ class Seating(OrderAnswer, EliminationTask):
 
     _SIZES = {0: 4, 1: 5, 2: 6}
 
-    def _setup(self, rng, difficulty):
+    def _build(self, rng, difficulty):
         n = self._SIZES[difficulty]
         guests = sorted(rng.sample(GUEST_NAMES, n))
         conv = {
@@ -221,7 +180,7 @@ class Seating(OrderAnswer, EliminationTask):
         ]
         return {"intro": intro, "facts": [self._sentence(setup, conv, c) for c in constraints]}
 
-    def _naive_constraint(self, setup, conventions, c):
+    def _misread(self, setup, conventions, c):
         # view b's chair numbers (0-based from the door) read as view a's (1-based from the
         # window); "lower chair number" then points the other way
         n = setup["n"]
@@ -236,6 +195,50 @@ class Seating(OrderAnswer, EliminationTask):
         items = word_list(text, min_items=2)
         return UNPARSED if items is None else [i.capitalize() for i in items]
 
+    def _solve_notebooks(self, books: list[dict]) -> Any:
+        """Solve from the two notebooks of the full rendering alone (see
+        :meth:`EliminationTask._solve_notebooks`)."""
+        listed = need(r"one guest per chair: ([^.]+)\.", books[0]["intro"], "guest list")[1]
+        guests = [g.strip() for g in listed.split(",")]
+        n = len(guests)
+        setup = {"guests": guests, "n": n}
+        cons = []
+        for book in books:
+            numbering = need(
+                r"numbered (\d+) to (\d+) starting at the (window|door) end",
+                book["intro"],
+                "numbering",
+            )
+            base, window = int(numbering[1]), numbering[3] == "window"
+
+            def pos(k, base=base, window=window):
+                return k - base if window else n - 1 - (k - base)
+
+            g = guests.index
+            for line in book["facts"]:
+                if m := re.fullmatch(r"(\w+) sits in chair (\d+)\.", line):
+                    cons.append({"t": "seat", "g": g(m[1]), "p": pos(int(m[2]))})
+                elif m := re.fullmatch(r"(\w+) does not sit in chair (\d+)\.", line):
+                    cons.append({"t": "not_seat", "g": g(m[1]), "p": pos(int(m[2]))})
+                elif m := re.fullmatch(r"(\w+) (sits|does not sit) in an end chair\.", line):
+                    cons.append({"t": "end", "g": g(m[1]), "yes": m[2] == "sits"})
+                elif m := re.fullmatch(r"(\w+) and (\w+) sit next to each other\.", line):
+                    cons.append({"t": "adj", "g": g(m[1]), "h": g(m[2])})
+                elif m := re.fullmatch(r"(\w+) and (\w+) do not sit next to each other\.", line):
+                    cons.append({"t": "not_adj", "g": g(m[1]), "h": g(m[2])})
+                elif m := re.fullmatch(
+                    r"Between (\w+) and (\w+) "
+                    r"(nobody sits|exactly (\d+) (?:person|people) sits?)\.",
+                    line,
+                ):
+                    cons.append({"t": "gap", "g": g(m[1]), "h": g(m[2]), "k": int(m[4] or 0)})
+                elif m := re.fullmatch(r"(\w+) has a lower chair number than (\w+)\.", line):
+                    lo, hi = (m[1], m[2]) if window else (m[2], m[1])
+                    cons.append({"t": "lower", "g": g(lo), "h": g(hi)})
+                else:
+                    raise unreadable(line)
+        return self._unique(setup, cons)
+
 
 # =========================================================================================
 @lru_cache(maxsize=1)
@@ -244,7 +247,7 @@ def sudoku4_grids() -> np.ndarray:
 
     Enumerated with python-constraint (all-different rows, columns and 2x2 boxes).
     """
-    import constraint
+    import constraint  # deferred third-party import (only generation needs it), not a cycle
 
     problem = constraint.Problem()
     cells = [f"r{r}c{c}" for r in range(4) for c in range(4)]
@@ -298,7 +301,7 @@ class Sudoku4(EliminationTask):
     def _keep_redundant(self, difficulty):
         return difficulty == 0  # easy: extra givens that the others already imply
 
-    def _setup(self, rng, difficulty):
+    def _build(self, rng, difficulty):
         conv = {
             "a": {"index_base": 1, "origin": "top-left", "axis_order": "row, column"},
             "b": {"index_base": 0, "origin": "bottom-left", "axis_order": "x (column), y (row)"},
@@ -355,7 +358,7 @@ class Sudoku4(EliminationTask):
     def format_answer(self, answer: Any) -> str:
         return str(answer)
 
-    def _naive_constraint(self, setup, conventions, c):
+    def _misread(self, setup, conventions, c):
         # view b's "(x=X, y=Y)" read as view a's "(row X, column Y)", 1-based from the top-left
         r, col = divmod(c["cell"], 4)
         x, y = col, 3 - r
@@ -373,6 +376,22 @@ class Sudoku4(EliminationTask):
         if len(digits) != 16:
             return UNPARSED
         return "/".join(digits[i : i + 4] for i in range(0, 16, 4))
+
+    def _solve_notebooks(self, books: list[dict]) -> Any:
+        """Solve from the two notebooks of the full rendering alone (see
+        :meth:`EliminationTask._solve_notebooks`)."""
+        cons = []
+        for book in books:
+            for line in book["facts"]:
+                if m := re.fullmatch(r"\(row (\d), column (\d)\) = (\d)", line):
+                    cell = (int(m[1]) - 1) * 4 + int(m[2]) - 1
+                elif m := re.fullmatch(r"\(x=(\d), y=(\d)\) = (\d)", line):
+                    cell = (3 - int(m[2])) * 4 + int(m[1])
+                else:
+                    raise unreadable(line)
+                cons.append({"t": "given", "cell": cell, "d": int(m[3])})
+        setup = {"size": 4}
+        return self._unique(setup, cons)
 
 
 # =========================================================================================
@@ -415,7 +434,7 @@ class MapColouring(EliminationTask):
 
     _SIZES = {0: 5, 1: 6, 2: 7}
 
-    def _setup(self, rng, difficulty):
+    def _build(self, rng, difficulty):
         n = self._SIZES[difficulty]
         towns = rng.sample(TOWN_NAMES, n)  # listed in A's notes in this (non-alphabetical) order
         conv = {
@@ -529,7 +548,7 @@ class MapColouring(EliminationTask):
     def format_answer(self, answer: Any) -> str:
         return "; ".join(f"{k}={v}" for k, v in answer.items())
 
-    def _naive_constraint(self, setup, conventions, c):
+    def _misread(self, setup, conventions, c):
         # view b's "town i" (alphabetical, 0-based) taken as the i-th town of view a's list
         towns = setup["towns"]
         order = sorted(towns)
@@ -550,3 +569,38 @@ class MapColouring(EliminationTask):
             if WORD.match(k) and v.lower() in COLOURS:
                 out[k.capitalize()] = v.lower()
         return out or UNPARSED
+
+    def _solve_notebooks(self, books: list[dict]) -> Any:
+        """Solve from the two notebooks of the full rendering alone (see
+        :meth:`EliminationTask._solve_notebooks`)."""
+        towns = [
+            t.strip()
+            for t in need(
+                r"The towns are: ([^.]+)\.", books[0]["intro"] + books[1]["intro"], "town list"
+            )[1].split(",")
+        ]
+        alpha = sorted(towns)
+
+        def idx(label):
+            if m := re.fullmatch(r"[Tt]own (\d+)", label):
+                return towns.index(alpha[int(m[1])])
+            return towns.index(label)
+
+        town = r"([Tt]own \d+|[A-Z][a-z]+)"
+        cons = []
+        for book in books:
+            for line in book["facts"]:
+                if m := re.fullmatch(rf"{town} borders {town}\.", line):
+                    cons.append({"t": "border", "u": idx(m[1]), "v": idx(m[2])})
+                elif m := re.fullmatch(rf"{town} must (not )?be (\w+)\.", line):
+                    cons.append(
+                        {
+                            "t": "not_colour" if m[2] else "colour",
+                            "u": idx(m[1]),
+                            "c": COLOURS.index(m[3]),
+                        }
+                    )
+                else:
+                    raise unreadable(line)
+        setup = {"towns": towns}
+        return self._unique(setup, cons)

@@ -30,8 +30,10 @@ order tasks (``kind = "order"``)
 Names are matched after case-folding and dropping everything but letters and digits, against
 both agents' forms of every entity, so an answer written in either agent's convention counts.
 
-Reference: "The Collaboration Tax" (``shared/seeds/000_605de23d438c090f.txt``), section 1:
-relational agents "hold disjoint facts over a shared vocabulary".
+References
+----------
+.. [1] *The Collaboration Tax*, EMNLP 2026, section 1: relational agents "hold disjoint facts
+   over a shared vocabulary".
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from __future__ import annotations
 import random
 import re
 import zlib
+from abc import abstractmethod
 from typing import Any, ClassVar
 
 from harness.base import (
@@ -269,7 +272,13 @@ class RelationalTask(Task):
     ``conventions`` (the declared surface conventions of each view), ``convention_text`` (how
     each view's text explains them), ``setting`` (the puzzle's opening paragraph) and
     ``templates`` (one sentence template per view, ``str.format`` over the view-form fact), and
-    implements ``_build``, ``_encode``, ``_ask``, ``_solve``, ``_regenerate`` and ``_misread``.
+    implements the abstract hooks ``_build``, ``_encode``, ``_solve``, ``_regenerate`` and
+    ``_misread``, and ``_ask`` unless it overrides ``_questions``. The hooks follow the style of
+    the Spatial and CSP bases (template methods, underscore-prefixed, declared here; the roles
+    the three families share have the same names: ``_build`` draws the hidden problem,
+    ``_misread`` is the naive reading of view ``b`` in view ``a``'s conventions). The text
+    reader :meth:`read_text` has hooks ``_text_entities``, ``_text_facts``, ``_text_fact`` and
+    ``_text_queries`` with defaults.
     """
 
     family = "relational"
@@ -283,33 +292,34 @@ class RelationalTask(Task):
     questions_heading: ClassVar[str] = "Questions"
 
     # ----- subclass hooks ------------------------------------------------------------
+    @abstractmethod
     def _build(self, rng: random.Random, difficulty: int) -> dict[str, Any]:
         """Canonical instance data (see the module docstring)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _encode(self, fact: dict[str, Any], agent: str, data: dict[str, Any]) -> list[str]:
         """A fact in ``agent``'s conventions: the arguments of ``templates[agent]``."""
-        raise NotImplementedError
 
     def _ask(self, query: Any, agent: str, data: dict[str, Any]) -> str:
-        """A question in ``agent``'s conventions."""
-        raise NotImplementedError
+        """A question in ``agent``'s conventions (needed unless :meth:`_questions` is
+        overridden, as the order tasks do)."""
+        raise NotImplementedError(f"{self.name}: implement _ask or override _questions")
 
     def _roster(self, data: dict[str, Any], agent: str) -> list[str]:
         """The shared vocabulary as ``agent`` writes it (default: every entity's form)."""
         return [forms[agent] for forms in data["entities"].values()]
 
+    @abstractmethod
     def _solve(self, data: dict[str, Any]) -> Any:
         """The answer of canonical ``data`` by graph search; robust to inconsistent data."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _regenerate(self, data: dict[str, Any], keep: str, rng: random.Random) -> dict[str, Any]:
         """New data keeping every fact owned by ``keep`` and the shared vocabulary/questions."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _misread(self, data: dict[str, Any]) -> dict[str, Any]:
         """Data as a solver reads it when view ``b`` is pasted under view ``a``'s conventions."""
-        raise NotImplementedError
 
     def _score_order(self, data: dict[str, Any], truth: list[str], ids: list[str | None]) -> float:
         """Score of an order answer (order tasks); default :func:`pair_concordance`."""

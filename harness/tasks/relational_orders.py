@@ -25,7 +25,7 @@ from harness.tasks.relational_common import (
     balanced_owners,
     compact,
 )
-from harness.tasks.relational_graphs import QUESTIONS_ANSWER_FORMAT, random_linear_extension
+from harness.tasks.relational_structures import QUESTIONS_ANSWER_FORMAT, random_linear_extension
 
 ORDER_FORMAT = "{what} separated by commas, {first} first, e.g. '{example}'"
 
@@ -403,7 +403,7 @@ class InstallOrder(RelationalTask):
         order = random_linear_extension(rng, sorted(data["entities"]),
                                         [(f["dependency"], f["package"]) for f in kept])
         have = {(f["package"], f["dependency"]) for f in kept}
-        new = []
+        new: list[dict[str, Any]] = []
         while len(new) < n_other:
             i, j = sorted(rng.sample(range(len(order)), 2))
             if (order[j], order[i]) not in have:

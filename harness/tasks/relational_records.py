@@ -16,7 +16,7 @@ from harness.tasks.relational_common import (
     balanced_owners,
     draw_people,
 )
-from harness.tasks.relational_graphs import QUESTIONS_ANSWER_FORMAT
+from harness.tasks.relational_structures import QUESTIONS_ANSWER_FORMAT
 
 ITEMS = (
     "blue vase", "brass telescope", "oak chest", "silver locket", "old atlas", "jade figurine",

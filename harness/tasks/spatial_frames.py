@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Any
 
 from harness.grid import Frame, sixteen
 from harness.registry import register
@@ -35,8 +36,9 @@ class Landmarks(GridTask):
     description = "a holds the map and landmarks; b holds S and G as offsets from landmarks."
     hidden_items = ("S", "G")
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         world["owner"] = ["a" * w for _ in range(h)]
@@ -51,7 +53,7 @@ class Landmarks(GridTask):
                 world["anchors"][item] = [ref, r - lr, c - lc]
         return world
 
-    def finalize(self, world: dict) -> dict:
+    def _finalize(self, world: dict) -> dict:
         items = {k: v for k, v in world["items"].items() if k not in "SG"}
         for item, (ref, dr, dc) in world.get("anchors", {}).items():
             if ref in world.get("landmarks", {}):
@@ -59,22 +61,22 @@ class Landmarks(GridTask):
                 items[item] = [lr + dr, lc + dc]
         return {**world, "items": items}
 
-    def extra_valid(self, world, rg) -> bool:
+    def _extra_valid(self, world, rg) -> bool:
         taken = {tuple(p) for p in world["landmarks"].values()}
         return len(taken) == 3 and all(world["cells"][r][c] == "." for r, c in taken)
 
-    def merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
+    def _merge_extra(self, orig: dict, fresh: dict, keep: str, merged: dict) -> None:
         merged["landmarks"] = (orig if keep == "a" else fresh)["landmarks"]
         merged["anchors"] = (orig if keep == "b" else fresh)["anchors"]
 
-    def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
+    def _view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
         if agent == "a":
             return {"landmarks": {n: list(frame.to_view(*p))
                                   for n, p in sorted(world["landmarks"].items())}}
         return {"anchors": {k: [ref, *_vec_to_view(frame, dr, dc)]
                             for k, (ref, dr, dc) in sorted(world["anchors"].items())}}
 
-    def render_extra(self, d: dict) -> str:
+    def _render_extra(self, d: dict) -> str:
         if "landmarks" in d:
             return "Landmarks: " + ", ".join(
                 f"the {n} at ({p}, {q})" for n, (p, q) in d["landmarks"].items())
@@ -83,7 +85,7 @@ class Landmarks(GridTask):
         return ("You do not know the map or where the landmarks are, but you know (offsets in "
                 "your own coordinates): " + "; ".join(parts) + ".")
 
-    def naive_extra(self, views, fa: Frame, world: dict) -> None:
+    def _misread(self, views, fa: Frame, world: dict) -> None:
         va, vb = views
         for k, (ref, dp, dq) in vb.data.get("anchors", {}).items():
             if ref in va.data.get("landmarks", {}):
@@ -104,21 +106,22 @@ class TileStitch(GridTask):
         "stitched together)."
     )
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
         top = h // 2 - 1
         owner = ["a" * w if r < top else "*" * w if r < top + 2 else "b" * w for r in range(h)]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner, "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
-    def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
+    def _make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
         h, w = world["h"], world["w"]
         top = h // 2 - 1
         fa, fb = rng.sample(sixteen(h, w), 2)
         return replace(fa, th=top + 2), replace(fb, th=h - top, r0=top)
 
-    def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
+    def _view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
         side, other = ("north", "south") if agent == "a" else ("south", "north")
         return {"tile": (
             f"Your tile is the {side}ern part of a map of {world['h']} rows and {world['w']} "
@@ -126,7 +129,7 @@ class TileStitch(GridTask):
             f"your 2 {other}ernmost rows are the same cells as the other agent's 2 {side}ernmost "
             "rows. Your coordinates are local to your tile.")}
 
-    def render_extra(self, d: dict) -> str:
+    def _render_extra(self, d: dict) -> str:
         return d["tile"]
 
 
@@ -138,8 +141,9 @@ class LocalView(GridTask):
     name = "spatial_local_view"
     description = "Each agent sees only the cells nearest to itself, in egocentric coordinates."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": ["a" * w] * h, "items": {}}
         place(rng, world, {"S": "a", "G": "a"})
@@ -152,22 +156,22 @@ class LocalView(GridTask):
             ]
         return world
 
-    def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
+    def _make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
         fa, fb = rng.sample(sixteen(world["h"], world["w"]), 2)
         return egocentric(fa, world["items"]["S"]), egocentric(fb, world["items"]["G"])
 
-    def refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
+    def _refit_frames(self, world: dict, frames: dict, keep: str) -> dict:
         other = "b" if keep == "a" else "a"
         fr = replace(Frame(**frames[other]), p0=0, q0=0)
         pos = world["items"]["G" if other == "b" else "S"]
         return {keep: frames[keep], other: egocentric(fr, pos).to_dict()}
 
-    def view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
+    def _view_extra(self, world: dict, agent: str, frame: Frame) -> dict:
         pos = world["items"]["S" if agent == "a" else "G"]
         absolute = replace(frame, p0=0, q0=0).to_view(*pos)
         return {"position": list(absolute), "stands_on": "S" if agent == "a" else "G"}
 
-    def render_extra(self, d: dict) -> str:
+    def _render_extra(self, d: dict) -> str:
         p, q = d["position"]
         return (
             f"You stand on {d['stands_on']}, which is (0, 0) of your coordinates. Without the "
@@ -184,12 +188,13 @@ class RotatedView(GridTask):
     name = "spatial_rotated_view"
     description = "b's half of the map is drawn rotated a quarter turn (its up is not north)."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
-    def make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
+    def _make_frames(self, rng: random.Random, world: dict) -> tuple[Frame, Frame]:
         fa, fb = rng.sample(sixteen(world["h"], world["w"]), 2)
         return fa, replace(fb, rot=rng.choice((1, 3)))

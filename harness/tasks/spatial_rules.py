@@ -4,6 +4,7 @@ teleporters, weighted terrain."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from harness.grid import ARROWS
 from harness.registry import register
@@ -42,17 +43,18 @@ class KeyDoor(GridTask):
         "the key K."
     )
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w, mid, cells = _walled_halves(rng, difficulty)
         door = rng.randrange(0, h // 2)
         set_cell(cells, door, mid, ".")
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"),
                  "items": {"D": [door, mid]}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         return place(rng, world, {"S": "a", "K": "b", "G": "b"},
                      {"S": west, "K": west, "G": east})
 
-    def extra_valid(self, world, rg) -> bool:
+    def _extra_valid(self, world, rg) -> bool:
         return "K" in world["items"]
 
 
@@ -65,13 +67,14 @@ class TwoGoals(GridTask):
     description = "Two goals in order: reach b's waypoint X, then a's goal G."
     objective = "Find a shortest route from S that visits X and then ends on G."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty]),
                  "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "a", "X": "b"})
 
-    def extra_valid(self, world, rg) -> bool:
+    def _extra_valid(self, world, rg) -> bool:
         return "X" in world["items"]
 
 
@@ -87,16 +90,17 @@ class OneWay(GridTask):
         "left in the direction of its arrow."
     )
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
         cells = [
             "".join(rng.choice(ARROWS) if ch == "." and rng.random() < 0.3 else ch for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.05)
         ]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
 
-    def extra_valid(self, world, rg) -> bool:
+    def _extra_valid(self, world, rg) -> bool:
         return any(ch in ARROWS for row in world["cells"] for ch in row)
 
 
@@ -112,8 +116,9 @@ class Teleporters(GridTask):
         "the same letter is a single step."
     )
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w, mid, cells = _walled_halves(rng, difficulty)
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "cols"), "items": {}}
         west, east = (lambda r, c: c < mid), (lambda r, c: c > mid)
         letters = "abc"[: 2 + (difficulty > 0)]
@@ -125,7 +130,7 @@ class Teleporters(GridTask):
                 world["items"][letter] = [one, two]
         return place(rng, world, {"S": "a", "G": "b"}, {"S": west, "G": east})
 
-    def extra_valid(self, world, rg) -> bool:
+    def _extra_valid(self, world, rg) -> bool:
         return sum(name.islower() for name in world["items"]) >= 2
 
 
@@ -140,12 +145,13 @@ class WeightedTerrain(GridTask):
         "Find a cheapest route from S to G: entering a cell costs its digit (S, G and '.' cost 1)."
     )
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
         cells = [
             "".join(ch if ch == "#" else rng.choice("1112223456789") for ch in row)
             for row in wall_grid(rng, h, w, DENSITY[difficulty] - 0.1)
         ]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
         place(rng, world, {"S": "a", "G": "b"})
         for name, (r, c) in world["items"].items():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from harness.registry import register
 from harness.spatial import DENSITY, SIZES, GridTask, carve_maze, owner_grid, place, wall_grid
@@ -18,8 +19,9 @@ class MazeHalves(GridTask):
     name = "spatial_maze_halves"
     description = "Maze cut in two: a holds the west half with S, b the east half with G."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         n = MAZE_SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": n, "w": n, "cells": carve_maze(rng, n, braid=0.15),
                  "owner": owner_grid(n, n, "cols"), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})
@@ -33,8 +35,9 @@ class ObstaclesSplit(GridTask):
     name = "spatial_obstacles_split"
     description = "Obstacle field dealt cell by cell at random between the two agents."
 
-    def make_world(self, rng: random.Random, difficulty: int) -> dict:
+    def _build(self, rng: random.Random, difficulty: int) -> dict:
         h, w = SIZES[difficulty]
+        world: dict[str, Any]
         world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, DENSITY[difficulty] + 0.05),
                  "owner": owner_grid(h, w, "random", rng), "items": {}}
         return place(rng, world, {"S": "a", "G": "b"})

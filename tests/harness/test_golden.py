@@ -5,7 +5,8 @@ conventions) for fixed seeds hash to digests recorded here.
 hash seed (the issue's requirement), so runs logged on one machine can be re-graded on another.
 The oracle's route among equal-cost ones is left out (it may follow networkx's tie-breaking); its
 score, 1.0, is in. A deliberate change to a generator or renderer changes its digest: update the table in
-the same commit and say why. Recompute with ``python tests/harness/test_golden.py``.
+the same commit and say why. Recompute with ``PYTHONPATH=. python tests/harness/test_golden.py``
+from the repository root (without ``PYTHONPATH=.`` the script imports the installed harness).
 """
 
 from __future__ import annotations

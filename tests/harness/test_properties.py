@@ -1,10 +1,10 @@
 """The four properties of the collaboration-tax paper, checked for EVERY registered task.
 
-Paper: ``shared/seeds/000_605de23d438c090f.txt`` section 1 (solo-tractable, union-necessary,
+Paper: *The Collaboration Tax* (EMNLP 2026), section 1 (solo-tractable, union-necessary,
 deterministic grading, surface-form friction). Each test is parametrised over
 :func:`harness.registry.list_tasks`, so a task registered by any module under
 ``harness/tasks`` is checked without being named here. Seeds come from Hypothesis
-(derandomised, so CI is reproducible); the example counts keep the 32 tasks within about two
+(derandomised, so CI is reproducible); the example counts keep the whole suite within about two
 minutes on two cores.
 """
 
@@ -36,12 +36,9 @@ def _score(task: Task, inst, answer) -> float:
     return score
 
 
-def test_registry_has_the_papers_32_tasks():
-    """The paper's balance: 11 Spatial, 11 Relational, 10 CSP (section 1, figure 4)."""
-    families = [t.family for t in TASKS]
-    assert len(set(IDS)) == len(IDS) == 32
-    assert {f: families.count(f) for f in set(families)} == {
-        "spatial": 11, "relational": 11, "csp": 10}
+def test_every_task_describes_itself():
+    """One-line description and an answer format (the manifest test checks the task list)."""
+    assert len(set(IDS)) == len(IDS)
     for task in TASKS:
         assert task.description and "\n" not in task.description
         assert task.answer_format

@@ -40,7 +40,7 @@ def _only(data: dict, side: str) -> dict:
 
 
 # ----- registry ---------------------------------------------------------------------------
-def test_eleven_relational_tasks_registered():
+def test_relational_tasks_registered():
     from harness.registry import list_tasks
 
     names = {t.name for t in list_tasks("relational")}

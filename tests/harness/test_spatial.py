@@ -7,11 +7,13 @@ The partial-credit values are worked by hand from the rule documented in
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.base import UNPARSED
+from harness.base import UNPARSED, Instance
 from harness.grid import (
     Frame,
     RouteGraph,
@@ -21,7 +23,19 @@ from harness.grid import (
     shortest_route,
     sixteen,
 )
+from harness.manifest import TASKS_BY_FAMILY
 from harness.registry import get_task, list_tasks
+from harness.spatial import GridTask
+from harness.spatial_text import read_map
+from harness.spatial_worlds import (
+    drop_off_map_items,
+    item_cells,
+    merge_worlds,
+    owner_grid,
+    paste_views,
+    place,
+    wall_grid,
+)
 
 SPATIAL = list_tasks("spatial")
 IDS = [t.name for t in SPATIAL]
@@ -34,8 +48,10 @@ ROOM = {"h": 3, "w": 5, "cells": [".....", "..#..", "....."],
 BEST = [[1, 0], [1, 1], [0, 1], [0, 2], [0, 3], [1, 3], [1, 4]]
 
 
-def test_family_has_eleven_tasks():
-    assert len(SPATIAL) == 11
+def test_family_is_the_manifests():
+    # the count lives in harness/manifest.py only (test_manifest.py checks the whole suite)
+    assert [t.name for t in SPATIAL] == list(TASKS_BY_FAMILY["spatial"])
+    assert all(isinstance(t, GridTask) for t in SPATIAL)
 
 
 def test_shortest_route_and_full_credit():
@@ -226,3 +242,57 @@ def test_finishing_a_route_always_pays(task, seed, moves):
     if not complete and best < optimum:
         assert score < 1.0
         assert score < optimum / (spent_at_best + best)
+
+
+# ----- world helpers moved out of GridTask: merge, paste, drawing and reading back -------
+_WORLD_SEEDS = st.integers(min_value=0, max_value=10**6)
+
+
+def _world(seed: int, kind: str, size: tuple[int, int] | None = None) -> dict:
+    rng = random.Random(seed)
+    h, w = size or (rng.randint(2, 6), rng.randint(2, 6))
+    world = {"h": h, "w": w, "cells": wall_grid(rng, h, w, 0.3),
+             "owner": owner_grid(h, w, kind, rng), "items": {}}
+    return place(rng, world, {"S": "a", "G": "b"})
+
+
+@settings(max_examples=40, **COMMON)
+@given(seed=_WORLD_SEEDS, other=_WORLD_SEEDS, keep=st.sampled_from("ab"),
+       kind=st.sampled_from(["cols", "rows", "random"]))
+def test_merge_worlds_takes_the_kept_agents_cells_from_the_original(seed, other, keep, kind):
+    orig = _world(seed, kind)
+    fresh = _world(other, kind, (orig["h"], orig["w"]))
+    fresh = {**fresh, "cells": [("." * orig["w"]) for _ in range(orig["h"])]}
+    merged = merge_worlds(orig, fresh, keep)
+    for r in range(orig["h"]):
+        for c in range(orig["w"]):
+            mine = orig["owner"][r][c] in (keep, "*")
+            want = orig["cells"][r][c] if mine else "."
+            assert merged["cells"][r][c] == want
+    kept = {(n, cell) for n, cell in item_cells(orig["items"])
+            if orig["owner"][cell[0]][cell[1]] in (keep, "*")}
+    assert kept <= set(item_cells(merged["items"]))
+    assert merged["owner"] == orig["owner"]
+
+
+@settings(max_examples=40, **COMMON)
+@given(seed=_WORLD_SEEDS, kind=st.sampled_from(["cols", "rows", "random"]))
+def test_read_map_reads_back_what_render_draws(seed, kind):
+    world = _world(seed, kind)
+    task = get_task("spatial_obstacles_split")
+    inst = Instance(task.name, 0, 1, {"world": world, "frames": {}}, {})
+    back = read_map(task.render(inst))
+    cells = ["".join("." if (r, c) in {tuple(p) for p in world["items"].values()} else ch
+                     for c, ch in enumerate(row)) for r, row in enumerate(world["cells"])]
+    assert back == {"h": world["h"], "w": world["w"], "cells": cells, "items": world["items"]}
+
+
+def test_pasting_views_in_view_a_frame_misplaces_view_b():
+    # spatial_obstacles_split, seed 0, difficulty 0: the docstring example of naive_answer
+    task = get_task("spatial_obstacles_split")
+    inst = task.generate(0, difficulty=0)
+    va, vb = task.split(inst)
+    world = drop_off_map_items(paste_views(va, vb, 6, 6))
+    assert world["items"]["S"] == inst.data["world"]["items"]["S"]  # a's own item: right
+    assert world["items"]["G"] != inst.data["world"]["items"]["G"]  # b's, misread: wrong
+    assert shortest_route(world) == task.naive_answer(inst)
