@@ -77,13 +77,15 @@ class NoiseFloor:
     basis : str
         ``"clean"`` or ``"null"`` (no clean contrast available).
     null_gap_sd : float
-        Standard deviation (ddof=1) of the per-seed null gaps: the run-to-run sigma used by the
-        monitors. NaN with fewer than two gaps.
+        Root mean square of the per-seed null gaps about zero, ``sqrt(mean g^2)``: the
+        run-to-run sigma of one gap between two arms that cannot differ (used by the
+        monitors). NaN with fewer than two gaps. See :func:`null_gap_spread`.
     null_gap_min, null_gap_max : float
-        Smallest and largest per-seed null gap. Gaps (here and in ``null_gap_sd``) are taken in
-        the canonical orientation of the builders (protocols in sorted order), also for a clean
-        pair the user wrote the other way round: the sign of a null contrast is arbitrary, and
-        the spread must not move with the way a pair is typed.
+        Smallest and largest per-seed null gap, each null contrast oriented so that its gap
+        pooled over seeds is >= 0 (a null contrast has no meaningful sign): ``min < 0`` says a
+        contrast changed sign from seed to seed (the paper's +18 pp, then -3 pp). All three
+        are unchanged when a pair is written the other way round or a protocol is renamed;
+        see :func:`null_gap_spread`.
     n_informative : int
         Untied pairs summed over every per-seed null contrast.
     n_seeds : int
@@ -99,9 +101,6 @@ class NoiseFloor:
         :meth:`to_frame`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
-    spread_sign : dict
-        Contrast label -> -1.0 for contrasts displayed against the canonical orientation (used
-        for the spread only).
     caution : str
         Why the floor is weakly supported, empty otherwise: its contrast has fewer than
         :data:`MIN_INFORMATIVE_PAIRS` untied pairs, or the whole floor rests on a single
@@ -125,7 +124,6 @@ class NoiseFloor:
     table: pd.DataFrame = field(repr=False, compare=False)
     n_informative_floor: int = 0
     caution: str = ""
-    spread_sign: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
@@ -134,7 +132,9 @@ class NoiseFloor:
         p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``p_bonferroni`` corrects over the
         null contrasts of the same seed (or of the pooled family); ``bound`` is
         :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
-        between-seed standard deviation of the gap.
+        between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
+        ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
+        sampling variance (all ties, or all one outcome).
         """
         return self.table.copy()
 
@@ -161,8 +161,9 @@ class NoiseFloor:
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
         t = self.table[self.table["seed"].astype(str) != "pooled"]
         rows = []
+        signs = _spread_signs(t)
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
-            gaps = _canonical_gaps(g, self.spread_sign)
+            gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
                 "seed": seed,
@@ -197,9 +198,91 @@ class NoiseFloor:
         }
 
 
-def _canonical_gaps(rows: pd.DataFrame, spread_sign: dict) -> pd.Series:
-    """The rows' gaps in the builders' canonical orientation (see ``NoiseFloor.spread_sign``)."""
-    return rows["gap"] * rows["contrast"].astype(str).map(lambda c: spread_sign.get(c, 1.0))
+def _seed_order(seed) -> tuple:
+    return (0, int(seed), "") if isinstance(seed, (int, np.integer)) else (1, 0, str(seed))
+
+
+def _spread_signs(rows: pd.DataFrame) -> dict:
+    """Contrast label -> +1.0 or -1.0: the orientation in which its gap pooled over seeds is
+    >= 0; a pooled gap of 0 is oriented by its largest per-seed excursion (at the first seed in
+    seed order when two are equally large). Depends on the counts only, never on the labels."""
+    signs = {}
+    for label, g in rows.groupby(rows["contrast"].astype(str), sort=False):
+        net = int(g["wins"].sum()) - int(g["losses"].sum())
+        sign = 1.0 if net > 0 else -1.0 if net < 0 else 0.0
+        if sign == 0.0:
+            gaps = sorted(((_seed_order(sd), float(x)) for sd, x in zip(g["seed"], g["gap"])
+                           if x == x), key=lambda r: r[0])
+            largest = max((abs(x) for _, x in gaps), default=0.0)
+            first = next((x for _, x in gaps if abs(x) == largest and x != 0.0), 1.0)
+            sign = 1.0 if first > 0 else -1.0
+        signs[label] = sign
+    return signs
+
+
+def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
+    """Spread of per-seed null gaps, the same whichever way a pair is written or named.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame, shape (n_rows, >= 5)
+        Per-seed null contrasts (no pooled rows) with columns ``contrast``, ``seed``, ``wins``,
+        ``losses`` and ``gap`` (``(wins - losses) / n``, NaN when ``n == 0``), e.g. the rows of
+        :meth:`NoiseFloor.to_frame` whose ``seed`` is not ``"pooled"``.
+
+    Returns
+    -------
+    (sd, low, high) : tuple of float
+        ``sd``: root mean square of the gaps about zero, NaN with fewer than two gaps.
+        ``low``, ``high``: smallest and largest gap with each contrast oriented so that its
+        pooled gap (summed wins minus summed losses) is >= 0 (a pooled gap of 0: so that its
+        largest per-seed gap is > 0); NaN without a gap.
+
+    Notes
+    -----
+    A null contrast ``a-b`` has no meaningful sign, so neither its orientation nor the names
+    of its arms may move the spread (the floor, :func:`excursion_bound`, does not move either).
+    ``sd = sqrt(sum g_i^2 / m)`` over the m defined per-seed gaps is invariant to flipping any
+    of them; it takes the null mean, 0, as known instead of estimating it.
+
+    What it measures: the gaps of one seed are not independent. With three protocols,
+    pull-intercept = pull-no_coord + no_coord-intercept on the same tasks, so the paper's six
+    per-seed trial-0 gaps carry four degrees of freedom, not six. For r arms compared pairwise
+    on the same tasks, with success rates p_1..p_r, sum over pairs (p_i - p_j)^2 equals
+    r sum (p_i - p_bar)^2, so the mean squared pairwise gap is 2 s^2 (s^2 the ddof=1 variance
+    of the arms' rates): ``sd`` estimates sqrt(2) times the SD of one arm's success rate,
+    i.e. the SD of the gap between two independent null runs, with r - 1 degrees of freedom
+    per seed. It is a descriptive spread (min/max are extremes of dependent values), not an
+    interval.
+
+    References
+    ----------
+    Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+    Protocol for Multi-Agent LLM Benchmarks": trial-0 gaps of +18 pp on one seed and -3 pp
+    on the next.
+
+    Examples
+    --------
+    The paper's pull-intercept contrast at seeds 1 and 2, written either way round:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"contrast": ["pull-intercept"] * 2, "seed": [1, 2],
+    ...                   "wins": [27, 18], "losses": [9, 21], "gap": [0.18, -0.03]})
+    >>> sd, low, high = null_gap_spread(t)
+    >>> round(sd, 6), low, high
+    (0.129035, -0.03, 0.18)
+    >>> flipped = t.assign(contrast="intercept-pull", wins=t["losses"], losses=t["wins"],
+    ...                    gap=-t["gap"])
+    >>> null_gap_spread(flipped) == null_gap_spread(t)
+    True
+    """
+    if rows.empty:
+        return math.nan, math.nan, math.nan
+    signs = _spread_signs(rows)
+    gaps = (rows["gap"].astype(float) * rows["contrast"].astype(str).map(signs)).dropna()
+    g = gaps.to_numpy(dtype=float)
+    sd = float(np.sqrt(np.mean(g ** 2))) if g.size >= 2 else math.nan
+    return (sd, float(g.min()) if g.size else math.nan, float(g.max()) if g.size else math.nan)
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
@@ -297,12 +380,6 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                              f"{frame[col].iloc[i]!r}")
         frame[col] = values.astype(int)
     frame["clean"] = frame["clean"].astype(bool)
-    # the spread of null gaps is taken in the builders' canonical orientation (sorted protocols),
-    # not the one a user chose for display, so typing --clean b-a does not move it
-    spread_sign = {}
-    if "reoriented" in frame.columns:
-        flipped = frame.groupby("contrast", sort=False)["reoriented"].any()
-        spread_sign = {str(k): -1.0 for k, v in flipped.items() if bool(v)}
     frame = frame[["contrast", "kind", "clean", "seed", "wins", "losses", "ties"]]
 
     per_seed = _stat_rows(frame, confidence)
@@ -323,7 +400,10 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                 if w + lo + t]
         variances = [gap_variance(w, lo, t) for w, lo, t in
                      zip(seeds.wins, seeds.losses, seeds.ties) if w + lo + t]
-        r["tau"] = pool_random_effects(gaps, variances).tau if len(gaps) >= 2 else math.nan
+        pool = pool_random_effects(gaps, variances)  # NaN with a reason (< 2 seeds, zero variance)
+        r["tau"] = pool.tau
+        if pool.reason:
+            r["reason"] = "; ".join(x for x in (r["reason"], f"tau undefined: {pool.reason}") if x)
 
     columns = ["contrast", "kind", "clean", "seed", "wins", "losses", "ties", "n", "gap",
                "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
@@ -344,7 +424,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
     seed_rows = table[table["seed"] != POOLED]
-    gaps = _canonical_gaps(seed_rows, spread_sign).dropna().to_numpy(dtype=float)
+    gap_sd, gap_min, gap_max = null_gap_spread(seed_rows)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
     cautions = []
@@ -367,11 +447,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,
-        null_gap_sd=float(np.std(gaps, ddof=1)) if gaps.size >= 2 else math.nan,
-        null_gap_min=float(gaps.min()) if gaps.size else math.nan,
-        null_gap_max=float(gaps.max()) if gaps.size else math.nan,
+        null_gap_sd=gap_sd, null_gap_min=gap_min, null_gap_max=gap_max,
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
-        spread_sign=spread_sign,
         n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
