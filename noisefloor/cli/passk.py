@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
@@ -81,6 +82,8 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     shown = table[keys + ["k", "value", "n_tasks_used", "n_trials", "n_infrastructure_errors",
                           "n_not_run", "trials_min", "trials_max", "reason"]].copy()
     shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
+    if "seed" in shown.columns:  # a log without seeds: "none", as floor, contrast and audit print it
+        shown["seed"] = shown["seed"].map(lambda s: "none" if pd.isna(s) else s)
     echo_table(shown.rename(columns={"value": "pass^k"}))
     n_infra = int(sum(g["n_infrastructure_errors"] for g in groups))
     if n_infra:

@@ -326,3 +326,12 @@ def test_passk_default_k_counts_trials_as_pass_hat_k_does(run, tmp_path):
     fail = json.loads(run("passk", log, "--json", "--infrastructure-errors", "fail").output)
     # t1 has 3 counted trials (1 success), t2 2: k = 3 exceeds t2's count -> NaN (null)
     assert fail["pass_hat_k"] == {"1": pytest.approx((1 / 3 + 1) / 2), "2": 0.5, "3": None}
+
+
+def test_passk_prints_a_missing_seed_as_floor_does(run, tmp_path):
+    # seed null: floor, contrast and audit print "none"; passk printed "<NA>"
+    log = tmp_path / "t.jsonl"
+    log.write_text(_record(seed=None) + "\n" + _record(seed=None, trial=1) + "\n")
+    header, row = run("passk", log).output.splitlines()[:2]
+    assert row.split()[header.split().index("seed")] == "none"
+    assert json.loads(run("passk", log, "--json").output)["groups"][0]["seed"] is None
