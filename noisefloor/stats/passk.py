@@ -265,7 +265,7 @@ def pass_hat_k(
         raise ValueError(
             f"k={k} exceeds the trial count of {len(short)} task(s){none_counted}, e.g. task "
             f"{first!r} has {int(short.loc[first, 'size'])}; pass k_exceeds_n='nan' or "
-            "'exclude' to decide explicitly"
+            "k_exceeds_n='exclude' to decide explicitly"
         )
     if len(short) and k_exceeds_n == "nan":
         return PassHatK(k, math.nan, n_tasks_used=0, tasks_excluded=(),

@@ -204,3 +204,14 @@ def test_fail_on_alarm_when_no_rule_could_be_evaluated_is_not_a_pass(tmp_path):
     assert quiet.exit_code == 0 and "nothing was checked" in quiet.output
     as_json = CliRunner().invoke(monitor, [log, "--baseline", log, "--fail-on-alarm", "--json"])
     assert as_json.exit_code == NOT_EVALUATED_EXIT_CODE
+
+
+def test_a_rule_that_ran_but_compared_nothing_is_not_evaluated():
+    # fixtures/logs/trials.jsonl logs injections = 0 everywhere: R2 runs, but a 50 % rise over a
+    # baseline quantile of 0 is undefined and 6 trials fill no window of 200, so it compared
+    # nothing; R1 (empty stores) and R3 (no call records) cannot run at all
+    log = str(Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "trials.jsonl")
+    res = CliRunner().invoke(monitor, [log, "--baseline", log, "--fail-on-alarm"])
+    assert res.exit_code == NOT_EVALUATED_EXIT_CODE, res.output
+    assert "R2  note: baseline 0.95 quantile is 0" in res.output
+    assert "no rule could be evaluated" in res.output
