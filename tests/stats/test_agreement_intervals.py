@@ -144,3 +144,39 @@ def test_cohen_bootstrap_interval_covers_the_true_kappa_at_its_level():
         r = cohen_kappa(a, b, n_boot=150, rng=rng, confidence=0.90)
         covered += r.ci_low <= 0.6 <= r.ci_high
     assert 0.80 <= covered / reps <= 0.96, covered / reps
+
+
+def _alpha_nominal_formula(counts):
+    # Krippendorff (2011), "Computing Krippendorff's alpha-reliability", nominal data, every unit
+    # rated by m coders: coincidences o_ck = sum_u n_uc n_uk / (m - 1), alpha = 1 - (n - 1)
+    # sum_{c != k} o_ck / sum_{c != k} n_c n_k, with n_c the pairable values of category c
+    m = counts.sum(axis=-1)
+    mismatched = ((m ** 2 - (counts ** 2).sum(axis=-1)) / (m - 1)).sum(axis=-1)
+    n_c = counts.sum(axis=-2)
+    n = n_c.sum(axis=-1)
+    return 1 - (n - 1) * mismatched / (n ** 2 - (n_c ** 2).sum(axis=-1))
+
+
+@pytest.mark.parametrize("level, tol", [(0.90, 0.02), (0.99, 0.035)])
+def test_krippendorff_bootstrap_interval_matches_scipy_percentile_bootstrap(level, tol):
+    from noisefloor.stats.agreement import krippendorff_alpha
+
+    rng = np.random.default_rng(8)
+    truth = rng.integers(0, 3, 60)
+    ratings = np.where(rng.random((60, 3)) < 0.7, truth[:, None], rng.integers(0, 3, (60, 3)))
+    counts = np.stack([(ratings == c).sum(axis=1) for c in range(3)], axis=1)
+    ours = krippendorff_alpha(ratings, level="nominal", n_boot=4000, rng=3, confidence=level)
+
+    def statistic(idx, axis=-1):
+        return _alpha_nominal_formula(counts[np.asarray(idx, dtype=int)])
+
+    ref = stats.bootstrap((np.arange(60),), statistic, vectorized=True, method="percentile",
+                          n_resamples=4000, confidence_level=level, rng=np.random.default_rng(5))
+    assert ours.value == pytest.approx(float(_alpha_nominal_formula(counts)))
+    # the formula agrees with the krippendorff package (Castro 2017) on these ratings
+    import krippendorff
+
+    assert float(_alpha_nominal_formula(counts)) == pytest.approx(
+        krippendorff.alpha(reliability_data=ratings.T, level_of_measurement="nominal"))
+    assert ours.ci_low == pytest.approx(ref.confidence_interval.low, abs=tol)
+    assert ours.ci_high == pytest.approx(ref.confidence_interval.high, abs=tol)
