@@ -27,6 +27,7 @@ import pandas as pd
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
+from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
@@ -79,13 +80,14 @@ class NoiseFloor:
     null_gap_sd : float
         Root mean square of the per-seed null gaps about zero, ``sqrt(mean g^2)``: the
         run-to-run sigma of one gap between two arms that cannot differ (used by the
-        monitors). NaN with fewer than two gaps. See :func:`null_gap_spread`.
+        monitors). NaN with fewer than two gaps. See
+        :func:`noisefloor.stats.null_gaps.null_gap_spread`.
     null_gap_min, null_gap_max : float
         Smallest and largest per-seed null gap, each null contrast oriented so that its gap
         pooled over seeds is >= 0 (a null contrast has no meaningful sign): ``min < 0`` says a
         contrast changed sign from seed to seed (the paper's +18 pp, then -3 pp). All three
         are unchanged when a pair is written the other way round or a protocol is renamed;
-        see :func:`null_gap_spread`.
+        see :func:`noisefloor.stats.null_gaps.null_gap_spread`.
     n_informative : int
         Untied pairs summed over every per-seed null contrast.
     n_seeds : int
@@ -161,7 +163,7 @@ class NoiseFloor:
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
         t = self.table[self.table["seed"].astype(str) != "pooled"]
         rows = []
-        signs = _spread_signs(t)
+        signs = spread_signs(t)
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
             gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
@@ -196,93 +198,6 @@ class NoiseFloor:
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
-
-
-def _seed_order(seed) -> tuple:
-    return (0, int(seed), "") if isinstance(seed, (int, np.integer)) else (1, 0, str(seed))
-
-
-def _spread_signs(rows: pd.DataFrame) -> dict:
-    """Contrast label -> +1.0 or -1.0: the orientation in which its gap pooled over seeds is
-    >= 0; a pooled gap of 0 is oriented by its largest per-seed excursion (at the first seed in
-    seed order when two are equally large). Depends on the counts only, never on the labels."""
-    signs = {}
-    for label, g in rows.groupby(rows["contrast"].astype(str), sort=False):
-        net = int(g["wins"].sum()) - int(g["losses"].sum())
-        sign = 1.0 if net > 0 else -1.0 if net < 0 else 0.0
-        if sign == 0.0:
-            gaps = sorted(((_seed_order(sd), float(x)) for sd, x in zip(g["seed"], g["gap"])
-                           if x == x), key=lambda r: r[0])
-            largest = max((abs(x) for _, x in gaps), default=0.0)
-            first = next((x for _, x in gaps if abs(x) == largest and x != 0.0), 1.0)
-            sign = 1.0 if first > 0 else -1.0
-        signs[label] = sign
-    return signs
-
-
-def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
-    """Spread of per-seed null gaps, the same whichever way a pair is written or named.
-
-    Parameters
-    ----------
-    rows : pandas.DataFrame, shape (n_rows, >= 5)
-        Per-seed null contrasts (no pooled rows) with columns ``contrast``, ``seed``, ``wins``,
-        ``losses`` and ``gap`` (``(wins - losses) / n``, NaN when ``n == 0``), e.g. the rows of
-        :meth:`NoiseFloor.to_frame` whose ``seed`` is not ``"pooled"``.
-
-    Returns
-    -------
-    (sd, low, high) : tuple of float
-        ``sd``: root mean square of the gaps about zero, NaN with fewer than two gaps.
-        ``low``, ``high``: smallest and largest gap with each contrast oriented so that its
-        pooled gap (summed wins minus summed losses) is >= 0 (a pooled gap of 0: so that its
-        largest per-seed gap is > 0); NaN without a gap.
-
-    Notes
-    -----
-    A null contrast ``a-b`` has no meaningful sign, so neither its orientation nor the names
-    of its arms may move the spread (the floor, :func:`excursion_bound`, does not move either).
-    ``sd = sqrt(sum g_i^2 / m)`` over the m defined per-seed gaps is invariant to flipping any
-    of them; it takes the null mean, 0, as known instead of estimating it.
-
-    What it measures: the gaps of one seed are not independent. With three protocols,
-    pull-intercept = pull-no_coord + no_coord-intercept on the same tasks, so the paper's six
-    per-seed trial-0 gaps carry four degrees of freedom, not six. For r arms compared pairwise
-    on the same tasks, with success rates p_1..p_r, sum over pairs (p_i - p_j)^2 equals
-    r sum (p_i - p_bar)^2, so the mean squared pairwise gap is 2 s^2 (s^2 the ddof=1 variance
-    of the arms' rates): ``sd`` estimates sqrt(2) times the SD of one arm's success rate,
-    i.e. the SD of the gap between two independent null runs, with r - 1 degrees of freedom
-    per seed. It is a descriptive spread (min/max are extremes of dependent values), not an
-    interval.
-
-    References
-    ----------
-    Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
-    Protocol for Multi-Agent LLM Benchmarks": trial-0 gaps of +18 pp on one seed and -3 pp
-    on the next.
-
-    Examples
-    --------
-    The paper's pull-intercept contrast at seeds 1 and 2, written either way round:
-
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"contrast": ["pull-intercept"] * 2, "seed": [1, 2],
-    ...                   "wins": [27, 18], "losses": [9, 21], "gap": [0.18, -0.03]})
-    >>> sd, low, high = null_gap_spread(t)
-    >>> round(sd, 6), low, high
-    (0.129035, -0.03, 0.18)
-    >>> flipped = t.assign(contrast="intercept-pull", wins=t["losses"], losses=t["wins"],
-    ...                    gap=-t["gap"])
-    >>> null_gap_spread(flipped) == null_gap_spread(t)
-    True
-    """
-    if rows.empty:
-        return math.nan, math.nan, math.nan
-    signs = _spread_signs(rows)
-    gaps = (rows["gap"].astype(float) * rows["contrast"].astype(str).map(signs)).dropna()
-    g = gaps.to_numpy(dtype=float)
-    sd = float(np.sqrt(np.mean(g ** 2))) if g.size >= 2 else math.nan
-    return (sd, float(g.min()) if g.size else math.nan, float(g.max()) if g.size else math.nan)
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
