@@ -27,6 +27,7 @@ import pandas as pd
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
+from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
@@ -77,13 +78,16 @@ class NoiseFloor:
     basis : str
         ``"clean"`` or ``"null"`` (no clean contrast available).
     null_gap_sd : float
-        Standard deviation (ddof=1) of the per-seed null gaps: the run-to-run sigma used by the
-        monitors. NaN with fewer than two gaps.
+        Root mean square of the per-seed null gaps about zero, ``sqrt(mean g^2)``: the
+        run-to-run sigma of one gap between two arms that cannot differ (used by the
+        monitors). NaN with fewer than two gaps. See
+        :func:`noisefloor.stats.null_gaps.null_gap_spread`.
     null_gap_min, null_gap_max : float
-        Smallest and largest per-seed null gap. Gaps (here and in ``null_gap_sd``) are taken in
-        the canonical orientation of the builders (protocols in sorted order), also for a clean
-        pair the user wrote the other way round: the sign of a null contrast is arbitrary, and
-        the spread must not move with the way a pair is typed.
+        Smallest and largest per-seed null gap, each null contrast oriented so that its gap
+        pooled over seeds is >= 0 (a null contrast has no meaningful sign): ``min < 0`` says a
+        contrast changed sign from seed to seed (the paper's +18 pp, then -3 pp). All three
+        are unchanged when a pair is written the other way round or a protocol is renamed;
+        see :func:`noisefloor.stats.null_gaps.null_gap_spread`.
     n_informative : int
         Untied pairs summed over every per-seed null contrast.
     n_seeds : int
@@ -99,9 +103,6 @@ class NoiseFloor:
         :meth:`to_frame`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
-    spread_sign : dict
-        Contrast label -> -1.0 for contrasts displayed against the canonical orientation (used
-        for the spread only).
     caution : str
         Why the floor is weakly supported, empty otherwise: its contrast has fewer than
         :data:`MIN_INFORMATIVE_PAIRS` untied pairs, or the whole floor rests on a single
@@ -125,7 +126,6 @@ class NoiseFloor:
     table: pd.DataFrame = field(repr=False, compare=False)
     n_informative_floor: int = 0
     caution: str = ""
-    spread_sign: dict = field(default_factory=dict, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
@@ -134,7 +134,9 @@ class NoiseFloor:
         p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``p_bonferroni`` corrects over the
         null contrasts of the same seed (or of the pooled family); ``bound`` is
         :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
-        between-seed standard deviation of the gap.
+        between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
+        ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
+        sampling variance (all ties, or all one outcome).
         """
         return self.table.copy()
 
@@ -161,8 +163,9 @@ class NoiseFloor:
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
         t = self.table[self.table["seed"].astype(str) != "pooled"]
         rows = []
+        signs = spread_signs(t)
         for seed, g in t.groupby(t["seed"].astype(object), sort=True):
-            gaps = _canonical_gaps(g, self.spread_sign)
+            gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
                 "seed": seed,
@@ -195,11 +198,6 @@ class NoiseFloor:
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
-
-
-def _canonical_gaps(rows: pd.DataFrame, spread_sign: dict) -> pd.Series:
-    """The rows' gaps in the builders' canonical orientation (see ``NoiseFloor.spread_sign``)."""
-    return rows["gap"] * rows["contrast"].astype(str).map(lambda c: spread_sign.get(c, 1.0))
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
@@ -297,12 +295,6 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                              f"{frame[col].iloc[i]!r}")
         frame[col] = values.astype(int)
     frame["clean"] = frame["clean"].astype(bool)
-    # the spread of null gaps is taken in the builders' canonical orientation (sorted protocols),
-    # not the one a user chose for display, so typing --clean b-a does not move it
-    spread_sign = {}
-    if "reoriented" in frame.columns:
-        flipped = frame.groupby("contrast", sort=False)["reoriented"].any()
-        spread_sign = {str(k): -1.0 for k, v in flipped.items() if bool(v)}
     frame = frame[["contrast", "kind", "clean", "seed", "wins", "losses", "ties"]]
 
     per_seed = _stat_rows(frame, confidence)
@@ -323,7 +315,10 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                 if w + lo + t]
         variances = [gap_variance(w, lo, t) for w, lo, t in
                      zip(seeds.wins, seeds.losses, seeds.ties) if w + lo + t]
-        r["tau"] = pool_random_effects(gaps, variances).tau if len(gaps) >= 2 else math.nan
+        pool = pool_random_effects(gaps, variances)  # NaN with a reason (< 2 seeds, zero variance)
+        r["tau"] = pool.tau
+        if pool.reason:
+            r["reason"] = "; ".join(x for x in (r["reason"], f"tau undefined: {pool.reason}") if x)
 
     columns = ["contrast", "kind", "clean", "seed", "wins", "losses", "ties", "n", "gap",
                "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
@@ -344,7 +339,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
     seed_rows = table[table["seed"] != POOLED]
-    gaps = _canonical_gaps(seed_rows, spread_sign).dropna().to_numpy(dtype=float)
+    gap_sd, gap_min, gap_max = null_gap_spread(seed_rows)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
     cautions = []
@@ -367,11 +362,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,
-        null_gap_sd=float(np.std(gaps, ddof=1)) if gaps.size >= 2 else math.nan,
-        null_gap_min=float(gaps.min()) if gaps.size else math.nan,
-        null_gap_max=float(gaps.max()) if gaps.size else math.nan,
+        null_gap_sd=gap_sd, null_gap_min=gap_min, null_gap_max=gap_max,
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
-        spread_sign=spread_sign,
         n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,

@@ -8,6 +8,8 @@ scripts, servers and tests.
 from __future__ import annotations
 
 import math
+import textwrap
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -18,6 +20,84 @@ from matplotlib.lines import Line2D
 
 VERDICT_COLORS = {"below": "#6b6b6b", "inside": "#d98c00", "above": "#1a7f37"}
 NULL_COLOR = "#2458a6"
+
+#: Longest row label drawn; a longer one is cut and ends in an ellipsis (see :func:`shorten`).
+LABEL_WIDTH = 58
+
+#: Section title of the noise-floor paper's bundled claims; a user's own claims get
+#: :data:`CLAIMS_SECTION` (see :func:`audit_rows`).
+BUNDLED_CLAIMS_SECTION = "Published claims (end farthest from 0 placed)"
+CLAIMS_SECTION = "Claims (end farthest from 0 placed)"
+
+
+def shorten(text: str, width: int = LABEL_WIDTH) -> str:
+    """``text`` if it fits in ``width`` characters, else its start and an ellipsis.
+
+    Examples
+    --------
+    >>> shorten("pull-intercept, trial 1, seed 2")
+    'pull-intercept, trial 1, seed 2'
+    >>> shorten("Ou et al. (2025): TravelPlanner orchestrator+notebook", width=30)
+    'Ou et al. (2025): TravelPlann…'
+    >>> len(shorten("x" * 80))
+    58
+    """
+    text = str(text)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def ratio_text(ratio: float) -> str:
+    """A claim's or contrast's size as a multiple of the floor, two decimals.
+
+    Examples
+    --------
+    >>> ratio_text(1.1441), ratio_text(0.0254), ratio_text(float("nan"))
+    ('1.14x floor', '0.03x floor', 'n/a x floor')
+    """
+    return "n/a x floor" if ratio != ratio else f"{ratio:.2f}x floor"
+
+
+def null_gaps_beyond_envelope(noise_floor) -> list[tuple[str, object, float]]:
+    """Per-seed null contrasts whose gap lies beyond the envelope: ``(contrast, seed, gap)``.
+
+    The envelope is the largest upper bound *pooled over seeds*; a single seed's null gap can
+    exceed it (the noise-floor paper's +18 pp against a 15.3 pp envelope), so "above the
+    envelope" does not mean beyond every gap two null runs showed.
+
+    Examples
+    --------
+    >>> from noisefloor.floor import noise_floor, null_contrasts_from_counts
+    >>> from noisefloor.published import read_paired_counts
+    >>> null_gaps_beyond_envelope(noise_floor(null_contrasts_from_counts(read_paired_counts())))
+    [('pull-intercept', 1, 0.18)]
+    """
+    t = noise_floor.to_frame()
+    t = t[t["seed"].astype(str) != "pooled"]
+    env = noise_floor.envelope
+    if env != env:
+        return []
+    out = t[t["gap"].abs() > env + 1e-12]
+    return [(str(c), s, float(g)) for c, s, g in zip(out["contrast"], out["seed"], out["gap"])]
+
+
+def above_note(noise_floor) -> str:
+    """What "above" means when a per-seed null gap exceeds the envelope; ``""`` otherwise.
+
+    Examples
+    --------
+    >>> from noisefloor.floor import noise_floor, null_contrasts_from_counts
+    >>> from noisefloor.published import read_paired_counts
+    >>> print(above_note(noise_floor(null_contrasts_from_counts(read_paired_counts()))))
+    'above' = beyond the envelope (15.3 pp, pooled over seeds); a single seed's null gap went further (pull-intercept at seed 1: +18.0 pp), so a claim above the envelope is not beyond every gap two runs that cannot differ have shown
+    """
+    beyond = null_gaps_beyond_envelope(noise_floor)
+    if not beyond:
+        return ""
+    shown = ", ".join(f"{c} at seed {s}: {g * 100:+.1f} pp" for c, s, g in beyond[:3])
+    more = f" and {len(beyond) - 3} more" if len(beyond) > 3 else ""
+    return (f"'above' = beyond the envelope ({noise_floor.envelope * 100:.1f} pp, pooled over "
+            f"seeds); a single seed's null gap went further ({shown}{more}), so a claim above "
+            "the envelope is not beyond every gap two runs that cannot differ have shown")
 
 
 def _fmt(value: float, scale: float, digits: int) -> str:
@@ -61,7 +141,9 @@ def forest_plot(
     xlabel: str = "",
     title: str = "",
     xlim: tuple[float, float] | None = None,
-    markers: Iterable[tuple[str, str]] = (),
+    markers: Iterable[tuple] = (),
+    style: str | None = None,
+    footnote: str = "",
 ) -> Figure:
     """Draw a forest plot: one row per estimate with its interval, and the text beside it.
 
@@ -92,8 +174,17 @@ def forest_plot(
         Axis label and title.
     xlim : (float, float), optional
         x-range in display units; by default fitted to the finite values and bands.
-    markers : iterable of (label, color)
-        Extra legend entries for row colours (e.g. the verdicts of an audit).
+    markers : iterable of (label, color) or (label, color, marker)
+        Extra legend entries for row colours (e.g. the verdicts of an audit); the marker
+        defaults to a diamond, ``"o"`` draws a dot on a line (an estimate with its interval),
+        ``"range"`` a thick translucent bar with end ticks (a claimed range).
+    style : str, optional
+        Column saying how each row's bracket is drawn: ``"ci"`` (default; a line, and the
+        text ``[low, high]``) or ``"range"`` (a reported range, not a confidence interval: a
+        thick translucent bar with end ticks, and the text ``(range low to high)``; a single
+        reported number is written alone, without ``[n/a]``).
+    footnote : str, optional
+        A sentence printed under the x-axis (wrapped).
 
     Returns
     -------
@@ -115,7 +206,7 @@ def forest_plot(
     """
     if rows.empty:
         raise ValueError("rows is empty: nothing to plot")
-    for name in (label, estimate, ci_low, ci_high, annotation, group, color):
+    for name in (label, estimate, ci_low, ci_high, annotation, group, color, style):
         if name is not None and name not in rows.columns:
             raise ValueError(f"column {name!r} is not in rows; columns are {list(rows.columns)}")
     bands = list(bands)
@@ -128,9 +219,11 @@ def forest_plot(
             last_group = rec[group]
         items.append(("row", rec))
     n = len(items)
-    height = 0.42 * n + 2.2  # inches: rows, plus room for title, legend and x-axis
+    foot_lines = textwrap.wrap(footnote, 150) if footnote else []
+    foot = 0.2 * len(foot_lines) + (0.15 if foot_lines else 0.0)
+    height = 0.42 * n + 2.2 + foot  # inches: rows, plus room for title, legend, x-axis, footnote
     fig = Figure(figsize=(11.5, height))
-    bottom, top = 0.75 / height, 1.0 - 1.05 / height
+    bottom, top = (0.75 + foot) / height, 1.0 - 1.05 / height
     ax = fig.add_axes([0.30, bottom, 0.42, top - bottom])
 
     finite = []
@@ -171,7 +264,12 @@ def forest_plot(
         left = x0 if np.isneginf(lo) else (lo * scale if np.isfinite(lo) else None)
         right = x1 if np.isposinf(hi) else (hi * scale if np.isfinite(hi) else None)
         anchor = est * scale if np.isfinite(est) else None
-        if left is not None and right is not None:
+        is_range = style is not None and rec[style] == "range"
+        if is_range and left is not None and right is not None:
+            # a reported range is not a confidence interval: a thick pale bar with end ticks
+            ax.hlines(y, left, right, color=c, lw=7, alpha=0.35, zorder=2)
+            ax.plot([left, right], [y, y], ls="", marker="|", ms=13, mew=2, color=c, zorder=3)
+        elif left is not None and right is not None:
             ax.hlines(y, left, right, color=c, lw=2.2, zorder=3)
         elif anchor is not None and left is not None:
             ax.hlines(y, left, anchor, color=c, lw=2.2, zorder=3)
@@ -188,7 +286,13 @@ def forest_plot(
         else:
             ax.text((reference or 0.0) * scale, y, "n/a", ha="center", va="center", fontsize=9,
                     color=c)
-        text = interval_text(est, lo, hi, scale=scale, digits=digits)
+        if is_range and np.isfinite(lo) and np.isfinite(hi):
+            text = (f"{_fmt(est, scale, digits)} (range {_fmt(lo, scale, digits)} to "
+                    f"{_fmt(hi, scale, digits)})")
+        elif is_range and np.isnan(lo) and np.isnan(hi):
+            text = _fmt(est, scale, digits)  # a single reported number: no bracket to show
+        else:
+            text = interval_text(est, lo, hi, scale=scale, digits=digits)
         if annotation is not None and rec[annotation] not in (None, "") and not (
                 isinstance(rec[annotation], float) and math.isnan(rec[annotation])):
             text += "   " + str(rec[annotation])
@@ -208,11 +312,22 @@ def forest_plot(
     markers = list(markers)
     if bands or markers:
         handles, labels = ax.get_legend_handles_labels()
-        for name, col in markers:
-            handles.append(Line2D([], [], marker="D", color=col, ls="", ms=7))
+        for entry in markers:
+            name, col = entry[0], entry[1]
+            kind = entry[2] if len(entry) > 2 else "D"
+            if kind == "range":
+                handles.append(Line2D([], [], color=col, lw=7, alpha=0.35, marker="|", ms=13,
+                                      mew=2, markeredgecolor=col))
+            elif kind == "o":
+                handles.append(Line2D([], [], marker="o", color=col, ls="-", lw=2.2, ms=7))
+            else:
+                handles.append(Line2D([], [], marker=kind, color=col, ls="", ms=7))
             labels.append(name)
         ax.legend(handles, labels, loc="lower left", bbox_to_anchor=(0.0, 1.0),
-                  ncol=min(len(handles), 6), frameon=False, fontsize=9)
+                  ncol=min(len(handles), 4), frameon=False, fontsize=9)
+    if foot_lines:
+        fig.text(0.02, 0.12 / height, "\n".join(foot_lines), ha="left", va="bottom", fontsize=9,
+                 color="#333333")
     return fig
 
 
@@ -232,7 +347,8 @@ def save_figure(fig: Figure, out_dir, stem: str) -> list[Path]:
     return paths
 
 
-def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFrame:
+def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
+               claims_section: str = CLAIMS_SECTION) -> pd.DataFrame:
     """Tidy rows for :func:`audit_forest`: null contrasts, the log's own contrasts, then claims.
 
     Parameters
@@ -246,11 +362,18 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
     log_contrasts : pandas.DataFrame, optional
         Rows of :func:`noisefloor.audit.place_contrasts` (a log's protocol contrasts with their
         verdicts), drawn with their intervals and coloured by verdict.
+    claims_section : str, default :data:`CLAIMS_SECTION`
+        Header of the claims; :data:`BUNDLED_CLAIMS_SECTION` for the noise-floor paper's
+        bundled claims (a user's own claims are not "published claims").
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``section, label, estimate, ci_low, ci_high, note, color``.
+        Columns ``section, label, estimate, ci_low, ci_high, note, color, kind, verdict,
+        style``: ``kind`` is ``"null"``, ``"log"`` or ``"claim"``; ``verdict`` is empty for
+        null contrasts; ``style`` is ``"range"`` for a claim (its bracket is the claimed range,
+        not a confidence interval), ``"ci"`` otherwise. Labels longer than
+        :data:`LABEL_WIDTH` characters end in an ellipsis.
     """
     nf = noise_floor if noise_floor is not None else audit_result.noise_floor
     rows = []
@@ -266,10 +389,10 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
                        else "Null contrasts, per seed")
             tag = " (clean)" if rec["clean"] else ""
             name = rec["contrast"] + tag + ("" if seed == "pooled" else f", seed {seed}")
-            rows.append({"section": section, "label": name, "estimate": rec["gap"],
+            rows.append({"section": section, "label": shorten(name), "estimate": rec["gap"],
                          "ci_low": rec["ci_low"], "ci_high": rec["ci_high"],
                          "note": f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}",
-                         "color": NULL_COLOR})
+                         "color": NULL_COLOR, "kind": "null", "verdict": "", "style": "ci"})
         order = {"Null contrasts, pooled over seeds": 0, "Null contrasts, per seed": 1,
                  "Null contrasts, one seed": 1}
         rows.sort(key=lambda r: order[r["section"]])
@@ -282,13 +405,15 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
             note = f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}"
             if verdict:
                 ratio = rec.get("ratio", math.nan)
-                note += f"  {verdict}" + ("" if ratio != ratio else f" ({ratio:.1f}x floor)")
+                note += f"  {verdict}" + ("" if ratio != ratio else f" ({ratio_text(ratio)})")
             if rec.get("flag"):
                 note += "  (<6 pairs)"
             rows.append({"section": "Contrasts in this log (gap placed)",
-                         "label": f"{rec['contrast']}, trial {rec['trial']}{subset}, {where}"[:58],
+                         "label": shorten(f"{rec['contrast']}, trial {rec['trial']}{subset}, "
+                                          f"{where}"),
                          "estimate": rec["gap"], "ci_low": rec["ci_low"],
-                         "ci_high": rec["ci_high"], "note": note, "color": color})
+                         "ci_high": rec["ci_high"], "note": note, "color": color,
+                         "kind": "log", "verdict": verdict, "style": "ci"})
     for v in audit_result.verdicts:
         low = v.effect_low
         if v.effect_low == v.effect_high:
@@ -300,11 +425,12 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
         flag = "" if v.comparable else "  [unit: " + v.unit + "]"
         if math.isnan(low):
             flag += "  (upper end only)"
-        rows.append({"section": "Published claims (end farthest from 0 placed)",
-                     "label": f"{v.paper}: {v.benchmark}"[:58],
+        rows.append({"section": claims_section,
+                     "label": shorten(f"{v.paper}: {v.benchmark}"),
                      "estimate": v.effect, "ci_low": lo, "ci_high": hi,
-                     "note": f"{v.verdict} ({v.ratio:.1f}x floor){flag}",
-                     "color": VERDICT_COLORS[v.verdict]})
+                     "note": f"{v.verdict} ({ratio_text(v.ratio)}){flag}",
+                     "color": VERDICT_COLORS[v.verdict], "kind": "claim",
+                     "verdict": v.verdict, "style": "range"})
     return pd.DataFrame(rows)
 
 
@@ -407,40 +533,76 @@ def cap_forest_rows(rows: pd.DataFrame, max_rows: int = MAX_FOREST_ROWS, *,
 
 
 def audit_forest(audit_result, noise_floor=None, *, title: str | None = None,
-                 log_contrasts=None, max_rows: int = MAX_FOREST_ROWS) -> Figure:
+                 log_contrasts=None, claims_section: str = CLAIMS_SECTION,
+                 max_rows: int = MAX_FOREST_ROWS) -> Figure:
     """Forest plot of an audit: null contrasts with their intervals, the floor and envelope
     shaded, a log's own contrasts (when given, see :func:`audit_rows`) and every claim placed
     and coloured by its verdict (percentage points).
 
-    For claims the bracket is the claimed range (``n/a`` for a single number, an arrow for an
-    upper bound only), not a confidence interval.
+    For claims the bracket is the claimed range, drawn as a thick pale bar with end ticks and
+    written ``(range low to high)`` so it is not read as a confidence interval (``n/a`` for a
+    single number, an arrow for an upper bound only). The legend lists only what is drawn:
+    the bands, the null contrasts (dot and interval), the verdicts that occur, and the claimed
+    range when one is drawn. When a per-seed null gap lies beyond the envelope, a footnote
+    says what "above" then means (:func:`above_note`).
 
-    At most ``max_rows`` rows (default :data:`MAX_FOREST_ROWS`) are drawn, chosen by
-    :func:`cap_forest_rows`; a capped section's header says how many of its rows are drawn,
-    a footnote says what was left out of the picture, and a
-    :class:`ForestRowsLeftOutWarning` is raised. The tables and the report keep every row.
+    At most ``max_rows`` rows are drawn, chosen by :func:`cap_forest_rows`; a capped section's
+    header says how many of its rows are drawn, a footnote says what was left out of the
+    picture, and a :class:`ForestRowsLeftOutWarning` is raised. The tables and the report keep
+    every row.
+
+    Parameters
+    ----------
+    audit_result : noisefloor.audit.AuditResult
+        Claims placed against the floor.
+    noise_floor : noisefloor.floor.NoiseFloor, optional
+        Defaults to ``audit_result.noise_floor``.
+    title : str, optional
+        Figure title (default ``"Claims against the noise floor"``).
+    log_contrasts : pandas.DataFrame, optional
+        A log's own contrasts placed against the floor (see :func:`audit_rows`).
+    claims_section : str, default :data:`CLAIMS_SECTION`
+        Header of the claims (:data:`BUNDLED_CLAIMS_SECTION` for the bundled ones).
+    max_rows : int, default :data:`MAX_FOREST_ROWS`
+        Most rows drawn.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
-    rows = audit_rows(audit_result, noise_floor, log_contrasts)
+    rows = audit_rows(audit_result, noise_floor, log_contrasts, claims_section=claims_section)
     total = len(rows)
     rows, left_out = cap_forest_rows(rows, max_rows)
+    nf = noise_floor if noise_floor is not None else audit_result.noise_floor
     f, env = audit_result.floor, audit_result.envelope
     bands = [(-f, f, f"noise floor ±{f * 100:.1f} pp", "#2458a6"),
              (f, env, f"envelope to {env * 100:.1f} pp", "#d98c00"),
              (-env, -f, "_nolegend_", "#d98c00")]
-    fig = forest_plot(rows, label="label", annotation="note", group="section", color="color",
-                      bands=bands, markers=[(f"claim {v}", c) for v, c in VERDICT_COLORS.items()],
-                      scale=100.0, xlabel="gap / claimed effect (percentage points)",
-                      title=title or "Claims against the noise floor")
+    markers: list[tuple] = []
+    kinds = rows["kind"] if not rows.empty else pd.Series([], dtype=object)
+    if (kinds == "null").any():
+        level = getattr(nf, "confidence", 0.95)
+        markers.append((f"null contrast ({level:.0%} CI)", NULL_COLOR, "o"))
+    for kind, what, marker in (("log", "contrast", "o"), ("claim", "claim", "D")):
+        used = set(rows.loc[kinds == kind, "verdict"])
+        markers += [(f"{what} {v}", c, marker) for v, c in VERDICT_COLORS.items() if v in used]
+    ranged = (kinds == "claim") & rows["ci_low"].notna() & rows["ci_high"].notna()
+    if ranged.any():
+        markers.append(("claimed range (not a CI)", "#6b6b6b", "range"))
+    notes = []
     if left_out:
         parts = "; ".join(f"{n}: {total_n - drawn:,} of {total_n:,}"
                           for n, (drawn, total_n) in left_out.items())
-        note = (f"Left out of the picture: {total - len(rows):,} of {total:,} rows ({parts}); "
-                "the rows farthest from 0 are drawn. Every row is in the tables and the report.")
-        fig.text(0.02, 0.08 / fig.get_figheight(), note, ha="left", va="bottom", fontsize=8,
-                 style="italic", wrap=True)
-        import warnings
-
+        notes.append(f"Left out of the picture: {total - len(rows):,} of {total:,} rows "
+                     f"({parts}); the rows farthest from 0 are drawn. Every row is in the "
+                     "tables and the report.")
         warnings.warn(f"forest plot: drew {len(rows):,} of {total:,} rows ({parts} left out; "
                       "the rows farthest from 0 are drawn); the tables and the report keep "
                       "every row", ForestRowsLeftOutWarning, stacklevel=2)
-    return fig
+    if nf is not None and above_note(nf):
+        notes.append(above_note(nf))
+    return forest_plot(rows, label="label", annotation="note", group="section", color="color",
+                       bands=bands, markers=markers, style="style",
+                       scale=100.0, xlabel="gap / claimed effect (percentage points)",
+                       title=title or "Claims against the noise floor",
+                       footnote=" ".join(notes))

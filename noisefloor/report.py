@@ -8,6 +8,7 @@ import pandas as pd
 
 from noisefloor.audit import AuditResult
 from noisefloor.floor import NoiseFloor
+from noisefloor.plots import above_note
 
 
 def pp(value: float, digits: int = 1, signed: bool = False) -> str:
@@ -233,6 +234,7 @@ def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "f
               f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
               f"**{c['above']} above** it.", "",
               _markdown(verdict_table(result)), "",
+              f"*{above_note(nf)}.*" if above_note(nf) else "", "",
               "A range is placed by its end farthest from zero (for a gain, its upper end). "
               "*Below* means unresolved against the floor: the "
               "claim may be true, but a gap of that size also appears between two runs that cannot "

@@ -5,6 +5,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noisefloor.floor import (excursion_bound, noise_floor, noise_floor_from_trials,
                               null_contrasts_from_counts, null_contrasts_from_trials)
@@ -38,8 +40,18 @@ def test_spread_and_informative_pairs(paper_floor):
     # Paper: null gaps of +18 pp on one seed and -3 pp on the next.
     assert paper_floor.null_gap_max == pytest.approx(0.18)
     assert paper_floor.null_gap_min == pytest.approx(-0.03)
+    # Paper's six per-seed trial-0 gaps (each contrast's pooled gap is positive as printed):
+    # root mean square about 0, sqrt(0.0506 / 6) = 0.09183 (see null_gap_spread)
     gaps = [0.10, 0.08, 0.18, 0.0, -0.03, -0.03]
-    assert paper_floor.null_gap_sd == pytest.approx(np.std(gaps, ddof=1))
+    assert paper_floor.null_gap_sd == pytest.approx(math.sqrt(np.mean(np.square(gaps))))
+    assert round(paper_floor.null_gap_sd, 5) == 0.09183
+    # the dependence it accounts for: pull-intercept = pull-no_coord + no_coord-intercept at
+    # each seed (the same tasks), and for three arms the mean squared pairwise gap is twice the
+    # ddof=1 variance of the arms' success rates: seed 1 rates differ by 0.10, 0.08, 0.18
+    rates = np.array([0.0, 0.10, 0.18])  # intercept, no_coord, pull (relative to intercept)
+    seed1 = [0.10, 0.08, 0.18]
+    assert seed1[2] == pytest.approx(seed1[0] + seed1[1])
+    assert np.mean(np.square(seed1)) == pytest.approx(2 * np.var(rates, ddof=1))
     assert paper_floor.n_informative == 21 + 11 + 18 + 10 + 27 + 9 + 13 + 13 + 15 + 18 + 18 + 21
     assert paper_floor.n_seeds == 2 and set(paper_floor.per_seed_floor) == {1, 2}
 
@@ -420,3 +432,52 @@ def test_pair_given_both_ways_outside_trial_0_is_refused(tmp_path, shared_data):
     with pytest.raises(ValueError, match=r"pc2\.csv:\d+: field 'contrast': 'no_coord-pull' is "
                                          r"'pull-no_coord' .* same seed, trial and subset"):
         null_contrasts_from_counts(read_paired_counts(path))
+
+
+def test_tau_is_nan_with_a_reason_when_a_seed_has_zero_gap_variance():
+    # seed 2 is all ties: its gap (0) has sampling variance 0, so the inverse-variance weights
+    # of DerSimonian & Laird (1986) are undefined; tau was NaN with an empty reason
+    t = pd.DataFrame({"contrast": ["x-y", "x-y"], "clean": [True, True], "seed": [1, 2],
+                      "wins": [5, 0], "losses": [2, 0], "ties": [13, 20]})
+    pooled = noise_floor(t).to_frame().set_index("seed").loc["pooled"]
+    assert math.isnan(pooled["tau"])
+    assert "tau undefined: a seed has zero sampling variance" in pooled["reason"]
+    one = noise_floor(t.iloc[:1]).to_frame().set_index("seed").loc["pooled"]
+    assert math.isnan(one["tau"]) and "at least two seeds; got 1" in one["reason"]
+
+
+def _flip_and_rename(table, flips, names):
+    """Write some contrasts the other way round (wins and losses swap) and rename protocols."""
+    out = table.copy()
+    for i, rec in out.iterrows():
+        a, b = rec["contrast"].split("-")
+        a, b = names.get(a, a), names.get(b, b)
+        if flips.get(rec["contrast"], False):
+            a, b = b, a
+            out.loc[i, ["wins", "losses"]] = [rec["losses"], rec["wins"]]
+        out.loc[i, "contrast"] = f"{a}-{b}"
+    return out
+
+
+_count = st.integers(0, 40)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(_count, _count, _count), min_size=6, max_size=6),
+       st.lists(st.booleans(), min_size=3, max_size=3),
+       st.permutations(["zeta", "alpha", "mu"]))
+def test_spread_is_invariant_to_orientation_and_protocol_names(counts, flips, renamed):
+    # three contrasts of three protocols at two seeds; any of them written the other way round
+    # and the protocols renamed (which reorders them): the floor never moved, now the spread
+    # (sd, min, max and the per-seed min/max) does not either
+    labels = ["p-q", "p-r", "q-r"]
+    t = pd.DataFrame([{"contrast": labels[i % 3], "clean": i % 3 == 0, "seed": 1 + i // 3,
+                       "wins": w, "losses": lo, "ties": ti}
+                      for i, (w, lo, ti) in enumerate(counts)])
+    other = _flip_and_rename(t, dict(zip(labels, flips)), dict(zip("pqr", renamed)))
+    a, b = noise_floor(t), noise_floor(other)
+    for name in ("null_gap_sd", "null_gap_min", "null_gap_max", "floor", "envelope"):
+        assert getattr(a, name) == pytest.approx(getattr(b, name), nan_ok=True), name
+    cols = ["null_gap_min", "null_gap_max"]
+    assert np.allclose(a.per_seed()[cols].to_numpy(float), b.per_seed()[cols].to_numpy(float),
+                       equal_nan=True)

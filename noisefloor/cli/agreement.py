@@ -26,7 +26,7 @@ from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
 _EXTRA_KEYS = (
-    "comparison", "landis_koch", "expected_agreement", "se", "note", "se_null", "z", "p_value",
+    "comparison", "landis_koch", "expected_agreement", "se", "se_reason", "note", "se_null", "z", "p_value",
     "null_reason", "category_order",
 )
 

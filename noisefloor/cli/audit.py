@@ -14,7 +14,8 @@ from noisefloor.cli.floor import (left_out_line, left_out_records,
                                   null_contrasts_from_trials_quietly, skipped_line,
                                   skipped_records)
 from noisefloor.floor import noise_floor, null_contrasts_from_counts
-from noisefloor.plots import audit_forest, save_figure
+from noisefloor.plots import (BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, above_note, audit_forest,
+                              save_figure)
 from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE, read_claims,
                                    read_paired_counts)
 from noisefloor.report import (audit_report, contrast_table, count_noun, floor_table, pp,
@@ -82,12 +83,14 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         own = place_contrasts(own, nf)
 
     out_dir = Path(out)
+    section = CLAIMS_SECTION if claims else BUNDLED_CLAIMS_SECTION
     if no_plot:
         out_dir.mkdir(parents=True, exist_ok=True)
         written = []
     else:
         with clean_warnings():  # a capped plot says on stderr what it left out
-            written = save_figure(audit_forest(result, nf, log_contrasts=own), out_dir, "forest")
+            written = save_figure(audit_forest(result, nf, log_contrasts=own,
+                                               claims_section=section), out_dir, "forest")
     bundled_note = ("These are other papers' claims on their own benchmarks, placed against the "
                     "floor of your log; give --claims CSV to place your own."
                     if logs and not claims else "")
@@ -158,6 +161,8 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         click.echo(f"  note: {bundled_note[0].lower()}{bundled_note[1:]}")
     if nf.caution:
         click.echo("  caution: provisional: the floor is weakly supported (see its caution above)")
+    if above_note(nf):
+        click.echo(f"  note: {above_note(nf)}")
     echo_table(verdict_table(result).drop(columns=["flag"]))
     for v in result.verdicts:
         if v.flag:

@@ -14,6 +14,46 @@ from noisefloor.stats.monitor_frame import monitor_trials
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
 ALARM_EXIT_CODE = 3
 
+#: Exit status when ``--fail-on-alarm`` is given and no rule could be evaluated: nothing was
+#: checked, which a CI gate must not read as "no alarm".
+NOT_EVALUATED_EXIT_CODE = 4
+
+
+def _finite(values) -> bool:
+    return any(v is not None and math.isfinite(v) for v in values)
+
+
+def _evaluated(report) -> list[str]:
+    """The rules that compared at least one statistic with a finite threshold.
+
+    A rule that ran but could not compare anything (R2 over a baseline whose quantile is 0, or
+    with fewer trials than one window; R1 without a complete round) raised no alarm because it
+    checked nothing, and is not counted as evaluated.
+    """
+    done = []
+    r1, r2, r3 = report.r1, report.r2, report.r3
+    if r1 is not None and len(r1.x) and math.isfinite(r1.decision_interval):
+        done.append("R1")
+    if r2 is not None and math.isfinite(r2.threshold) and _finite(r2.statistic):
+        done.append("R2")
+    if r3 is not None and _finite(r3.rate):
+        done.append("R3")
+    return done
+
+
+def _labels_differ(floor_trials: pd.DataFrame, trials: pd.DataFrame) -> list[str]:
+    """``benchmark``/``model`` values of the floor's logs that differ from the monitored ones."""
+    problems = []
+    for col in ("benchmark", "model"):
+        if col not in floor_trials.columns or col not in trials.columns:
+            continue
+        have = set(map(str, floor_trials[col].dropna().unique()))
+        want = set(map(str, trials[col].dropna().unique()))
+        if have and want and have != want:
+            problems.append(f"{col} {', '.join(sorted(have))} (the monitored trials: "
+                            f"{', '.join(sorted(want))})")
+    return problems
+
 
 def _num(value: float, digits: int = 3) -> str:
     return (
@@ -222,7 +262,8 @@ def _check_options(counts: dict, reals: dict) -> None:
 @click.option(
     "--fail-on-alarm",
     is_flag=True,
-    help=f"Exit with status {ALARM_EXIT_CODE} when any alarm is raised.",
+    help=f"Exit with status {ALARM_EXIT_CODE} when any alarm is raised, "
+         f"{NOT_EVALUATED_EXIT_CODE} when no rule could be evaluated.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
@@ -272,9 +313,16 @@ def monitor(
     if floor_logs:
         from noisefloor.floor import noise_floor_from_trials
 
+        floor_trials = read_logs(floor_logs, log_format, label_benchmark, label_model)
+        differ = _labels_differ(floor_trials, trials)
+        if differ:
+            raise click.ClickException(
+                f"--floor-log {', '.join(floor_logs)}: the floor's logs are "
+                + " and ".join(differ) + "; the run-to-run noise of another benchmark or model "
+                "is not this deployment's sigma: give --floor-log logs of the same benchmark and "
+                "model, or --sigma")
         try:
-            sigma = noise_floor_from_trials(read_logs(floor_logs, log_format, label_benchmark,
-                                                  label_model))
+            sigma = noise_floor_from_trials(floor_trials)
         except ValueError as exc:
             raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: {exc}") from None
         if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:
@@ -301,6 +349,7 @@ def monitor(
         infrastructure_errors=infrastructure_errors,
         rounds=rounds_policy,
     )
+    evaluated = _evaluated(report)
     if as_json:
         emit_json(report.to_dict())
     else:
@@ -312,7 +361,14 @@ def monitor(
         if report.alarms:
             click.echo(f"{len(report.alarms)} alarm(s), in time order:")
             echo_table(_alarm_table(report))
+        elif not evaluated:
+            click.echo("no rule could be evaluated (see the lines above): nothing was "
+                       "checked, so this is not a pass")
         else:
-            click.echo("no alarm")
+            click.echo(f"no alarm ({', '.join(evaluated)} evaluated)")
     if fail_on_alarm and report.alarms:
         raise SystemExit(ALARM_EXIT_CODE)
+    if fail_on_alarm and not evaluated:
+        click.echo(f"--fail-on-alarm: no rule could be evaluated on these logs; exit status "
+                   f"{NOT_EVALUATED_EXIT_CODE}", err=True)
+        raise SystemExit(NOT_EVALUATED_EXIT_CODE)

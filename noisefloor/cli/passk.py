@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import click
+import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import label_options, log_options, read_logs
-from noisefloor.stats.passk import CONFIG_COLUMNS, pass_hat_k_table
+from noisefloor.stats.passk import CONFIG_COLUMNS, default_max_k, pass_hat_k_table
 
 
 class _KList(click.ParamType):
@@ -53,13 +54,11 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     ks = tuple(dict.fromkeys(k for group in ks for k in group))  # flatten, keep order, no repeats
     if not ks:
-        counted = trials[~trials["infrastructure_error"].astype(bool)]
-        sizes = counted.groupby([c for c in CONFIG_COLUMNS if c in trials.columns] + ["task_id"],
-                                dropna=False).size()
-        # Every trial an infrastructure error: no k to go up to; k = 1 is reported as NaN with
-        # the reason (no counted trials) rather than failing on an empty maximum.
-        most = int(sizes.max()) if len(sizes) else 1
-        ks = tuple(range(1, most + 1))
+        # up to the most trials any task has *as pass^k counts them*: after the
+        # --infrastructure-errors policy, without never-run trials, after --unequal-trials
+        # truncate. Every trial dropped: k = 1 is reported as NaN with the reason.
+        ks = tuple(range(1, default_max_k(trials, infrastructure_errors=infrastructure_errors,
+                                          unequal_trials=unequal_trials) + 1))
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
                              k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
     keys = [c for c in CONFIG_COLUMNS if c in table.columns]
@@ -83,6 +82,8 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     shown = table[keys + ["k", "value", "n_tasks_used", "n_trials", "n_infrastructure_errors",
                           "n_not_run", "trials_min", "trials_max", "reason"]].copy()
     shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
+    if "seed" in shown.columns:  # a log without seeds: "none", as floor, contrast and audit print it
+        shown["seed"] = shown["seed"].map(lambda s: "none" if pd.isna(s) else s)
     echo_table(shown.rename(columns={"value": "pass^k"}))
     n_infra = int(sum(g["n_infrastructure_errors"] for g in groups))
     if n_infra:

@@ -30,7 +30,10 @@ def coordination_active_tasks(
         The two protocols.
     definition : {"failed_trial0", "store"}, default "failed_trial0"
         ``"failed_trial0"``: both protocols failed trial 0 (reward defined and not within 1e-6
-        of 1). ``"store"``: ``store_events_at_start > 0`` at ``trial`` in both arms.
+        of 1, and not an infrastructure error: a trial whose ``infrastructure_error`` is true
+        never counts as a failure here, even if the frame gives it a reward). ``"store"``:
+        ``store_events_at_start > 0`` at ``trial`` in both arms (an infrastructure error at
+        ``trial`` is then left to the contrast's ``infrastructure_errors`` policy).
     trial : int, default 1
         The trial the contrast is compared on (used by ``definition="store"``).
 
@@ -58,7 +61,12 @@ def coordination_active_tasks(
         if definition == "failed_trial0":
             rows = trials[(trials["protocol"].astype(str) == proto) & (trials["trial"] == 0)]
             reward = rows["reward"].astype(float).to_numpy()
-            failed = ~np.isnan(reward) & ~is_success(reward)
+            # an infrastructure error is not a failed attempt, whatever reward a frame carries
+            # for it: the agent never finished the task, so nothing says its store got the peer
+            # events a failure writes
+            infra = (rows["infrastructure_error"].fillna(False).astype(bool).to_numpy()
+                     if "infrastructure_error" in rows.columns else np.zeros(len(rows), bool))
+            failed = ~np.isnan(reward) & ~is_success(reward) & ~infra
             sets.append(set(rows["task_id"].astype(str).to_numpy()[failed]))
         else:
             if "store_events_at_start" not in trials.columns:

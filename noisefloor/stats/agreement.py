@@ -44,6 +44,7 @@ __all__ = [
     "LANDIS_KOCH_BANDS",
     "MIN_BOOTSTRAP_ITEMS",
     "RANDOLPH_NULL_REASON",
+    "SE_PERFECT_AGREEMENT_REASON",
     "AgreementResult",
     "RawRatingsWarning",
     "cohen_kappa",
@@ -58,6 +59,13 @@ __all__ = [
 WEIGHTS = ("none", "linear", "quadratic")
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 FLEISS_METHODS = ("fleiss", "randolph")
+
+#: ``se_reason`` of Cohen's kappa when the raters agree on every item.
+SE_PERFECT_AGREEMENT_REASON = (
+    "perfect agreement (observed agreement 1): the large-sample variance of Fleiss, Cohen & "
+    "Everitt (1969) is 0 there, so the normal approximation gives no standard error and no "
+    "asymptotic interval (a zero-width interval would claim a certainty the data do not have)"
+)
 
 #: ``null_reason`` of Randolph's kappa: the z-test of kappa = 0 is not computed for it.
 RANDOLPH_NULL_REASON = (
@@ -204,6 +212,11 @@ class AgreementResult:
         multirater kappa: for Randolph's kappa :data:`RANDOLPH_NULL_REASON` (the Fleiss, Nee
         and Landis null SE is for Fleiss' kappa only). Empty otherwise (when ``value`` is
         undefined, ``reason`` says why).
+    se_reason : str
+        Cohen only: why ``se`` and ``asymptotic_ci_*`` are NaN although ``value`` is defined,
+        e.g. :data:`SE_PERFECT_AGREEMENT_REASON` (at perfect agreement the large-sample
+        variance is 0 and a zero-width interval would claim a certainty the data do not
+        have). Empty otherwise.
     """
 
     metric: str
@@ -236,6 +249,7 @@ class AgreementResult:
     category_order: str = ""
     ci_reason: str = ""
     null_reason: str = ""
+    se_reason: str = ""
 
     @property
     def landis_koch(self) -> str:
@@ -582,6 +596,15 @@ def _cohen_result(
     se = float(res.std_kappa)
     z = stats.norm.ppf(0.5 + confidence / 2.0)
     value = float(res.kappa)
+    se_reason = ""
+    if po >= 1.0 - 1e-12:
+        # the Fleiss-Cohen-Everitt variance is exactly 0 at p_o = 1; statsmodels' rounding makes
+        # it 0, a tiny positive number or sqrt(negative) = NaN depending on the table
+        se, se_reason = math.nan, SE_PERFECT_AGREEMENT_REASON
+    elif not math.isfinite(se):
+        se_reason = ("the large-sample variance of Fleiss, Cohen & Everitt (1969) is not a "
+                     "positive number for this table, so there is no standard error or "
+                     "asymptotic interval")
     return AgreementResult(
         value=value,
         ci_low=math.nan,
@@ -589,6 +612,7 @@ def _cohen_result(
         se=se,
         asymptotic_ci_low=float(value - z * se),
         asymptotic_ci_high=float(value + z * se),
+        se_reason=se_reason,
         **base,
     )
 

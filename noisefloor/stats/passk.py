@@ -51,7 +51,9 @@ class PassHatK:
     k_exceeds_n : str
         Policy used for tasks with fewer than k trials: ``"nan"``, ``"exclude"`` or ``"error"``.
     tasks_excluded : tuple of str
-        Tasks left out of the average (``k_exceeds_n="exclude"`` or no counted trial).
+        Tasks left out of the average (``k_exceeds_n="exclude"``: those with no counted trial
+        first, then those with fewer than k), or, when no task has a counted trial, all of
+        them.
     reason : str
         Why ``value`` is NaN, or what was excluded; empty otherwise.
     unequal_trials : str
@@ -187,6 +189,8 @@ def pass_hat_k(
     k_exceeds_n : {"nan", "exclude", "error"}, default "nan"
         What to do when a task has fewer than k counted trials: return NaN with a reason,
         leave those tasks out (recorded in ``tasks_excluded``), or raise. k is never lowered.
+        A task with no counted trial at all (every trial an infrastructure error under
+        ``"exclude"``, or never run) is such a task too.
     unequal_trials : {"allow", "truncate", "error"}, default "allow"
         What to do when tasks have different numbers of counted trials (after the exclusions
         above): ``"allow"`` uses each task's own n (the tau-bench estimator; ``trials_min`` and
@@ -248,22 +252,28 @@ def pass_hat_k(
                   infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
                   unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
     empty = tuple(per_task.index[per_task["size"] == 0])
-    short = per_task[(per_task["size"] < k) & (per_task["size"] > 0)]
+    # a task with no counted trial (every trial an infrastructure error or never run) has fewer
+    # than k trials like any other short task: the k_exceeds_n policy decides, never a silent drop
+    short = per_task[per_task["size"] < k]
     if n_tasks == 0 or len(empty) == n_tasks:
         return PassHatK(k, math.nan, n_tasks_used=0, tasks_excluded=empty,
                         reason="no counted trials: pass^k is undefined", **common)
+    none_counted = (f", {len(empty)} of them with no counted trial (every trial an "
+                    "infrastructure error or not run)" if empty else "")
     if len(short) and k_exceeds_n == "error":
+        first = empty[0] if empty else short.index[0]
         raise ValueError(
-            f"k={k} exceeds the trial count of {len(short)} task(s), e.g. task "
-            f"{short.index[0]!r} has {int(short['size'].iloc[0])}; pass k_exceeds_n='nan' or "
-            "'exclude' to decide explicitly"
+            f"k={k} exceeds the trial count of {len(short)} task(s){none_counted}, e.g. task "
+            f"{first!r} has {int(short.loc[first, 'size'])}; pass k_exceeds_n='nan' or "
+            "k_exceeds_n='exclude' to decide explicitly"
         )
     if len(short) and k_exceeds_n == "nan":
         return PassHatK(k, math.nan, n_tasks_used=0, tasks_excluded=(),
                         reason=f"k={k} exceeds the trial count of {len(short)} task(s) (fewest "
-                               f"trials: {int(short['size'].min())}); pass^{k} is undefined",
+                               f"trials: {int(short['size'].min())}{none_counted}); pass^{k} is "
+                               "undefined",
                         **common)
-    excluded = tuple(empty) + tuple(short.index)
+    excluded = tuple(empty) + tuple(t for t in short.index if t not in set(empty))
     use = per_task.drop(index=list(excluded))
     if use.empty:
         return PassHatK(k, math.nan, n_tasks_used=0, tasks_excluded=excluded,
@@ -272,7 +282,9 @@ def pass_hat_k(
     ratios = [math.comb(int(c), k) / math.comb(int(n), k) for n, c in zip(use["size"], use["sum"])]
     reason = ""
     if excluded:
-        reason = f"{len(excluded)} task(s) left out: no counted trial or fewer than k={k} trials"
+        reason = (f"{len(excluded)} task(s) left out (k_exceeds_n='exclude'): "
+                  f"{len(empty)} with no counted trial, {len(excluded) - len(empty)} with fewer "
+                  f"than k={k} trials")
     return PassHatK(k, float(np.mean(ratios)), n_tasks_used=len(use), tasks_excluded=excluded,
                     reason=reason, **common)
 
@@ -324,3 +336,48 @@ def pass_hat_k_table(
                            k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
             rows.append({**dict(zip(keys, key)), **r.to_dict()})
     return pd.DataFrame(rows)
+
+
+def default_max_k(
+    trials: pd.DataFrame,
+    *,
+    by: Sequence[str] = CONFIG_COLUMNS,
+    infrastructure_errors: str = "exclude",
+    unequal_trials: str = "allow",
+) -> int:
+    """The largest k worth reporting: the most counted trials any task of any configuration has.
+
+    Counted as :func:`pass_hat_k` counts them (``trials_max`` of its result): infrastructure
+    errors dropped or kept by ``infrastructure_errors``, never-run trials dropped, and
+    ``unequal_trials="truncate"`` applied. ``noisefloor passk`` reports k = 1 up to this.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records, possibly of several configurations (see :func:`pass_hat_k_table`).
+    by : sequence of str, default ("benchmark", "model", "protocol", "seed")
+        Columns that identify a configuration.
+    infrastructure_errors, unequal_trials : str
+        As for :func:`pass_hat_k` (``unequal_trials="error"`` counts like ``"allow"`` here).
+
+    Returns
+    -------
+    int
+        At least 1 (also when no trial is counted: pass^1 is then NaN with its reason).
+
+    Examples
+    --------
+    Task 1 has three trials, but one was an infrastructure error:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": ["1", "1", "1", "2", "2"], "trial": [0, 1, 2, 0, 1],
+    ...                   "reward": [1.0, None, 0.0, 1.0, 1.0],
+    ...                   "infrastructure_error": [False, True, False, False, False]})
+    >>> default_max_k(t), default_max_k(t, infrastructure_errors="fail")
+    (2, 3)
+    """
+    policy = "allow" if unequal_trials == "error" else unequal_trials
+    table = pass_hat_k_table(trials, [1], by=by, infrastructure_errors=infrastructure_errors,
+                             unequal_trials=policy)
+    most = int(table["trials_max"].max()) if len(table) else 0
+    return max(1, most)

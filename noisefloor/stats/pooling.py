@@ -189,7 +189,7 @@ def pool_random_effects(
     method : {"dl", "pm"}, default "dl"
         DerSimonian-Laird or Paule-Mandel estimator of tau^2.
     confidence : float, default 0.95
-        Interval level.
+        Level of the normal-theory interval ``estimate -/+ z_{(1+confidence)/2} * se``.
 
     Returns
     -------
@@ -217,9 +217,14 @@ def pool_random_effects(
 
     Examples
     --------
-    >>> r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031])
-    >>> round(r.estimate, 4), round(r.tau2, 4), r.k
-    (0.0738, 0.0187, 2)
+    The noise-floor paper's seed-1 and seed-2 pull-intercept gaps (R metafor:
+    ``rma(c(.18, -.03), c(.0036, .0031), method = "DL", level = 90)``):
+
+    >>> r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031], confidence=0.90)
+    >>> round(r.estimate, 6), round(r.tau2, 4), r.k
+    (0.07381, 0.0187, 2)
+    >>> round(r.ci_low, 6), round(r.ci_high, 6)
+    (-0.098889, 0.246508)
     """
     _validate.choice("method", method, ("dl", "pm"))
     conf = _validate.probability("confidence", confidence)
@@ -242,7 +247,9 @@ def pool_random_effects(
                                  "inverse-variance weights are undefined")
     with np.errstate(divide="ignore", invalid="ignore"):
         res = combine_effects(y, v, method_re=method, alpha=1.0 - conf)
-        frame = res.summary_frame()
+        # summary_frame has its own alpha (default 0.05) and ignores the one given to
+        # combine_effects: without it every level gave the 95% interval
+        frame = res.summary_frame(alpha=1.0 - conf)
     tau2 = float(res.tau2)
     if tau2 <= 0.0:
         # statsmodels (0.14-0.15) returns the untruncated moment estimate (Q - df) / C, which is

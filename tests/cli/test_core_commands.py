@@ -306,3 +306,32 @@ def test_values_from_a_file_are_not_rewritten_as_flags(tmp_path):
     r = CliRunner().invoke(cli, ["passk", str(path)])
     assert r.exit_code == 1 and "duplicate trial" in r.output
     assert "--benchmark" not in r.output and "benchmark 'tau2/retail'" in r.output
+
+
+def test_passk_default_k_counts_trials_as_pass_hat_k_does(run, tmp_path):
+    # task t1: three trials, the second an infrastructure error; task t2: two trials and a
+    # third that never ran. pass^k counts two trials per task under --infrastructure-errors
+    # exclude, so the default k stops at 2 (it went to 3, a NaN row from trials not counted);
+    # under "fail" t1 has three counted trials, so k = 3 is reported.
+    lines = [_record(task_id="t1", trial=0), _record(task_id="t1", trial=1, reward=None,
+                                                      infrastructure_error=True),
+             _record(task_id="t1", trial=2, reward=0.0),
+             _record(task_id="t2", trial=0), _record(task_id="t2", trial=1),
+             _record(task_id="t2", trial=2, reward=None)]
+    log = tmp_path / "t.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    doc = json.loads(run("passk", log, "--json").output)
+    # tau-bench estimator by hand: t1 C(1,1)/C(2,1) = 1/2, t2 1; k = 2: t1 0, t2 1
+    assert doc["pass_hat_k"] == {"1": 0.75, "2": 0.5}
+    fail = json.loads(run("passk", log, "--json", "--infrastructure-errors", "fail").output)
+    # t1 has 3 counted trials (1 success), t2 2: k = 3 exceeds t2's count -> NaN (null)
+    assert fail["pass_hat_k"] == {"1": pytest.approx((1 / 3 + 1) / 2), "2": 0.5, "3": None}
+
+
+def test_passk_prints_a_missing_seed_as_floor_does(run, tmp_path):
+    # seed null: floor, contrast and audit print "none"; passk printed "<NA>"
+    log = tmp_path / "t.jsonl"
+    log.write_text(_record(seed=None) + "\n" + _record(seed=None, trial=1) + "\n")
+    header, row = run("passk", log).output.splitlines()[:2]
+    assert row.split()[header.split().index("seed")] == "none"
+    assert json.loads(run("passk", log, "--json").output)["groups"][0]["seed"] is None

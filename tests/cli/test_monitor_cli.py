@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.cli.monitor import ALARM_EXIT_CODE, monitor
+from noisefloor.cli.monitor import ALARM_EXIT_CODE, NOT_EVALUATED_EXIT_CODE, monitor
 from noisefloor.floor import noise_floor_from_trials
 from noisefloor.logs import load_trials
 
@@ -63,7 +63,7 @@ def test_quiet_when_the_baseline_is_monitored_against_itself_and_exit_status():
     res = run(
         BASELINE, "--baseline", BASELINE, "--window", "100", "--cusum-h", "5", "--fail-on-alarm"
     )
-    assert res.exit_code == 0 and res.output.rstrip().endswith("no alarm")
+    assert res.exit_code == 0 and res.output.rstrip().endswith("no alarm (R1, R2, R3 evaluated)")
     loud = run(MONITORED, "--baseline", BASELINE, "--window", "30", "--fail-on-alarm")
     assert loud.exit_code == ALARM_EXIT_CODE
 
@@ -75,7 +75,8 @@ def test_sigma_option_and_tasks_option():
     assert doc["r1_rounds"]["tasks"] == ["g01", "g02"]
 
 
-def _floor_log(path: Path) -> Path:
+def _floor_log(path: Path, model: str = "demo-model") -> Path:
+    # the monitored fixture's benchmark and model (the floor of another model is refused)
     rng = np.random.default_rng(4)
     with path.open("w") as fh:
         for seed in (0, 1):
@@ -84,7 +85,7 @@ def _floor_log(path: Path) -> Path:
                     rec = {
                         "schema_version": "1",
                         "benchmark": "tau2/retail",
-                        "model": "m",
+                        "model": model,
                         "protocol": protocol,
                         "seed": seed,
                         "task_id": f"t{t}",
@@ -156,9 +157,10 @@ def test_floor_log_errors_name_the_floor_log(tmp_path):
     assert f"--floor-log {BASELINE}: no null contrast can be formed" in res.output
     tied = tmp_path / "tied.jsonl"
     tied.write_text("".join(
-        json.dumps({"schema_version": "1", "benchmark": "b", "model": "m", "protocol": p,
-                    "seed": 1, "task_id": f"t{i}", "trial": 0, "reward": float(i % 2),
-                    "termination_reason": None, "infrastructure_error": False}) + "\n"
+        json.dumps({"schema_version": "1", "benchmark": "tau2/retail", "model": "demo-model",
+                    "protocol": p, "seed": 1, "task_id": f"t{i}", "trial": 0,
+                    "reward": float(i % 2), "termination_reason": None,
+                    "infrastructure_error": False}) + "\n"
         for p in ("no_coord", "intercept") for i in range(4)))
     res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", str(tied)])
     assert res.exit_code == 1 and "null_gap_sd is nan, not a usable sigma" in res.output
@@ -170,3 +172,46 @@ def test_a_protocol_absent_from_the_logs_is_an_error_not_no_alarm():
     # (the CLI may spell the keyword as its option: "protocol='pul'" or "--protocol pul")
     assert res.exit_code == 1 and "pul" in res.output and "matches no trial" in res.output
     assert "no alarm" not in res.output
+
+
+def test_floor_log_of_another_model_or_benchmark_is_refused(tmp_path):
+    # it was used without a word: the sigma of model "m" set the CUSUM of "demo-model"
+    other = _floor_log(tmp_path / "other.jsonl", model="m")
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", str(other)])
+    assert res.exit_code == 1
+    assert (f"--floor-log {other}: the floor's logs are model m (the monitored trials: "
+            "demo-model)") in res.output
+    assert "--sigma" in res.output
+
+
+def _plain_log(path: Path) -> Path:
+    # records without store, injection or coordination-key fields: no rule has anything to watch
+    path.write_text("".join(
+        json.dumps({"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p",
+                    "seed": 1, "task_id": f"t{i}", "trial": 0, "reward": float(i % 2),
+                    "termination_reason": None, "infrastructure_error": False}) + "\n"
+        for i in range(6)))
+    return path
+
+
+def test_fail_on_alarm_when_no_rule_could_be_evaluated_is_not_a_pass(tmp_path):
+    log = str(_plain_log(tmp_path / "plain.jsonl"))
+    res = CliRunner().invoke(monitor, [log, "--baseline", log, "--fail-on-alarm"])
+    assert res.exit_code == NOT_EVALUATED_EXIT_CODE, res.output
+    assert "no rule could be evaluated" in res.output and "no alarm" not in res.output
+    assert "R1  not evaluated" in res.output
+    quiet = CliRunner().invoke(monitor, [log, "--baseline", log])  # without the flag: status 0
+    assert quiet.exit_code == 0 and "nothing was checked" in quiet.output
+    as_json = CliRunner().invoke(monitor, [log, "--baseline", log, "--fail-on-alarm", "--json"])
+    assert as_json.exit_code == NOT_EVALUATED_EXIT_CODE
+
+
+def test_a_rule_that_ran_but_compared_nothing_is_not_evaluated():
+    # fixtures/logs/trials.jsonl logs injections = 0 everywhere: R2 runs, but a 50 % rise over a
+    # baseline quantile of 0 is undefined and 6 trials fill no window of 200, so it compared
+    # nothing; R1 (empty stores) and R3 (no call records) cannot run at all
+    log = str(Path(__file__).resolve().parents[2] / "fixtures" / "logs" / "trials.jsonl")
+    res = CliRunner().invoke(monitor, [log, "--baseline", log, "--fail-on-alarm"])
+    assert res.exit_code == NOT_EVALUATED_EXIT_CODE, res.output
+    assert "R2  note: baseline 0.95 quantile is 0" in res.output
+    assert "no rule could be evaluated" in res.output

@@ -77,3 +77,16 @@ def test_coordination_active_by_store():
     assert r.value == 1.0 and r.n_tasks == 2
     with pytest.raises(ValueError, match="store_events_at_start"):
         coordination_active_tasks(_two_trials(), "p", "q", definition="store")
+
+
+def test_coordination_active_subset_ignores_infrastructure_errors_at_trial_0():
+    # Noise-floor paper, "The coordination-active subset": tasks where both protocols *failed*
+    # trial 0. An infrastructure error is not a failure (the attempt never finished, so no
+    # negative knowledge was written), even when the frame carries reward 0 for it.
+    t = _two_trials()
+    t["infrastructure_error"] = False
+    t.loc[(t["protocol"] == "p") & (t["task_id"] == "2") & (t["trial"] == 0),
+          "infrastructure_error"] = True
+    assert coordination_active_tasks(t, "p", "q") == ("1", "3", "4")
+    c = coordination_active_contrast(t, "p", "q")
+    assert c.n == 3

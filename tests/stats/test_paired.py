@@ -127,3 +127,56 @@ def test_swapping_arms_mirrors_everything(w, l, t):
         assert a.p_value == pytest.approx(b.p_value)
         assert a.ci_low == pytest.approx(-b.ci_high)
         assert a.ci_high == pytest.approx(-b.ci_low)
+
+
+# --- every level, not only 95%: the Wilson interval pinned to R at 0.90, 0.95 and 0.99. R's
+# prop.test(x, n, conf.level = L, correct = FALSE)$conf.int is the Wilson score interval without
+# continuity correction (Newcombe 1998, Statistics in Medicine 17, method 3).
+R_WILSON = [
+    # (x, n, level, lower, upper), printed by R 4.2.2 with sprintf("%.10f")
+    (34, 58, 0.90, 0.4783185422, 0.6864110596),
+    (34, 58, 0.95, 0.4579840817, 0.7037197363),
+    (34, 58, 0.99, 0.4193119645, 0.7354032207),
+    (27, 36, 0.90, 0.6167156907, 0.8483339739),
+    (27, 36, 0.99, 0.5359016153, 0.8862877515),
+    (7, 20, 0.90, 0.2022600401, 0.5334873112),
+    (7, 20, 0.99, 0.1463934414, 0.6283381790),
+    (0, 5, 0.90, 0.0, 0.3511165008),
+    (0, 5, 0.99, 0.0, 0.5702583210),
+    (5, 5, 0.90, 0.6488834992, 1.0),
+    (5, 5, 0.99, 0.4297416790, 1.0),
+]
+
+
+@pytest.mark.parametrize("x, n, level, lo, hi", R_WILSON)
+def test_wilson_mapped_interval_matches_r_prop_test(x, n, level, lo, hi):
+    # with no ties the mapped interval is (2 lo - 1, 2 hi - 1)
+    got_lo, got_hi = wilson_mapped_ci(x, n - x, 0, level)
+    assert (got_lo + 1) / 2 == pytest.approx(lo, abs=1e-9)
+    assert (got_hi + 1) / 2 == pytest.approx(hi, abs=1e-9)
+
+
+@pytest.mark.parametrize("level, lo, hi", [
+    # R: prop.test(27, 36, conf.level = L, correct = FALSE)$conf.int; 36 untied of n = 100
+    (0.90, 0.6167156907, 0.8483339739),
+    (0.99, 0.5359016153, 0.8862877515),
+])
+def test_sign_test_interval_at_90_and_99_matches_r(level, lo, hi):
+    r = sign_test(27, 9, 64, confidence=level)
+    assert r.ci_low == pytest.approx((2 * lo - 1) * 36 / 100, abs=1e-9)
+    assert r.ci_high == pytest.approx((2 * hi - 1) * 36 / 100, abs=1e-9)
+    assert r.confidence == level
+
+
+def test_paired_contrast_interval_follows_confidence():
+    # 7 wins, 13 losses, 0 ties built from trial records; R: prop.test(7, 20, conf.level = .9,
+    # correct = FALSE)$conf.int = 0.2022600401 0.5334873112
+    from noisefloor.stats.contrasts import paired_contrast
+
+    rows = [("x", str(i), 1.0 if i < 7 else 0.0) for i in range(20)]
+    rows += [("y", str(i), 0.0 if i < 7 else 1.0) for i in range(20)]
+    t = pd.DataFrame(rows, columns=["protocol", "task_id", "reward"]).assign(trial=0)
+    c = paired_contrast(t, "x", "y", confidence=0.90)
+    assert (c.wins, c.losses, c.ties) == (7, 13, 0)
+    assert c.ci_low == pytest.approx(2 * 0.2022600401 - 1, abs=1e-9)
+    assert c.ci_high == pytest.approx(2 * 0.5334873112 - 1, abs=1e-9)

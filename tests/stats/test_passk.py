@@ -133,3 +133,32 @@ def test_row_order_does_not_matter(run, rnd):
     order = list(range(len(t)))
     rnd.shuffle(order)
     assert pass_hat_k(t.iloc[order], 1).value == pytest.approx(pass_hat_k(t, 1).value)
+
+
+def _one_task_all_infrastructure_errors(airline):
+    t = airline.assign(infrastructure_error=False)
+    lost = t["task_id"] == t["task_id"].iloc[0]
+    t.loc[lost, "infrastructure_error"] = True
+    t.loc[lost, "reward"] = float("nan")
+    return t, str(t["task_id"].iloc[0])
+
+
+def test_task_without_counted_trial_follows_k_exceeds_n(airline):
+    # A task whose every trial was an infrastructure error has 0 < k counted trials: it used to
+    # be dropped silently whatever k_exceeds_n said (even "error").
+    t, lost = _one_task_all_infrastructure_errors(airline)
+    with pytest.raises(ValueError, match=r"1 task\(s\), 1 of them with no counted trial .* "
+                                         rf"task '{lost}' has 0; pass k_exceeds_n="):
+        pass_hat_k(t, 1, k_exceeds_n="error")
+    nan = pass_hat_k(t, 1)
+    assert math.isnan(nan.value) and "1 of them with no counted trial" in nan.reason
+    ex = pass_hat_k(t, 2, k_exceeds_n="exclude")
+    assert ex.tasks_excluded == (lost,) and ex.n_tasks_used == 49 and ex.n_tasks == 50
+    assert "1 with no counted trial" in ex.reason
+    # the tau-bench estimator over the 49 other tasks, by hand: mean C(c, 2) / C(4, 2)
+    rest = airline[airline["task_id"] != lost]
+    c = rest.groupby("task_id")["reward"].apply(lambda r: int((r == 1.0).sum()))
+    assert ex.value == pytest.approx(sum(math.comb(int(x), 2) for x in c) / (6 * 49), abs=1e-12)
+    # under "fail" the task's four errors are four failed trials, so it is counted (as 0)
+    fail = pass_hat_k(t, 1, infrastructure_errors="fail", k_exceeds_n="error")
+    assert fail.n_tasks_used == 50 and fail.tasks_excluded == ()

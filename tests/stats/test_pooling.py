@@ -118,3 +118,68 @@ def test_estimate_inside_interval_and_tau_nonnegative(rows):
     assert r.tau2 >= 0
     assert r.ci_low <= r.estimate <= r.ci_high
     assert min(y) - 1e-9 <= r.estimate <= max(y) + 1e-9
+
+
+# --- the interval follows ``confidence`` (statsmodels' summary_frame has its own alpha, 0.05 by
+# default: before the fix every level returned the 95% interval)
+
+
+@pytest.mark.parametrize("level, lo, hi", [
+    # R metafor 3.8: rma(c(.18, -.03), c(.0036, .0031), method = "DL", level = L); c(ci.lb, ci.ub)
+    (0.90, -0.098889006, 0.246508054),
+    (0.95, -0.131973467, 0.279592514),
+    (0.99, -0.196635169, 0.344254217),
+])
+def test_random_effects_interval_matches_metafor_at_each_level(level, lo, hi):
+    r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031], confidence=level)
+    assert round(r.estimate, 8) == 0.07380952  # metafor: b = 0.07380952381
+    assert r.ci_low == pytest.approx(lo, abs=1e-8)
+    assert r.ci_high == pytest.approx(hi, abs=1e-8)
+    assert r.confidence == level
+
+
+def test_random_effects_99_interval_by_the_dersimonian_laird_formula():
+    # By hand: tau^2 = (Q - 1) / C = 0.0187 (metafor prints tau^2 = 0.0187), weights
+    # 1 / (v_i + tau^2) = 1/0.0223, 1/0.0218 -> se = sqrt(1 / sum w) = 0.1049933 (metafor se);
+    # z_.995 = 2.5758293 -> 0.0738095 -/+ 0.2704447 = [-0.196635, 0.344254].
+    se = math.sqrt(1 / (1 / 0.0223 + 1 / 0.0218))
+    assert round(se, 7) == 0.1049933
+    r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031], confidence=0.99)
+    assert r.ci_high - r.estimate == pytest.approx(2.5758293035489 * se, rel=1e-6)
+
+
+@pytest.mark.parametrize("level, method, lo, hi", [
+    # R metafor: dat <- escalc(measure = "RR", ai = tpos, bi = tneg, ci = cpos, di = cneg,
+    #   data = dat.bcg); rma(yi, vi, data = dat, method = M, level = L)
+    (0.90, "dl", -1.0081, -0.4201),
+    (0.99, "dl", -1.1745, -0.2537),
+    (0.90, "pm", -1.0125, -0.4174),
+    (0.99, "pm", -1.1809, -0.2490),
+])
+def test_bcg_interval_matches_metafor_at_90_and_99(level, method, lo, hi):
+    y, v = _bcg_log_risk_ratios()
+    r = pool_random_effects(y, v, method=method, confidence=level)
+    assert (round(r.ci_low, 4), round(r.ci_high, 4)) == (lo, hi)
+
+
+@pytest.mark.parametrize("level, lo, hi", [
+    # R metafor: rma(c(.05, .05, .05), c(.002, .003, .004), method = "DL", level = L):
+    # tau^2 = 0, so the fixed-effect interval
+    (0.90, 0.000026, 0.099974),
+    (0.99, -0.028259, 0.128259),
+])
+def test_homogeneous_interval_matches_metafor_at_90_and_99(level, lo, hi):
+    r = pool_random_effects([0.05, 0.05, 0.05], [0.002, 0.003, 0.004], confidence=level)
+    assert r.tau2 == 0.0
+    assert (round(r.ci_low, 6), round(r.ci_high, 6)) == (lo, hi)
+
+
+def test_pool_counts_interval_follows_confidence():
+    # pooled pull-intercept 45/30/125: Wilson on 45 of 75 untied pairs. R:
+    # prop.test(45, 75, conf.level = .90, correct = FALSE)$conf.int = 0.5050391546 0.6879972664
+    # prop.test(45, 75, conf.level = .99, correct = FALSE)$conf.int = 0.4519720941 0.7317728559
+    # mapped to the gap: (2 p - 1) * 75 / 200
+    for level, lo, hi in ((0.90, 0.5050391546, 0.6879972664), (0.99, 0.4519720941, 0.7317728559)):
+        r = pool_counts([(27, 9, 64), (18, 21, 61)], confidence=level)
+        assert r.ci_low == pytest.approx((2 * lo - 1) * 75 / 200, abs=1e-9)
+        assert r.ci_high == pytest.approx((2 * hi - 1) * 75 / 200, abs=1e-9)

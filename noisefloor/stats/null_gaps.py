@@ -1,0 +1,126 @@
+"""The spread of per-seed null gaps, invariant to how a null pair is written or named.
+
+A null contrast compares two arms that cannot differ, so its sign is arbitrary: the spread of
+its per-seed gaps (the run-to-run sigma the monitors use, and the range a reader is shown) must
+not move when ``a-b`` is written ``b-a`` or a protocol is renamed. :func:`null_gap_spread`
+orients each contrast by its counts, never by its labels. Used by :mod:`noisefloor.floor`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["null_gap_spread", "spread_signs"]
+
+
+def _seed_order(seed) -> tuple:
+    return (0, int(seed), "") if isinstance(seed, (int, np.integer)) else (1, 0, str(seed))
+
+
+def spread_signs(rows: pd.DataFrame) -> dict:
+    """The orientation of each null contrast used for its spread, read off its counts.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame, shape (n_rows, >= 5)
+        Per-seed null contrasts with columns ``contrast``, ``seed``, ``wins``, ``losses`` and
+        ``gap`` (see :func:`null_gap_spread`).
+
+    Returns
+    -------
+    dict
+        Contrast label -> ``+1.0`` or ``-1.0``: the sign that makes the contrast's gap pooled
+        over seeds (summed wins minus summed losses) >= 0. A pooled gap of 0 is oriented by its
+        largest per-seed gap in absolute value (the first such seed in seed order when two are
+        equally large); all gaps 0: ``+1.0``. The labels play no part.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"contrast": ["b-a", "b-a", "c-a"], "seed": [1, 2, 1],
+    ...                   "wins": [9, 18, 5], "losses": [27, 21, 5],
+    ...                   "gap": [-0.18, -0.03, 0.0]})
+    >>> spread_signs(t)
+    {'b-a': -1.0, 'c-a': 1.0}
+    """
+    signs = {}
+    for label, g in rows.groupby(rows["contrast"].astype(str), sort=False):
+        net = int(g["wins"].sum()) - int(g["losses"].sum())
+        sign = 1.0 if net > 0 else -1.0 if net < 0 else 0.0
+        if sign == 0.0:
+            gaps = sorted(((_seed_order(sd), float(x)) for sd, x in zip(g["seed"], g["gap"])
+                           if x == x), key=lambda r: r[0])
+            largest = max((abs(x) for _, x in gaps), default=0.0)
+            first = next((x for _, x in gaps if abs(x) == largest and x != 0.0), 1.0)
+            sign = 1.0 if first > 0 else -1.0
+        signs[label] = sign
+    return signs
+
+
+def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
+    """Spread of per-seed null gaps, the same whichever way a pair is written or named.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame, shape (n_rows, >= 5)
+        Per-seed null contrasts (no pooled rows) with columns ``contrast``, ``seed``, ``wins``,
+        ``losses`` and ``gap`` (``(wins - losses) / n``, NaN when ``n == 0``), e.g. the rows of
+        :meth:`noisefloor.floor.NoiseFloor.to_frame` whose ``seed`` is not ``"pooled"``.
+
+    Returns
+    -------
+    (sd, low, high) : tuple of float
+        ``sd``: root mean square of the gaps about zero, NaN with fewer than two gaps.
+        ``low``, ``high``: smallest and largest gap with each contrast oriented so that its
+        pooled gap (summed wins minus summed losses) is >= 0 (a pooled gap of 0: so that its
+        largest per-seed gap is > 0); NaN without a gap.
+
+    Notes
+    -----
+    A null contrast ``a-b`` has no meaningful sign, so neither its orientation nor the names
+    of its arms may move the spread (the floor, :func:`noisefloor.floor.excursion_bound`, does
+    not move either).
+    ``sd = sqrt(sum g_i^2 / m)`` over the m defined per-seed gaps is invariant to flipping any
+    of them; it takes the null mean, 0, as known instead of estimating it.
+
+    What it measures: the gaps of one seed are not independent. With three protocols,
+    pull-intercept = pull-no_coord + no_coord-intercept on the same tasks, so the paper's six
+    per-seed trial-0 gaps carry four degrees of freedom, not six. For r arms compared pairwise
+    on the same tasks, with success rates p_1..p_r, sum over pairs (p_i - p_j)^2 equals
+    r sum (p_i - p_bar)^2, so the mean squared pairwise gap is 2 s^2 (s^2 the ddof=1 variance
+    of the arms' rates): ``sd`` estimates sqrt(2) times the SD of one arm's success rate,
+    i.e. the SD of the gap between two independent null runs, with r - 1 degrees of freedom
+    per seed. It is a descriptive spread (min/max are extremes of dependent values), not an
+    interval.
+
+    References
+    ----------
+    Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+    Protocol for Multi-Agent LLM Benchmarks": trial-0 gaps of +18 pp on one seed and -3 pp
+    on the next.
+
+    Examples
+    --------
+    The paper's pull-intercept contrast at seeds 1 and 2, written either way round:
+
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"contrast": ["pull-intercept"] * 2, "seed": [1, 2],
+    ...                   "wins": [27, 18], "losses": [9, 21], "gap": [0.18, -0.03]})
+    >>> sd, low, high = null_gap_spread(t)
+    >>> round(sd, 6), low, high
+    (0.129035, -0.03, 0.18)
+    >>> flipped = t.assign(contrast="intercept-pull", wins=t["losses"], losses=t["wins"],
+    ...                    gap=-t["gap"])
+    >>> null_gap_spread(flipped) == null_gap_spread(t)
+    True
+    """
+    if rows.empty:
+        return math.nan, math.nan, math.nan
+    signs = spread_signs(rows)
+    gaps = (rows["gap"].astype(float) * rows["contrast"].astype(str).map(signs)).dropna()
+    g = gaps.to_numpy(dtype=float)
+    sd = float(np.sqrt(np.mean(g ** 2))) if g.size >= 2 else math.nan
+    return (sd, float(g.min()) if g.size else math.nan, float(g.max()) if g.size else math.nan)
