@@ -662,6 +662,9 @@ def minimum_detectable_effect(n, *, test="mcnemar", baseline=None, p_d=None, alp
         top = 1.0 - b - 1e-12
         if es == "arcsine" and f == 0:
             h = float(NormalIndPower().solve_power(None, nobs1=n, alpha=a, power=pw, ratio=1.0))
+            # statsmodels stops its root search near 1e-5 in power; polish h by Brent's method
+            target = (lambda x: NormalIndPower().power(x, nobs1=n, alpha=a, ratio=1.0) - pw)
+            h = float(optimize.brentq(target, 0.5 * h, 2.0 * h, xtol=1e-14))
             angle = math.asin(math.sqrt(b)) + h / 2
             if angle >= math.pi / 2:
                 return plan(nan, nan, f"no gain up to a success rate of 1 reaches power {pw:g} "

@@ -47,15 +47,17 @@ def test_two_proportion_sample_size_matches_pwr(alpha, pw, expected):
 
 
 @pytest.mark.parametrize("alpha, h", [
-    (0.05, 0.396206231689207),  # R: pwr.2p.test(n=100, power=0.8, sig.level=0.05)$h
-    (0.01, 0.483328736007156),  # R: pwr.2p.test(n=100, power=0.8, sig.level=0.01)$h
+    # R: uniroot(function(h) pwr.2p.test(h=h, n=100, sig.level=0.05)$power - 0.8, c(.01, 1),
+    #            tol=1e-12)$root   (pwr.2p.test(n=100, power=.8)$h itself: 0.396206, tol ~1e-4)
+    (0.05, 0.396203495929206),
+    # R: the same at sig.level=0.01 (pwr.2p.test(n=100, power=.8, sig.level=.01)$h: 0.483329)
+    (0.01, 0.483300489314295),
 ])
 def test_two_proportion_mde_matches_pwr(alpha, h):
     plan = minimum_detectable_effect(100, test="two_proportion", baseline=0.5, alpha=alpha)
     got_h = 2 * math.asin(math.sqrt(0.5 + plan.gap)) - 2 * math.asin(math.sqrt(0.5))
-    # pwr solves for h with uniroot at its default tol (.Machine$double.eps^0.25 ~ 1.2e-4)
-    assert got_h == pytest.approx(h, abs=1.2e-4)
-    assert plan.achieved_power == pytest.approx(0.8, abs=1e-6)
+    assert got_h == pytest.approx(h, abs=1e-9)
+    assert plan.achieved_power == pytest.approx(0.8, abs=1e-9)
 
 
 # --- pooled normal approximation (R stats::power.prop.test) ----------------------------------
