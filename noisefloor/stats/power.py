@@ -691,3 +691,103 @@ def _brent(fn, low, high, pw, plan, reason):
         return plan(lo, fn(lo))
     gap = optimize.brentq(lambda g: fn(g) - pw, lo, high, xtol=1e-12)
     return plan(float(gap), fn(gap))
+
+
+@dataclass(frozen=True)
+class PlanSet:
+    """Result of :func:`plan`: one :class:`PowerPlan` per design, in the order asked.
+
+    Attributes
+    ----------
+    plans : tuple of PowerPlan
+        One per test.
+    solve_for : str
+        ``"n"`` or ``"gap"``.
+    """
+
+    plans: tuple[PowerPlan, ...]
+    solve_for: str
+
+    def to_dict(self) -> dict:
+        """``{"solve_for": ..., "plans": [PowerPlan.to_dict(), ...]}``.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> d = plan(gap=0.1, p_d=0.3).to_dict()
+        >>> d["solve_for"], [p["test"] for p in d["plans"]]
+        ('n', ['mcnemar', 'sign_test'])
+        """
+        return {"solve_for": self.solve_for, "plans": [p.to_dict() for p in self.plans]}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per design, one column per :class:`PowerPlan` field.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (n_tests, 14)
+
+        Examples
+        --------
+        >>> plan(gap=0.1, p_d=0.3).to_frame()[["test", "n"]].values.tolist()
+        [['mcnemar', 234], ['sign_test', 249]]
+        """
+        return pd.DataFrame([p.to_dict() for p in self.plans])
+
+
+def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, power=0.8,
+         effect_size="arcsine", floor=0.0) -> PlanSet:
+    """Sample size (given ``gap``) or MDE (given ``n``) for several designs in one call.
+
+    What ``noisefloor plan`` prints.
+
+    Parameters
+    ----------
+    gap : float, optional
+        Gain to plan for (proportion); give exactly one of ``gap`` and ``n``.
+    n : int, optional
+        Tasks available; the MDE is solved for.
+    tests : sequence of str, optional
+        Designs from :data:`TESTS`. Default: the paired tests when ``p_d`` is given and
+        ``two_proportion`` when ``baseline`` is given.
+    baseline, p_d, alpha, power, effect_size, floor
+        As in :func:`sample_size`.
+
+    Returns
+    -------
+    PlanSet
+
+    Raises
+    ------
+    ValueError
+        If both or neither of ``gap`` and ``n`` are given, no design can be chosen, or a
+        value is out of range (see :func:`sample_size`).
+
+    Examples
+    --------
+    >>> [p.n for p in plan(gap=0.1, p_d=0.3, baseline=0.5).plans]
+    [234, 249, 388]
+    """
+    if (gap is None) == (n is None):
+        raise ValueError("give exactly one of gap= (solve for n) and n= (solve for the MDE)")
+    if tests is None:
+        tests = (("mcnemar", "sign_test") if p_d is not None else ()) + \
+            (("two_proportion",) if baseline is not None else ())
+    tests = tuple(dict.fromkeys(tests))
+    if not tests:
+        raise ValueError("no design to plan: give p_d= for the paired tests (mcnemar, "
+                         "sign_test) and/or baseline= for two_proportion")
+    kw = dict(alpha=alpha, power=power, floor=floor)
+    plans = []
+    for test in tests:
+        extra = {"baseline": baseline} if test == "two_proportion" else {"p_d": p_d}
+        if test == "two_proportion":
+            extra["effect_size"] = effect_size
+        if gap is not None:
+            plans.append(sample_size(gap, test=test, **extra, **kw))
+        else:
+            plans.append(minimum_detectable_effect(n, test=test, **extra, **kw))
+    return PlanSet(tuple(plans), "n" if gap is not None else "gap")
