@@ -399,7 +399,9 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
         raise KeyError(f"{option}={name!r} names {len(hits)} submissions of that model; give one "
                        f"of their ids: {', '.join(hits)}")
     names = list(dict.fromkeys(board.entries["model_name"]))
-    close = difflib.get_close_matches(str(name), ids + names, n=4, cutoff=0.5)
+    lowered = {c.lower(): c for c in ids + names}
+    close = [lowered[c] for c in difflib.get_close_matches(str(name).lower(), list(lowered),
+                                                            n=4, cutoff=0.5)]
     hint = f"; close matches: {', '.join(close)}" if close else ""
     raise KeyError(f"{option}={name!r}: the leaderboard {board.source} holds no such entry "
                    f"(expected a submission id or model name){hint}")

@@ -193,8 +193,8 @@ def _check(test, gap, baseline, p_d, alpha, floor, effect_size):
         raise ValueError(f"|gap=| cannot exceed p_d= (the gain is p10 - p01 and p_d = p10 + p01); "
                          f"got gap={g} with p_d={d}")
     if f > 0 and test == "sign_test":
-        raise ValueError("floor= is planned for test='mcnemar' or 'two_proportion'; the exact "
-                         "sign test tests no difference only")
+        raise ValueError("floor= is planned for the mcnemar and two_proportion tests only; the "
+                         "exact sign test here tests no difference")
     if not math.isnan(g) and f > 0 and f * f >= d:
         raise ValueError(f"floor= must satisfy floor^2 < p_d= (a gap of floor needs that many "
                          f"discordant tasks); got floor={f}, p_d={d}")
@@ -751,8 +751,8 @@ def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, p
     n : int, optional
         Tasks available; the MDE is solved for.
     tests : sequence of str, optional
-        Designs from :data:`TESTS`. Default: the paired tests when ``p_d`` is given and
-        ``two_proportion`` when ``baseline`` is given.
+        Designs from :data:`TESTS`. Default: the paired tests when ``p_d`` is given (McNemar
+        only with a floor) and ``two_proportion`` when ``baseline`` is given.
     baseline, p_d, alpha, power, effect_size, floor
         As in :func:`sample_size`.
 
@@ -774,7 +774,8 @@ def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, p
     if (gap is None) == (n is None):
         raise ValueError("give exactly one of gap= (solve for n) and n= (solve for the MDE)")
     if tests is None:
-        tests = (("mcnemar", "sign_test") if p_d is not None else ()) + \
+        paired = ("mcnemar",) if floor else ("mcnemar", "sign_test")  # no floor for the exact test
+        tests = (paired if p_d is not None else ()) + \
             (("two_proportion",) if baseline is not None else ())
     tests = tuple(dict.fromkeys(tests))
     if not tests:
