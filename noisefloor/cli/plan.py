@@ -138,3 +138,90 @@ def _plot(result, path) -> str:
                                      if defined[0].floor > 0 else "")
     fig = power_plot(curves, target=defined[0].power, title=title, marks=marks)
     return str(save_power_plot(fig, path))
+
+
+@click.command("false-positives",
+               short_help="How often A/A contrasts look significant; a claim's SNR.")
+@click.option("--flip-rate", type=float, default=None,
+              help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
+@click.option("--tasks", "n_tasks", type=int, default=100, show_default=True,
+              help="Tasks per seed, with --flip-rate.")
+@click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
+              help="Trial LOG(s): simulate at each task's success share over all its records.")
+@click.option("--seeds", "n_seeds", type=int, default=2, show_default=True, help="Seeds per run.")
+@click.option("--arms", "n_arms", type=int, default=3, show_default=True,
+              help="Arms (protocols) per seed; every pair is a contrast, m = arms(arms-1)/2.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Family-wise level (Bonferroni over the m contrasts).")
+@click.option("--n-sim", type=int, default=2000, show_default=True, help="Simulated runs.")
+@click.option("--seed", "rng_seed", type=int, default=0, show_default=True,
+              help="Seed of the simulation.")
+@click.option("--claim", type=float, default=None,
+              help="A claimed gain (proportion) to rate against the null gaps of --floor-log "
+                   "or --null-gap.")
+@click.option("--null-gap", "null_gaps", multiple=True, type=float,
+              help="A null contrast's gap (proportion), repeatable.")
+@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+              help="Trial LOG(s) whose per-seed null-contrast gaps rate --claim.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@handle_errors
+def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed, claim,
+                    null_gaps, floor_logs, as_json) -> None:
+    """Simulate A/A runs and report how often a contrast reaches Bonferroni significance.
+
+    Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
+    ratio and percentile among null gaps (from --null-gap or --floor-log).
+    """
+    from noisefloor.stats.snr import (claim_snr, flip_rate_to_success_prob,
+                                      per_task_success_share, simulate_aa)
+
+    if (flip_rate is None) == (not logs):
+        raise click.UsageError("give exactly one of --flip-rate and --log")
+    if logs:
+        from noisefloor.cli._logs import read_logs
+        p = per_task_success_share(read_logs(logs, "auto")).to_numpy()
+        source = f"per-task success shares of {', '.join(logs)}"
+    else:
+        if n_tasks < 1:
+            raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
+        p = np.full(n_tasks, flip_rate_to_success_prob(flip_rate))
+        source = f"flip rate {flip_rate:g} on every task"
+    sim = simulate_aa(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
+    snr = None
+    if claim is not None:
+        if floor_logs and null_gaps:
+            raise click.UsageError("give --null-gap or --floor-log, not both")
+        gaps = list(null_gaps) or _null_gaps_of(floor_logs)
+        snr = claim_snr(claim, gaps)
+    elif null_gaps or floor_logs:
+        raise click.UsageError("--null-gap and --floor-log rate a --claim; give --claim")
+    if as_json:
+        emit_json({"source": source, "simulation": sim.to_dict(),
+                   "claim": None if snr is None else snr.to_dict()})
+        return
+    click.echo(f"A/A simulation: {sim.n_sim} runs x {sim.n_seeds} seed(s) x {sim.m} contrast(s) "
+               f"on {sim.n_tasks} tasks ({source}; mean flip rate {sim.flip_rate:.3f})")
+    click.echo(f"significant after Bonferroni (m = {sim.m}, alpha {sim.alpha:g}):")
+    click.echo(f"  one contrast at one seed     {sim.single_seed_rate:.4f} (MC SE {sim.mc_se:.4f})")
+    click.echo(f"  any contrast at one seed     {sim.single_seed_any_rate:.4f}")
+    click.echo(f"  any single-seed contrast     {sim.experiment_any_rate:.4f} (per run of "
+               f"{sim.n_seeds} seed(s))")
+    click.echo(f"  one contrast, seeds pooled   {sim.pooled_rate:.4f}")
+    click.echo(f"  any contrast, seeds pooled   {sim.pooled_any_rate:.4f}")
+    if snr is not None:
+        ratio = "n/a" if math.isnan(snr.snr) else f"{snr.snr:.2f}"
+        where = "n/a" if math.isnan(snr.percentile) else f"{snr.percentile:.0f}"
+        click.echo(f"claim {pp(snr.effect, signed=True)} pp: SNR {ratio} (null-gap SD "
+                   f"{pp(snr.null_gap_sd)} pp over {snr.n_null}), percentile {where}"
+                   + (f"; note: {snr.reason}" if snr.reason else ""))
+
+
+def _null_gaps_of(paths) -> list[float]:
+    from noisefloor.cli._logs import read_logs
+    from noisefloor.cli.floor import null_contrasts_from_trials_quietly
+
+    if not paths:
+        raise click.UsageError("--claim needs --null-gap or --floor-log")
+    null = null_contrasts_from_trials_quietly(read_logs(paths, "auto"))
+    n = null["wins"] + null["losses"] + null["ties"]
+    return [float(g) for g in ((null["wins"] - null["losses"]) / n)[n > 0]]

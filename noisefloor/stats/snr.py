@@ -296,3 +296,43 @@ def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float
         pooled_rate=float(pooled.mean()), pooled_any_rate=float(pooled.any(-1).mean()),
         mc_se=math.sqrt(rate * (1 - rate) / sig.size), flip_rate=float(np.mean(2 * p * (1 - p))),
         n_tasks=int(p.size), n_seeds=n_seeds, n_arms=n_arms, m=m, n_sim=n_sim, alpha=a)
+
+
+def per_task_success_share(trials: pd.DataFrame) -> pd.Series:
+    """Each task's share of successful trials over every record given (all arms, all seeds).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records with ``task_id`` and ``reward`` (``infrastructure_error`` rows, when the
+        column exists, and rows without a reward are left out).
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by ``task_id``: the estimate of ``p_t`` that :func:`simulate_aa` takes.
+
+    Raises
+    ------
+    ValueError
+        If a column is missing or no trial has a reward.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": list("aab"), "reward": [1.0, 0.0, 1.0]})
+    >>> per_task_success_share(t).tolist()
+    [0.5, 1.0]
+    """
+    from noisefloor.stats.passk import is_success
+
+    for col in ("task_id", "reward"):
+        if col not in trials.columns:
+            raise ValueError(f"trials lacks column {col!r}; expected task_id and reward")
+    kept = trials[trials["reward"].notna()]
+    if "infrastructure_error" in kept.columns:
+        kept = kept[~kept["infrastructure_error"].astype(bool)]
+    if kept.empty:
+        raise ValueError("no trial with a reward: no per-task success share to simulate from")
+    ok = pd.Series(is_success(kept["reward"]), index=kept.index)
+    return ok.groupby(kept["task_id"].astype(str)).mean().rename("success_share")
