@@ -60,9 +60,9 @@ class PowerPlan:
         The continuous solution of the normal approximation (NaN for the exact sign test, and
         when solving for the gap).
     n_stable : int
-        Exact sign test only: the smallest n from which every larger n up to ``2 n + 20`` also
-        reaches ``power`` (its exact power is saw-toothed in n); equals ``n`` for the normal
-        approximations.
+        Exact sign test only: the smallest n from which every larger n up to
+        ``n + max(20, n // 100)`` also reaches ``power`` (its exact power is saw-toothed in n);
+        equals ``n`` for the normal approximations.
     gap : float
         The true gain planned for (proportion); when solving for the gap, the MDE: the smallest
         gain that reaches ``power`` at n (NaN with ``reason`` when none does).
@@ -518,8 +518,11 @@ def sample_size(gap, *, test="mcnemar", baseline=None, p_d=None, alpha=0.05, pow
     ``n = (z_{1-alpha/2} sqrt(2 pbar qbar) + z_{power} sqrt(p1 q1 + p2 q2))^2 / gap^2``.
     ``mcnemar`` (Connor 1987, eq. 3, generalised to a floor F):
     ``n = (z_{1-alpha/2} sqrt(p_d - F^2) + z_{power} sqrt(p_d - gap^2))^2 / (|gap| - F)^2``.
-    ``sign_test``: the smallest n whose exact power (:func:`power_sign_test`) reaches the
-    target, searched from half of Connor's n upward.
+    ``sign_test``: an n whose exact power (:func:`power_sign_test`) reaches the target and
+    whose predecessor's does not, found by bisection upward from ``0.9`` of Connor's n less 10
+    and then the smallest n reaching it within ``max(20, n // 100)`` below that (the exact power
+    is saw-toothed: past a dip a smaller n may reach it; ``n_stable`` says from where on every
+    n does). Each evaluation costs O(n).
 
     References
     ----------
@@ -587,31 +590,41 @@ def _exact_search(g, d, a, pw, plan):
         return plan(-1, nan, -1, nan, "p_d = 0: no discordant task, the sign test has no "
                     "untied pair")
     guess = _connor_n(g, d, a, pw, 0.0) if d - g * g > 0 else 1.0
-    start = max(1, int(guess // 2))
-    stop = min(MAX_EXACT_N, max(int(2 * guess) + 20, start + 20))
-    powers = {}
-    found = -1
-    for n in range(start, stop + 1):
-        powers[n] = _power_exact(n, g, d, a)
-        if powers[n] >= pw and found < 0:
-            found = n
-            stop = min(MAX_EXACT_N, max(stop, 2 * n + 20))
-    if found < 0:
-        return plan(-1, nan, -1, nan, f"the exact power stays below the target up to "
-                    f"n = {stop} (MAX_EXACT_N = {MAX_EXACT_N})")
-    if start > 1 and _power_exact(start, g, d, a) >= pw:
-        # the search started inside the region that reaches the power: walk down
-        n = start
-        while n > 1 and _power_exact(n - 1, g, d, a) >= pw:
-            n -= 1
-        found = n
-        powers.update({k: _power_exact(k, g, d, a) for k in range(found, start)})
-    last = max(powers)
-    stable = found
-    for n in range(found, last + 1):
-        if powers[n] < pw:
-            stable = n + 1
-    return plan(found, nan, stable, powers[found])
+    # the exact test is a little less powerful than Connor's approximation: start just below
+    # it, find an n that reaches the power by doubling steps, bisect to the crossing (the
+    # power is nearly monotone in n), then step down while the previous n reaches it too
+    lo = max(1, int(0.9 * guess) - 10)
+    f = (lambda m: _power_exact(m, g, d, a))
+    if f(lo) >= pw:
+        n = lo
+    else:
+        step, hi = 16, lo + 16
+        while f(min(hi, MAX_EXACT_N)) < pw:
+            if hi >= MAX_EXACT_N:
+                return plan(-1, nan, -1, nan, f"the exact power stays below the target up to "
+                            f"n = {MAX_EXACT_N} (MAX_EXACT_N)")
+            lo, step = hi, step * 2
+            hi = lo + step
+        hi = min(hi, MAX_EXACT_N)
+        while hi - lo > 1:  # invariant: f(lo) < pw <= f(hi)
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if f(mid) < pw else (lo, mid)
+        n = hi
+    while n > 1 and f(n - 1) >= pw:
+        n -= 1
+    # past a dip of the saw-tooth a smaller n may reach the power too: look a window below
+    below = [m for m in range(max(1, n - _stable_window(n)), n) if f(m) >= pw]
+    n = below[0] if below else n
+    power_at = {n: f(n)}
+    found, stable = n, n
+    for m in range(found + 1, found + _stable_window(found) + 1):
+        if _power_exact(m, g, d, a) < pw:
+            stable = m + 1
+    return plan(found, nan, stable, power_at[found])
+
+
+def _stable_window(n: int) -> int:
+    return max(20, n // 100)
 
 
 def minimum_detectable_effect(n, *, test="mcnemar", baseline=None, p_d=None, alpha=0.05,

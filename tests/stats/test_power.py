@@ -252,3 +252,13 @@ def test_zero_discordance_is_nan_with_reason():
     plan = sample_size(0.0, test="mcnemar", p_d=0.0)
     assert plan.n == -1 and plan.reason
     assert math.isnan(minimum_detectable_effect(50, test="mcnemar", p_d=0.0).gap)
+
+
+@pytest.mark.parametrize("gap, pd, alpha", [(0.3, 0.5, 0.05), (0.2, 0.4, 0.01), (0.5, 1.0, 0.05)])
+def test_exact_search_finds_first_crossing_of_brute_force_scan(gap, pd, alpha):
+    plan = sample_size(gap, test="sign_test", p_d=pd, alpha=alpha)
+    first = next(n for n in range(1, 2000) if power_sign_test(n, gap, pd, alpha=alpha) >= 0.8)
+    assert plan.n == first
+    assert plan.n_stable >= plan.n
+    assert all(power_sign_test(n, gap, pd, alpha=alpha) >= 0.8
+               for n in range(plan.n_stable, plan.n_stable + 20))
