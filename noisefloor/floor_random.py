@@ -70,6 +70,14 @@ class RandomEffectsFloor:
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"contrast": ["a-b"] * 2, "clean": [True] * 2, "seed": [1, 2],
+        ...                   "wins": [21, 13], "losses": [11, 13], "ties": [68, 74]})
+        >>> random_effects_floor(t).to_dict()["floor_contrast"]
+        'a-b'
         """
         d = {k: v for k, v in asdict(self).items() if k != "table"}
         d["table"] = self.table.to_dict(orient="records")
@@ -81,6 +89,14 @@ class RandomEffectsFloor:
         Returns
         -------
         pandas.DataFrame
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"contrast": ["a-b"] * 2, "clean": [True] * 2, "seed": [1, 2],
+        ...                   "wins": [21, 13], "losses": [11, 13], "ties": [68, 74]})
+        >>> random_effects_floor(t).to_frame()["k"].tolist()
+        [2]
         """
         return self.table.copy()
 
@@ -176,7 +192,8 @@ def random_effects_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.
         raise ValueError(f"null_contrasts lacks column(s) {missing}; expected {list(need)}")
     if null_contrasts.duplicated(["contrast", "seed"]).any():
         r = null_contrasts[null_contrasts.duplicated(["contrast", "seed"])].iloc[0]
-        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {r['seed']!r}")
+        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed "
+                         f"{r['seed']!r}")
     rows = []
     for label, grp in null_contrasts.groupby("contrast", sort=False):
         counts = [(_validate.count(f"{label} seed {s} wins", w),

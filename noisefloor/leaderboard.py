@@ -44,7 +44,7 @@ ENTRY_COLUMNS = ("submission", "model_name", "model_organization", "submitting_o
 
 
 class LeaderboardError(ValueError):
-    """A leaderboard file that cannot be read as tau2-bench submissions (names file, line, field)."""
+    """A leaderboard file not readable as tau2-bench submissions (names file, line, field)."""
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,13 @@ class Leaderboard:
         Returns
         -------
         list of str
+
+        Examples
+        --------
+        >>> b = leaderboard_from_submissions({"m": {"model_name": "M",
+        ...                                         "results": {"retail": {"pass_1": 50.0}}}})
+        >>> b.domains()
+        ['retail']
         """
         present = set(self.entries["domain"])
         return [d for d in DOMAIN_TASKS if d in present]
@@ -93,6 +100,13 @@ class Leaderboard:
         ------
         ValueError
             If ``domain`` is not a leaderboard domain.
+
+        Examples
+        --------
+        >>> b = leaderboard_from_submissions({"m": {"model_name": "M",
+        ...                                         "results": {"retail": {"pass_1": 50.0}}}})
+        >>> b.to_frame("retail")[["submission", "n_tasks", "pass_1"]].values.tolist()
+        [['m', 114, 0.5]]
         """
         frame = self.entries
         if domain is not None:
@@ -109,6 +123,13 @@ class Leaderboard:
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> b = leaderboard_from_submissions({"m": {"model_name": "M",
+        ...                                         "results": {"retail": {"pass_1": 50.0}}}})
+        >>> b.to_dict()["n_submissions"]
+        1
         """
         return {"source": self.source, "n_submissions": self.n_submissions,
                 "entries": self.to_frame().to_dict(orient="records")}
@@ -166,12 +187,49 @@ def read_leaderboard(path) -> Leaderboard:
                                f"keyed by folder); got a {type(data).__name__}")
     if "model_name" in data or "results" in data:
         sid = p.parent.name if p.name == "submission.json" and p.parent.name else p.stem
-        subs = {sid: data}
-    else:
-        subs = data
+        data = {sid: data}
+    return leaderboard_from_submissions(data, source=str(p), text=text)
+
+
+def leaderboard_from_submissions(subs: dict, *, source: str = "<submissions>",
+                                 text: str = "") -> Leaderboard:
+    """Build a :class:`Leaderboard` from submission dicts keyed by submission id.
+
+    Parameters
+    ----------
+    subs : dict of str to dict
+        Submission id -> a tau2-bench submission (``model_name``, ``results``, ...).
+    source : str, optional
+        Named in errors and recorded in the result.
+    text : str, optional
+        The JSON text ``subs`` was parsed from, to name the line of a bad submission.
+
+    Returns
+    -------
+    Leaderboard
+
+    Raises
+    ------
+    LeaderboardError
+        As :func:`read_leaderboard`.
+
+    Examples
+    --------
+    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
+    ...                              "methodology": {"tau2_bench_version": "1.0.1",
+    ...                                              "user_simulator": sim}}
+    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
+    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
+    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    >>> board.domains(), board.to_frame("airline")["submission"].tolist()
+    (['airline'], ['m_b', 'm_a', 'n_a'])
+    >>> sorted(board.to_dict())
+    ['entries', 'n_submissions', 'source']
+    """
     rows = []
     for sid, sub in subs.items():
-        where = f"{p}:{_line_of(text, sid) if len(subs) > 1 else 1}: submission {sid!r}"
+        line = _line_of(text, sid) if text and len(subs) > 1 else 1
+        where = f"{source}:{line}: submission {sid!r}"
         if not isinstance(sub, dict):
             raise LeaderboardError(f"{where}: expected a submission object; got "
                                    f"{type(sub).__name__}")
@@ -179,8 +237,8 @@ def read_leaderboard(path) -> Leaderboard:
             if need not in sub:
                 raise LeaderboardError(f"{where}: field {need!r} is missing (a tau2-bench "
                                        "submission has model_name and results)")
-        rows.extend(_entries(sid, sub, where, str(p)))
-    return Leaderboard(pd.DataFrame(rows, columns=list(ENTRY_COLUMNS)), str(p), len(subs))
+        rows.extend(_entries(sid, sub, where, source))
+    return Leaderboard(pd.DataFrame(rows, columns=list(ENTRY_COLUMNS)), source, len(subs))
 
 
 def _entries(sid, sub, where, source):
@@ -387,6 +445,17 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
     KeyError
         If the leaderboard holds no such entry, or the model name matches several submissions;
         the message lists close matches.
+
+    Examples
+    --------
+    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
+    ...                              "methodology": {"tau2_bench_version": "1.0.1",
+    ...                                              "user_simulator": sim}}
+    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
+    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
+    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    >>> find_entry(board, "N"), find_entry(board, "m_a")
+    ('n_a', 'm_a')
     """
     ids = list(dict.fromkeys(board.entries["submission"]))
     if name in ids:
@@ -481,7 +550,17 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
 
     Examples
     --------
-    See ``docs/leaderboard.md``.
+    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
+    ...                              "methodology": {"tau2_bench_version": "1.0.1",
+    ...                                              "user_simulator": sim}}
+    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
+    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
+    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    >>> r = compare_entries(board, "m_a", "n_a", floor=0.12)
+    >>> r.rows[0].domain, round(r.rows[0].gap, 2), r.rows[0].verdict, round(r.rows[0].p_value, 3)
+    ('airline', 0.1, 'below', 0.3)
+    >>> r.to_frame().shape[0], r.to_dict()["floor"]
+    (1, 0.12)
     """
     conf = _validate.probability("confidence", confidence)
     if not math.isnan(floor) and floor < 0:
@@ -616,6 +695,20 @@ def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloo
     effort, in each domain both report, is
     compared as :func:`gap_test` does; a pair's bound is ``max(ci_high, -ci_low)`` (the sign of
     an A/A gap is arbitrary). floor = max bound over unflagged pairs, envelope = max over all.
+
+    Examples
+    --------
+    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
+    ...                              "methodology": {"tau2_bench_version": "1.0.1",
+    ...                                              "user_simulator": sim}}
+    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
+    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
+    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    >>> f = aa_floor(board)
+    >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:22]
+    ([['m_a', 'm_b', True]], 0.1978, 'every A/A pair differs')
+    >>> f.to_frame().shape[0], sorted(f.to_dict())[:2]
+    (1, ['confidence', 'envelope'])
     """
     conf = _validate.probability("confidence", confidence)
     e = board.entries[board.entries["pass_1"].notna()].copy()

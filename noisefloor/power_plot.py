@@ -55,7 +55,8 @@ def power_plot(curves: dict[str, pd.DataFrame], *, target: float = 0.8, title: s
     ax = fig.add_subplot()
     for i, (label, frame) in enumerate(curves.items()):
         if not {"n", "power"} <= set(frame.columns):
-            raise ValueError(f"curve {label!r} needs columns n and power; got {list(frame.columns)}")
+            raise ValueError(f"curve {label!r} needs columns n and power; got "
+                             f"{list(frame.columns)}")
         color = _COLORS[i % len(_COLORS)]
         ax.plot(frame["n"], frame["power"], color=color, lw=1.6, label=label)
         if marks and label in marks and marks[label] > 0:

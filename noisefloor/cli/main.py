@@ -60,8 +60,9 @@ def _attach() -> None:
     cli.add_command(store.store)
     from noisefloor.cli import harness as harness_cli  # issue 4 (harness)
     cli.add_command(harness_cli.harness)
-    from noisefloor.cli import plan; cli.add_command(plan.plan); cli.add_command(plan.false_positives)  # issue 11
-    from noisefloor.cli import leaderboard; cli.add_command(leaderboard.leaderboard)  # issue 11
+    from noisefloor.cli import leaderboard, plan  # issue 11 (planning, leaderboards)
+    cli.add_command(plan.plan); cli.add_command(plan.false_positives)
+    cli.add_command(leaderboard.leaderboard)
     # Summaries in ``noisefloor --help`` must fit (click cuts a long first sentence mid-way);
     # commands defined elsewhere without a short_help get one here.
     for name, summary in _SUMMARIES.items():

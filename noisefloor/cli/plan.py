@@ -74,7 +74,8 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     gain's 1 - alpha interval above it, with the stated power.
     """
     if (gap is None) == (n_tasks is None):
-        raise click.UsageError("give exactly one of --gap (solve for n) and --n (solve for the MDE)")
+        raise click.UsageError("give exactly one of --gap (solve for n) and --n (solve for "
+                               "the MDE)")
     if floor is not None and floor_logs:
         raise click.UsageError("give --floor or --floor-log, not both")
     source = ""

@@ -167,7 +167,8 @@ def _check(test, gap, baseline, p_d, alpha, floor, effect_size):
                          f"got {floor!r}")
     g = math.nan if gap is None else _number("gap", gap)
     if not math.isnan(g) and not -1.0 <= g <= 1.0:
-        raise ValueError(f"gap= must be a proportion in [-1, 1] (not percentage points); got {gap!r}")
+        raise ValueError(f"gap= must be a proportion in [-1, 1] (not percentage points); "
+                         f"got {gap!r}")
     if test == "two_proportion":
         if effect_size not in EFFECT_SIZES:
             raise ValueError(f"effect_size= must be one of {', '.join(EFFECT_SIZES)}; "
@@ -208,7 +209,8 @@ def _arcsine(p2: float, p1: float) -> float:
     return float(proportion_effectsize(p2, p1))
 
 
-def power_two_proportion(n, baseline, gap, *, alpha=0.05, effect_size="arcsine", floor=0.0) -> float:
+def power_two_proportion(n, baseline, gap, *, alpha=0.05, effect_size="arcsine",
+                         floor=0.0) -> float:
     """Power of the independent two-proportion z-test with n tasks per arm.
 
     Parameters

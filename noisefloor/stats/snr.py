@@ -54,6 +54,11 @@ class ClaimSNR:
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> claim_snr(0.06, [0.1, -0.02]).to_dict()["n_null"]
+        2
         """
         return asdict(self)
 
@@ -63,6 +68,11 @@ class ClaimSNR:
         Returns
         -------
         pandas.DataFrame, shape (1, 6)
+
+        Examples
+        --------
+        >>> claim_snr(0.06, [0.1, -0.02]).to_frame().shape
+        (1, 6)
         """
         return pd.DataFrame([self.to_dict()])
 
@@ -120,7 +130,7 @@ def claim_snr(effect: float, null_gaps) -> ClaimSNR:
 
 
 def flip_rate_to_success_prob(flip_rate: float) -> float:
-    """Success probability p (<= 0.5) of a task whose two independent runs disagree at ``flip_rate``.
+    """Success probability p (<= 0.5) of a task whose two runs disagree at ``flip_rate``.
 
     Parameters
     ----------
@@ -196,6 +206,11 @@ class AASimulation:
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> simulate_aa([0.5] * 20, n_sim=10, rng=0).to_dict()["m"]
+        3
         """
         return asdict(self)
 
@@ -205,6 +220,11 @@ class AASimulation:
         Returns
         -------
         pandas.DataFrame, shape (1, 13)
+
+        Examples
+        --------
+        >>> simulate_aa([0.5] * 20, n_sim=10, rng=0).to_frame().shape
+        (1, 13)
         """
         return pd.DataFrame([self.to_dict()])
 
@@ -224,7 +244,8 @@ def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float
     ----------
     success_prob : array-like of float, shape (n_tasks,)
         Each task's success probability, the same in every arm (so every contrast is null):
-        e.g. a log's per-task success share (:func:`~noisefloor.stats.passk_interval.per_task_pass_hat_k`
+        e.g. a log's per-task success share (:func:`per_task_success_share`, or
+        :func:`~noisefloor.stats.passk_interval.per_task_pass_hat_k`
         at k = 1), or ``flip_rate_to_success_prob(f)`` repeated for a given flip rate.
     n_seeds : int, default 2
         Seeds per experiment (the noise-floor paper: 2).
