@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from noisefloor.stats.power import power_sign_test, sample_size  # noqa: E402
-from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_aa  # noqa: E402
+from noisefloor.stats.power import power_sign_test, sample_size
+from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_aa
 
 
 def timed(fn):
@@ -46,7 +46,7 @@ def main() -> None:
     print(f"  one contrast, pooled       {sim.pooled_rate:.4f}  (exact size {exact2:.4f})")
     print(f"  any contrast, pooled       {sim.pooled_any_rate:.4f}")
     for gap, pd_ in ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36)):
-        plan, wall, cpu = timed(lambda: sample_size(gap, test="sign_test", p_d=pd_))
+        plan, wall, cpu = timed(lambda g=gap, d=pd_: sample_size(g, test="sign_test", p_d=d))
         print(f"sample_size(sign_test, gap={gap}, p_d={pd_}): n = {plan.n} "
               f"(stable from {plan.n_stable}); {wall:.2f} s wall, {cpu:.2f} s CPU")
 

@@ -104,8 +104,8 @@ class RandomEffectsFloor:
 def _pool(y: np.ndarray, v: np.ndarray, method: str, conf: float) -> dict:
     nan = math.nan
     k = int(y.size)
-    out = dict(k=k, estimate=nan, se=nan, ci_low=nan, ci_high=nan, tau2=nan, tau=nan,
-               pi_low=nan, pi_high=nan, reason="")
+    out = {"k": k, "estimate": nan, "se": nan, "ci_low": nan, "ci_high": nan, "tau2": nan,
+           "tau": nan, "pi_low": nan, "pi_high": nan, "reason": ""}
     if k < 2:
         out["reason"] = f"random-effects pooling needs at least two seeds; got {k}"
         return out

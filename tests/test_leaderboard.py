@@ -52,14 +52,14 @@ def test_task_counts_recover_whole_successes(board):
     (0.90, -0.169238177803515, 0.129238177803515),  # ... conf.level = 0.9
 ])
 def test_gap_test_matches_r_prop_test(confidence, lo, hi):
-    z, p, got_lo, got_hi = gap_test(0.70, 0.72, 50, confidence=confidence)
+    _, p, got_lo, got_hi = gap_test(0.70, 0.72, 50, confidence=confidence)
     assert p == pytest.approx(0.82557535933826, abs=1e-10)  # prop.test(...)$p.value
     assert (got_lo, got_hi) == pytest.approx((lo, hi), abs=1e-10)
 
 
 def test_gap_test_matches_r_on_retail_counts():
     # R: prop.test(c(98, 83), c(114, 114), correct=FALSE)
-    z, p, lo, hi = gap_test(98 / 114, 83 / 114, 114)
+    _, p, lo, hi = gap_test(98 / 114, 83 / 114, 114)
     assert p == pytest.approx(0.0140621202377384, abs=1e-10)
     assert (lo, hi) == pytest.approx((0.0279589852295593, 0.2351989095072827), abs=1e-10)
 
@@ -187,8 +187,8 @@ def test_plan_plot_is_written(tmp_path):
 
 def test_false_positives_command_json_and_claim():
     r = run("false-positives", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
-            "--claim", "0.06", *sum([["--null-gap", g] for g in
-                                    ["0.10", "0", "0.08", "-0.03", "0.18", "-0.03"]], []),
+            "--claim", "0.06", *[a for g in ["0.10", "0", "0.08", "-0.03", "0.18", "-0.03"]
+                                 for a in ("--null-gap", g)],
             "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)

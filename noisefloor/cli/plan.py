@@ -9,7 +9,8 @@ import numpy as np
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.report import pp
-from noisefloor.stats.power import TESTS, plan as plan_designs, power_curve
+from noisefloor.stats.power import TESTS, power_curve
+from noisefloor.stats.power import plan as plan_designs
 
 FLOOR_KINDS = ("floor", "envelope")
 
@@ -173,8 +174,12 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
     Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
     ratio and percentile among null gaps (from --null-gap or --floor-log).
     """
-    from noisefloor.stats.snr import (claim_snr, flip_rate_to_success_prob,
-                                      per_task_success_share, simulate_aa)
+    from noisefloor.stats.snr import (
+        claim_snr,
+        flip_rate_to_success_prob,
+        per_task_success_share,
+        simulate_aa,
+    )
 
     if (flip_rate is None) == (not logs):
         raise click.UsageError("give exactly one of --flip-rate and --log")

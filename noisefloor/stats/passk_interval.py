@@ -222,6 +222,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     reason = overall.reason
     if math.isnan(lo) or math.isnan(hi):
-        reason = "; ".join(filter(None, [reason, "the bootstrap distribution is degenerate (every "
-                                         f"task has pass^{k} = {v[0]:g}): no {method} interval"]))
+        why = (f"the bootstrap distribution is degenerate (every task has pass^{k} = "
+               f"{v[0]:g}): no {method} interval")
+        reason = "; ".join(filter(None, [reason, why]))
     return result(float(res.standard_error), lo, hi, tasks, reason)

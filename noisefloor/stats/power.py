@@ -796,7 +796,7 @@ def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, p
     if not tests:
         raise ValueError("no design to plan: give p_d= for the paired tests (mcnemar, "
                          "sign_test) and/or baseline= for two_proportion")
-    kw = dict(alpha=alpha, power=power, floor=floor)
+    kw = {"alpha": alpha, "power": power, "floor": floor}
     plans = []
     for test in tests:
         extra = {"baseline": baseline} if test == "two_proportion" else {"p_d": p_d}

@@ -17,7 +17,6 @@ from noisefloor.stats.power import (
     sample_size,
 )
 
-
 # --- independent two-proportion z-test, arcsine effect size (R pwr::pwr.2p.test) -----------
 
 @pytest.mark.parametrize("alpha, expected", [

@@ -62,6 +62,7 @@ def test_simulated_rates_match_exact_sign_test_size():
 
 def test_simulation_reproducible_and_from_a_log(shared_data):
     import json
+
     import pandas as pd
     items = json.loads((shared_data / "tau-bench" / "gpt-4o-airline.json").read_text())
     t = pd.DataFrame({"task_id": [str(i["task_id"]) for i in items],
