@@ -186,7 +186,7 @@ def test_plan_plot_is_written(tmp_path):
 
 
 def test_false_positives_command_json_and_claim():
-    r = run("false-positives", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
+    r = run("aa-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
             "--claim", "0.06", *[a for g in ["0.10", "0", "0.08", "-0.03", "0.18", "-0.03"]
                                  for a in ("--null-gap", g)],
             "--json")
@@ -194,11 +194,11 @@ def test_false_positives_command_json_and_claim():
     doc = json.loads(r.output)
     assert doc["simulation"]["m"] == 3 and doc["simulation"]["n_tasks"] == 100
     assert doc["claim"]["percentile"] == 50.0  # R: ecdf(abs(g))(0.06)
-    again = json.loads(run("false-positives", "--flip-rate", "0.36", "--n-sim", "300", "--seed",
+    again = json.loads(run("aa-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed",
                            "2", "--json").output)
     assert again["simulation"] == doc["simulation"]  # the same --seed, the same rates
 
 
 def test_false_positives_bad_flip_rate_names_option():
-    r = run("false-positives", "--flip-rate", "0.7")
+    r = run("aa-sim", "--flip-rate", "0.7")
     assert r.exit_code != 0 and "--flip-rate must lie in [0, 0.5]" in r.output

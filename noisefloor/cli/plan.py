@@ -142,7 +142,7 @@ def _plot(result, path) -> str:
     return str(save_power_plot(fig, path))
 
 
-@click.command("false-positives",
+@click.command("aa-sim",
                short_help="How often A/A contrasts look significant; a claim's SNR.")
 @click.option("--flip-rate", type=float, default=None,
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
