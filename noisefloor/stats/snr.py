@@ -121,7 +121,7 @@ def claim_snr(effect: float, null_gaps) -> ClaimSNR:
     nan = math.nan
     if m == 0:
         return ClaimSNR(e, nan, nan, nan, 0, "no null gap given")
-    pct = 100.0 * np.count_nonzero(np.abs(g) <= abs(e)) / m  # exact: never above 100
+    pct = 100.0 * int(np.count_nonzero(np.abs(g) <= abs(e))) / m  # exact: never above 100
     if m < 2:
         return ClaimSNR(e, nan, pct, nan, m, "a spread of null gaps needs at least two; got 1")
     sd = float(np.std(g, ddof=1))
