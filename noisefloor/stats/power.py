@@ -180,6 +180,9 @@ def _check(test, gap, baseline, p_d, alpha, floor, effect_size):
         if not math.isnan(g) and not 0.0 < b + g < 1.0:
             raise ValueError(f"baseline= + gap= must lie strictly between 0 and 1; got "
                              f"{b} + {g} = {b + g}")
+        if f > 0 and not math.isnan(g) and g < 0:
+            raise ValueError("with floor= plan for a gain, gap= > 0 (the arm compared with the "
+                             f"baseline succeeding more often); got gap={g}")
         if f > 0 and effect_size != "arcsine":
             raise ValueError("floor= is planned with effect_size='arcsine' only (the pooled "
                              "power.prop.test approximation has no shifted null)")

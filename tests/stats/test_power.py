@@ -261,3 +261,10 @@ def test_exact_search_finds_first_crossing_of_brute_force_scan(gap, pd, alpha):
     assert plan.n_stable >= plan.n
     assert all(power_sign_test(n, gap, pd, alpha=alpha) >= 0.8
                for n in range(plan.n_stable, plan.n_stable + 20))
+
+
+def test_two_proportion_floor_needs_a_gain():
+    with pytest.raises(ValueError, match="plan for a gain"):
+        sample_size(-0.1, test="two_proportion", baseline=0.5, floor=0.05)
+    with pytest.raises(ValueError, match="effect_size='arcsine' only"):
+        sample_size(0.1, test="two_proportion", baseline=0.5, floor=0.05, effect_size="pooled")
