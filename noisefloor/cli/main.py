@@ -33,6 +33,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "The task-scoped negative-knowledge store (ET-MCP substrate)."),
     "harness": ("noisefloor.cli.harness", "harness",
                 "The collaboration-tax task suite: list tasks, show one."),
+    "plan": ("noisefloor.cli.plan", "plan",
+             "Sample size for a gain, or the MDE for n tasks."),
+    "aa-sim": ("noisefloor.cli.plan", "false_positives",
+               "How often A/A contrasts look significant; a claim's SNR."),
+    "leaderboard": ("noisefloor.cli.leaderboard", "leaderboard",
+                    "tau2-bench leaderboard: entries, gaps between two, an A/A floor."),
 }
 
 

@@ -27,6 +27,7 @@ def test_every_listed_command_loads_under_its_name():
         assert command.name == name, (name, command.name)
         assert cli.get_command(None, name) is command
         assert summary and len(summary) <= 90
+        assert command.short_help == summary, (name, command.short_help)
 
 
 def test_top_level_help_imports_neither_pandas_nor_scipy():

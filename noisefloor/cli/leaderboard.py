@@ -1,0 +1,117 @@
+"""``noisefloor leaderboard``: list tau2-bench leaderboard entries, compare two, an A/A floor."""
+
+from __future__ import annotations
+
+import math
+
+import click
+import pandas as pd
+
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
+from noisefloor.leaderboard import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
+from noisefloor.report import pp
+
+
+def _p(p: float) -> str:
+    return "n/a" if math.isnan(p) else (f"{p:.3g}" if p >= 1e-300 else "<1e-300")
+
+
+@click.command(short_help="tau2-bench leaderboard: entries, gaps between two, an A/A floor.")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--domain", type=click.Choice(list(DOMAIN_TASKS)), default=None,
+              help="Only this domain.")
+@click.option("--a", "entry_a", default=None, help="Entry a: a submission id or a model name.")
+@click.option("--b", "entry_b", default=None, help="Entry b, compared with --a.")
+@click.option("--floor", type=float, default=None,
+              help="Noise floor (proportion, 0.12 = 12 pp) to place the gap against.")
+@click.option("--envelope", type=float, default=None,
+              help="With --floor: the envelope; gaps between the two are 'inside'.")
+@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+              help="Trial LOG(s) whose noise floor the gap is placed against (repeatable).")
+@click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
+              help="With --floor-log: the clean-contrast floor or the envelope.")
+@click.option("--confidence", type=float, default=0.95, show_default=True,
+              help="Level of every interval printed.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@handle_errors
+def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
+                confidence, as_json) -> None:
+    """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
+
+    FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
+    with the unpaired two-proportion z-test on the domain's task count. Without --floor or
+    --floor-log it is placed against the leaderboard's own A/A floor (re-submissions of one
+    model), or its A/A envelope when every re-submission differs in setup.
+    """
+    if (entry_a is None) != (entry_b is None):
+        raise click.UsageError("give both --a and --b to compare two entries")
+    if floor is not None and floor_logs:
+        raise click.UsageError("give --floor or --floor-log, not both")
+    if envelope is not None and floor is None:
+        raise click.UsageError("--envelope goes with --floor")
+    board = read_leaderboard(file)
+    aa = aa_floor(board, confidence=confidence)
+    if entry_a is None:
+        _listing(board, aa, domain, as_json)
+        return
+    env = math.nan
+    if floor_logs:
+        floor, source = floor_from_logs(floor_logs, floor_kind)
+    elif floor is not None:
+        source, env = "--floor", (math.nan if envelope is None else envelope)
+    elif not math.isnan(aa.floor):
+        floor, env, source = aa.floor, aa.envelope, f"leaderboard A/A floor ({aa.floor_pair})"
+    elif not math.isnan(aa.envelope):
+        floor, source = aa.envelope, (f"leaderboard A/A envelope ({aa.envelope_pair}; no "
+                                      "re-submission matches in setup)")
+    else:
+        floor, source = math.nan, "none (no A/A contrast on this leaderboard)"
+    result = compare_entries(board, entry_a, entry_b, domain=domain, floor=floor, envelope=env,
+                             floor_source=source, confidence=confidence)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    pct = f"{confidence * 100:g}%"
+    click.echo(f"{result.a} vs {result.b}: unpaired two-proportion z-test, n = the domain's "
+               "task count per entry")
+    click.echo(f"floor: {pp(result.floor)} pp ({result.floor_source})")
+    rows = [{"domain": r.domain, "n": r.n_tasks, "a (%)": pp(r.pass_1_a), "b (%)": pp(r.pass_1_b),
+             "gap (pp)": pp(r.gap, signed=True),
+             f"{pct} CI (pp)": f"[{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}]",
+             "p": _p(r.p_value), "vs floor": r.verdict} for r in result.rows]
+    echo_table(pd.DataFrame(rows))
+    flags = dict.fromkeys(f for r in result.rows for f in r.flags)
+    for f in flags:
+        click.echo(f"flag: {f}")
+    for r in result.rows:
+        if r.reason:
+            click.echo(f"note ({r.domain}): {r.reason}")
+
+
+def _listing(board, aa, domain, as_json) -> None:
+    frame = board.to_frame(domain)
+    if as_json:
+        emit_json({"source": board.source, "n_submissions": board.n_submissions,
+                   "entries": frame.to_dict(orient="records"), "aa_floor": aa.to_dict()})
+        return
+    for d in ([domain] if domain else board.domains()):
+        part = frame[frame["domain"] == d]
+        if part.empty:
+            continue
+        click.echo(f"{d} ({DOMAIN_TASKS[d]} tasks): {len(part)} entries")
+        shown = pd.DataFrame({
+            "rank": range(1, len(part) + 1), "submission": part["submission"],
+            "model": part["model_name"], "pass^1 (%)": part["pass_1"].map(pp),
+            "tau2": part["tau2_bench_version"].fillna("-"),
+            "user sim": part["user_simulator"].fillna("-"), "type": part["submission_type"]})
+        echo_table(shown)
+        click.echo("")
+    pct = f"{aa.confidence * 100:g}%"
+    click.echo(f"A/A contrasts (re-submissions of one model): {len(aa.table)}; {pct} bounds")
+    click.echo(f"  floor     {pp(aa.floor)} pp" + (f"  ({aa.floor_pair})" if aa.floor_pair else ""))
+    click.echo(f"  envelope  {pp(aa.envelope)} pp" +
+               (f"  ({aa.envelope_pair})" if aa.envelope_pair else ""))
+    click.echo(f"  A/A gaps SD {pp(aa.null_gap_sd)} pp")
+    if aa.reason:
+        click.echo(f"  note: {aa.reason}")

@@ -1,0 +1,228 @@
+"""Intervals on pass^k: a bootstrap over tasks, and the analytic (CLT over tasks) standard error.
+
+pass^k (:func:`noisefloor.stats.passk.pass_hat_k`) is a mean over tasks of the per-task unbiased
+estimate ``C(c_t, k) / C(n_t, k)``. Tasks are the independent unit (trials of one task share it),
+so both intervals treat the per-task estimates as the sample: the analytic SE is their standard
+deviation over ``sqrt(T)`` (Miller's CLT SE with tasks as clusters), the bootstrap resamples tasks
+with replacement (scipy.stats.bootstrap, seeded by ``rng``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from noisefloor.stats import _validate
+from noisefloor.stats.passk import pass_hat_k
+
+METHODS = ("analytic", "percentile", "bca", "basic")
+
+
+@dataclass(frozen=True)
+class PassHatKInterval:
+    """Result of :func:`pass_hat_k_interval`.
+
+    Attributes
+    ----------
+    k : int
+        Trials that must all succeed.
+    value : float
+        pass^k (as :func:`pass_hat_k` returns it).
+    se : float
+        Standard error: analytic (per-task SD over sqrt(T)) or the bootstrap SD.
+    ci_low, ci_high : float
+        Interval at ``confidence``; the analytic one is ``value -+ z se`` clipped to [0, 1].
+    confidence : float
+        Interval level.
+    method : str
+        ``"analytic"``, or the bootstrap interval ``"percentile"``, ``"bca"`` or ``"basic"``.
+    n_tasks : int
+        Tasks that entered the average.
+    n_boot : int
+        Bootstrap resamples (0 for the analytic interval).
+    reason : str
+        Why a field is NaN, or what pass^k left out; empty otherwise.
+    """
+
+    k: int
+    value: float
+    se: float
+    ci_low: float
+    ci_high: float
+    confidence: float
+    method: str
+    n_tasks: int
+    n_boot: int
+    reason: str = ""
+
+    def to_dict(self) -> dict:
+        """Plain-dict view, one key per field.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
+        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
+        >>> pass_hat_k_interval(t, 1).to_dict()["n_tasks"]
+        2
+        """
+        return asdict(self)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One-row DataFrame, one column per field.
+
+        Returns
+        -------
+        pandas.DataFrame, shape (1, 10)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
+        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
+        >>> pass_hat_k_interval(t, 1).to_frame().shape
+        (1, 10)
+        """
+        return pd.DataFrame([self.to_dict()])
+
+
+def per_task_pass_hat_k(trials: pd.DataFrame, k: int = 1, *,
+                        infrastructure_errors: str = "exclude") -> pd.Series:
+    """Each task's pass^k estimate ``C(c_t, k) / C(n_t, k)``, by :func:`pass_hat_k` per task.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records of one configuration (as :func:`pass_hat_k` takes them).
+    k : int, default 1
+        Trials that must all succeed.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        As in :func:`pass_hat_k`.
+
+    Returns
+    -------
+    pandas.Series
+        Indexed by ``task_id``; NaN for a task with fewer than k counted trials.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
+    ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
+    >>> per_task_pass_hat_k(t, 2).tolist()
+    [0.0, 1.0]
+    """
+    values = {tid: pass_hat_k(rows, k, infrastructure_errors=infrastructure_errors).value
+              for tid, rows in trials.groupby("task_id", sort=True)}
+    return pd.Series(values, name=f"pass^{k}", dtype=float)
+
+
+def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float = 0.95,
+                        method: str = "analytic", n_boot: int = 2000, rng=None,
+                        infrastructure_errors: str = "exclude",
+                        k_exceeds_n: str = "nan") -> PassHatKInterval:
+    """pass^k with a standard error and an interval, from a bootstrap over tasks or the CLT.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame, shape (n_trials, ...)
+        Trial records of one configuration: ``task_id``, ``reward`` (and ``trial``,
+        ``infrastructure_error`` when present), as :func:`pass_hat_k` takes them.
+    k : int, default 1
+        Trials that must all succeed, >= 1.
+    confidence : float, default 0.95
+        Interval level, in (0, 1).
+    method : {"analytic", "percentile", "bca", "basic"}, default "analytic"
+        ``"analytic"``: ``value -+ z SE``, ``SE = SD_t(v_t) / sqrt(T)``. Otherwise a bootstrap
+        over tasks (``scipy.stats.bootstrap`` with that interval method).
+    n_boot : int, default 2000
+        Bootstrap resamples (bootstrap methods only), >= 100.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator of the bootstrap; the same seed gives the same interval.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        As in :func:`pass_hat_k`.
+    k_exceeds_n : {"nan", "exclude"}, default "nan"
+        A task with fewer than k counted trials: NaN result, or left out (as in
+        :func:`pass_hat_k`).
+
+    Returns
+    -------
+    PassHatKInterval
+        NaN fields with a reason when pass^k is undefined or fewer than two tasks remain; a
+        degenerate bootstrap (every task the same value) gives NaN BCa bounds with a reason.
+
+    Raises
+    ------
+    ValueError
+        On an invalid option, or what :func:`pass_hat_k` raises for the trials.
+
+    Notes
+    -----
+    With per-task estimates ``v_t = C(c_t, k) / C(n_t, k)``, ``t = 1..T``:
+    ``value = mean(v)``, analytic ``SE = sqrt(sum (v_t - value)^2 / (T - 1) / T)``. As the number
+    of resamples grows the bootstrap SE tends to ``sqrt((T - 1) / T)`` times the analytic SE
+    (the plug-in SE of a mean; Efron & Tibshirani 1993, section 5.2).
+
+    References
+    ----------
+    Yao, S. et al. (2024). tau-bench. arXiv:2406.12045 (pass^k).
+    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap. Chapman & Hall.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"task_id": [str(i // 2) for i in range(8)], "trial": [0, 1] * 4,
+    ...                   "reward": [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]})
+    >>> r = pass_hat_k_interval(t, 1)
+    >>> r.value, round(r.se, 4)
+    (0.625, 0.2394)
+    """
+    _validate.choice("method", method, METHODS)
+    _validate.choice("k_exceeds_n", k_exceeds_n, ("nan", "exclude"))
+    conf = _validate.probability("confidence", confidence)
+    boot = method != "analytic"
+    if boot and (isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 100):
+        raise ValueError(f"n_boot= must be an integer >= 100; got {n_boot!r}")
+    overall = pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors,
+                         k_exceeds_n=k_exceeds_n)
+    nan = math.nan
+    nb = int(n_boot) if boot else 0
+
+    def result(se, lo, hi, tasks, reason=overall.reason):
+        return PassHatKInterval(k, overall.value, se, lo, hi, conf, method, tasks, nb, reason)
+
+    if math.isnan(overall.value):
+        return result(nan, nan, nan, overall.n_tasks_used)
+    v = per_task_pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors).dropna()
+    v = v.drop([t for t in overall.tasks_excluded if t in v.index]).to_numpy(dtype=float)
+    if not math.isclose(float(v.mean()), overall.value, rel_tol=1e-12, abs_tol=1e-12):
+        raise RuntimeError("per-task pass^k values do not average to pass_hat_k's value")
+    tasks = int(v.size)
+    if tasks < 2:
+        return result(nan, nan, nan, tasks, "an interval over tasks needs at least two tasks; "
+                      f"got {tasks}")
+    if not boot:
+        se = float(np.std(v, ddof=1) / math.sqrt(tasks))
+        z = float(stats.norm.ppf(0.5 + conf / 2))
+        return result(se, max(0.0, overall.value - z * se), min(1.0, overall.value + z * se),
+                      tasks)
+    gen = np.random.default_rng(rng)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        res = stats.bootstrap((v,), np.mean, n_resamples=nb, confidence_level=conf,
+                              method=method, random_state=gen, vectorized=True)
+    lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    reason = overall.reason
+    if math.isnan(lo) or math.isnan(hi):
+        why = (f"the bootstrap distribution is degenerate (every task has pass^{k} = "
+               f"{v[0]:g}): no {method} interval")
+        reason = "; ".join(filter(None, [reason, why]))
+    return result(float(res.standard_error), lo, hi, tasks, reason)
