@@ -341,8 +341,8 @@ def certified_null_contrasts(
     >>> try:
     ...     certified_null_contrasts(t)
     ... except NoNullContrastError as exc:
-    ...     print(str(exc)[:57], "...", "Remedies:" in str(exc))
-    no null contrast is certified: 1 candidate pair(s), none ... True
+    ...     print(str(exc)[:50], "...", "Remedies:" in str(exc))
+    no null contrast can be formed: nothing certifies ... True
     >>> nc = certified_null_contrasts(t, null_pairs=["baseline-swarm"])
     >>> nc.table[["contrast", "certified_by", "wins", "losses", "ties"]].to_dict("records")
     [{'contrast': 'baseline-swarm', 'certified_by': 'declared null by the user', 'wins': 0, 'losses': 1, 'ties': 1}]
@@ -448,8 +448,8 @@ def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
     shown = "; ".join(f"{r['contrast']}{' at trial 0' if r['kind'] == 'trial0' else ''}: "
                       f"{r['reason']}" for r in skipped[:3])
     more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
-    return (f"no null contrast is certified: {len(skipped)} candidate pair(s), none certified "
-            f"({shown}{more}). Remedies: {REMEDIES}")
+    return (f"no null contrast can be formed: nothing certifies any of the {len(skipped)} "
+            f"candidate pair(s) as null ({shown}{more}). Remedies: {REMEDIES}")
 
 
 def _row(label: str, kind: str, clean: bool, cert: str, seed, c, reoriented: bool = False) -> dict:

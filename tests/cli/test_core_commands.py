@@ -124,7 +124,10 @@ def test_audit_clean_typo_is_an_error(tmp_path):
 def _record(**kw):
     rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "no_coord",
            "seed": 1, "task_id": "t1", "trial": 0, "reward": 1.0, "termination_reason": None,
-           "infrastructure_error": False}
+           "infrastructure_error": False,
+           # an empty store at the start certifies trial 0 across protocols as null (issue 9:
+           # without it, two protocols at trial 0 are a real contrast, not a null one)
+           "store_events_at_start": 0}
     rec.update(kw)
     return json.dumps(rec)
 

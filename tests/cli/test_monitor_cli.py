@@ -158,7 +158,8 @@ def test_floor_log_errors_name_the_floor_log(tmp_path):
     tied.write_text("".join(
         json.dumps({"schema_version": "1", "benchmark": "b", "model": "m", "protocol": p,
                     "seed": 1, "task_id": f"t{i}", "trial": 0, "reward": float(i % 2),
-                    "termination_reason": None, "infrastructure_error": False}) + "\n"
+                    "termination_reason": None, "infrastructure_error": False,
+                    "store_events_at_start": 0}) + "\n"  # certifies trial 0 null (issue 9)
         for p in ("no_coord", "intercept") for i in range(4)))
     res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", str(tied)])
     assert res.exit_code == 1 and "null_gap_sd is nan, not a usable sigma" in res.output
