@@ -73,7 +73,8 @@ REMEDIES = ("record store_events_at_start (0 at trial 0, when every store is emp
 
 #: Columns of :attr:`NullContrasts.table`.
 TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties",
-                 "n_only_a", "n_only_b", "n_excluded", "reoriented")
+                 "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b", "trial_a",
+                 "trial_b")
 
 
 class NoNullContrastError(ValueError):
@@ -92,8 +93,9 @@ class NullContrasts:
         holds several), ``kind`` (``"trial0"`` or ``"aa"``), ``clean`` (bool),
         ``certified_by`` (what certified it, see the module notes), ``seed`` (nullable
         integer), ``wins, losses, ties``, ``n_only_a, n_only_b`` (tasks in one arm only),
-        ``n_excluded`` (infrastructure error or no reward) and ``reoriented`` (a user-named
-        clean pair written against the sorted order).
+        ``n_excluded`` (infrastructure error or no reward), ``reoriented`` (a user-named
+        clean pair written against the sorted order), and ``a, b, trial_a, trial_b`` (the arms
+        and the trial compared in each).
     skipped : tuple of dict
         Candidate pairs nothing certifies, each ``{"contrast", "kind", "seed", "reason"}``.
     """
@@ -456,4 +458,5 @@ def _row(label: str, kind: str, clean: bool, cert: str, seed, c, reoriented: boo
     return {"contrast": label, "kind": kind, "clean": bool(clean), "certified_by": cert,
             "seed": seed, "wins": c.wins, "losses": c.losses, "ties": c.ties,
             "n_only_a": len(c.tasks_only_a), "n_only_b": len(c.tasks_only_b),
-            "n_excluded": len(c.tasks_excluded), "reoriented": bool(reoriented)}
+            "n_excluded": len(c.tasks_excluded), "reoriented": bool(reoriented),
+            "a": c.a, "b": c.b, "trial_a": c.trial_a, "trial_b": c.trial_b}

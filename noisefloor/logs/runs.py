@@ -62,8 +62,11 @@ def _spec(item: Any) -> tuple[Path, str | None]:
             raise ValueError(f"the label of log {path} must be a non-empty string or None, got "
                              f"{label!r}")
         return Path(path), label
-    if isinstance(item, (str, Path)):
-        return Path(item), None
+    if isinstance(item, str):
+        path, label = parse_log_spec(item)
+        return Path(path), label
+    if isinstance(item, Path):
+        return item, None
     raise ValueError(f"a log is a path or a (path, label) pair, got {item!r}")
 
 
@@ -98,9 +101,10 @@ def load_runs(
 
     Parameters
     ----------
-    logs : path, (path, label), or a sequence of them
+    logs : path, (path, label), ``"PATH=LABEL"``, or a sequence of them
         Each item is one run: a file, a tau2-bench run directory, or a folder of logs. A label
-        names the run's arm: it replaces the protocol of every record of that run.
+        names the run's arm: it replaces the protocol of every record of that run. A string
+        is read by :func:`parse_log_spec`.
     format, allow_nan, benchmark, model, protocol
         As in :func:`~noisefloor.logs.load_trials`, for every run (``protocol`` only for runs
         without a label).

@@ -266,7 +266,9 @@ def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
     paper = fixtures_dir / "logs" / "paper"
     args = ("--benchmark", "tau2/retail", "--model", "m", "--out", tmp_path)
     text = run("audit", "--log", paper, *args).output
-    assert ("skipped: 2 re-run pair(s) whose reader injected peer events (not null contrasts): "
+    # issue 9: the line names every candidate nothing certifies (trial-0 pairs too), so it no
+    # longer says "re-run pair(s) whose reader injected peer events"
+    assert ("skipped: 2 pair(s) nothing certifies as null (not null contrasts): "
             "intercept[t0]-intercept[t1], pull[t0]-pull[t1]") in text
     doc = json.loads(run("audit", "--log", paper, *args, "--json").output)
     assert [r["contrast"] for r in doc["skipped_reruns"]] == [
