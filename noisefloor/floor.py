@@ -33,6 +33,8 @@ from noisefloor.stats.pooling import gap_variance, pool_random_effects
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
 NULL_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties")
 
+#: ``level`` of a table row: one seed, or pooled over seeds (counts summed).
+SEED = "seed"
 POOLED = "pooled"
 
 #: A floor whose contrast has fewer untied (informative) pairs than this gets a caution. With k
@@ -90,14 +92,15 @@ class NoiseFloor:
     n_seeds : int
         Number of distinct seeds.
     per_seed_floor : dict
-        Seed -> bound of the clean contrast(s) at that seed.
+        Seed (int, or None for a log without seeds) -> bound of the clean contrast(s) at that
+        seed.
     confidence : float
         Interval level (default 0.95).
     reason : str
         Caveats (no clean contrast, undefined values); empty otherwise.
     table : pandas.DataFrame
-        One row per (contrast, seed) and per pooled contrast (``seed == "pooled"``); see
-        :meth:`to_frame`.
+        One row per (contrast, seed) (``level == "seed"``) and per pooled contrast
+        (``level == "pooled"``, ``seed`` NA); see :meth:`to_frame`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
     spread_sign : dict
@@ -131,8 +134,10 @@ class NoiseFloor:
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
 
-        Columns: ``contrast, kind, clean, certified_by, seed, wins, losses, ties, n, gap, p_value,
-        p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``p_bonferroni`` corrects over the
+        Columns: ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties, n, gap,
+        p_value, p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``level`` is ``"seed"`` or
+        ``"pooled"``; ``seed`` is a nullable integer (NA on pooled rows and for a log without
+        seeds). ``p_bonferroni`` corrects over the
         null contrasts of the same seed (or of the pooled family); ``bound`` is
         :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
         between-seed standard deviation of the gap.
@@ -160,20 +165,22 @@ class NoiseFloor:
         {'seed': 1, 'floor': 0.189, 'envelope': 0.261, 'null_gap_min': 0.08, 'null_gap_max': 0.18, 'n_informative': 96}
         """
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
-        t = self.table[self.table["seed"].astype(str) != "pooled"]
+        t = self.table[self.table["level"] == SEED]
         rows = []
-        for seed, g in t.groupby(t["seed"].astype(object), sort=True):
+        for seed, g in t.groupby("seed", sort=True, dropna=False):
             gaps = _canonical_gaps(g, self.spread_sign)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
-                "seed": seed,
+                "seed": None if pd.isna(seed) else int(seed),
                 "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
                 "null_gap_max": float(gaps.max()) if gaps.notna().any() else math.nan,
                 "n_informative": int((g["wins"] + g["losses"]).sum()),
             })
-        return pd.DataFrame(rows, columns=cols)
+        out = pd.DataFrame(rows, columns=cols)
+        out["seed"] = pd.array(out["seed"].tolist(), dtype="Int64")
+        return out
 
     def to_dict(self) -> dict:
         """Plain-dict view (JSON-ready) with the table as a list of records."""
@@ -188,7 +195,8 @@ class NoiseFloor:
             "null_gap_max": self.null_gap_max,
             "n_informative": self.n_informative,
             "n_seeds": self.n_seeds,
-            "per_seed_floor": {str(k): v for k, v in self.per_seed_floor.items()},
+            "per_seed_floor": {"none" if k is None else str(k): v
+                               for k, v in self.per_seed_floor.items()},
             "confidence": self.confidence,
             "reason": self.reason,
             "n_informative_floor": self.n_informative_floor,
@@ -196,6 +204,22 @@ class NoiseFloor:
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
+
+
+def _seed_column(values: pd.Series) -> pd.Series:
+    """Seeds as a nullable integer column (missing: NA); a non-integer seed is an error."""
+    out = []
+    for i, v in enumerate(values.tolist()):
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+            out.append(None)
+        elif isinstance(v, (bool, np.bool_)) or not (
+                isinstance(v, (int, np.integer))
+                or (isinstance(v, (float, np.floating)) and float(v).is_integer())):
+            raise ValueError(f"null_contrasts row {i}: seed must be an integer or missing, got "
+                             f"{v!r}")
+        else:
+            out.append(int(v))
+    return pd.Series(pd.array(out, dtype="Int64"), index=values.index)
 
 
 def _canonical_gaps(rows: pd.DataFrame, spread_sign: dict) -> pd.Series:
@@ -230,8 +254,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     ----------
     null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
         One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
-        (bool), ``seed``, ``wins``, ``losses``, ``ties`` (non-negative ints) and optionally
-        ``kind`` (``"trial0"`` or ``"aa"``). Build it with :func:`null_contrasts_from_counts`
+        (bool), ``seed`` (integer, or missing), ``wins``, ``losses``, ``ties`` (non-negative
+        ints) and optionally ``kind`` (``"trial0"`` or ``"aa"``) and ``certified_by`` (what
+        certified the contrast as null). Build it with :func:`null_contrasts_from_counts`
         or :func:`null_contrasts_from_trials`.
     confidence : float, default 0.95
         Interval level.
@@ -285,13 +310,12 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     if "certified_by" not in frame.columns:
         frame["certified_by"] = ""
     frame["certified_by"] = frame["certified_by"].fillna("").astype(str)
-    frame["seed"] = frame["seed"].astype(object).where(frame["seed"].notna(), "none")
-    frame["seed"] = frame["seed"].map(lambda s: int(s) if isinstance(s, (float, np.floating))
-                                      and float(s).is_integer() else s)
+    frame["seed"] = _seed_column(frame["seed"])
     dup = frame.duplicated(["contrast", "seed"], keep=False)
     if dup.any():
         r = frame[dup].iloc[0]
-        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {r['seed']!r}")
+        seed = "none" if pd.isna(r["seed"]) else int(r["seed"])
+        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {seed!r}")
     for col in ("wins", "losses", "ties"):
         values = pd.to_numeric(frame[col], errors="coerce")
         bad = values.isna() | (values < 0) | (values % 1 != 0)
@@ -308,9 +332,10 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         flipped = frame.groupby("contrast", sort=False)["reoriented"].any()
         spread_sign = {str(k): -1.0 for k, v in flipped.items() if bool(v)}
     frame = frame[["contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties"]]
+    frame.insert(4, "level", SEED)
 
     per_seed = _stat_rows(frame, confidence)
-    _bonferroni(per_seed, lambda r: r["seed"])
+    _bonferroni(per_seed, lambda r: None if pd.isna(r["seed"]) else int(r["seed"]))
     for r in per_seed:
         r["tau"] = math.nan
 
@@ -320,7 +345,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                           wins=("wins", "sum"),
                           losses=("losses", "sum"), ties=("ties", "sum"))
                      .reset_index())
-    pooled_counts.insert(4, "seed", POOLED)
+    pooled_counts.insert(4, "level", POOLED)
+    pooled_counts.insert(5, "seed", pd.NA)
     pooled = _stat_rows(pooled_counts, confidence)
     _bonferroni(pooled, lambda r: POOLED)
     for r in pooled:
@@ -331,12 +357,14 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                      zip(seeds.wins, seeds.losses, seeds.ties) if w + lo + t]
         r["tau"] = pool_random_effects(gaps, variances).tau if len(gaps) >= 2 else math.nan
 
-    columns = ["contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties", "n", "gap",
+    columns = ["contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses",
+               "ties", "n", "gap",
                "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
     table = pd.DataFrame(per_seed + pooled, columns=columns)
+    table["seed"] = _seed_column(table["seed"])
 
     reasons = []
-    pooled_df = table[table["seed"] == POOLED]
+    pooled_df = table[table["level"] == POOLED]
     clean_df = pooled_df[pooled_df["clean"]]
     basis = "clean"
     if clean_df.empty:
@@ -349,7 +377,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     if math.isnan(floor):
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
-    seed_rows = table[table["seed"] != POOLED]
+    seed_rows = table[table["level"] == SEED]
     gaps = _canonical_gaps(seed_rows, spread_sign).dropna().to_numpy(dtype=float)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
@@ -367,9 +395,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                         + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
                         "gap was -3 pp at the next seed)")
     per_seed_floor = {}
-    for seed, rows in seed_rows.groupby("seed", sort=True):
+    for seed, rows in seed_rows.groupby("seed", sort=True, dropna=False):
         chosen = rows[rows["clean"]] if basis == "clean" else rows
-        per_seed_floor[seed] = _max_bound(chosen)[0]
+        per_seed_floor[None if pd.isna(seed) else int(seed)] = _max_bound(chosen)[0]
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,
@@ -378,7 +406,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         null_gap_max=float(gaps.max()) if gaps.size else math.nan,
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
         spread_sign=spread_sign,
-        n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
+        n_seeds=int(seed_rows["seed"].nunique(dropna=False)), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
         caution=("; ".join(cautions) + "; verdicts against it are provisional") if cautions else "",

@@ -258,9 +258,10 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None) -> pd.DataFra
         table = nf.to_frame()
         single = nf.n_seeds <= 1
         if single:  # the pooled rows would repeat the one seed's rows
-            table = table[table["seed"] != "pooled"]
+            table = table[table["level"] != "pooled"]
         for rec in table.to_dict(orient="records"):
-            seed = rec["seed"]
+            seed = ("pooled" if rec["level"] == "pooled"
+                    else "none" if rec["seed"] is None else rec["seed"])
             section = ("Null contrasts, one seed" if single
                        else "Null contrasts, pooled over seeds" if seed == "pooled"
                        else "Null contrasts, per seed")

@@ -57,6 +57,19 @@ def _p(value: float) -> str:
     return "<1e-300" if value == 0.0 else f"{value:.3g}"
 
 
+def seed_text(level: str, seed) -> str:
+    """How a table row's seed is shown: ``"pooled"``, ``"none"`` (no seed logged) or the seed.
+
+    Examples
+    --------
+    >>> seed_text("seed", 300), seed_text("pooled", None), seed_text("seed", None)
+    ('300', 'pooled', 'none')
+    """
+    if level == "pooled":
+        return "pooled"
+    return "none" if seed is None or pd.isna(seed) else str(int(seed))
+
+
 def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """Human-facing table of the null contrasts (gaps and bounds in pp).
 
@@ -64,17 +77,17 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """
     t = nf.to_frame()
     if nf.n_seeds <= 1:  # pooled rows would repeat the single seed's rows
-        t = t[t["seed"] != "pooled"]
+        t = t[t["level"] != "pooled"]
     return pd.DataFrame({
         "contrast": t["contrast"] + t["clean"].map({True: " (clean)", False: ""}),
-        "seed": t["seed"].astype(str),
+        "seed": [seed_text(level, seed) for level, seed in zip(t["level"], t["seed"])],
         "W/L/T": [f"{w}/{lo}/{ti}" for w, lo, ti in zip(t["wins"], t["losses"], t["ties"])],
         "gap pp": [pp(g, signed=True) for g in t["gap"]],
         "95% CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                       for a, b in zip(t["ci_low"], t["ci_high"])],
         "p": [_p(p) for p in t["p_value"]],
         "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
-        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["seed"])],
+        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["level"])],
     })
 
 
