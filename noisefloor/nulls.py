@@ -47,8 +47,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
-from noisefloor.stats.contrasts import paired_contrast
 
 #: Values of ``certified_by``.
 EMPTY_STORE = "empty store at start"
@@ -143,7 +143,9 @@ def arm_labels(trials: pd.DataFrame) -> pd.Series:
     >>> arm_labels(t).tolist()
     ['default@runA', 'default@runB', 'pull']
     """
-    protocol = trials["protocol"].astype(str)
+    protocol = trials["protocol"]
+    if not pd.api.types.is_string_dtype(protocol.dtype):
+        protocol = protocol.astype(str)
     if "run" not in trials.columns or trials["run"].nunique(dropna=False) <= 1:
         return protocol
     keys = [c for c in ("benchmark", "model", "seed") if c in trials.columns]
@@ -155,40 +157,43 @@ def arm_labels(trials: pd.DataFrame) -> pd.Series:
                      index=trials.index)
 
 
-def _configuration(arm: str, arm_protocol: dict) -> str:
-    return arm_protocol.get(arm, arm)
+def _paired_values(a: Slot, b: Slot) -> tuple[Slot, Slot]:
+    """The two slots restricted to the tasks both hold (the paired records)."""
+    both = a.present & b.present
+    return (Slot(*(x[both] for x in (a.present, a.outcome, a.store, a.injections,
+                                      a.first_request))),
+            Slot(*(x[both] for x in (b.present, b.outcome, b.store, b.injections,
+                                     b.first_request))))
 
 
-def _paired(a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    common = set(a_rows["task_id"].astype(str)) & set(b_rows["task_id"].astype(str))
-    return (a_rows[a_rows["task_id"].astype(str).isin(common)],
-            b_rows[b_rows["task_id"].astype(str).isin(common)])
+def _all_zero(values: np.ndarray) -> bool:
+    return values.size > 0 and not np.isnan(values).any() and bool((values == 0).all())
 
 
-def _all_zero(rows: pd.DataFrame, column: str) -> bool:
-    if column not in rows.columns or rows.empty:
-        return False
-    values = rows[column]
-    return bool(values.notna().all()) and bool((values.astype("int64") == 0).all())
-
-
-def _first_requests_match(a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> bool:
-    if "first_request_sha256" not in a_rows.columns:
-        return False
-    ha = a_rows.set_index(a_rows["task_id"].astype(str))["first_request_sha256"]
-    hb = b_rows.set_index(b_rows["task_id"].astype(str))["first_request_sha256"]
-    common = ha.index.intersection(hb.index)
-    if len(common) == 0:
-        return False
-    ha, hb = ha.loc[common], hb.loc[common]
-    if ha.isna().any() or hb.isna().any():
-        return False
-    return bool((ha.astype(str) == hb.astype(str)).all())
-
-
-def _logs_no_store(rows: pd.DataFrame) -> bool:
-    return all(c not in rows.columns or bool(rows[c].isna().all())
-               for c in ("store_events_at_start", "injections"))
+def _certify(a: Slot, b: Slot, *, same_configuration: bool, protocols: tuple[str, str],
+             declared: bool, declared_clean: bool) -> tuple[str, bool]:
+    pa_, pb_ = _paired_values(a, b)
+    fa, fb = pa_.first_request, pb_.first_request
+    identical = fa.size > 0 and bool((fa >= 0).all() and (fb >= 0).all() and (fa == fb).all())
+    clean = declared_clean or identical
+    if declared_clean:
+        return DECLARED_CLEAN, True
+    if declared:
+        return DECLARED, clean
+    if identical and not same_configuration:
+        # a reader that intercepts tool calls acts after the first request: identical first
+        # requests certify two protocols at trial 0, never a re-run
+        return FIRST_REQUESTS, True
+    if _all_zero(pa_.store) and _all_zero(pb_.store):
+        return EMPTY_STORE, clean
+    if same_configuration:
+        if _all_zero(pa_.injections) and _all_zero(pb_.injections):
+            return NO_INJECTION, clean
+        no_store = all(bool(np.isnan(x).all()) for x in (pa_.store, pb_.store, pa_.injections,
+                                                          pb_.injections))
+        if all(p in NO_STORE_READER_PROTOCOLS for p in protocols) and no_store:
+            return NO_STORE_READER, clean
+    return "", clean
 
 
 def certify_pair(a_rows: pd.DataFrame, b_rows: pd.DataFrame, *, same_configuration: bool,
@@ -199,7 +204,8 @@ def certify_pair(a_rows: pd.DataFrame, b_rows: pd.DataFrame, *, same_configurati
     Parameters
     ----------
     a_rows, b_rows : pandas.DataFrame
-        The records of each arm (one benchmark, model, seed; one trial each).
+        The records of each arm (``task_id`` and optionally ``store_events_at_start,
+        injections, first_request_sha256``; one benchmark, model, seed; one trial each).
     same_configuration : bool
         True for a re-run or two runs of one configuration (A/A), False for two protocols.
     protocols : (str, str)
@@ -222,36 +228,32 @@ def certify_pair(a_rows: pd.DataFrame, b_rows: pd.DataFrame, *, same_configurati
     >>> certify_pair(a.drop(columns="store_events_at_start"), a.copy(), same_configuration=False)
     ('', False)
     """
-    pa_, pb_ = _paired(a_rows, b_rows)
-    identical = _first_requests_match(pa_, pb_)
-    clean = declared_clean or identical
-    if declared_clean:
-        return DECLARED_CLEAN, True
-    if declared:
-        return DECLARED, clean
-    if identical and not same_configuration:
-        # a reader that intercepts tool calls acts after the first request: identical first
-        # requests certify two protocols at trial 0, never a re-run
-        return FIRST_REQUESTS, True
-    if _all_zero(pa_, "store_events_at_start") and _all_zero(pb_, "store_events_at_start"):
-        return EMPTY_STORE, clean
-    if same_configuration:
-        if _all_zero(pa_, "injections") and _all_zero(pb_, "injections"):
-            return NO_INJECTION, clean
-        if (all(p in NO_STORE_READER_PROTOCOLS for p in protocols)
-                and _logs_no_store(pa_) and _logs_no_store(pb_)):
-            return NO_STORE_READER, clean
-    return "", clean
+    sa, sb = _slots_of(a_rows, b_rows)
+    return _certify(sa, sb, same_configuration=same_configuration, protocols=protocols,
+                    declared=declared, declared_clean=declared_clean)
 
 
-def _why_not(same_configuration: bool, a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> str:
-    """Why nothing certifies the pair, from what the records show."""
-    pa_, pb_ = _paired(a_rows, b_rows)
-    both = pd.concat([pa_, pb_])
-    store = both["store_events_at_start"] if "store_events_at_start" in both.columns else None
-    if store is None or bool(store.isna().all()):
+def _slots_of(a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> tuple[Slot, Slot]:
+    cols = ["task_id"] + [c for c in ("store_events_at_start", "injections",
+                                      "first_request_sha256") if c in a_rows.columns
+                          or c in b_rows.columns]
+    both = pd.concat([a_rows.reindex(columns=cols), b_rows.reindex(columns=cols)],
+                     ignore_index=True)
+    both["trial"] = 0
+    both["reward"] = np.nan
+    arms = pd.Series(["a"] * len(a_rows) + ["b"] * len(b_rows))
+    (group,) = encode_groups(both, arms)
+    empty = Slot(*(np.zeros(0, dtype=d) for d in (bool, float, float, float, np.int64)))
+    return group.slots.get(("a", 0), empty), group.slots.get(("b", 0), empty)
+
+
+def _why_not(same_configuration: bool, a: Slot, b: Slot) -> str:
+    """Why nothing certifies the pair, from what the paired records show."""
+    pa_, pb_ = _paired_values(a, b)
+    store = np.concatenate([pa_.store, pb_.store])
+    if store.size == 0 or np.isnan(store).all():
         store_text = "the log does not record store_events_at_start"
-    elif bool(store.isna().any()):
+    elif np.isnan(store).any():
         store_text = "store_events_at_start is missing on some paired records"
     else:
         store_text = (f"the store held events at the start of {int((store > 0).sum())} paired "
@@ -260,10 +262,10 @@ def _why_not(same_configuration: bool, a_rows: pd.DataFrame, b_rows: pd.DataFram
         return (f"{store_text} and first requests are not logged identical, so nothing "
                 "certifies these two protocols cannot differ at trial 0: a contrast of two "
                 "systems, not a null contrast")
-    inj = both["injections"] if "injections" in both.columns else None
-    if inj is not None and bool(inj.notna().any()) and bool((inj.fillna(0) > 0).any()):
-        inj_text = (f"the reader injected peer events on {int((inj.fillna(0) > 0).sum())} paired "
-                    "record(s)")
+    inj = np.concatenate([pa_.injections, pb_.injections])
+    if (np.nan_to_num(inj) > 0).any():
+        inj_text = (f"the reader injected peer events on {int((np.nan_to_num(inj) > 0).sum())} "
+                    "paired record(s)")
     else:
         inj_text = "injections are not logged as 0 on every paired record"
     return (f"{store_text} and {inj_text}, so the reader may have acted: the runs may differ "
@@ -349,12 +351,14 @@ def certified_null_contrasts(
     >>> nc.table[["contrast", "certified_by", "wins", "losses", "ties"]].to_dict("records")
     [{'contrast': 'baseline-swarm', 'certified_by': 'declared null by the user', 'wins': 0, 'losses': 1, 'ties': 1}]
     """
-    frame = trials.copy()
-    frame["protocol"] = arm_labels(trials)
-    logged = trials["logged_protocol"] if "logged_protocol" in trials.columns else trials["protocol"]
-    logged_of = dict(zip(frame["protocol"].astype(str), logged.astype(str)))
-    config_of = dict(zip(frame["protocol"].astype(str), trials["protocol"].astype(str)))
-    names = set(frame["protocol"].astype(str)) | set(config_of.values())
+    arms = arm_labels(trials)
+    arm_codes, arm_names = pd.factorize(arms)
+    _, first_of_arm = np.unique(arm_codes, return_index=True)
+    protocol_col = trials["protocol"]
+    logged_col = trials["logged_protocol"] if "logged_protocol" in trials.columns else protocol_col
+    config_of = {str(arm_names[arm_codes[i]]): str(protocol_col.iat[i]) for i in first_of_arm}
+    logged_of = {str(arm_names[arm_codes[i]]): str(logged_col.iat[i]) for i in first_of_arm}
+    names = set(config_of) | set(config_of.values())
     named_clean = _pair_names(clean_pairs, names, "clean pair") if clean_pairs else []
     named_null = _pair_names(null_pairs, names, "null pair") if null_pairs else []
 
@@ -363,71 +367,52 @@ def certified_null_contrasts(
         return any({x, y} in ({a, b}, {ca, cb}) and (x == y) == (a == b or ca == cb)
                    for x, y in named)
 
-    if "seed" not in frame.columns:
-        frame["seed"] = pd.NA
-    group_cols = [c for c in ("benchmark", "model") if c in frame.columns]
-    groups = list(frame.groupby(group_cols, sort=True, dropna=False)) if group_cols else [((), frame)]
-    multi = len(groups) > 1
+    groups = encode_groups(trials, arms, infrastructure_errors)
+    multi = len({g.key for g in groups}) > 1
     rows: list[dict] = []
     skipped: list[dict] = []
     formed: set = set()
-    for gkey, g in groups:
-        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
-        prefix = ("/".join(map(str, gkey)) + ":") if multi else ""
-        seed_key = g["seed"].astype(object).where(g["seed"].notna(), None)
-        for seed, s in g.groupby(seed_key.fillna("\x00none"), sort=True, dropna=False):
-            seed = None if seed == "\x00none" else seed
-            arms = sorted(map(str, s["protocol"].unique()))
-            by_arm = {arm: s[s["protocol"].astype(str) == arm] for arm in arms}
-            for a, b in itertools.combinations(arms, 2):
-                same = config_of[a] == config_of[b]
-                if not (reruns if same else trial0):
-                    continue
-                swapped = (b, a) in named_clean and (a, b) not in named_clean
-                if swapped:
-                    a, b = b, a
-                ta = set(by_arm[a]["trial"].astype(int))
-                tb = set(by_arm[b]["trial"].astype(int))
-                # two protocols: trial 0 only; two runs of one configuration: every shared trial
-                shared = sorted(ta & tb) if same else ([0] if 0 in ta and 0 in tb else [])
-                for t in shared:
-                    ra = by_arm[a][by_arm[a]["trial"] == t]
-                    rb = by_arm[b][by_arm[b]["trial"] == t]
-                    label = f"{a}-{b}" if not same else f"{a}[t{t}]-{b}[t{t}]"
-                    if not same:
-                        formed.add((a, b))
-                    cert, clean = certify_pair(
-                        ra, rb, same_configuration=same,
-                        protocols=(logged_of[a], logged_of[b]),
-                        declared=is_named(named_null, a, b),
-                        declared_clean=not same and is_named(named_clean, a, b))
-                    kind = "aa" if same else "trial0"
-                    if not cert:
-                        skipped.append({"contrast": prefix + label, "kind": kind, "seed": seed,
-                                        "reason": _why_not(same, ra, rb)})
-                        continue
-                    c = paired_contrast(s, a, b, trial=t, trial_b=t,
-                                        infrastructure_errors=infrastructure_errors)
-                    rows.append(_row(prefix + label, kind, clean, cert, seed, c, swapped))
-            if reruns:
-                for p in arms:
-                    sp = by_arm[p]
-                    for i, j in itertools.combinations(sorted(sp["trial"].astype(int).unique()), 2):
-                        ri, rj = sp[sp["trial"] == i], sp[sp["trial"] == j]
-                        label = f"{p}[t{i}]-{p}[t{j}]"
-                        cert, clean = certify_pair(
-                            ri, rj, same_configuration=True, protocols=(logged_of[p],) * 2,
-                            declared=is_named(named_null, p, p))
-                        if not cert:
-                            skipped.append({"contrast": prefix + label, "kind": "aa",
-                                            "seed": seed, "reason": _why_not(True, ri, rj)})
-                            continue
-                        c = paired_contrast(s, p, p, trial=int(i), trial_b=int(j),
-                                            infrastructure_errors=infrastructure_errors)
-                        rows.append(_row(prefix + label, "aa", clean, cert, seed, c))
+
+    def consider(group, prefix, label, kind, a, ta, b, tb, swapped=False):
+        sa, sb = group.slots[(a, ta)], group.slots[(b, tb)]
+        same = kind == "aa"
+        cert, clean = _certify(
+            sa, sb, same_configuration=same, protocols=(logged_of[a], logged_of[b]),
+            declared=is_named(named_null, a, b),
+            declared_clean=not same and is_named(named_clean, a, b))
+        if not cert:
+            skipped.append({"contrast": prefix + label, "kind": kind, "seed": group.seed,
+                            "reason": _why_not(same, sa, sb)})
+            return
+        rows.append({"contrast": prefix + label, "kind": kind, "clean": bool(clean),
+                     "certified_by": cert, "seed": group.seed, **pair_counts(sa, sb),
+                     "reoriented": bool(swapped), "a": a, "b": b, "trial_a": ta, "trial_b": tb})
+
+    for group in groups:
+        prefix = ("/".join(group.key) + ":") if multi else ""
+        arms_here = group.arms
+        for a, b in itertools.combinations(arms_here, 2):
+            same = config_of[a] == config_of[b]
+            if not (reruns if same else trial0):
+                continue
+            swapped = (b, a) in named_clean and (a, b) not in named_clean
+            if swapped:
+                a, b = b, a
+            ta, tb = set(group.trials(a)), set(group.trials(b))
+            # two protocols: trial 0 only; two runs of one configuration: every shared trial
+            shared = sorted(ta & tb) if same else ([0] if 0 in ta and 0 in tb else [])
+            for t in shared:
+                if not same:
+                    formed.add((a, b))
+                    consider(group, prefix, f"{a}-{b}", "trial0", a, t, b, t, swapped)
+                else:
+                    consider(group, prefix, f"{a}[t{t}]-{b}[t{t}]", "aa", a, t, b, t)
+        if reruns:
+            for p in arms_here:
+                for i, j in itertools.combinations(group.trials(p), 2):
+                    consider(group, prefix, f"{p}[t{i}]-{p}[t{j}]", "aa", p, i, p, j)
     for a, b in named_clean:
-        ok = any(is_named([(a, b)], x, y) for x, y in formed)
-        if not ok:
+        if not any(is_named([(a, b)], x, y) for x, y in formed):
             raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "
                              "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
                                                      or "none"))
@@ -452,11 +437,3 @@ def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
     more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
     return (f"no null contrast can be formed: nothing certifies any of the {len(skipped)} "
             f"candidate pair(s) as null ({shown}{more}). Remedies: {REMEDIES}")
-
-
-def _row(label: str, kind: str, clean: bool, cert: str, seed, c, reoriented: bool = False) -> dict:
-    return {"contrast": label, "kind": kind, "clean": bool(clean), "certified_by": cert,
-            "seed": seed, "wins": c.wins, "losses": c.losses, "ties": c.ties,
-            "n_only_a": len(c.tasks_only_a), "n_only_b": len(c.tasks_only_b),
-            "n_excluded": len(c.tasks_excluded), "reoriented": bool(reoriented),
-            "a": c.a, "b": c.b, "trial_a": c.trial_a, "trial_b": c.trial_b}
