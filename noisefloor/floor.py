@@ -1,17 +1,19 @@
 """The noise floor: how far apart two runs that cannot differ land.
 
-A null contrast compares two arms that cannot differ by construction: trial 0 across
-protocols (every store is empty, every reader a no-op) or a re-run of one configuration
-against itself. A *clean* null contrast also has byte-identical first requests. From the
-per-seed W/L/T of the null contrasts, :func:`noise_floor` pools each contrast over seeds by
-summing counts and reports
+A null contrast compares two arms that cannot differ, and something certifies it
+(:mod:`noisefloor.nulls`: trial 0 across protocols when every paired record shows an empty
+store at its start, or identical first requests, or the user declares the pair; a re-run of one
+configuration when its reader cannot have acted; a published count table's trial-0 rows by the
+table's own declaration, :mod:`noisefloor.count_table`). A *clean* null contrast also has
+byte-identical first requests. From the per-seed W/L/T of the null contrasts,
+:func:`noise_floor` pools each contrast over seeds by summing counts and reports
 
 - the **floor**: the pooled upper 95% bound of the clean contrast(s),
 - the **envelope**: the largest pooled upper bound over all null contrasts,
 - the spread of the null gaps and the number of informative (untied) pairs.
 
-Source: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired
-Noise-Floor Protocol for Multi-Agent LLM Benchmarks" (``shared/seeds/001_*.txt``).
+Reference: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired
+Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise floor".
 """
 
 from __future__ import annotations
@@ -171,7 +173,7 @@ class NoiseFloor:
             gaps = _canonical_gaps(g, self.spread_sign)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
-                "seed": None if pd.isna(seed) else int(seed),
+                "seed": None if pd.isna(seed) else int(seed),  # type: ignore[arg-type]
                 "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
@@ -208,7 +210,7 @@ class NoiseFloor:
 
 def _seed_column(values: pd.Series) -> pd.Series:
     """Seeds as a nullable integer column (missing: NA); a non-integer seed is an error."""
-    out = []
+    out: list[int | None] = []
     for i, v in enumerate(values.tolist()):
         if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
             out.append(None)

@@ -12,6 +12,7 @@ within 1e-6 of 1, a trial without reward is undefined, and so is an infrastructu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,7 +154,7 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
     def sort_key(g: int):
         row = first_rows[g]
         labels = tuple(str(trials[c].iat[row]) for c in key_cols)
-        seed = seeds.iat[row]
+        seed: Any = seeds.iat[row]
         return labels, (0, 0) if pd.isna(seed) else (1, int(seed))
 
     n_tasks = len(task_names)
@@ -192,11 +193,12 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
                 arrays.append(out)
             first = np.full(m, -1, dtype=np.int64)
             first[pos] = sha[idx]
-            slots[(arm, t)] = Slot(present, *arrays, first)
+            slots[(arm, t)] = Slot(present, arrays[0], arrays[1], arrays[2], first)
         row = first_rows[g]
-        seed = seeds.iat[row]
+        seed_value: Any = seeds.iat[row]
         groups.append(Group(key=tuple(str(trials[c].iat[row]) for c in key_cols),
-                            seed=None if pd.isna(seed) else int(seed), slots=slots))
+                            seed=None if pd.isna(seed_value) else int(seed_value),
+                            slots=slots))
     return groups
 
 

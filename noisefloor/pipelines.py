@@ -249,16 +249,18 @@ def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by
         null = _quiet_nulls(trials, **null_options).table
     except ValueError:  # nothing certified at all
         return [""] * len(rows)
-    lookup = {}
+    lookup: dict[tuple, str] = {}
+    r: Any
     for r in null.itertuples(index=False):
         seed = "none" if pd.isna(r.seed) else int(r.seed)
         lookup[(r.a, r.b, r.trial_a, r.trial_b, seed)] = r.certified_by
         lookup[(r.b, r.a, r.trial_b, r.trial_a, seed)] = r.certified_by
     per_seed = rows[rows["seed"] != "pooled"]
     out = []
-    for r in rows.to_dict(orient="records"):
-        key = (int(r["trial"]), int(r["trial_b"]))
-        seeds = ([r["seed"]] if r["seed"] != "pooled" else
+    rec: Any
+    for rec in rows.to_dict(orient="records"):
+        key = (int(rec["trial"]), int(rec["trial_b"]))
+        seeds = ([rec["seed"]] if rec["seed"] != "pooled" else
                  per_seed.loc[(per_seed["trial"] == key[0]) & (per_seed["trial_b"] == key[1]),
                               "seed"].tolist())
         found = [lookup.get((a, b, *key, s), "") for s in seeds]

@@ -277,7 +277,8 @@ def floor_text(run: FloorRun) -> str:
 
 
 def _left_out_contrasts_line(left: dict, where: str) -> str:
-    only, excluded = left["n_only_a"] + left["n_only_b"], left["n_excluded"]
+    only = left.get("n_only_a", 0) + left.get("n_only_b", 0)
+    excluded = left.get("n_excluded", 0)
     if not (only or excluded):
         return ""
     return (f"left out: {only} task(s) present in one arm only, {excluded} with an "
@@ -327,7 +328,7 @@ def log_contrast_facts(run: AuditRun) -> list[tuple[str, str]]:
     if own["flag"].astype(bool).any():
         facts.append(("flag", "* fewer than 6 informative pairs: the sign test cannot reach "
                               "p < 0.05 whatever the gap"))
-    left = _left_out_contrasts_line(run.log_contrasts_left_out,
+    left = _left_out_contrasts_line(run.log_contrasts_left_out or {},
                                     "per row under log_contrasts in --json")
     if left:
         facts.append(("left_out", left))

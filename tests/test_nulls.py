@@ -277,3 +277,37 @@ def test_floor_from_counts_is_certified_by_the_table():
     nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
     assert set(nf.to_frame()["certified_by"]) == {COUNT_TABLE}
     assert round(nf.floor, 3) == 0.118  # Kaliyev & Maryanskyy (2026): about 12 pp
+
+
+@st.composite
+def _ragged_logs(draw):
+    """Two protocols x two trials with missing tasks, rewards without value and infrastructure
+    errors."""
+    rows = []
+    for p in ("a", "b"):
+        for tr in (0, 1):
+            for i in range(draw(st.integers(1, 6))):
+                kind = draw(st.sampled_from(["ok", "fail", "none", "infra"]))
+                rows.append({"protocol": p, "task_id": str(draw(st.integers(0, 7))) + f"-{i}"
+                             if draw(st.booleans()) else str(i), "trial": tr,
+                             "reward": {"ok": 1.0, "fail": 0.0}.get(kind, float("nan")),
+                             "infrastructure_error": kind == "infra"})
+    t = pd.DataFrame(rows).drop_duplicates(["protocol", "trial", "task_id"])
+    return t.reset_index(drop=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ragged_logs(), st.sampled_from(["exclude", "fail"]))
+def test_vectorised_pairing_counts_as_paired_contrast_does(t, infra):
+    # the per-pair join of noisefloor.stats.contrasts.paired_contrast is the definition the
+    # vectorised pairing (noisefloor.pairing) must keep: W/L/T and every left-out count
+    from noisefloor.stats.contrasts import paired_contrast
+
+    null = certified_null_contrasts(t, null_pairs=["a-b", "a-a", "b-b"],
+                                    infrastructure_errors=infra).table
+    for r in null.itertuples():
+        c = paired_contrast(t, r.a, r.b, trial=r.trial_a, trial_b=r.trial_b,
+                            infrastructure_errors=infra)
+        assert (r.wins, r.losses, r.ties) == (c.wins, c.losses, c.ties)
+        assert (r.n_only_a, r.n_only_b, r.n_excluded) == (
+            len(c.tasks_only_a), len(c.tasks_only_b), len(c.tasks_excluded))
