@@ -1,22 +1,23 @@
 """The noise floor: how far apart two runs that cannot differ land.
 
-A null contrast compares two arms that cannot differ by construction: trial 0 across
-protocols (every store is empty, every reader a no-op) or a re-run of one configuration
-against itself. A *clean* null contrast also has byte-identical first requests. From the
-per-seed W/L/T of the null contrasts, :func:`noise_floor` pools each contrast over seeds by
-summing counts and reports
+A null contrast compares two arms that cannot differ, and something certifies it
+(:mod:`noisefloor.nulls`: trial 0 across protocols when every paired record shows an empty
+store at its start, or identical first requests, or the user declares the pair; a re-run of one
+configuration when its reader cannot have acted; a published count table's trial-0 rows by the
+table's own declaration, :mod:`noisefloor.count_table`). A *clean* null contrast also has
+byte-identical first requests. From the per-seed W/L/T of the null contrasts,
+:func:`noise_floor` pools each contrast over seeds by summing counts and reports
 
 - the **floor**: the pooled upper 95% bound of the clean contrast(s),
 - the **envelope**: the largest pooled upper bound over all null contrasts,
 - the spread of the null gaps and the number of informative (untied) pairs.
 
-Source: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired
-Noise-Floor Protocol for Multi-Agent LLM Benchmarks" (``shared/seeds/001_*.txt``).
+Reference: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired
+Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise floor".
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -24,15 +25,19 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.contrasts import paired_contrast
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.nulls import NoNullContrastError, NullContrasts, certified_null_contrasts
+from noisefloor.pairs import DEFAULT_CLEAN, _reversals, _splits, split_protocol_pair
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
-NULL_COLUMNS = ("contrast", "kind", "clean", "seed", "wins", "losses", "ties")
+NULL_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties")
 
+#: ``level`` of a table row: one seed, or pooled over seeds (counts summed).
+SEED = "seed"
 POOLED = "pooled"
 
 #: A floor whose contrast has fewer untied (informative) pairs than this gets a caution. With k
@@ -93,14 +98,15 @@ class NoiseFloor:
     n_seeds : int
         Number of distinct seeds.
     per_seed_floor : dict
-        Seed -> bound of the clean contrast(s) at that seed.
+        Seed (int, or None for a log without seeds) -> bound of the clean contrast(s) at that
+        seed.
     confidence : float
         Interval level (default 0.95).
     reason : str
         Caveats (no clean contrast, undefined values); empty otherwise.
     table : pandas.DataFrame
-        One row per (contrast, seed) and per pooled contrast (``seed == "pooled"``); see
-        :meth:`to_frame`.
+        One row per (contrast, seed) (``level == "seed"``) and per pooled contrast
+        (``level == "pooled"``, ``seed`` NA); see :meth:`to_frame`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
     caution : str
@@ -130,8 +136,10 @@ class NoiseFloor:
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
 
-        Columns: ``contrast, kind, clean, seed, wins, losses, ties, n, gap, p_value,
-        p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``p_bonferroni`` corrects over the
+        Columns: ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties, n, gap,
+        p_value, p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``level`` is ``"seed"`` or
+        ``"pooled"``; ``seed`` is a nullable integer (NA on pooled rows and for a log without
+        seeds). ``p_bonferroni`` corrects over the
         null contrasts of the same seed (or of the pooled family); ``bound`` is
         :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
         between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
@@ -161,21 +169,23 @@ class NoiseFloor:
         {'seed': 1, 'floor': 0.189, 'envelope': 0.261, 'null_gap_min': 0.08, 'null_gap_max': 0.18, 'n_informative': 96}
         """
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
-        t = self.table[self.table["seed"].astype(str) != "pooled"]
+        t = self.table[self.table["level"] == SEED]
         rows = []
         signs = spread_signs(t)
-        for seed, g in t.groupby(t["seed"].astype(object), sort=True):
+        for seed, g in t.groupby("seed", sort=True, dropna=False):
             gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
-                "seed": seed,
+                "seed": None if pd.isna(seed) else int(seed),  # type: ignore[arg-type]
                 "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
                 "null_gap_max": float(gaps.max()) if gaps.notna().any() else math.nan,
                 "n_informative": int((g["wins"] + g["losses"]).sum()),
             })
-        return pd.DataFrame(rows, columns=cols)
+        out = pd.DataFrame(rows, columns=cols)
+        out["seed"] = pd.array(out["seed"].tolist(), dtype="Int64")
+        return out
 
     def to_dict(self) -> dict:
         """Plain-dict view (JSON-ready) with the table as a list of records."""
@@ -190,7 +200,8 @@ class NoiseFloor:
             "null_gap_max": self.null_gap_max,
             "n_informative": self.n_informative,
             "n_seeds": self.n_seeds,
-            "per_seed_floor": {str(k): v for k, v in self.per_seed_floor.items()},
+            "per_seed_floor": {"none" if k is None else str(k): v
+                               for k, v in self.per_seed_floor.items()},
             "confidence": self.confidence,
             "reason": self.reason,
             "n_informative_floor": self.n_informative_floor,
@@ -198,6 +209,22 @@ class NoiseFloor:
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
+
+
+def _seed_column(values: pd.Series) -> pd.Series:
+    """Seeds as a nullable integer column (missing: NA); a non-integer seed is an error."""
+    out: list[int | None] = []
+    for i, v in enumerate(values.tolist()):
+        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
+            out.append(None)
+        elif isinstance(v, (bool, np.bool_)) or not (
+                isinstance(v, (int, np.integer))
+                or (isinstance(v, (float, np.floating)) and float(v).is_integer())):
+            raise ValueError(f"null_contrasts row {i}: seed must be an integer or missing, got "
+                             f"{v!r}")
+        else:
+            out.append(int(v))
+    return pd.Series(pd.array(out, dtype="Int64"), index=values.index)
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
@@ -227,8 +254,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     ----------
     null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
         One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
-        (bool), ``seed``, ``wins``, ``losses``, ``ties`` (non-negative ints) and optionally
-        ``kind`` (``"trial0"`` or ``"aa"``). Build it with :func:`null_contrasts_from_counts`
+        (bool), ``seed`` (integer, or missing), ``wins``, ``losses``, ``ties`` (non-negative
+        ints) and optionally ``kind`` (``"trial0"`` or ``"aa"``) and ``certified_by`` (what
+        certified the contrast as null). Build it with :func:`null_contrasts_from_counts`
         or :func:`null_contrasts_from_trials`.
     confidence : float, default 0.95
         Interval level.
@@ -279,13 +307,15 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     frame = null_contrasts.copy()
     if "kind" not in frame.columns:
         frame["kind"] = "null"
-    frame["seed"] = frame["seed"].astype(object).where(frame["seed"].notna(), "none")
-    frame["seed"] = frame["seed"].map(lambda s: int(s) if isinstance(s, (float, np.floating))
-                                      and float(s).is_integer() else s)
+    if "certified_by" not in frame.columns:
+        frame["certified_by"] = ""
+    frame["certified_by"] = frame["certified_by"].fillna("").astype(str)
+    frame["seed"] = _seed_column(frame["seed"])
     dup = frame.duplicated(["contrast", "seed"], keep=False)
     if dup.any():
         r = frame[dup].iloc[0]
-        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {r['seed']!r}")
+        seed = "none" if pd.isna(r["seed"]) else int(r["seed"])
+        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {seed!r}")
     for col in ("wins", "losses", "ties"):
         values = pd.to_numeric(frame[col], errors="coerce")
         bad = values.isna() | (values < 0) | (values % 1 != 0)
@@ -295,18 +325,22 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                              f"{frame[col].iloc[i]!r}")
         frame[col] = values.astype(int)
     frame["clean"] = frame["clean"].astype(bool)
-    frame = frame[["contrast", "kind", "clean", "seed", "wins", "losses", "ties"]]
+    frame = frame[["contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties"]]
+    frame.insert(4, "level", SEED)
 
     per_seed = _stat_rows(frame, confidence)
-    _bonferroni(per_seed, lambda r: r["seed"])
+    _bonferroni(per_seed, lambda r: None if pd.isna(r["seed"]) else int(r["seed"]))
     for r in per_seed:
         r["tau"] = math.nan
 
     pooled_counts = (frame.groupby("contrast", sort=False)
-                     .agg(kind=("kind", "first"), clean=("clean", "all"), wins=("wins", "sum"),
+                     .agg(kind=("kind", "first"), clean=("clean", "all"),
+                          certified_by=("certified_by", lambda v: "; ".join(dict.fromkeys(v))),
+                          wins=("wins", "sum"),
                           losses=("losses", "sum"), ties=("ties", "sum"))
                      .reset_index())
-    pooled_counts.insert(3, "seed", POOLED)
+    pooled_counts.insert(4, "level", POOLED)
+    pooled_counts.insert(5, "seed", pd.NA)
     pooled = _stat_rows(pooled_counts, confidence)
     _bonferroni(pooled, lambda r: POOLED)
     for r in pooled:
@@ -320,12 +354,14 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         if pool.reason:
             r["reason"] = "; ".join(x for x in (r["reason"], f"tau undefined: {pool.reason}") if x)
 
-    columns = ["contrast", "kind", "clean", "seed", "wins", "losses", "ties", "n", "gap",
+    columns = ["contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses",
+               "ties", "n", "gap",
                "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
     table = pd.DataFrame(per_seed + pooled, columns=columns)
+    table["seed"] = _seed_column(table["seed"])
 
     reasons = []
-    pooled_df = table[table["seed"] == POOLED]
+    pooled_df = table[table["level"] == POOLED]
     clean_df = pooled_df[pooled_df["clean"]]
     basis = "clean"
     if clean_df.empty:
@@ -338,7 +374,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     if math.isnan(floor):
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
-    seed_rows = table[table["seed"] != POOLED]
+    seed_rows = table[table["level"] == SEED]
     gap_sd, gap_min, gap_max = null_gap_spread(seed_rows)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
@@ -356,15 +392,15 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                         + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
                         "gap was -3 pp at the next seed)")
     per_seed_floor = {}
-    for seed, rows in seed_rows.groupby("seed", sort=True):
+    for seed, rows in seed_rows.groupby("seed", sort=True, dropna=False):
         chosen = rows[rows["clean"]] if basis == "clean" else rows
-        per_seed_floor[seed] = _max_bound(chosen)[0]
+        per_seed_floor[None if pd.isna(seed) else int(seed)] = _max_bound(chosen)[0]
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,
         null_gap_sd=gap_sd, null_gap_min=gap_min, null_gap_max=gap_max,
         n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
-        n_seeds=int(seed_rows["seed"].nunique()), per_seed_floor=per_seed_floor,
+        n_seeds=int(seed_rows["seed"].nunique(dropna=False)), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
         caution=("; ".join(cautions) + "; verdicts against it are provisional") if cautions else "",
@@ -380,368 +416,40 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
 
 
 #: The contrast the noise-floor paper certifies clean (byte-identical first requests at trial 0).
-DEFAULT_CLEAN = ("no_coord-intercept",)
 
 
-def _splits(label: str) -> list[tuple[str, str]]:
-    """Every way to read ``label`` as ``a-b`` with both sides non-empty (names may hold '-')."""
-    return [(label[:i], label[i + 1:]) for i, ch in enumerate(label)
-            if ch == "-" and 0 < i < len(label) - 1]
+def null_contrasts_from_trials(trials: pd.DataFrame, *, clean_pairs=(), null_pairs=(),
+                               trial0: bool = True, reruns: bool = True,
+                               infrastructure_errors: str = "exclude") -> pd.DataFrame:
+    """The certified null contrasts of a log as a table (see
+    :func:`noisefloor.nulls.certified_null_contrasts`, which returns them typed).
 
-
-def _reversals(label: str) -> set[str]:
-    """``b-a`` for every reading ``a-b`` of ``label``."""
-    return {f"{b}-{a}" for a, b in _splits(label)}
-
-
-def split_protocol_pair(label: str, protocols, *, what: str = "clean pair") -> tuple[str, str]:
-    """Split ``"a-b"`` into two protocol names, where the names themselves may contain '-'.
-
-    Of every split at a '-', the one whose two sides are both among ``protocols`` is taken.
-
-    Parameters
-    ----------
-    label : str
-        The pair as written, e.g. ``"no-coord-intercept"``.
-    protocols : iterable of str
-        The protocol names present (in the log).
-    what : str, default "clean pair"
-        What the label is, for the error message (e.g. ``"contrast"``).
-
-    Returns
-    -------
-    (str, str)
-        The two protocols, in the order written.
-
-    Raises
-    ------
-    ValueError
-        If no split, or more than one, gives two of ``protocols``; the message lists the
-        protocols and every split that fits.
-
-    Examples
-    --------
-    >>> split_protocol_pair("no-coord-intercept", ["no-coord", "intercept", "pull"])
-    ('no-coord', 'intercept')
-    >>> split_protocol_pair("a-b-c", ["a", "b-c", "a-b", "c"])
-    Traceback (most recent call last):
-    ...
-    ValueError: clean pair 'a-b-c' is ambiguous: it reads as 'a' vs 'b-c' and as 'a-b' vs 'c', all protocols of the log (a, a-b, b-c, c); the pair cannot be told apart as written
-    """
-    names = sorted(set(map(str, protocols)))
-    listed = ", ".join(names) or "none"
-    fits = [(a, b) for a, b in _splits(label) if a in names and b in names]
-    if len(fits) == 1:
-        return fits[0]
-    if not fits:
-        raise ValueError(
-            f"{what} must name two protocols as 'a-b' (e.g. 'no_coord-intercept'), both "
-            f"present in the log; {label!r} splits into no two of them. Protocols in the log: "
-            f"{listed}")
-    readings = " and as ".join(f"{a!r} vs {b!r}" for a, b in fits)
-    raise ValueError(
-        f"{what} {label!r} is ambiguous: it reads as {readings}, all protocols of the log "
-        f"({listed}); the pair cannot be told apart as written")
-
-
-def null_contrasts_from_counts(
-    counts: pd.DataFrame, *, clean: tuple[str, ...] | None = None
-) -> pd.DataFrame:
-    """Select the null contrasts of a published paired-count table.
-
-    Parameters
-    ----------
-    counts : pandas.DataFrame
-        A table like the noise-floor paper's (columns ``seed, trial, subset, contrast, wins,
-        losses, ties``); rows at ``trial == 0`` (and ``subset == "all"`` when that column
-        exists) are null contrasts.
-    clean : tuple of str, optional
-        Contrast labels whose first requests are byte-identical; either orientation matches,
-        and a label written the other way round from the table turns the row to the order
-        given (``a-b`` is a minus b: wins and losses swap). Each label given must be one of
-        the table's null contrasts. Protocol names may contain '-': a label not in the table
-        as written is matched against the table's labels by every split ``a-b`` -> ``b-a``;
-        a label that matches two of them is an error. By default
-        ``"no_coord-intercept"`` is clean when the table holds it (the noise-floor paper's
-        clean contrast); otherwise none is.
+    Parameters are those of :func:`~noisefloor.nulls.certified_null_contrasts`.
 
     Returns
     -------
     pandas.DataFrame
-        Columns ``contrast, kind, clean, seed, wins, losses, ties`` (kind ``"trial0"``) and
-        ``reoriented`` (True where a clean label the user wrote reverses the table's order).
+        :attr:`NullContrasts.table <noisefloor.nulls.NullContrasts.table>`, with the skipped
+        candidates under ``attrs["skipped"]`` (and the skipped re-runs under
+        ``attrs["skipped_reruns"]``) for callers of the earlier table-only interface.
 
-    Raises
-    ------
-    ValueError
-        If no row is a null contrast, a ``clean`` label names none of them, a count lies
-        outside [0, 2**63), or one pair of arms is given both ways (``a-b`` and ``b-a`` at the
-        same seed, trial and subset, on any row). The message names ``file:line`` when ``counts.attrs["source"]`` and a
-        ``line`` column are present.
+    Warns
+    -----
+    UserWarning
+        When tasks present in one arm only were left unpaired (counted in ``n_only_a`` /
+        ``n_only_b``).
     """
-    _check_counts_fit(counts)  # every row: the audit tests the other contrasts too
-    _check_no_reversed_twins(counts)  # every row too: a trial-1 pair given both ways double counts
-    mask = counts["trial"].map(lambda t: int(t) == 0).astype(bool)  # Python ints: no overflow
-    if "subset" in counts.columns:
-        mask &= counts["subset"].astype(str) == "all"
-    rows = counts[mask]
-    rows.attrs = dict(counts.attrs)
-    if rows.empty:
-        raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
-                         "contrast to build a floor from")
-    present = set(rows["contrast"].astype(str))
-    if clean is None:
-        clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reversals(c) & present)
-    # table label -> the clean label as the user wrote it; a label written the other way round
-    # from the table is found by the split whose reversal is a table contrast (protocol names
-    # may contain '-', so every split is tried)
-    orient: dict[str, str] = {}
-    listed = ", ".join(sorted(present))
-    for label in clean:
-        reversed_in_table = sorted(_reversals(label) & present - {label})
-        if len(reversed_in_table) > 1:
-            raise ValueError(
-                f"clean contrast {label!r} is ambiguous: read the other way round it could be "
-                f"{' or '.join(map(repr, reversed_in_table))} of the table (protocol names "
-                f"containing '-'); null (trial-0) contrasts of the table: {listed}")
-        if label not in present and not reversed_in_table:
-            raise ValueError(f"clean contrast {label!r} is not among the null (trial-0) contrasts "
-                             f"of the table: {listed}")
-        for table_label in [label, *reversed_in_table]:
-            if table_label in present:
-                orient.setdefault(table_label, label)
-    labels = rows["contrast"].astype(str).to_numpy()
-    wins = rows["wins"].astype(int).to_numpy()
-    losses = rows["losses"].astype(int).to_numpy()
-    # a clean label the user wrote the other way round from the table: orient the row as the
-    # user wrote it (a-b = a minus b: wins and losses swap)
-    flip = np.array([orient.get(lab, lab) != lab for lab in labels], dtype=bool)
-    out = pd.DataFrame({
-        "contrast": [orient.get(lab, lab) for lab in labels],
-        "kind": "trial0",
-        "clean": np.array([lab in orient for lab in labels], dtype=bool),
-        "seed": rows["seed"].to_numpy(),
-        "wins": np.where(flip, losses, wins),
-        "losses": np.where(flip, wins, losses),
-        "ties": rows["ties"].astype(int).to_numpy(),
-        "reoriented": flip,
-    })
-    return out
-
-
-def _where(rows: pd.DataFrame, i: int) -> str:
-    """``file:line`` (``attrs["source"]`` and the ``line`` column that
-    :func:`~noisefloor.published.read_paired_counts` records), else ``count table row i``."""
-    source = rows.attrs.get("source")
-    if "line" in rows.columns:
-        line = int(rows["line"].iloc[i])
-        return f"{source}:{line}" if source else f"count table line {line}"
-    return f"{source}: row {i}" if source else f"count table row {i}"
-
-
-def _check_counts_fit(rows: pd.DataFrame) -> None:
-    # A count beyond the 64-bit range would overflow when converted (an OverflowError, not a
-    # message); no benchmark has 2**63 tasks, so such a count is a typo.
-    for col in ("wins", "losses", "ties"):
-        for i, v in enumerate(rows[col].tolist()):
-            if isinstance(v, (int, np.integer)) and not 0 <= int(v) < 2**63:
-                raise ValueError(f"{_where(rows, i)}: field {col!r}: expected an "
-                                 f"integer in [0, 2**63), got {v}")
-
-
-def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
-    # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
-    # side); keeping both would double the evidence and the Bonferroni family.
-    keys = [c for c in ("model", "benchmark", "seed", "trial", "subset") if c in rows.columns]
-    first: dict = {}
-    labels = rows["contrast"].astype(str).tolist()
-    key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
-    for i, (label, key) in enumerate(zip(labels, key_values)):
-        first.setdefault((key, label), i)
-        twins = [first[(key, r)] for r in sorted(_reversals(label)) if (key, r) in first]
-        twin = next((t for t in twins if t != i), None)
-        if twin is not None:
-            raise ValueError(
-                f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
-                f"({_where(rows, twin)}) written the other way round for the same seed, trial "
-                "and subset; give "
-                "each pair of arms once (wins and losses swap with the order)")
-
-
-def _first_requests_match(trials: pd.DataFrame, a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> bool:
-    if "first_request_sha256" not in trials.columns:
-        return False
-    ha = a_rows.set_index(a_rows["task_id"].astype(str))["first_request_sha256"]
-    hb = b_rows.set_index(b_rows["task_id"].astype(str))["first_request_sha256"]
-    common = ha.index.intersection(hb.index)
-    if len(common) == 0:
-        return False
-    ha, hb = ha.loc[common], hb.loc[common]
-    if ha.isna().any() or hb.isna().any():
-        return False
-    return bool((ha.astype(str) == hb.astype(str)).all())
-
-
-def _reader_inactive(rows: pd.DataFrame) -> str:
-    """Why the coordination reader changed nothing the agent saw in these trial records, or
-    ``""`` when it may have: the store was empty at the start of every task
-    (``store_events_at_start`` absent or 0), or ``injections`` is logged and 0 on every task
-    (no_coord's store is written but never read, so its re-runs are A/A pairs whatever the
-    store holds)."""
-    if "store_events_at_start" not in rows.columns:
-        return "no store logged"
-    if bool((rows["store_events_at_start"].fillna(0).astype(int) == 0).all()):
-        return "empty store"
-    if "injections" in rows.columns:
-        inj = rows["injections"]
-        if bool(inj.notna().all()) and bool((inj.astype(int) == 0).all()):
-            return "no injection"
-    return ""
-
-
-def null_contrasts_from_trials(
-    trials: pd.DataFrame,
-    *,
-    clean_pairs=(),
-    trial0: bool = True,
-    reruns: bool = True,
-    infrastructure_errors: str = "exclude",
-) -> pd.DataFrame:
-    """Null contrasts from per-trial logs.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Output of :func:`noisefloor.logs.load_trials` (or any frame with ``protocol, task_id,
-        trial, reward`` and optionally ``benchmark, model, seed, infrastructure_error,
-        store_events_at_start, first_request_sha256``).
-    clean_pairs : iterable of str or (str, str)
-        Protocol pairs the user certifies clean (``"no_coord-intercept"`` or a tuple), in
-        addition to those whose ``first_request_sha256`` match on every paired task. Each pair
-        given must be a trial-0 contrast of the log, and its contrast is oriented as written
-        (``"no_coord-intercept"``: wins are tasks where no_coord succeeded and intercept
-        failed); other trial-0 contrasts are written in sorted protocol order. Protocol names
-        may contain '-': a string is split where both sides are protocols of the log (see
-        :func:`split_protocol_pair`); when no split, or more than one, fits, it is an error
-        listing the protocols (a tuple is never ambiguous).
-    trial0 : bool, default True
-        Include trial 0 across every pair of protocols (the stores are empty at trial 0).
-    reruns : bool, default True
-        Include re-runs of one configuration against itself: trial i vs trial j (i < j) of one
-        protocol, when its reader changed nothing at both trials: the store was empty
-        (``store_events_at_start`` absent or 0 on every task) or nothing was injected
-        (``injections`` logged and 0 on every task, as for no_coord, whose store is written but
-        never read). Any other pair may differ by coordination, is not a null contrast and is
-        skipped; skipped pairs are listed in ``attrs["skipped_reruns"]`` of the result.
-    infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``contrast, kind, clean, seed, wins, losses, ties, n_only_a, n_only_b,
-        n_excluded, reoriented``; the label is prefixed by ``benchmark/model:`` when the log
-        holds more than one of them. Tasks present in one arm only are counted in ``n_only_*``;
-        ``reoriented`` is True where a user-named clean pair reverses the sorted order.
-
-    Raises
-    ------
-    ValueError
-        If no null contrast can be formed (one protocol with one trial, say), or a clean pair
-        does not split into two protocols of the log (or splits more than one way), or is not
-        a trial-0 contrast of the log.
-    """
-    named = []  # as the user wrote them, in order (error messages must be reproducible)
-    log_protocols = set(map(str, trials["protocol"].dropna().unique())) if clean_pairs else set()
-    for p in clean_pairs:
-        if isinstance(p, str):
-            parts = split_protocol_pair(p, log_protocols)
-        else:
-            parts = tuple(p)
-        if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts):
-            raise ValueError(f"clean pair must name two protocols as 'a-b' (e.g. "
-                             f"'no_coord-intercept'), got {p!r}")
-        named.append((parts[0], parts[1]))
-    pairs = set(named) | {(b, a) for a, b in named}
-    group_cols = [c for c in ("benchmark", "model") if c in trials.columns]
-    frame = trials.copy()
-    if "seed" not in frame.columns:
-        frame["seed"] = pd.NA
-    rows = []
-    skipped: list[dict] = []
-    groups = list(frame.groupby(group_cols, sort=True, dropna=False)) if group_cols else [((), frame)]
-    multi = len(groups) > 1
-    for gkey, g in groups:
-        gkey = gkey if isinstance(gkey, tuple) else (gkey,)
-        prefix = ("/".join(map(str, gkey)) + ":") if multi else ""
-        for seed, s in g.groupby(g["seed"].astype(object).where(g["seed"].notna(), "none"),
-                                 sort=True):
-            protocols = sorted(map(str, s["protocol"].unique()))
-            if trial0:
-                for a, b in itertools.combinations(protocols, 2):
-                    swapped = (b, a) in named and (a, b) not in named
-                    if swapped:
-                        a, b = b, a  # a pair the user named keeps the user's order: a-b = a minus b
-                    ra = s[(s["protocol"].astype(str) == a) & (s["trial"] == 0)]
-                    rb = s[(s["protocol"].astype(str) == b) & (s["trial"] == 0)]
-                    if ra.empty or rb.empty:
-                        continue
-                    c = paired_contrast(s, a, b, trial=0, infrastructure_errors=infrastructure_errors)
-                    clean = (a, b) in pairs or _first_requests_match(s, ra, rb)
-                    rows.append(_row(prefix + c.label, "trial0", clean, seed, c, swapped))
-            if reruns:
-                for p in protocols:
-                    sp = s[s["protocol"].astype(str) == p]
-                    for i, j in itertools.combinations(sorted(sp["trial"].unique()), 2):
-                        ri, rj = sp[sp["trial"] == i], sp[sp["trial"] == j]
-                        if not (_reader_inactive(ri) and _reader_inactive(rj)):
-                            skipped.append({
-                                "contrast": f"{prefix}{p}[t{int(i)}]-{p}[t{int(j)}]",
-                                "seed": seed,
-                                "reason": "the store held peer events and the reader injected "
-                                          "them (or injections are not logged), so the re-runs "
-                                          "may differ by coordination: not a null contrast",
-                            })
-                            continue
-                        c = paired_contrast(s, p, p, trial=int(i), trial_b=int(j),
-                                            infrastructure_errors=infrastructure_errors)
-                        clean = _first_requests_match(s, ri, rj)
-                        rows.append(_row(prefix + c.label, "aa", clean, seed, c))
-    if not rows:
-        if not (trial0 or reruns):
-            raise ValueError("no null contrast can be formed: both kinds are switched off "
-                             "(trial0=False and reruns=False)")
-        needs = [what for on, what in ((trial0, "trial 0 of two protocols"),
-                                       (reruns, "two trials of one configuration whose reader "
-                                                "injected nothing (empty store, or injections 0)"))
-                 if on]
-        why = (f" ({len(skipped)} re-run pair(s) skipped: the reader injected peer events)"
-               if skipped else "")
-        raise ValueError("no null contrast can be formed: the log needs " + ", or ".join(needs)
-                         + why)
-    formed = {(r["a"], r["b"]) for r in rows if r["kind"] == "trial0"}
-    for a, b in named:
-        if (a, b) not in formed and (b, a) not in formed:
-            raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "
-                             "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
-                                                     or "none"))
-    for r in rows:
-        del r["a"], r["b"]
-    out = pd.DataFrame(rows)
-    out.attrs["skipped_reruns"] = skipped
+    result = certified_null_contrasts(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
+                                      trial0=trial0, reruns=reruns,
+                                      infrastructure_errors=infrastructure_errors)
+    out = result.to_frame()
+    out.attrs["skipped"] = [dict(r) for r in result.skipped]
+    out.attrs["skipped_reruns"] = [dict(r) for r in result.skipped if r["kind"] == "aa"]
     n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
     if n_only:
         warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "
                       "(counted in n_only_a / n_only_b)", stacklevel=2)
     return out
-
-
-def _row(label: str, kind: str, clean: bool, seed, c, reoriented: bool = False) -> dict:
-    return {"a": c.a, "b": c.b, "contrast": label, "kind": kind, "clean": bool(clean), "seed": seed,
-            "wins": c.wins,
-            "losses": c.losses, "ties": c.ties, "n_only_a": len(c.tasks_only_a),
-            "n_only_b": len(c.tasks_only_b), "n_excluded": len(c.tasks_excluded),
-            "reoriented": bool(reoriented)}
 
 
 def noise_floor_from_trials(trials: pd.DataFrame, *, clean_pairs=(), confidence: float = 0.95,

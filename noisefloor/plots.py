@@ -72,12 +72,13 @@ def null_gaps_beyond_envelope(noise_floor) -> list[tuple[str, object, float]]:
     [('pull-intercept', 1, 0.18)]
     """
     t = noise_floor.to_frame()
-    t = t[t["seed"].astype(str) != "pooled"]
+    t = t[t["level"] == "seed"] if "level" in t.columns else t[t["seed"].astype(str) != "pooled"]
     env = noise_floor.envelope
     if env != env:
         return []
     out = t[t["gap"].abs() > env + 1e-12]
-    return [(str(c), s, float(g)) for c, s, g in zip(out["contrast"], out["seed"], out["gap"])]
+    return [(str(c), None if pd.isna(s) else int(s), float(g))
+            for c, s, g in zip(out["contrast"], out["seed"], out["gap"])]
 
 
 def above_note(noise_floor) -> str:
@@ -381,9 +382,10 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
         table = nf.to_frame()
         single = nf.n_seeds <= 1
         if single:  # the pooled rows would repeat the one seed's rows
-            table = table[table["seed"] != "pooled"]
+            table = table[table["level"] != "pooled"]
         for rec in table.to_dict(orient="records"):
-            seed = rec["seed"]
+            seed = ("pooled" if rec["level"] == "pooled"
+                    else "none" if rec["seed"] is None else rec["seed"])
             section = ("Null contrasts, one seed" if single
                        else "Null contrasts, pooled over seeds" if seed == "pooled"
                        else "Null contrasts, per seed")

@@ -1,14 +1,25 @@
-"""Markdown reports a person reads: the floor, the verdicts, the plot."""
+"""What a person reads: the floor, the contrasts and the verdicts as text and Markdown.
+
+One module renders every view of a result: :func:`floor_text` (``noisefloor floor``),
+:func:`contrast_text` (``noisefloor contrast --log``), :func:`audit_text` and
+:func:`audit_markdown` (``noisefloor audit`` and its ``report.md``). The text and the Markdown
+of an audit are built from the same facts (:func:`floor_facts`, :func:`log_contrast_facts`,
+:func:`claim_facts`), so the terminal and report.md carry the same content.
+"""
 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from noisefloor.audit import AuditResult
 from noisefloor.floor import NoiseFloor
 from noisefloor.plots import above_note
+
+if TYPE_CHECKING:
+    from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
 
 
 def pp(value: float, digits: int = 1, signed: bool = False) -> str:
@@ -47,6 +58,19 @@ def _p(value: float) -> str:
     return "<1e-300" if value == 0.0 else f"{value:.3g}"
 
 
+def seed_text(level: str, seed) -> str:
+    """How a table row's seed is shown: ``"pooled"``, ``"none"`` (no seed logged) or the seed.
+
+    Examples
+    --------
+    >>> seed_text("seed", 300), seed_text("pooled", None), seed_text("seed", None)
+    ('300', 'pooled', 'none')
+    """
+    if level == "pooled":
+        return "pooled"
+    return "none" if seed is None or pd.isna(seed) else str(int(seed))
+
+
 def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """Human-facing table of the null contrasts (gaps and bounds in pp).
 
@@ -54,17 +78,17 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """
     t = nf.to_frame()
     if nf.n_seeds <= 1:  # pooled rows would repeat the single seed's rows
-        t = t[t["seed"] != "pooled"]
+        t = t[t["level"] != "pooled"]
     return pd.DataFrame({
         "contrast": t["contrast"] + t["clean"].map({True: " (clean)", False: ""}),
-        "seed": t["seed"].astype(str),
+        "seed": [seed_text(level, seed) for level, seed in zip(t["level"], t["seed"])],
         "W/L/T": [f"{w}/{lo}/{ti}" for w, lo, ti in zip(t["wins"], t["losses"], t["ties"])],
         "gap pp": [pp(g, signed=True) for g in t["gap"]],
         "95% CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                       for a, b in zip(t["ci_low"], t["ci_high"])],
         "p": [_p(p) for p in t["p_value"]],
         "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
-        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["seed"])],
+        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["level"])],
     })
 
 
@@ -154,91 +178,278 @@ def _markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def audit_report(result: AuditResult, nf: NoiseFloor, *, figure: str | None = "forest.png",
-                 source: str = "", claims_source: str = "", claims_note: str = "",
-                 others: pd.DataFrame | None = None,
-                 log_contrasts: pd.DataFrame | None = None) -> str:
-    """A short Markdown report of an audit.
+
+def text_table(frame: pd.DataFrame) -> str:
+    """A DataFrame as an aligned text table without the index (as the CLI prints it)."""
+    with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                           "display.width", 200, "display.max_colwidth", 60):
+        return frame.to_string(index=False)
+
+
+def _listed(labels: list[str], limit: int = 6) -> str:
+    return ", ".join(labels[:limit]) + (", ..." if len(labels) > limit else "")
+
+
+def certification_line(null_table: pd.DataFrame) -> str:
+    """What certified the null contrasts, in one line (``""`` for an empty table).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"contrast": ["a-b", "a[t0]-a[t1]", "a-b"], "seed": [1, 1, 2],
+    ...                   "certified_by": ["empty store at start", "no injection",
+    ...                                    "empty store at start"]})
+    >>> certification_line(t)
+    'certified null by: empty store at start (a-b); no injection (a[t0]-a[t1])'
+    """
+    if null_table.empty or "certified_by" not in null_table.columns:
+        return ""
+    by: dict[str, list[str]] = {}
+    for label, cert in zip(null_table["contrast"].astype(str), null_table["certified_by"]):
+        labels = by.setdefault(str(cert) or "unstated", [])
+        if label not in labels:
+            labels.append(label)
+    if len(by) == 1:
+        return f"certified null by: {next(iter(by))} (every null contrast)"
+    return "certified null by: " + "; ".join(f"{cert} ({_listed(labels)})"
+                                             for cert, labels in by.items())
+
+
+def left_out_line(null_table: pd.DataFrame) -> str:
+    """One line saying how many paired tasks each kind of exclusion removed, or ``""``."""
+    cols = ("n_only_a", "n_only_b", "n_excluded")
+    totals = {c: int(null_table[c].sum()) for c in cols if c in null_table.columns}
+    if not any(totals.values()):
+        return ""
+    parts = []
+    only = totals.get("n_only_a", 0) + totals.get("n_only_b", 0)
+    if only:
+        parts.append(f"{only} task(s) present in one arm only")
+    if totals.get("n_excluded", 0):
+        parts.append(f"{totals['n_excluded']} task(s) with an infrastructure error or no reward")
+    present = [c for c in cols if c in null_table.columns]
+    affected = int((null_table[present].sum(axis=1) > 0).sum())
+    return (f"left out: {', '.join(parts)}, summed over {affected} per-seed contrast(s) "
+            "(per contrast under left_out in --json)")
+
+
+def skipped_line(skipped) -> str:
+    """One line naming the candidate pairs nothing certified as null, or ``""``."""
+    if not skipped:
+        return ""
+    labels = [r["contrast"] for r in skipped]
+    return (f"skipped: {len(skipped)} pair(s) nothing certifies as null (not null contrasts): "
+            f"{_listed(labels)} (each with its reason under skipped in --json)")
+
+
+def floor_facts(nf: NoiseFloor, null_table: pd.DataFrame, skipped=()) -> list[tuple[str, str]]:
+    """The floor's facts after its three headline lines, as ``(kind, text)``: ``certified``,
+    ``note``, ``caution``, ``left_out``, ``skipped`` (only those that apply), in that order."""
+    facts = []
+    cert = certification_line(null_table)
+    if cert:
+        facts.append(("certified", cert))
+    if nf.reason:
+        facts.append(("note", f"note: {nf.reason}"))
+    if nf.caution:
+        facts.append(("caution", f"caution: {nf.caution}"))
+    for kind, text in (("left_out", left_out_line(null_table)), ("skipped", skipped_line(skipped))):
+        if text:
+            facts.append((kind, text))
+    return facts
+
+
+def _which(contrast: str) -> str:
+    return contrast or "no contrast has an untied pair"
+
+
+def floor_text(run: FloorRun) -> str:
+    """The terminal output of ``noisefloor floor``."""
+    nf = run.noise_floor
+    lines = [f"{run.n_trials} trials, {run.n_tasks} tasks, {run.n_protocols} protocol(s), "
+             f"{len(run.null_contrasts.table)} per-seed null contrast(s)",
+             f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast)}; basis: {nf.basis})",
+             f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast)})",
+             f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
+             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp; "
+             f"{count_noun(nf.n_informative, 'informative pair')}"]
+    lines += [f"  {text}" for _, text in floor_facts(nf, run.null_contrasts.table, run.skipped)]
+    return "\n".join(lines + ["", text_table(floor_table(nf))])
+
+
+def _left_out_contrasts_line(left: dict, where: str) -> str:
+    only = left.get("n_only_a", 0) + left.get("n_only_b", 0)
+    excluded = left.get("n_excluded", 0)
+    if not (only or excluded):
+        return ""
+    return (f"left out: {only} task(s) present in one arm only, {excluded} with an "
+            "infrastructure error or no reward, each once per contrast, seed and trial "
+            f"({where})")
+
+
+def _p_sentence(p: float) -> str:
+    """``= 0.003933``, ``= n/a`` (NaN), or ``< 1e-300`` when a defined p underflowed to 0.0."""
+    if p != p:
+        return "= n/a"
+    if p == 0.0:
+        return "< 1e-300 (underflows to 0 in floating point; not exactly 0)"
+    return f"= {p:.4g}"
+
+
+def contrast_text(run: ContrastRun) -> str:
+    """The terminal output of ``noisefloor contrast --log``."""
+    rows = run.contrasts
+    arms = "models" if run.by == "model" else "records"
+    lines = [f"{run.a}-{run.b} from {', '.join(run.sources)}: {arms} paired by task and trial; "
+             "wins = tasks where a succeeded and b failed"]
+    shown = contrast_table(rows.assign(p_adjusted=rows["p_bonferroni"]), ci=True)
+    column = f"p Bonferroni (m = {run.family_size})"
+    shown = shown.rename(columns={"p_adj": column})
+    if run.family_size == 1:
+        shown = shown.drop(columns=[column])
+    if rows["certified_null"].astype(bool).any():
+        shown["certified null by"] = rows["certified_null"].replace("", "-").to_numpy()
+    lines.append(text_table(shown))
+    lines += [f"note: {reason}" for reason in run.notes]
+    left = _left_out_contrasts_line(run.left_out, "per row in --json")
+    if left:
+        lines.append(left)
+    return "\n".join(lines)
+
+
+def log_contrast_facts(run: AuditRun) -> list[tuple[str, str]]:
+    """Facts under the log's own contrasts: ``none``, ``flag``, ``left_out``."""
+    own = run.log_contrasts
+    if own is None:
+        return [("none", f"none: the log holds {count_noun(run.n_arms, 'protocol')}; a contrast "
+                         "needs two")]
+    if own.empty:
+        return [("none", "none: no two protocols share a trial after trial 0")]
+    facts = []
+    if own["flag"].astype(bool).any():
+        facts.append(("flag", "* fewer than 6 informative pairs: the sign test cannot reach "
+                              "p < 0.05 whatever the gap"))
+    left = _left_out_contrasts_line(run.log_contrasts_left_out or {},
+                                    "per row under log_contrasts in --json")
+    if left:
+        facts.append(("left_out", left))
+    return facts
+
+
+def claim_facts(run: AuditRun) -> tuple[str, list[tuple[str, str]], list[str]]:
+    """The claims' headline, the facts under it (``source``, ``note``, ``caution``) and the
+    ``flagged:`` lines after the table."""
+    c = run.result.counts
+    head = (f"Claims: {c['below']} below the floor, {c['inside']} inside the envelope, "
+            f"{c['above']} above it (below = unresolved against the floor, not refuted)")
+    facts = [("source", f"claims used: {run.claims_source}")]
+    if run.claims_note:
+        facts.append(("note", f"note: {run.claims_note[0].lower()}{run.claims_note[1:]}"))
+    if run.noise_floor.caution:
+        facts.append(("caution", "caution: provisional: the floor is weakly supported (see its "
+                                 "caution above)"))
+    if above_note(run.noise_floor):
+        facts.append(("note", f"note: {above_note(run.noise_floor)}"))
+    flagged = [f"flagged: {v.paper}: {v.flag}" for v in run.result.verdicts if v.flag]
+    return head, facts, flagged
+
+
+_LOG_HEAD = ("Contrasts in this log, placed against the floor (sign test per trial; "
+             "Bonferroni within seed, trial, subset)")
+_OTHERS_HEAD = "Other contrasts in the count table (sign test; Bonferroni within seed, trial, subset)"
+
+
+def audit_text(run: AuditRun) -> str:
+    """The terminal output of ``noisefloor audit`` (without the ``Wrote`` line)."""
+    nf = run.noise_floor
+    lines = [f"Noise floor from {run.floor_source}",
+             f"  floor     {pp(nf.floor)} pp  pooled upper 95% bound of {nf.floor_contrast}"
+             f" ({'clean' if nf.basis == 'clean' else 'no clean contrast'})",
+             f"  envelope  {pp(nf.envelope)} pp  largest pooled upper bound "
+             f"({nf.envelope_contrast})",
+             f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
+             f"{pp(nf.null_gap_max, signed=True)} pp over {nf.n_seeds} seed(s); "
+             f"{count_noun(nf.n_informative, 'informative pair')}"]
+    lines += [f"  {text}" for _, text in floor_facts(nf, run.null_table, run.skipped)]
+    lines += ["", text_table(floor_table(nf))]
+    if run.from_logs:
+        lines += ["", _LOG_HEAD]
+        if run.log_contrasts is not None and not run.log_contrasts.empty:
+            lines.append(text_table(contrast_table(run.log_contrasts, ci=True)))
+        lines += [f"  {text}" for _, text in log_contrast_facts(run)]
+    if run.other_contrasts is not None:
+        lines += ["", _OTHERS_HEAD, text_table(contrast_table(run.other_contrasts))]
+    head, facts, flagged = claim_facts(run)
+    lines += ["", head, *[f"  {text}" for _, text in facts],
+              text_table(verdict_table(run.result).drop(columns=["flag"])),
+              *[f"  {text}" for text in flagged]]
+    return "\n".join(lines)
+
+
+def _md_fact(kind: str, text: str) -> str:
+    if kind == "caution":
+        return f"- **{text[0].upper()}{text[1:]}.**"
+    return f"- {text[0].upper()}{text[1:]}"
+
+
+def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
+    """The ``report.md`` of ``noisefloor audit``: the same facts as :func:`audit_text`.
 
     Parameters
     ----------
-    result : AuditResult
-        Claims placed against the floor.
-    nf : NoiseFloor
-        The floor they were placed against.
+    run : AuditRun
+        The audit.
     figure : str or None, default "forest.png"
         Relative path of the forest plot to embed.
-    source : str
-        Where the floor's inputs came from (shown under the title).
-    claims_source : str
-        Where the claims came from (a file, or the bundled table).
-    claims_note : str
-        A sentence shown under it (e.g. that bundled claims were placed against a log's floor).
-    others : pandas.DataFrame, optional
-        Sign tests of the count table's non-null contrasts
-        (:func:`~noisefloor.stats.paired.sign_test_table`): section "Other contrasts in the
-        count table".
-    log_contrasts : pandas.DataFrame, optional
-        The log's own protocol contrasts placed against the floor
-        (:func:`~noisefloor.audit.place_contrasts`): section "Contrasts in this log".
 
     Returns
     -------
     str
         Markdown text.
     """
-    c = result.counts
-    lines = [
-        "# Noise-floor audit",
-        "",
-        f"- Floor from: {source}" if source else "",
-        f"- Claims: {claims_source}" if claims_source else "",
-        "",
-        "## The floor",
-        "",
-        f"- **Noise floor: {pp(nf.floor)} pp**, the pooled upper 95% bound of "
-        f"`{nf.floor_contrast}` ({'a clean null contrast' if nf.basis == 'clean' else 'no contrast is certified clean'}).",
-        f"- **Envelope: {pp(nf.envelope)} pp**, the largest pooled upper bound over all null "
-        f"contrasts (`{nf.envelope_contrast}`).",
-        f"- Null gaps per seed range from {pp(nf.null_gap_min, signed=True)} to "
-        f"{pp(nf.null_gap_max, signed=True)} pp (SD {pp(nf.null_gap_sd)} pp) over {nf.n_seeds} "
-        f"seed(s), with {count_noun(nf.n_informative, 'informative (untied) pair')}.",
-    ]
-    if nf.reason:
-        lines.append(f"- Note: {nf.reason}.")
-    if nf.caution:
-        lines.append(f"- **Caution: {nf.caution}.**")
+    nf = run.noise_floor
+    c = run.result.counts
+    lines = ["# Noise-floor audit", "",
+             f"- Floor from: {run.floor_source}",
+             f"- Claims: {run.claims_source}", "",
+             "## The floor", "",
+             f"- **Noise floor: {pp(nf.floor)} pp**, the pooled upper 95% bound of "
+             f"`{nf.floor_contrast}` ({'a clean null contrast' if nf.basis == 'clean' else 'no contrast is certified clean'}).",
+             f"- **Envelope: {pp(nf.envelope)} pp**, the largest pooled upper bound over all null "
+             f"contrasts (`{nf.envelope_contrast}`).",
+             f"- Null gaps per seed range from {pp(nf.null_gap_min, signed=True)} to "
+             f"{pp(nf.null_gap_max, signed=True)} pp (SD {pp(nf.null_gap_sd)} pp) over "
+             f"{nf.n_seeds} seed(s), with "
+             f"{count_noun(nf.n_informative, 'informative (untied) pair')}."]
+    lines += [_md_fact(kind, text) for kind, text in floor_facts(nf, run.null_table, run.skipped)]
     lines += ["", _markdown(floor_table(nf)), "",
               "Gaps are (wins - losses) / n; intervals are Wilson 95% intervals on wins / (wins + "
               "losses) mapped to the gap; p is the exact two-sided sign test (ties dropped), "
               "Bonferroni over the contrasts of one seed (or of the pooled family).", ""]
-    if log_contrasts is not None:
+    if run.from_logs:
         lines += ["## Contrasts in this log", "",
                   "Each protocol pair compared on the same tasks at each trial after trial 0 (and "
                   "on the coordination-active subset at trial 1), its gap placed against the floor "
                   "like a claim; Bonferroni within seed, trial and subset.", ""]
-        if log_contrasts.empty:
-            lines += ["No pair of protocols shares a trial after trial 0.", ""]
-        else:
-            lines += [_markdown(contrast_table(log_contrasts, ci=True)), ""]
-            if "flag" in log_contrasts.columns and log_contrasts["flag"].astype(bool).any():
-                lines += ["\\* fewer than 6 informative (untied) pairs: the sign test cannot "
-                          "reach p < 0.05 whatever the gap.", ""]
-    if others is not None and not others.empty:
+        if run.log_contrasts is not None and not run.log_contrasts.empty:
+            lines += [_markdown(contrast_table(run.log_contrasts, ci=True)), ""]
+        lines += [("\\" + text if kind == "flag" else _md_fact(kind, text))
+                  for kind, text in log_contrast_facts(run)] + [""]
+    if run.other_contrasts is not None and not run.other_contrasts.empty:
         lines += ["## Other contrasts in the count table", "",
                   "Sign test; Bonferroni within seed, trial and subset.", "",
-                  _markdown(contrast_table(others)), ""]
-    lines += ["## The claims", "",
-              f"Claims: {claims_source}." if claims_source else "",
-              f"*{claims_note}*" if claims_note else "", "",
-              f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
+                  _markdown(contrast_table(run.other_contrasts)), ""]
+    head, facts, flagged = claim_facts(run)
+    lines += ["## The claims", "", head, ""]
+    lines += [_md_fact(kind, text) for kind, text in facts]
+    lines += ["", f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
               f"**{c['above']} above** it.", "",
-              _markdown(verdict_table(result)), "",
-              f"*{above_note(nf)}.*" if above_note(nf) else "", "",
-              "A range is placed by its end farthest from zero (for a gain, its upper end). "
-              "*Below* means unresolved against the floor: the "
-              "claim may be true, but a gap of that size also appears between two runs that cannot "
-              "differ. It is not refuted.", ""]
+              _markdown(verdict_table(run.result).drop(columns=["flag"])), ""]
+    lines += [f"- {text[0].upper()}{text[1:]}" for text in flagged]
+    lines += ["", "A range is placed by its end farthest from zero (for a gain, its upper end). "
+              "*Below* means unresolved against the floor: the claim may be true, but a gap of "
+              "that size also appears between two runs that cannot differ. It is not refuted.",
+              ""]
     if figure:
         lines += ["## Forest plot", "", f"![forest plot]({figure})", ""]
     return "\n".join(lines)

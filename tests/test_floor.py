@@ -28,12 +28,16 @@ def test_floor_and_envelope_match_paper(paper_floor):
 
 def test_per_seed_bonferroni_matches_paper(paper_floor):
     # Same source: seed 1 pull-intercept p_corr = 0.012, seed 2 p_corr = 1.0, pooled 0.316.
-    t = paper_floor.to_frame().set_index(["contrast", "seed"])
+    # (issue 12: the table's seed is a nullable integer and pooled rows have level "pooled")
+    frame = paper_floor.to_frame()
+    t = frame[frame["level"] == "seed"].set_index(["contrast", "seed"])
+    pooled = frame[frame["level"] == "pooled"].set_index("contrast")
+    assert str(frame["seed"].dtype) == "Int64" and pooled["seed"].isna().all()
     assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012
     assert t.loc[("pull-intercept", 2), "p_bonferroni"] == 1.0
-    assert round(t.loc[("pull-intercept", "pooled"), "p_bonferroni"], 3) == 0.316
+    assert round(pooled.loc["pull-intercept", "p_bonferroni"], 3) == 0.316
     # "no trial-0 contrast is significant after Bonferroni ... pooled"
-    assert (t.xs("pooled", level="seed")["p_bonferroni"] > 0.05).all()
+    assert (pooled["p_bonferroni"] > 0.05).all()
 
 
 def test_spread_and_informative_pairs(paper_floor):
@@ -439,10 +443,10 @@ def test_tau_is_nan_with_a_reason_when_a_seed_has_zero_gap_variance():
     # of DerSimonian & Laird (1986) are undefined; tau was NaN with an empty reason
     t = pd.DataFrame({"contrast": ["x-y", "x-y"], "clean": [True, True], "seed": [1, 2],
                       "wins": [5, 0], "losses": [2, 0], "ties": [13, 20]})
-    pooled = noise_floor(t).to_frame().set_index("seed").loc["pooled"]
+    pooled = noise_floor(t).to_frame().set_index("level").loc["pooled"]
     assert math.isnan(pooled["tau"])
     assert "tau undefined: a seed has zero sampling variance" in pooled["reason"]
-    one = noise_floor(t.iloc[:1]).to_frame().set_index("seed").loc["pooled"]
+    one = noise_floor(t.iloc[:1]).to_frame().set_index("level").loc["pooled"]
     assert math.isnan(one["tau"]) and "at least two seeds; got 1" in one["reason"]
 
 

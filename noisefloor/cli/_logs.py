@@ -104,3 +104,75 @@ def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, la
             f"no trial record in {', '.join(map(str, read))}: the log(s) hold no trial to "
             "analyse (expected at least one record)")
     return trials
+
+
+class LogSpec(click.ParamType):
+    """A log path, optionally labelled: ``PATH`` or ``PATH=LABEL`` (the label names the run's
+    arm, see :func:`noisefloor.logs.runs.parse_log_spec`). The path must exist."""
+
+    name = "LOG[=LABEL]"
+
+    def convert(self, value, param, ctx):
+        from pathlib import Path
+
+        from noisefloor.logs.runs import parse_log_spec
+
+        if isinstance(value, tuple):
+            return value
+        try:
+            path, label = parse_log_spec(str(value))
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        if not Path(path).exists():
+            self.fail(f"Path {path!r} does not exist.", param, ctx)
+        return (path, label)
+
+
+LOG_SPEC = LogSpec()
+
+
+def null_options(func):
+    """The log options shared by ``audit``, ``floor`` and ``contrast``: ``--log`` (repeatable,
+    ``PATH=LABEL`` to label a run), ``--format``, ``--allow-nan``, the labels (``--benchmark``,
+    ``--model``, ``--protocol``), ``--clean``, ``--null``, ``--no-trial0`` and
+    ``--no-reruns``."""
+    func = click.option("--no-reruns", is_flag=True,
+                        help="Leave out re-runs of one configuration (A/A) as null contrasts.")(func)
+    func = click.option("--no-trial0", is_flag=True,
+                        help="Leave out trial-0 contrasts across protocols as null contrasts.")(func)
+    func = click.option(
+        "--null", "null_pairs", multiple=True, metavar="A-B",
+        help="Declare a pair null: 'a-b' (trial 0 of protocols a and b) or 'a-a' (the re-runs "
+             "of a), when the log cannot certify it (no store_events_at_start, no "
+             "first_request_sha256). Repeatable.")(func)
+    func = click.option(
+        "--clean", multiple=True, metavar="A-B",
+        help="Null contrast certified clean (identical first requests), as 'a-b', shown as "
+             "typed (repeatable; for a count table the default is no_coord-intercept when it "
+             "holds it).")(func)
+    func = label_options(func)
+    func = log_options(func)
+    return click.option(
+        "--log", "logs", multiple=True, type=LOG_SPEC,
+        help="Per-trial log (file, tau2 run directory or folder), one run each; LOG=LABEL "
+             "names the run's arm (e.g. --log runA.json=baseline --log runB.json=variant). "
+             "Repeatable.")(func)
+
+
+def log_call_options(specs, log_format: str, label_benchmark=None, label_model=None,
+                     label_protocol=None) -> dict:
+    """Check labelled logs (every unrecognised file named at once) and return the keyword
+    arguments a pipeline (:mod:`noisefloor.pipelines`) reads them with."""
+    if not specs:
+        raise click.UsageError("give at least one LOG path")
+    if log_format == "auto":
+        _refuse_unrecognised([p for p, _ in specs])
+    ctx = click.get_current_context(silent=True)
+    return {"format": None if log_format == "auto" else log_format,
+            "allow_nan": bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False)),
+            "benchmark": label_benchmark, "model": label_model, "protocol": label_protocol}
+
+
+def spec_text(specs) -> list[str]:
+    """The logs as the user typed them."""
+    return [p + (f"={label}" if label else "") for p, label in specs]

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import click
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._logs import label_options, log_options, read_logs
-from noisefloor.report import contrast_table, pp
+from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._logs import log_call_options, null_options
+from noisefloor.report import _p_sentence as _p
+from noisefloor.report import pp
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
-
-
-def _p(p: float) -> str:
-    """``= 0.003933``, ``= n/a`` (NaN), or ``< 1e-300`` when a defined p underflowed to 0.0."""
-    if p != p:
-        return "= n/a"
-    if p == 0.0:
-        return "< 1e-300 (underflows to 0 in floating point; not exactly 0)"
-    return f"= {p:.4g}"
-
 
 #: A count: a non-negative integer that fits 64 bits (a larger one reached numpy as an object
 #: and failed with "loop of ufunc does not support argument 0").
@@ -31,17 +22,21 @@ COUNT = click.IntRange(min=0, max=2**63 - 1)
 @click.option("--losses", type=COUNT, default=None,
               help="Tasks where arm a failed and arm b succeeded.")
 @click.option("--ties", type=COUNT, default=None, help="Tasks with equal outcomes (default 0).")
-@click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
-              help="Per-trial log(s) to count W/L/T from instead of --wins/--losses/--ties "
-                   "(repeatable); needs --a and --b.")
-@log_options
-@label_options
+@null_options
 @click.option("--a", "arm_a", default=None,
-              help="With --log: protocol of arm a (the gap is a minus b).")
-@click.option("--b", "arm_b", default=None, help="With --log: protocol of arm b.")
+              help="With --log: arm a (the gap is a minus b): a protocol, a run's label, or a "
+                   "model (see --by).")
+@click.option("--b", "arm_b", default=None,
+              help="With --log: arm b; the same as --a compares the arm with itself across "
+                   "trials (A/A).")
+@click.option("--by", type=click.Choice(["protocol", "model"]), default=None,
+              help="With --log: what --a and --b name (default: model when both are models of "
+                   "the log and not protocols, else protocol).")
 @click.option("--trial", "trial_indices", type=click.IntRange(min=0), multiple=True,
               help="With --log: trial to compare on (repeatable; default every trial after "
-                   "trial 0, each its own contrast).")
+                   "trial 0, each its own contrast; A/A: every pair of trials).")
+@click.option("--trial-b", type=click.IntRange(min=0), default=None,
+              help="With --log and --a = --b: the trial of arm b (each --trial against it).")
 @click.option("--coordination-active", is_flag=True,
               help="With --log: also compare trial 1 on the tasks both protocols failed at trial 0.")
 @click.option("--family-size", type=int, default=1, show_default=True,
@@ -49,24 +44,31 @@ COUNT = click.IntRange(min=0, max=2**63 - 1)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model, label_protocol,
-             arm_a, arm_b, trial_indices, coordination_active, family_size: int,
-             as_json: bool) -> None:
+             clean, null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
+             coordination_active, family_size: int, as_json: bool) -> None:
     """Exact sign test, signed gap and Wilson-mapped 95% CI of one paired contrast a-b.
 
     From counts (--wins, --losses, --ties), or from logs: --log LOG --a P --b Q pairs each
     record of P with the record of Q for the same task and trial (within one benchmark,
     model and seed), one contrast per trial and seed, pooled over seeds when there are several.
+    Each --log is one run (LOG=LABEL names its arm), so two runs of one configuration, or two
+    models (--by model), are contrasted like two protocols; --a P --b P compares P with itself
+    across trials. A row that is a certified null contrast says what certified it.
+    Python: noisefloor.pipelines.contrast_run.
     """
     if family_size < 1:
         raise click.BadParameter(f"must be >= 1, got {family_size}", param_hint="--family-size")
     if logs:
         if wins is not None or losses is not None or ties is not None:
             raise click.UsageError("give either --log or --wins/--losses/--ties, not both")
-        _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, arm_a, arm_b,
-                   trial_indices, coordination_active, family_size, as_json)
+        _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
+                   null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
+                   coordination_active, family_size, as_json)
         return
-    if arm_a or arm_b or trial_indices or coordination_active:
-        raise click.UsageError("--a, --b, --trial and --coordination-active go with --log")
+    if (arm_a or arm_b or by or trial_indices or trial_b is not None or coordination_active
+            or clean or null_pairs or no_trial0 or no_reruns):
+        raise click.UsageError("--a, --b, --by, --trial, --trial-b, --coordination-active, "
+                               "--clean, --null, --no-trial0 and --no-reruns go with --log")
     if wins is None or losses is None:
         raise click.UsageError("give --wins and --losses (and --ties), or --log LOG --a P --b Q")
     ties = 0 if ties is None else ties
@@ -90,41 +92,29 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
         click.echo(f"note: {r.reason}")
 
 
-def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, arm_a, arm_b,
-               trial_indices, coordination_active, family_size, as_json) -> None:
-    from noisefloor.audit import left_out_totals, log_contrasts
+def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
+               null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
+               coordination_active, family_size, as_json) -> None:
+    from noisefloor.pipelines import contrast_run, read_log_trials
+    from noisefloor.report import contrast_text
 
-    trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
+    options = log_call_options(list(logs), log_format, label_benchmark, label_model,
+                               label_protocol)
     if not arm_a or not arm_b:
-        present = ", ".join(sorted(map(str, trials["protocol"].unique())))
-        raise click.UsageError(f"--log needs --a and --b (protocols in the log: {present})")
-    rows = log_contrasts(trials, pairs=[(arm_a, arm_b)], trial_indices=trial_indices or None,
-                         coordination_active=coordination_active)
-    if rows.empty:
-        raise click.ClickException(f"{arm_a} and {arm_b} share no trial after trial 0; pass "
-                                   "--trial 0 to compare trial 0 (a null contrast)")
-    # each row is one contrast; --family-size says how many it is corrected over
-    rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
-                                           family_size=family_size).p_adjusted[0]
-                            for p in rows["p_value"]]
-    left = left_out_totals(rows)  # pooled rows repeat the per-seed counts: each task once
+        trials = read_log_trials(list(logs), **options)
+        from noisefloor.nulls import arm_labels
+
+        present = ", ".join(sorted(set(arm_labels(trials))))
+        models = ", ".join(sorted(map(str, trials["model"].unique())))
+        raise click.UsageError(f"--log needs --a and --b (protocols in the log: {present}) "
+                               f"(models: {models}, with --by model)")
+    if trial_b is not None and arm_a != arm_b:
+        raise click.UsageError("--trial-b goes with --a = --b (an A/A contrast across trials)")
+    run = contrast_run(list(logs), arm_a, arm_b, by=by, trials=trial_indices or None,
+                       trial_b=trial_b, coordination_active=coordination_active,
+                       family_size=family_size, clean_pairs=clean, null_pairs=null_pairs,
+                       trial0=not no_trial0, reruns=not no_reruns, **options)
     if as_json:
-        emit_json({"logs": list(logs), "a": arm_a, "b": arm_b, "family_size": family_size,
-                   "contrasts": rows.drop(columns=["p_adjusted", "m"]).to_dict(orient="records"),
-                   "left_out": left})
+        emit_json(run.to_dict())
         return
-    click.echo(f"{arm_a}-{arm_b} from {', '.join(logs)}: records paired by task and trial; "
-               "wins = tasks where a succeeded and b failed")
-    shown = contrast_table(rows.assign(p_adjusted=rows["p_bonferroni"]), ci=True)
-    shown = shown.rename(columns={"p_adj": f"p Bonferroni (m = {family_size})"})
-    if family_size == 1:
-        shown = shown.drop(columns=[f"p Bonferroni (m = {family_size})"])
-    echo_table(shown)
-    for reason in sorted({r for r in rows["reason"] if r}):
-        click.echo(f"note: {reason}")
-    only = left["n_only_a"] + left["n_only_b"]
-    excluded = left["n_excluded"]
-    if only or excluded:
-        click.echo(f"left out: {only} task(s) present in one arm only, {excluded} with an "
-                   "infrastructure error or no reward, each once per contrast, seed and trial (per "
-                   "row in --json)")
+    click.echo(contrast_text(run))

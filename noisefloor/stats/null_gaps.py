@@ -68,7 +68,7 @@ def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
     rows : pandas.DataFrame, shape (n_rows, >= 5)
         Per-seed null contrasts (no pooled rows) with columns ``contrast``, ``seed``, ``wins``,
         ``losses`` and ``gap`` (``(wins - losses) / n``, NaN when ``n == 0``), e.g. the rows of
-        :meth:`noisefloor.floor.NoiseFloor.to_frame` whose ``seed`` is not ``"pooled"``.
+        :meth:`noisefloor.floor.NoiseFloor.to_frame` whose ``level`` is ``"seed"``.
 
     Returns
     -------

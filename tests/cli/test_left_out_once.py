@@ -31,7 +31,10 @@ def _two_seed_log(path):
                         "protocol": protocol, "task_id": f"T{i}", "trial": trial,
                         "infrastructure_error": infra,
                         "reward": None if infra else float((i + trial + seed) % 3 == 0),
-                        "termination_reason": "user_stop"}))
+                        "termination_reason": "user_stop",
+                        # an empty store certifies the null contrasts (issue 9: a log that does
+                        # not record the store has none)
+                        "store_events_at_start": 0}))
     path.write_text("\n".join(lines) + "\n")
     return path
 

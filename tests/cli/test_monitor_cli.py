@@ -160,7 +160,8 @@ def test_floor_log_errors_name_the_floor_log(tmp_path):
         json.dumps({"schema_version": "1", "benchmark": "tau2/retail", "model": "demo-model",
                     "protocol": p, "seed": 1, "task_id": f"t{i}", "trial": 0,
                     "reward": float(i % 2), "termination_reason": None,
-                    "infrastructure_error": False}) + "\n"
+                    "infrastructure_error": False,
+                    "store_events_at_start": 0}) + "\n"  # an empty store certifies trial 0 null
         for p in ("no_coord", "intercept") for i in range(4)))
     res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--floor-log", str(tied)])
     assert res.exit_code == 1 and "null_gap_sd is nan, not a usable sigma" in res.output

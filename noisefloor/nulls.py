@@ -1,0 +1,439 @@
+"""Certified null contrasts from per-trial logs: which pairs of arms cannot differ, and why.
+
+A contrast is a *null contrast* only when something certifies that its two arms cannot
+differ; a contrast nothing certifies is a real contrast and never part of the noise floor
+(a floor built from uncertified contrasts would turn every real gain into noise). What
+certifies a pair (the value of the ``certified_by`` column):
+
+Two different configurations at trial 0 (``kind == "trial0"``):
+
+- :data:`EMPTY_STORE`: every paired record at both arms logs ``store_events_at_start == 0``
+  (at trial 0 of the noise-floor paper every coordination store is empty, so every reader is
+  a no-op);
+- :data:`FIRST_REQUESTS`: ``first_request_sha256`` is logged and identical on every paired
+  task (the agent saw byte-identical first requests);
+- :data:`DECLARED` / :data:`DECLARED_CLEAN`: the user declares the pair null (``null_pairs``)
+  or clean (``clean_pairs``).
+
+One configuration against itself (``kind == "aa"``): a re-run (trial i against trial j of one
+run) or the same trial of two runs of one configuration. Besides an empty store and a
+declaration (identical first requests do not certify a re-run: a reader that intercepts tool
+calls acts after the first request):
+
+- :data:`NO_INJECTION`: ``injections`` is logged and 0 on every paired record of both arms
+  (the reader changed nothing the agent saw; ``no_coord`` writes its store but never reads
+  it);
+- :data:`NO_STORE_READER`: the configuration has no coordination layer at all: its protocol
+  is one of :data:`NO_STORE_READER_PROTOCOLS` (``"default"``, the label the tau2-bench and
+  tau-bench readers give a plain benchmark run) and no record logs a store.
+
+Nothing else certifies: a log that simply does not record the store is *not* evidence that
+the store was empty. Pairs that no rule certifies are returned in ``skipped`` with the reason.
+
+Arms: within one benchmark, model and seed an arm is a protocol; when one protocol comes from
+several runs (files given separately, e.g. two tau2-bench runs of one configuration, which
+share tau2's default seed 300) each run is its own arm, labelled ``protocol@run``.
+
+Source of the rule: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A
+Paired Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise floor".
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.pairing import Slot, encode_groups, pair_counts
+from noisefloor.pairs import split_protocol_pair
+
+#: Values of ``certified_by``.
+EMPTY_STORE = "empty store at start"
+FIRST_REQUESTS = "identical first requests"
+DECLARED = "declared null by the user"
+DECLARED_CLEAN = "declared clean by the user"
+NO_INJECTION = "no injection"
+NO_STORE_READER = "no store reader"
+#: ``certified_by`` of a published count table's trial-0 rows: the table (the noise-floor
+#: paper's) declares trial 0 null, since every store is empty at trial 0.
+COUNT_TABLE = "count table: trial 0 declared null"
+
+#: Protocols that are a plain benchmark run without a coordination layer (the tau2-bench and
+#: tau-bench readers' label when no protocol is given): their re-runs are A/A pairs.
+NO_STORE_READER_PROTOCOLS = ("default",)
+
+#: What a user can do when nothing certifies any contrast.
+REMEDIES = ("record store_events_at_start (0 at trial 0, when every store is empty) and "
+            "first_request_sha256 in the trial records, or declare a pair you know cannot "
+            "differ with null_pairs= / --null, as 'a-b' (trial 0 of protocols a and b) or 'a-a' "
+            "(the re-runs of a)")
+
+#: Columns of :attr:`NullContrasts.table`.
+TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties",
+                 "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b", "trial_a",
+                 "trial_b")
+
+
+class NoNullContrastError(ValueError):
+    """No pair of arms in the log is a certified null contrast (the message names remedies)."""
+
+
+@dataclass(frozen=True)
+class NullContrasts:
+    """Result of :func:`certified_null_contrasts`.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per certified (contrast, seed), columns :data:`TABLE_COLUMNS`: ``contrast``
+        (``"a-b"``; ``"p[ti]-p[tj]"`` for a re-run; prefixed ``benchmark/model:`` when the log
+        holds several), ``kind`` (``"trial0"`` or ``"aa"``), ``clean`` (bool),
+        ``certified_by`` (what certified it, see the module notes), ``seed`` (nullable
+        integer), ``wins, losses, ties``, ``n_only_a, n_only_b`` (tasks in one arm only),
+        ``n_excluded`` (infrastructure error or no reward), ``reoriented`` (a user-named
+        clean pair written against the sorted order), and ``a, b, trial_a, trial_b`` (the arms
+        and the trial compared in each).
+    skipped : tuple of dict
+        Candidate pairs nothing certifies, each ``{"contrast", "kind", "seed", "reason"}``.
+    """
+
+    table: pd.DataFrame = field(repr=False)
+    skipped: tuple = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of :attr:`table`."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict:
+        """``{"contrasts": [...], "skipped": [...]}`` (JSON-ready; a missing seed is None)."""
+        return {"contrasts": [{**r, "seed": _plain_seed(r["seed"])}
+                              for r in self.table.to_dict(orient="records")],
+                "skipped": [{**r, "seed": _plain_seed(r["seed"])} for r in self.skipped]}
+
+
+def _plain_seed(seed):
+    if seed is None or seed is pd.NA or (isinstance(seed, float) and seed != seed):
+        return None
+    return int(seed)
+
+
+def arm_labels(trials: pd.DataFrame) -> pd.Series:
+    """The arm of each record: its protocol, or ``protocol@run`` when the protocol comes from
+    more than one run within one benchmark, model and seed.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records with ``protocol`` and optionally ``run`` (as
+        :func:`noisefloor.logs.runs.load_runs` adds), ``benchmark, model, seed``.
+
+    Returns
+    -------
+    pandas.Series of str
+        Same index as ``trials``.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"protocol": ["default"] * 2 + ["pull"], "seed": 300,
+    ...                   "run": ["runA", "runB", "runB"]})
+    >>> arm_labels(t).tolist()
+    ['default@runA', 'default@runB', 'pull']
+    """
+    protocol = trials["protocol"]
+    if not pd.api.types.is_string_dtype(protocol.dtype):
+        protocol = protocol.astype(str)
+    if "run" not in trials.columns or trials["run"].nunique(dropna=False) <= 1:
+        return protocol
+    keys = [c for c in ("benchmark", "model", "seed") if c in trials.columns]
+    frame = pd.DataFrame({"protocol": protocol, "run": trials["run"].astype(str)})
+    for k in keys:
+        frame[k] = trials[k].astype(object).where(trials[k].notna(), "\x00none")
+    n_runs = frame.groupby(keys + ["protocol"], dropna=False)["run"].transform("nunique")
+    return pd.Series(np.where(n_runs.to_numpy() > 1, protocol + "@" + frame["run"], protocol),
+                     index=trials.index)
+
+
+def _paired_values(a: Slot, b: Slot) -> tuple[Slot, Slot]:
+    """The two slots restricted to the tasks both hold (the paired records)."""
+    both = a.present & b.present
+    return (Slot(*(x[both] for x in (a.present, a.outcome, a.store, a.injections,
+                                      a.first_request))),
+            Slot(*(x[both] for x in (b.present, b.outcome, b.store, b.injections,
+                                     b.first_request))))
+
+
+def _all_zero(values: np.ndarray) -> bool:
+    return values.size > 0 and not np.isnan(values).any() and bool((values == 0).all())
+
+
+def _certify(a: Slot, b: Slot, *, same_configuration: bool, protocols: tuple[str, str],
+             declared: bool, declared_clean: bool) -> tuple[str, bool]:
+    pa_, pb_ = _paired_values(a, b)
+    fa, fb = pa_.first_request, pb_.first_request
+    identical = fa.size > 0 and bool((fa >= 0).all() and (fb >= 0).all() and (fa == fb).all())
+    clean = declared_clean or identical
+    if declared_clean:
+        return DECLARED_CLEAN, True
+    if declared:
+        return DECLARED, clean
+    if identical and not same_configuration:
+        # a reader that intercepts tool calls acts after the first request: identical first
+        # requests certify two protocols at trial 0, never a re-run
+        return FIRST_REQUESTS, True
+    if _all_zero(pa_.store) and _all_zero(pb_.store):
+        return EMPTY_STORE, clean
+    if same_configuration:
+        if _all_zero(pa_.injections) and _all_zero(pb_.injections):
+            return NO_INJECTION, clean
+        no_store = all(bool(np.isnan(x).all()) for x in (pa_.store, pb_.store, pa_.injections,
+                                                          pb_.injections))
+        if all(p in NO_STORE_READER_PROTOCOLS for p in protocols) and no_store:
+            return NO_STORE_READER, clean
+    return "", clean
+
+
+def certify_pair(a_rows: pd.DataFrame, b_rows: pd.DataFrame, *, same_configuration: bool,
+                 protocols: tuple[str, str] = ("", ""), declared: bool = False,
+                 declared_clean: bool = False) -> tuple[str, bool]:
+    """What certifies that two arms cannot differ, and whether the pair is clean.
+
+    Parameters
+    ----------
+    a_rows, b_rows : pandas.DataFrame
+        The records of each arm (``task_id`` and optionally ``store_events_at_start,
+        injections, first_request_sha256``; one benchmark, model, seed; one trial each).
+    same_configuration : bool
+        True for a re-run or two runs of one configuration (A/A), False for two protocols.
+    protocols : (str, str)
+        The configuration (protocol as logged) of each arm, for :data:`NO_STORE_READER`.
+    declared, declared_clean : bool
+        The user declares the pair null, or clean.
+
+    Returns
+    -------
+    (str, bool)
+        ``certified_by`` (one of the module's constants, ``""`` when nothing certifies the
+        pair) and ``clean`` (identical first requests, or declared clean).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> a = pd.DataFrame({"task_id": ["1", "2"], "store_events_at_start": [0, 0]})
+    >>> certify_pair(a, a.copy(), same_configuration=False)
+    ('empty store at start', False)
+    >>> certify_pair(a.drop(columns="store_events_at_start"), a.copy(), same_configuration=False)
+    ('', False)
+    """
+    sa, sb = _slots_of(a_rows, b_rows)
+    return _certify(sa, sb, same_configuration=same_configuration, protocols=protocols,
+                    declared=declared, declared_clean=declared_clean)
+
+
+def _slots_of(a_rows: pd.DataFrame, b_rows: pd.DataFrame) -> tuple[Slot, Slot]:
+    cols = ["task_id"] + [c for c in ("store_events_at_start", "injections",
+                                      "first_request_sha256") if c in a_rows.columns
+                          or c in b_rows.columns]
+    both = pd.concat([a_rows.reindex(columns=cols), b_rows.reindex(columns=cols)],
+                     ignore_index=True)
+    both["trial"] = 0
+    both["reward"] = np.nan
+    arms = pd.Series(["a"] * len(a_rows) + ["b"] * len(b_rows))
+    (group,) = encode_groups(both, arms)
+    empty = Slot(*(np.zeros(0, dtype=d) for d in (bool, float, float, float, np.int64)))
+    return group.slots.get(("a", 0), empty), group.slots.get(("b", 0), empty)
+
+
+def _why_not(same_configuration: bool, a: Slot, b: Slot) -> str:
+    """Why nothing certifies the pair, from what the paired records show."""
+    pa_, pb_ = _paired_values(a, b)
+    store = np.concatenate([pa_.store, pb_.store])
+    if store.size == 0 or np.isnan(store).all():
+        store_text = "the log does not record store_events_at_start"
+    elif np.isnan(store).any():
+        store_text = "store_events_at_start is missing on some paired records"
+    else:
+        store_text = (f"the store held events at the start of {int((store > 0).sum())} paired "
+                      "record(s)")
+    if not same_configuration:
+        return (f"{store_text} and first requests are not logged identical, so nothing "
+                "certifies these two protocols cannot differ at trial 0: a contrast of two "
+                "systems, not a null contrast")
+    inj = np.concatenate([pa_.injections, pb_.injections])
+    if (np.nan_to_num(inj) > 0).any():
+        inj_text = (f"the reader injected peer events on {int((np.nan_to_num(inj) > 0).sum())} "
+                    "paired record(s)")
+    else:
+        inj_text = "injections are not logged as 0 on every paired record"
+    return (f"{store_text} and {inj_text}, so the reader may have acted: the runs may differ "
+            "by coordination, not a null contrast")
+
+
+def _pair_names(pairs, names: set, what: str) -> list[tuple[str, str]]:
+    out = []
+    for p in pairs:
+        parts = split_protocol_pair(p, names, what=what) if isinstance(p, str) else tuple(p)
+        if len(parts) != 2 or not all(isinstance(x, str) and x for x in parts):
+            raise ValueError(f"{what} must name two protocols as 'a-b' (e.g. "
+                             f"'no_coord-intercept'), got {p!r}")
+        out.append((parts[0], parts[1]))
+    return out
+
+
+def certified_null_contrasts(
+    trials: pd.DataFrame,
+    *,
+    clean_pairs: Iterable = (),
+    null_pairs: Iterable = (),
+    trial0: bool = True,
+    reruns: bool = True,
+    infrastructure_errors: str = "exclude",
+) -> NullContrasts:
+    """The certified null contrasts of a per-trial log, and the candidates nothing certifies.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Output of :func:`noisefloor.logs.load_trials` or :func:`noisefloor.logs.runs.load_runs`
+        (``protocol, task_id, trial, reward`` and optionally ``benchmark, model, seed, run,
+        logged_protocol, infrastructure_error, store_events_at_start, injections,
+        first_request_sha256``).
+    clean_pairs : iterable of str or (str, str)
+        Pairs the user certifies clean (identical first requests), ``"a-b"``; each must be a
+        trial-0 contrast of the log and is oriented as written (wins: a succeeded, b failed).
+        Other trial-0 contrasts are written in sorted order. Names may contain '-' (see
+        :func:`~noisefloor.floor.split_protocol_pair`).
+    null_pairs : iterable of str or (str, str)
+        Pairs the user declares null: ``"a-b"`` (trial 0 of arms a and b) or ``"a-a"`` (every
+        re-run of a, and a's runs against each other).
+    trial0 : bool, default True
+        Consider trial 0 across every pair of arms.
+    reruns : bool, default True
+        Consider one configuration against itself: trial i vs trial j of one arm, and the same
+        trial of two runs of one protocol.
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+
+    Returns
+    -------
+    NullContrasts
+        The certified contrasts (``table``) and the skipped candidates with their reasons.
+
+    Raises
+    ------
+    NoNullContrastError
+        When no candidate is certified (the message names the remedies), or no candidate
+        exists at all.
+    ValueError
+        A clean or null pair that does not split into two arms of the log, or a clean pair
+        that is not a trial-0 contrast of the log.
+
+    Notes
+    -----
+    See the module notes for the certification rules. Within each (benchmark, model, seed),
+    every pair of arms is compared at trial 0 and every pair of trials within one arm
+    (i < j); the W/L/T are counted by :func:`~noisefloor.stats.contrasts.paired_contrast`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"protocol": ["baseline"] * 2 + ["swarm"] * 2, "task_id": ["1", "2"] * 2,
+    ...                   "trial": 0, "reward": [1.0, 0.0, 1.0, 1.0]})
+    >>> try:
+    ...     certified_null_contrasts(t)
+    ... except NoNullContrastError as exc:
+    ...     print(str(exc)[:50], "...", "Remedies:" in str(exc))
+    no null contrast can be formed: nothing certifies ... True
+    >>> nc = certified_null_contrasts(t, null_pairs=["baseline-swarm"])
+    >>> nc.table[["contrast", "certified_by", "wins", "losses", "ties"]].to_dict("records")
+    [{'contrast': 'baseline-swarm', 'certified_by': 'declared null by the user', 'wins': 0, 'losses': 1, 'ties': 1}]
+    """
+    arms = arm_labels(trials)
+    arm_codes, arm_names = pd.factorize(arms)
+    _, first_of_arm = np.unique(arm_codes, return_index=True)
+    protocol_col = trials["protocol"]
+    logged_col = trials["logged_protocol"] if "logged_protocol" in trials.columns else protocol_col
+    config_of = {str(arm_names[arm_codes[i]]): str(protocol_col.iat[i]) for i in first_of_arm}
+    logged_of = {str(arm_names[arm_codes[i]]): str(logged_col.iat[i]) for i in first_of_arm}
+    names = set(config_of) | set(config_of.values())
+    named_clean = _pair_names(clean_pairs, names, "clean pair") if clean_pairs else []
+    named_null = _pair_names(null_pairs, names, "null pair") if null_pairs else []
+
+    def is_named(named, a, b):
+        ca, cb = config_of.get(a, a), config_of.get(b, b)
+        return any({x, y} in ({a, b}, {ca, cb}) and (x == y) == (a == b or ca == cb)
+                   for x, y in named)
+
+    groups = encode_groups(trials, arms, infrastructure_errors)
+    multi = len({g.key for g in groups}) > 1
+    rows: list[dict] = []
+    skipped: list[dict] = []
+    formed: set = set()
+
+    def consider(group, prefix, label, kind, a, ta, b, tb, swapped=False):
+        sa, sb = group.slots[(a, ta)], group.slots[(b, tb)]
+        same = kind == "aa"
+        cert, clean = _certify(
+            sa, sb, same_configuration=same, protocols=(logged_of[a], logged_of[b]),
+            declared=is_named(named_null, a, b),
+            declared_clean=not same and is_named(named_clean, a, b))
+        if not cert:
+            skipped.append({"contrast": prefix + label, "kind": kind, "seed": group.seed,
+                            "reason": _why_not(same, sa, sb)})
+            return
+        rows.append({"contrast": prefix + label, "kind": kind, "clean": bool(clean),
+                     "certified_by": cert, "seed": group.seed, **pair_counts(sa, sb),
+                     "reoriented": bool(swapped), "a": a, "b": b, "trial_a": ta, "trial_b": tb})
+
+    for group in groups:
+        prefix = ("/".join(group.key) + ":") if multi else ""
+        arms_here = group.arms
+        for a, b in itertools.combinations(arms_here, 2):
+            same = config_of[a] == config_of[b]
+            if not (reruns if same else trial0):
+                continue
+            swapped = (b, a) in named_clean and (a, b) not in named_clean
+            if swapped:
+                a, b = b, a
+            ta, tb = set(group.trials(a)), set(group.trials(b))
+            # two protocols: trial 0 only; two runs of one configuration: every shared trial
+            shared = sorted(ta & tb) if same else ([0] if 0 in ta and 0 in tb else [])
+            for t in shared:
+                if not same:
+                    formed.add((a, b))
+                    consider(group, prefix, f"{a}-{b}", "trial0", a, t, b, t, swapped)
+                else:
+                    consider(group, prefix, f"{a}[t{t}]-{b}[t{t}]", "aa", a, t, b, t)
+        if reruns:
+            for p in arms_here:
+                for i, j in itertools.combinations(group.trials(p), 2):
+                    consider(group, prefix, f"{p}[t{i}]-{p}[t{j}]", "aa", p, i, p, j)
+    for a, b in named_clean:
+        if not any(is_named([(a, b)], x, y) for x, y in formed):
+            raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "
+                             "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
+                                                     or "none"))
+    if not rows:
+        raise NoNullContrastError(_no_null_message(trial0, reruns, skipped))
+    table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    table["seed"] = pd.array([_plain_seed(x) for x in table["seed"]], dtype="Int64")
+    return NullContrasts(table=table, skipped=tuple(skipped))
+
+
+def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
+    if not (trial0 or reruns):
+        return ("no null contrast can be formed: both kinds are switched off (trial0=False and "
+                "reruns=False)")
+    if not skipped:
+        needs = [what for on, what in ((trial0, "trial 0 of two protocols"),
+                                       (reruns, "two trials of one configuration, or two runs "
+                                                "of it")) if on]
+        return "no null contrast can be formed: the log needs " + ", or ".join(needs)
+    shown = "; ".join(f"{r['contrast']}{' at trial 0' if r['kind'] == 'trial0' else ''}: "
+                      f"{r['reason']}" for r in skipped[:3])
+    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    return (f"no null contrast can be formed: nothing certifies any of the {len(skipped)} "
+            f"candidate pair(s) as null ({shown}{more}). Remedies: {REMEDIES}")

@@ -1,0 +1,544 @@
+"""The floor, contrast and audit pipelines: one call each, one frozen result each.
+
+``noisefloor floor``, ``noisefloor contrast --log`` and ``noisefloor audit`` are
+:func:`floor_run`, :func:`contrast_run` and :func:`audit_run`; the command line only parses
+options and prints what :mod:`noisefloor.report` renders from the result, so a Python user
+reproduces a command in one call and the terminal output, ``report.md`` and ``--json`` carry
+the same content.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts, place_contrasts
+from noisefloor.audit import AuditResult, audit
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import NoiseFloor, noise_floor
+from noisefloor.nulls import NullContrasts, certified_null_contrasts
+from noisefloor.stats.multiplicity import adjust_pvalues
+
+__all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
+           "read_log_trials"]
+
+_LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
+
+
+def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
+                    benchmark: str | None = None, model: str | None = None,
+                    protocol: str | None = None) -> pd.DataFrame:
+    """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
+    :func:`noisefloor.logs.runs.load_runs` (each path one run; ``"PATH=LABEL"`` labels it).
+
+    Raises
+    ------
+    ValueError
+        When the logs hold no trial record (an empty result must not pass as a clean run).
+    """
+    if isinstance(logs, pd.DataFrame):
+        return logs
+    from noisefloor.logs.runs import load_runs
+
+    trials = load_runs(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                       model=model, protocol=protocol)
+    if trials.empty:
+        read = trials.attrs.get("sources") or [str(logs)]
+        raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
+                         "trial to analyse (expected at least one record)")
+    return trials
+
+
+def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
+    if isinstance(logs, pd.DataFrame):
+        return tuple(map(str, trials["source"].unique())) if "source" in trials.columns else ()
+    items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
+    return tuple(str(x[0]) + (f"={x[1]}" if x[1] else "") if isinstance(x, tuple) else str(x)
+                 for x in items)
+
+
+def _quiet_nulls(trials: pd.DataFrame, **kwargs: Any) -> NullContrasts:
+    # the unpaired-task count is part of the result (left_out), not a warning
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*present in one arm only")
+        return certified_null_contrasts(trials, **kwargs)
+
+
+def left_out_records(table: pd.DataFrame) -> list[dict]:
+    """Per (contrast, seed) of a null-contrast table: tasks left out of the pairing."""
+    cols = [c for c in _LEFT_OUT if c in table.columns]
+    if not cols:
+        return []
+    rows = table[table[cols].sum(axis=1) > 0]
+    return [{**r, "seed": None if pd.isna(r["seed"]) else int(r["seed"])}
+            for r in rows[["contrast", "seed", *cols]].to_dict(orient="records")]
+
+
+@dataclass(frozen=True)
+class FloorRun:
+    """Result of :func:`floor_run` (``noisefloor floor``).
+
+    Attributes
+    ----------
+    noise_floor : NoiseFloor
+        The floor, envelope and the table of certified null contrasts.
+    null_contrasts : NullContrasts
+        The certified null contrasts (with what certified each) and the skipped candidates.
+    sources : tuple of str
+        The logs read, as given.
+    n_trials, n_tasks, n_protocols : int
+        Records, distinct tasks and distinct protocols of the log.
+    """
+
+    noise_floor: NoiseFloor
+    null_contrasts: NullContrasts = field(repr=False)
+    sources: tuple[str, ...] = ()
+    n_trials: int = 0
+    n_tasks: int = 0
+    n_protocols: int = 0
+
+    @property
+    def left_out(self) -> list[dict]:
+        """Per (contrast, seed): ``n_only_a, n_only_b, n_excluded`` where any is non-zero."""
+        return left_out_records(self.null_contrasts.table)
+
+    @property
+    def skipped(self) -> tuple[dict, ...]:
+        """Candidate pairs nothing certifies as null (``contrast, kind, seed, reason``)."""
+        return self.null_contrasts.skipped
+
+    def to_frame(self) -> pd.DataFrame:
+        """The floor's table of null contrasts (:meth:`NoiseFloor.to_frame`)."""
+        return self.noise_floor.to_frame()
+
+    def to_dict(self) -> dict:
+        """The floor's :meth:`NoiseFloor.to_dict` plus ``left_out``, ``skipped`` (every
+        uncertified candidate), ``skipped_reruns`` (its re-runs) and ``sources``."""
+        skipped = self.null_contrasts.to_dict()["skipped"]
+        return {**self.noise_floor.to_dict(), "left_out": self.left_out, "skipped": skipped,
+                "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
+                "sources": list(self.sources), "n_trials": self.n_trials,
+                "n_tasks": self.n_tasks, "n_protocols": self.n_protocols}
+
+
+def floor_run(
+    logs: Any, *, format: str | None = None, allow_nan: bool = False,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
+    reruns: bool = True, infrastructure_errors: str = "exclude", confidence: float = 0.95,
+) -> FloorRun:
+    """The noise floor of per-trial logs, from their certified null contrasts.
+
+    Parameters
+    ----------
+    logs : path, ``"PATH=LABEL"``, (path, label), a sequence of them, or a DataFrame
+        The logs (each path one run, see :func:`noisefloor.logs.runs.load_runs`), or trials
+        already loaded.
+    format, allow_nan, benchmark, model, protocol
+        As in :func:`noisefloor.logs.load_trials`.
+    clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
+        As in :func:`noisefloor.nulls.certified_null_contrasts`.
+    confidence : float, default 0.95
+        Interval level of the floor.
+
+    Returns
+    -------
+    FloorRun
+
+    Raises
+    ------
+    NoNullContrastError
+        Nothing certifies any contrast (the message names the remedies).
+    LogValidationError, ValueError
+        A bad log or option.
+
+    Examples
+    --------
+    >>> r = floor_run("fixtures/logs/paper", benchmark="tau2/retail", model="m")
+    >>> round(r.noise_floor.floor, 3), r.noise_floor.floor_contrast
+    (0.25, 'intercept-no_coord')
+    >>> sorted(set(r.to_frame()["certified_by"]))
+    ['empty store at start', 'identical first requests', 'no injection']
+    """
+    trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                             model=model, protocol=protocol)
+    null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
+                        reruns=reruns, infrastructure_errors=infrastructure_errors)
+    nf = noise_floor(null.table, confidence=confidence)
+    return FloorRun(noise_floor=nf, null_contrasts=null, sources=_sources(logs, trials),
+                    n_trials=len(trials), n_tasks=int(trials["task_id"].nunique()),
+                    n_protocols=int(trials["protocol"].nunique()))
+
+
+@dataclass(frozen=True)
+class ContrastRun:
+    """Result of :func:`contrast_run` (``noisefloor contrast --log``).
+
+    Attributes
+    ----------
+    a, b : str
+        The arms (a minus b).
+    by : str
+        ``"protocol"`` or ``"model"``.
+    contrasts : pandas.DataFrame
+        :func:`~noisefloor.arm_contrasts.log_contrasts` rows plus ``p_bonferroni`` (over
+        ``family_size``) and ``certified_null`` (what certifies the row as a null contrast, as
+        :func:`~noisefloor.nulls.certified_null_contrasts` decides; empty for a real contrast).
+    family_size : int
+        Contrasts in the family for the Bonferroni correction.
+    left_out : dict
+        :func:`~noisefloor.arm_contrasts.left_out_totals` of the rows.
+    sources : tuple of str
+        The logs read, as given.
+    """
+
+    a: str
+    b: str
+    by: str
+    contrasts: pd.DataFrame = field(repr=False)
+    family_size: int = 1
+    left_out: dict = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The distinct reasons of undefined statistics, sorted."""
+        return tuple(sorted({r for r in self.contrasts["reason"] if r}))
+
+    def to_frame(self) -> pd.DataFrame:
+        """A copy of :attr:`contrasts`."""
+        return self.contrasts.copy()
+
+    def to_dict(self) -> dict:
+        """``logs, a, b, by, family_size, contrasts`` (records) and ``left_out``."""
+        return {"logs": list(self.sources), "a": self.a, "b": self.b, "by": self.by,
+                "family_size": self.family_size,
+                "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
+                    orient="records"),
+                "left_out": dict(self.left_out)}
+
+
+def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
+    if by is not None:
+        if by not in BY:
+            raise ValueError(f"by must be one of {', '.join(map(repr, BY))}, got {by!r}")
+        return by
+    from noisefloor.nulls import arm_labels
+
+    arms = set(arm_labels(trials))
+    models = set(map(str, trials["model"].unique())) if "model" in trials.columns else set()
+    if not {a, b} <= arms and {a, b} <= models:
+        return "model"
+    return "protocol"
+
+
+def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by: str,
+                    null_options: dict) -> list[str]:
+    """``certified_by`` of each row as a null contrast of the log (``""``: a real contrast).
+
+    A row pooled over seeds is certified when every per-seed row of its trial pair is."""
+    if by != "protocol" or rows.empty:
+        return [""] * len(rows)
+    try:
+        null = _quiet_nulls(trials, **null_options).table
+    except ValueError:  # nothing certified at all
+        return [""] * len(rows)
+    lookup: dict[tuple, str] = {}
+    r: Any
+    for r in null.itertuples(index=False):
+        seed = "none" if pd.isna(r.seed) else int(r.seed)
+        lookup[(r.a, r.b, r.trial_a, r.trial_b, seed)] = r.certified_by
+        lookup[(r.b, r.a, r.trial_b, r.trial_a, seed)] = r.certified_by
+    per_seed = rows[rows["seed"] != "pooled"]
+    out = []
+    rec: Any
+    for rec in rows.to_dict(orient="records"):
+        key = (int(rec["trial"]), int(rec["trial_b"]))
+        seeds = ([rec["seed"]] if rec["seed"] != "pooled" else
+                 per_seed.loc[(per_seed["trial"] == key[0]) & (per_seed["trial_b"] == key[1]),
+                              "seed"].tolist())
+        found = [lookup.get((a, b, *key, s), "") for s in seeds]
+        out.append("; ".join(dict.fromkeys(found)) if found and all(found) else "")
+    return out
+
+
+def contrast_run(
+    logs: Any, a: str, b: str, *, by: str | None = None, trials: Sequence[int] | None = None,
+    trial_b: int | None = None, coordination_active: bool = False, family_size: int = 1,
+    format: str | None = None, allow_nan: bool = False, benchmark: str | None = None,
+    model: str | None = None, protocol: str | None = None, clean_pairs: Sequence = (),
+    null_pairs: Sequence = (), trial0: bool = True, reruns: bool = True,
+    infrastructure_errors: str = "exclude",
+) -> ContrastRun:
+    """One paired contrast ``a-b`` of per-trial logs, per trial and seed.
+
+    Parameters
+    ----------
+    logs
+        As in :func:`floor_run`.
+    a, b : str
+        The arms: protocols (``protocol@run`` for one of several runs of a protocol), or
+        models with ``by="model"``; ``a == b`` compares the arm with itself across trials.
+    by : {"protocol", "model"} or None
+        What an arm is; None takes ``"model"`` when ``a`` and ``b`` are models of the log and
+        not protocols, else ``"protocol"``.
+    trials : sequence of int, optional
+        Trials to compare (default: every trial after trial 0; A/A: every pair i < j).
+    trial_b : int, optional
+        A/A only: the trial of arm b.
+    coordination_active : bool, default False
+        Also compare trial 1 on the tasks both arms failed at trial 0.
+    family_size : int, default 1
+        Contrasts in the family, for the Bonferroni correction of each row.
+    format, allow_nan, benchmark, model, protocol
+        As in :func:`noisefloor.logs.load_trials`.
+    clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
+        As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
+        certified null contrasts (``certified_null``).
+
+    Returns
+    -------
+    ContrastRun
+
+    Raises
+    ------
+    ValueError
+        ``family_size`` < 1, an arm not in the log, or no shared trial (the message says how
+        to compare trial 0).
+
+    Examples
+    --------
+    >>> r = contrast_run("fixtures/logs/paper", "no_coord", "no_coord", benchmark="tau2/retail",
+    ...                  model="m")
+    >>> row = r.contrasts.iloc[0]
+    >>> row["contrast"], (int(row["wins"]), int(row["losses"]), int(row["ties"])), row["certified_null"]
+    ('no_coord[t0]-no_coord[t1]', (0, 1, 2), 'no injection')
+    """
+    if not isinstance(family_size, int) or family_size < 1:
+        raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
+    frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                            model=model, protocol=protocol)
+    by = _infer_by(frame, a, b, by)
+    rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
+                         coordination_active=coordination_active,
+                         infrastructure_errors=infrastructure_errors)
+    if rows.empty:
+        raise ValueError(f"{a} and {b} share no trial after trial 0; pass trials=[0] / --trial 0 "
+                         "to compare trial 0 (a null contrast when certified)"
+                         if a != b else f"{a} has fewer than two trials to compare")
+    rows = rows.copy()
+    rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
+                                           family_size=family_size).p_adjusted[0]
+                            for p in rows["p_value"]]
+    null_options = {"clean_pairs": clean_pairs, "null_pairs": null_pairs, "trial0": trial0,
+                    "reruns": reruns, "infrastructure_errors": infrastructure_errors}
+    certified = _certified_rows(frame, rows, a, b, by, null_options)
+    rows["certified_null"] = [c if s == "all" else "" for c, s in zip(certified, rows["subset"])]
+    return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
+                       left_out=left_out_totals(rows), sources=_sources(logs, frame))
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    """Result of :func:`audit_run` (``noisefloor audit``).
+
+    Attributes
+    ----------
+    result : AuditResult
+        The claims placed against the floor.
+    noise_floor : NoiseFloor
+        The floor they were placed against.
+    floor_source, claims_source : str
+        Where the floor's inputs and the claims came from.
+    claims_note : str
+        A note on the claims (bundled claims placed against a log's floor), or empty.
+    null_table : pandas.DataFrame
+        The null contrasts the floor was built from (with ``certified_by``).
+    skipped : tuple of dict
+        Candidates nothing certified (logs only).
+    log_contrasts : pandas.DataFrame or None
+        The log's own contrasts placed against the floor (logs with two arms or more).
+    n_arms : int
+        Arms (protocols or models) of the log; 0 for a count table.
+    other_contrasts : pandas.DataFrame or None
+        Sign tests of the count table's non-null rows.
+    from_logs : bool
+        True when the floor came from logs.
+    files : tuple of str
+        Report files written (``out``).
+    """
+
+    result: AuditResult
+    noise_floor: NoiseFloor
+    floor_source: str
+    claims_source: str
+    claims_note: str = ""
+    null_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
+    skipped: tuple = ()
+    log_contrasts: pd.DataFrame | None = field(default=None, repr=False)
+    n_arms: int = 0
+    other_contrasts: pd.DataFrame | None = field(default=None, repr=False)
+    from_logs: bool = False
+    files: tuple[str, ...] = ()
+
+    @property
+    def left_out(self) -> list[dict]:
+        """Per null (contrast, seed): tasks left out of the pairing."""
+        return left_out_records(self.null_table)
+
+    @property
+    def log_contrasts_left_out(self) -> dict | None:
+        """:func:`~noisefloor.arm_contrasts.left_out_totals` of the log's contrasts."""
+        return None if self.log_contrasts is None else left_out_totals(self.log_contrasts)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per claim (:meth:`AuditResult.to_frame`)."""
+        return self.result.to_frame()
+
+    def to_dict(self) -> dict:
+        """The ``--json`` document of ``noisefloor audit``."""
+        skipped = [{**r, "seed": None if r["seed"] is None else int(r["seed"])}
+                   for r in self.skipped]
+        return {
+            "floor": self.result.floor, "envelope": self.result.envelope,
+            "counts": dict(self.result.counts), "claims_source": self.claims_source,
+            "claims": [v.to_dict() for v in self.result.verdicts],
+            "log_contrasts": ([] if self.log_contrasts is None
+                              else self.log_contrasts.to_dict(orient="records")),
+            "caution": self.noise_floor.caution, "noise_floor": self.noise_floor.to_dict(),
+            "other_contrasts": ([] if self.other_contrasts is None
+                                else self.other_contrasts.to_dict(orient="records")),
+            "left_out": self.left_out, "log_contrasts_left_out": self.log_contrasts_left_out,
+            "skipped": skipped, "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
+            "files": list(self.files),
+        }
+
+
+def audit_run(
+    *, counts: str | Path | None = None, logs: Any = None, claims: str | Path | None = None,
+    clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
+    reruns: bool = True, by: str = "protocol", format: str | None = None,
+    allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
+    protocol: str | None = None, out: str | Path | None = None, plot: bool = True,
+) -> AuditRun:
+    """Place claims against a noise floor from a count table or from logs.
+
+    Parameters
+    ----------
+    counts : path, optional
+        CSV of paired W/L/T counts (default, without ``logs``: the noise-floor paper's,
+        bundled); its trial-0 rows are null by the table's declaration.
+    logs : optional
+        Per-trial logs, as in :func:`floor_run`, instead of ``counts``; the log's own
+        contrasts (each trial after trial 0, and the coordination-active subset) are placed
+        against the floor too.
+    claims : path, optional
+        CSV of claims (default: the ten published claims the noise-floor paper lists).
+    clean_pairs : sequence of str
+        Clean contrasts (for a count table: default ``no_coord-intercept`` when present).
+    null_pairs, trial0, reruns
+        Logs only: as in :func:`noisefloor.nulls.certified_null_contrasts`.
+    by : {"protocol", "model"}, default "protocol"
+        Logs only: the arms of the log's own contrasts.
+    format, allow_nan, benchmark, model, protocol
+        Logs only: as in :func:`noisefloor.logs.load_trials`.
+    out : path, optional
+        Directory to write ``forest.png``, ``forest.svg`` and ``report.md`` to.
+    plot : bool, default True
+        With ``out``: draw the forest plot (at most
+        :data:`noisefloor.plots.MAX_FOREST_ROWS` rows, those farthest from 0, with a
+        :class:`noisefloor.plots.ForestRowsLeftOutWarning` when rows are left out of the
+        picture). False writes ``report.md`` only, without a figure.
+
+    Returns
+    -------
+    AuditRun
+
+    Raises
+    ------
+    ValueError
+        Both ``counts`` and ``logs``; null options with a count table; a bad table, log or
+        claim (file, line and field named); nothing certified in the logs.
+
+    Examples
+    --------
+    >>> r = audit_run()
+    >>> round(r.noise_floor.floor, 3), r.result.counts
+    (0.118, {'below': 7, 'inside': 1, 'above': 2})
+    """
+    from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
+                                       read_claims, read_paired_counts)
+    from noisefloor.stats.paired import sign_test_table
+
+    if logs is not None and counts is not None:
+        raise ValueError("give either counts or logs, not both")
+    others = own = None
+    n_arms = 0
+    skipped: tuple = ()
+    if logs is not None:
+        trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                                 model=model, protocol=protocol)
+        null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
+                            trial0=trial0, reruns=reruns)
+        null_table, skipped = null.table, null.skipped
+        source = ", ".join(_sources(logs, trials))
+        arm_col = "model" if by == "model" else "protocol"
+        n_arms = int(trials[arm_col].nunique())
+        if n_arms >= 2:
+            own = log_contrasts(trials, coordination_active=True, by=by)
+    else:
+        if null_pairs or not trial0 or not reruns:
+            raise ValueError("null_pairs, trial0 and reruns apply to logs: a count table's "
+                             "trial-0 rows are its null contrasts (--null, --no-trial0 and "
+                             "--no-reruns go with --log)")
+        table = read_paired_counts(counts)
+        if counts:
+            table.attrs["source"] = str(counts)  # errors name file:line
+        null_table = null_contrasts_from_counts(table, clean=tuple(clean_pairs) or None)
+        source = str(counts) if counts else BUNDLED_COUNTS_SOURCE
+        rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
+        if not rest.empty:
+            others = sign_test_table(rest.drop(columns=["line"]))
+    nf = noise_floor(null_table)
+    claim_table = read_claims(claims)
+    if claims:
+        claim_table.attrs["source"] = str(claims)
+    result = audit(claim_table, nf)
+    if own is not None:
+        own = place_contrasts(own, nf)
+    note = ("These are other papers' claims on their own benchmarks, placed against the floor "
+            "of your log; give --claims CSV to place your own."
+            if logs is not None and not claims else "")
+    run = AuditRun(result=result, noise_floor=nf, floor_source=source,
+                   claims_source=str(claims) if claims else BUNDLED_CLAIMS_SOURCE,
+                   claims_note=note, null_table=null_table, skipped=skipped, log_contrasts=own,
+                   n_arms=n_arms, other_contrasts=others, from_logs=logs is not None)
+    if out is not None:
+        run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
+    return run
+
+
+def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True) -> list[str]:
+    """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``."""
+    from noisefloor.plots import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
+    from noisefloor.published import BUNDLED_CLAIMS_SOURCE
+    from noisefloor.report import audit_markdown
+
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    if plot:
+        section = (BUNDLED_CLAIMS_SECTION if run.claims_source == BUNDLED_CLAIMS_SOURCE
+                   else CLAIMS_SECTION)
+        written = save_figure(audit_forest(run.result, run.noise_floor,
+                                           log_contrasts=run.log_contrasts,
+                                           claims_section=section), out_dir, "forest")
+    markdown = audit_markdown(run) if plot else audit_markdown(run, figure=None)
+    (out_dir / "report.md").write_text(markdown, encoding="utf-8")
+    return [str(p) for p in [*written, out_dir / "report.md"]]
