@@ -228,7 +228,7 @@ def test_mixed_directory(tmp_path):
 
 
 def test_empty_directory(tmp_path):
-    with pytest.raises(LogValidationError, match="directory holds no .jsonl/.json log"):
+    with pytest.raises(LogValidationError, match="directory holds no .jsonl/.json/.eval log"):
         load_trials(tmp_path)
 
 
