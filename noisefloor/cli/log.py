@@ -18,7 +18,8 @@ from noisefloor.logs import (
     validate_logs,
 )
 from noisefloor.cli._common import cli_message, handle_errors
-from noisefloor.cli._logs import ALLOW_NAN_HELP
+from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
+from noisefloor.logs.lines import MAX_LINE_BYTES
 from noisefloor.logs.detect import expand_paths
 
 
@@ -41,11 +42,15 @@ def schema() -> None:
 @click.option("--benchmark", default=None, help="Benchmark label for formats that lack one.")
 @click.option("--model", default=None, help="Model label for formats that lack one.")
 @click.option("--protocol", default=None, help="Protocol label for formats that lack one.")
+@click.option("--score", default=None, metavar="NAME", help=SCORE_HELP)
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=MAX_LINE_BYTES,
+              show_default=True,
+              help="Longest JSONL line read; a longer one is a problem (never held in memory).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead.")
 @handle_errors
 def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
              benchmark: str | None, model: str | None, protocol: str | None,
-             as_json: bool) -> None:
+             score: str | None, max_line_bytes: int, as_json: bool) -> None:
     """Check log files (or run directories) and report every problem.
 
     Prints one line per problem, as file:line: field: message (expected ..., received ...),
@@ -73,7 +78,8 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedLineWarning)
             report = validate_logs(readable, format=format_, allow_nan=allow_nan,
-                                   benchmark=benchmark, model=model, protocol=protocol)
+                                   benchmark=benchmark, model=model, protocol=protocol,
+                                   score=score, max_line_bytes=max_line_bytes)
     except (LogValidationError, ValueError, OSError) as exc:
         raise click.ClickException(cli_message(str(exc))) from None
     ok = report.ok and not path_problems
