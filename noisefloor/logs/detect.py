@@ -17,7 +17,7 @@ from noisefloor.logs.inspect import ZIP_MAGIC, is_inspect_document
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
 
-__all__ = ["FORMATS", "detect_format", "expand_paths"]
+__all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths"]
 
 #: Format names accepted by ``format=`` / ``--format``.
 FORMATS = ("jsonl", "paper", "tau2", "tau-bench", "inspect")
@@ -300,6 +300,43 @@ def detect_format(path: str | Path) -> str:
     else:
         received = "lines that are not JSON objects"
     raise LogValidationError([not_a_log(path, received)])
+
+
+def describe_file(path: str | Path) -> str | None:
+    """What a file that is read as a CSV table looks like, when it is a JSON document, a JSON
+    lines log or a zip archive (None for anything else: the table reader then speaks).
+
+    Used by the table readers (``--counts``, ``--claims``) so that a log or a leaderboard
+    passed in the wrong place is named instead of failing on its first comma.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "board.json")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write('{"gpt-x_lab_2026": {"model_name": "X", "results": {"retail": {}}}}')
+    >>> print(describe_file(p))
+    a JSON object of tau2-bench leaderboard submissions (published pass^k per domain, no per-trial records; a JSON object with keys 'gpt-x_lab_2026')
+    """
+    path = Path(path)
+    if regular_file_problem(path) is not None:
+        return None
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic == ZIP_MAGIC:
+        return ("an inspect_ai .eval log (a zip archive)" if path.suffix.lower() == ".eval"
+                else "a zip archive")
+    first = _first_byte(path)
+    if first not in (b"{", b"["):
+        return None
+    try:
+        fmt = detect_format(path)
+    except LogValidationError as exc:
+        received = exc.problems[0].received
+        return received or "a JSON document"
+    return {"jsonl": "a noisefloor trial log (JSONL)", "paper": "a trial log in the paper layout",
+            "tau2": "a tau2-bench run (results.json)", "tau-bench": "a tau-bench results list",
+            "inspect": "an inspect_ai log"}[fmt]
 
 
 def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[Path]:

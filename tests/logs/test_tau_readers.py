@@ -202,3 +202,18 @@ def test_a_leaderboard_json_is_named_as_such(shared_data):
     problem, = validate_logs(path).problems
     assert "tau2-bench leaderboard submissions" in problem.received
     assert "no per-trial records" in problem.received
+
+
+def test_a_log_or_leaderboard_given_as_a_table_is_named(shared_data, tmp_path):
+    from noisefloor.published import TableError, read_claims, read_paired_counts
+
+    board = shared_data / "tau2-bench" / "leaderboard_submissions.json"
+    with pytest.raises(TableError, match="not a CSV table: the file is a JSON object of tau2-bench "
+                                         "leaderboard submissions"):
+        read_paired_counts(board)  # was: "line 3: expected 1 fields ({), found 2"
+    with pytest.raises(TableError, match="the file is a tau-bench results list"):
+        read_claims(shared_data / "tau-bench" / "gpt-4o-airline.json")
+    fake = tmp_path / "run.eval"
+    fake.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
+    with pytest.raises(TableError, match="an inspect_ai .eval log"):
+        read_paired_counts(fake)
