@@ -13,7 +13,7 @@ from typing import Any
 
 from noisefloor.logs.errors import LogProblem, LogValidationError
 from noisefloor.logs.files import regular_file_problem, stat_problem
-from noisefloor.logs.inspect import ZIP_MAGIC, is_inspect_document
+from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
 
@@ -270,6 +270,10 @@ def detect_format(path: str | Path) -> str:
             fmt, what = _json_document_format(path, first)
             if fmt is not None:
                 return fmt
+            manifest = inspect_manifest(path)
+            if manifest is not None:
+                raise LogValidationError([not_a_log(
+                    path, f"{manifest}; give the log directory or the .eval/.json logs")])
             if not what.startswith("not valid JSON"):
                 raise LogValidationError([not_a_log(path, what)])
             # Not one JSON document: perhaps JSON lines saved as .json; the lines decide.
@@ -344,7 +348,9 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
 
     A directory holding ``results.json`` is one tau2-bench run; otherwise its log files
     (:data:`LOG_SUFFIXES`) and, recursively and at any depth, its subdirectories (per-protocol
-    folders, run folders) are taken. A ``simulations`` folder outside a tau2 run is not read;
+    folders, run folders) are taken. A ``simulations`` folder outside a tau2 run is not read,
+    nor are the manifests inspect_ai's ``eval_set`` writes beside its logs (``logs.json``,
+    ``eval-set.json``: indexes of the logs, which are read themselves);
     a directory link leading back to a directory being walked is not walked again (its files
     are read once, through the directory itself).
 
@@ -460,7 +466,8 @@ def _walk(top: Path) -> tuple[list[Path], list[LogProblem]]:
                 stack.append((sub, key))
         elif entry.suffix.lower() in LOG_SUFFIXES:
             if stat.S_ISREG(st.st_mode):
-                found.append(entry)
+                if inspect_manifest(entry) is None:  # an index of logs read themselves
+                    found.append(entry)
             else:
                 problem = regular_file_problem(entry)
                 if problem is not None:

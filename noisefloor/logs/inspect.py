@@ -66,7 +66,14 @@ from noisefloor.logs.files import regular_file_problem
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 
-__all__ = ["ZIP_MAGIC", "is_inspect_document", "iter_inspect_blocks", "value_to_float"]
+__all__ = [
+    "MANIFEST_NAMES",
+    "ZIP_MAGIC",
+    "inspect_manifest",
+    "is_inspect_document",
+    "iter_inspect_blocks",
+    "value_to_float",
+]
 
 #: First bytes of a zip archive (a local file header).
 ZIP_MAGIC = b"PK\x03\x04"
@@ -131,6 +138,39 @@ def value_to_float(value: Any) -> float | None:
         if _NUMBER.fullmatch(value):
             number = float(value)
             return number if math.isfinite(number) else None
+    return None
+
+
+#: File names of the manifests inspect's ``eval_set`` writes beside its logs.
+MANIFEST_NAMES = ("logs.json", "eval-set.json")
+
+
+def inspect_manifest(path: str | Path, limit: int = 64 << 20) -> str | None:
+    """What an inspect_ai log-directory manifest is, or None when ``path`` is not one.
+
+    ``eval_set`` writes ``logs.json`` (each log's header, keyed by the log's file name) and
+    ``eval-set.json`` (``eval_set_id`` and the tasks) beside the logs. They index the logs and
+    hold no samples, so a directory walk leaves them out; the logs are read themselves.
+    """
+    path = Path(path)
+    if path.name not in MANIFEST_NAMES or regular_file_problem(path) is not None:
+        return None
+    if path.stat().st_size > limit:
+        return None
+    try:
+        doc = parse_strict(path.read_bytes(), allow_nan=True, document=True)
+    except (JSONProblem, OSError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+    if path.name == "eval-set.json":
+        if "eval_set_id" in doc and isinstance(doc.get("tasks"), list):
+            return "an inspect_ai eval-set manifest (eval-set.json: the set's tasks, no samples)"
+        return None
+    if doc and all(isinstance(k, str) and k.endswith((".eval", ".json"))
+                   and is_inspect_document(v) for k, v in doc.items()):
+        return ("an inspect_ai log-directory manifest (logs.json: the headers of "
+                f"{len(doc)} log(s), no samples)")
     return None
 
 

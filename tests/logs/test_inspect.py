@@ -204,3 +204,23 @@ def test_value_to_float_matches_inspects(value):
         assert theirs == 0.0 or not math.isfinite(theirs)
     else:
         assert ours == theirs
+
+
+def test_eval_set_manifests_beside_the_logs_are_not_read_as_logs(inspect_logs, tmp_path):
+    # inspect's eval_set writes logs.json (each log's header keyed by its file name) and
+    # eval-set.json beside the logs (shapes as inspect 0.3.285 writes them)
+    src = Path(inspect_logs["json"]["path"])
+    run = tmp_path / "set"
+    run.mkdir()
+    log = run / src.name
+    log.write_bytes(src.read_bytes())
+    header = {k: v for k, v in json.loads(src.read_text()).items() if k != "samples"}
+    (run / "logs.json").write_text(json.dumps({src.name: header}))
+    (run / "eval-set.json").write_text(json.dumps({"eval_set_id": "x", "tasks": [{"name": "t"}]}))
+    report = validate_logs(run)
+    assert report.ok and report.files == (str(log),) and report.n_valid == 12
+    with pytest.raises(LogValidationError, match="log-directory manifest"):
+        detect_format(run / "logs.json")  # given by name it is named, not read
+    # a file that merely has the name is read (and refused) as what it is
+    (run / "logs.json").write_text(json.dumps({"a": 1}))
+    assert not validate_logs(run).ok
