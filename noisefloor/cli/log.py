@@ -10,6 +10,8 @@ import warnings
 
 import click
 
+from noisefloor.cli._common import cli_message, handle_errors
+from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
     LogValidationError,
@@ -17,10 +19,8 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.cli._common import cli_message, handle_errors
-from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
-from noisefloor.logs.lines import MAX_LINE_BYTES
 from noisefloor.logs.detect import expand_paths
+from noisefloor.logs.lines import MAX_LINE_BYTES
 
 
 @click.group("log")
