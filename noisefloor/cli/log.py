@@ -19,7 +19,7 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.logs.detect import expand_paths
+from noisefloor.logs.detect import walk_paths
 from noisefloor.logs.lines import MAX_LINE_BYTES
 
 
@@ -58,19 +58,13 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     a warning, not a problem).
     """
     format_ = None if format_ == "auto" else format_
-    # A path that cannot be read at all (missing, an empty directory) is one problem among the
-    # others: report it and go on with the remaining paths.
-    path_problems, readable = [], []
-    for f in files:
-        try:
-            expand_paths([f])
-        except (ValueError, OSError) as exc:
-            path_problems.append(str(exc))
-        else:
-            readable.append(f)
+    # A path that cannot be read at all (missing, an empty directory, a named pipe, a broken
+    # link) is one problem among the others: report each and go on with the files found.
+    readable, found_problems = walk_paths(list(files))
+    path_problems = [str(p) for p in found_problems]
     if not readable:
         for problem in path_problems:
-            click.echo(problem)
+            click.echo(cli_message(problem))
         click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
                    f"{len(path_problems)} problem(s)")
         raise SystemExit(1)

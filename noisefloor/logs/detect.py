@@ -17,7 +17,8 @@ from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_docu
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
 
-__all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths"]
+__all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
+           "walk_paths"]
 
 #: Format names accepted by ``format=`` / ``--format``.
 FORMATS = ("jsonl", "paper", "tau2", "tau-bench", "inspect")
@@ -362,6 +363,19 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
         device, a socket: never opened, as reading it could block forever) or is a symbolic
         link that leads nowhere (a loop, a missing target). Every such path is named.
     """
+    files, problems = walk_paths(paths)
+    if problems:
+        raise LogValidationError(problems)
+    return files
+
+
+def walk_paths(
+    paths: str | Path | list[str | Path] | tuple[str | Path, ...],
+) -> tuple[list[Path], list[LogProblem]]:
+    """:func:`expand_paths` without raising: the files found and the problems, both in order.
+
+    ``noisefloor log validate`` reads the files found and reports the problems with the rest.
+    """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths:
@@ -393,8 +407,9 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
                 problems.append(problem)
         out.extend(found)
     # One file reached twice (given twice, or given and also inside a given directory) would
-    # make every record a duplicate of itself: name the repetition instead.
+    # make every record a duplicate of itself: name the repetition instead (and read it once).
     seen: dict[Path, Path] = {}
+    files = []
     for path in out:
         first = seen.setdefault(_run_identity(path), path)
         if first is not path:
@@ -402,9 +417,9 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
                 str(path), None, None,
                 f"this log is read twice (also as {first}); give each file or directory once",
                 kind="io"))
-    if problems:
-        raise LogValidationError(problems)
-    return out
+        else:
+            files.append(path)
+    return files, problems
 
 
 def _run_identity(path: Path) -> Path:

@@ -215,3 +215,17 @@ def test_line_reader_splits_like_bytes_split(tmp_path_factory, data, bom, block,
         else:
             got.extend((b.first_line + i, None, t, b.is_tail) for i, t in enumerate(b.lines))
     assert got == _reference((b"\xef\xbb\xbf" if bom else b"") + data, limit)
+
+
+def test_log_validate_reads_the_good_files_and_names_every_bad_path(tmp_path):
+    (tmp_path / "runs" / "pull").mkdir(parents=True)
+    (tmp_path / "runs" / "pull" / "t.jsonl").write_text(_line() + _line(trial=1))
+    os.mkfifo(tmp_path / "runs" / "pull" / "live.jsonl")
+    os.symlink("self.jsonl", tmp_path / "runs" / "self.jsonl")
+    done = _cli("log", "validate", str(tmp_path / "runs"), str(tmp_path / "missing"))
+    assert done.exit_code == 1
+    lines = done.output.splitlines()
+    assert any("live.jsonl: a named pipe" in line for line in lines)
+    assert any("self.jsonl: a symbolic link that points to itself" in line for line in lines)
+    assert any("missing: no such file or directory" in line for line in lines)
+    assert lines[-1] == "1 file(s), 2 valid record(s), 0 truncated line(s): 3 problem(s)"
