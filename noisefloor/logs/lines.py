@@ -178,8 +178,9 @@ def iter_line_blocks(
             else:
                 data = chunk[pos:cut]
             if data is not None:
-                yield from _split_long(next_line, data, max_line_bytes)
-                next_line += data.count(b"\n") + 1
+                for block in _split_long(next_line, data, max_line_bytes):
+                    yield block
+                    next_line += block.n_lines
             pieces, held = [chunk[cut + 1 :]], len(chunk) - cut - 1
             if held > max_line_bytes:
                 skipped, pieces, held = held, [], 0
