@@ -210,20 +210,27 @@ def detect_format(path: str | Path) -> str:
     """Name the format of a log file or run directory.
 
     Rules, in order: a directory holding ``results.json``, or a file with a ``simulations/``
-    directory beside it, is a tau2-bench run (``"tau2"``); a ``.json`` document that is an
-    object with tau2-bench's top-level keys (``info`` and ``simulations``, ``tasks`` or
-    ``simulation_index``) is a tau2-bench ``results.json`` (``"tau2"``), an array of objects
-    with ``task_id`` and ``reward`` (or an empty array) a tau-bench v1 list
-    (``"tau-bench"``); otherwise the first decodable object among the first 50 non-blank
-    lines decides: an object with ``schema_version`` is noisefloor's own JSONL (``"jsonl"``),
-    one with ``protocol``, ``task_id`` and ``trial`` but no ``schema_version`` is the paper
-    layout (``"paper"``).
+    directory beside it, is a tau2-bench run (``"tau2"``); a path that is not a regular file
+    (a named pipe, a device, a dead symbolic link) is refused without being opened; a zip
+    archive named ``*.eval`` is an inspect_ai log (``"inspect"``); a ``.json`` document that
+    is an object with an integer ``version`` and an ``eval`` object is an inspect_ai log, one
+    with tau2-bench's top-level keys (``info`` and ``simulations``, ``tasks`` or
+    ``simulation_index``) a tau2-bench ``results.json`` (``"tau2"``); an array is judged by
+    its first element, decoded alone whatever the file size: objects with ``task_id`` and
+    ``reward`` (or an empty array) are a tau-bench v1 list (``"tau-bench"``), tau2-bench
+    simulations (``id``, ``task_id``, ``start_time``, ``termination_reason``) a bare tau2
+    list (``"tau2"``); otherwise the first decodable object among the first 50 non-blank
+    lines (each read whole, up to :data:`~noisefloor.logs.lines.MAX_LINE_BYTES`) decides: an
+    object with ``schema_version`` is noisefloor's own JSONL (``"jsonl"``), one with
+    ``protocol``, ``task_id`` and ``trial`` but no ``schema_version`` is the paper layout
+    (``"paper"``).
 
     Raises
     ------
     LogValidationError
         The file is not a recognised trial log (any other JSON document or line, an empty
-        file); the message names the file and what each format needs.
+        file, an inspect_ai manifest, a zip that is not a ``.eval``), or not a regular file;
+        the message names the file and what each format needs, or what the file is.
 
     Examples
     --------
