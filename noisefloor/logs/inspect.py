@@ -65,6 +65,7 @@ from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.files import regular_file_problem
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.tau2 import tail_problem
 
 __all__ = [
     "MANIFEST_NAMES",
@@ -77,6 +78,9 @@ __all__ = [
 
 #: First bytes of a zip archive (a local file header).
 ZIP_MAGIC = b"PK\x03\x04"
+#: Largest archive member read (1 GiB): a sample is kilobytes to megabytes; a larger member is
+#: refused before it is decompressed.
+MAX_MEMBER_BYTES = 1 << 30
 _ZIP_ZSTD = 93  # the zip compression method number of Zstandard (APPNOTE 4.4.5)
 _SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
 _VERSIONS = (1, 2)
@@ -180,6 +184,9 @@ def _member_bytes(handle: Any, archive: zipfile.ZipFile, info: zipfile.ZipInfo) 
     """The uncompressed bytes of one archive member (stored, deflate or zstd), CRC-checked."""
     if info.flag_bits & 0x1:
         raise ValueError(f"member {info.filename} is encrypted")
+    if info.file_size > MAX_MEMBER_BYTES:
+        raise ValueError(f"member {info.filename} would expand to {info.file_size:,} bytes, more "
+                         f"than the {MAX_MEMBER_BYTES:,} a sample of a log may hold")
     if info.compress_type != _ZIP_ZSTD:
         # stored and deflate: the standard library; any other method raises with its name
         return archive.read(info)
@@ -267,6 +274,10 @@ def _read_eval_archive(path: Path, sink: ProblemSink) -> tuple[Any, list[tuple[i
 
 def _read_json_log(path: Path, sink: ProblemSink) -> tuple[Any, list[tuple[int, Any]]] | None:
     source = str(path)
+    problem = tail_problem(path)  # a huge garbage tail is refused before the file is read
+    if problem is not None:
+        sink.add([problem])
+        return None
     doc = _decode(path.read_bytes(), source, sink)
     if doc is None:
         return None

@@ -95,7 +95,7 @@ def is_tau2_dir_layout(path: str | Path) -> bool:
     return tau2_paths(path)[1] is not None
 
 
-def _tail_problem(path: Path) -> LogProblem | None:
+def tail_problem(path: Path) -> LogProblem | None:
     """A problem when the last non-blank byte of a JSON document is not ``}`` or ``]``, found
     by reading backwards from the end (a block at a time), never the whole file."""
     with open(path, "rb") as handle:
@@ -131,7 +131,7 @@ def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
     problem = regular_file_problem(path)
     if problem is None:
         try:
-            problem = _tail_problem(path)
+            problem = tail_problem(path)
         except OSError as exc:
             problem = LogProblem(str(path), None, None, f"cannot read file: {exc}", kind="io")
     if problem is not None:
