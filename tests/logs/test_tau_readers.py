@@ -217,3 +217,20 @@ def test_a_log_or_leaderboard_given_as_a_table_is_named(shared_data, tmp_path):
     fake.write_bytes(b"PK\x03\x04" + b"\x00" * 40)
     with pytest.raises(TableError, match="an inspect_ai .eval log"):
         read_paired_counts(fake)
+
+
+def test_streaming_reader_numbers_null_trials_too(tmp_path, run):
+    from noisefloor.logs import read_records
+
+    doc = _more_trials(run, 2)
+    for sim in doc["simulations"]:
+        sim["trial"] = None
+    records = list(read_records(_write(tmp_path, doc)))
+    assert sorted((r.task_id, r.trial) for r in records) == sorted(
+        (t, i) for t in ("0", "1", "007") for i in (0, 1))
+
+
+def test_a_lone_surrogate_in_a_tau2_document_names_its_path(tmp_path, run):
+    run["simulations"][2]["task_id"] = "x\ud800"
+    problem, = validate_logs(_write(tmp_path, run)).problems
+    assert problem.field == "simulations[2].task_id" and "lone UTF-16 surrogate" in problem.message
