@@ -224,6 +224,12 @@ def _open_table(path, bundled: str, spec: dict, required: tuple):
         if not source.is_file():
             raise FileNotFoundError(f"{source}: no such file")
         display = str(source)
+        from noisefloor.logs.detect import describe_file  # a log or JSON given as a table
+
+        what = describe_file(source)
+        if what is not None:
+            raise TableError(display, None, None, f"not a CSV table: the file is {what}; this "
+                             "option reads a CSV with a header row (trial logs are LOG arguments)")
     header_no, header, rows = _read_rows(source, display)
     return display, rows, _resolve(header, spec, required, display, header_no)
 

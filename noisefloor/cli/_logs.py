@@ -23,6 +23,11 @@ def label_options(func):
 
 
 _ALLOW_NAN = "noisefloor.allow_nan"
+_SCORE = "noisefloor.score"
+
+#: Help of ``--score`` (also used by ``log validate``).
+SCORE_HELP = ("inspect_ai logs: the scorer whose score is the reward (default: the log's first "
+              "scorer).")
 
 #: Help of ``--allow-nan`` (also used by ``log validate``).
 ALLOW_NAN_HELP = ("Accept NaN/Infinity literals in the JSON (a non-finite reward is still an "
@@ -30,20 +35,23 @@ ALLOW_NAN_HELP = ("Accept NaN/Infinity literals in the JSON (a non-finite reward
 
 
 def log_options(func):
-    """``--format`` and ``--allow-nan`` for commands that take LOG paths.
+    """``--format``, ``--allow-nan`` and ``--score`` for commands that take LOG paths.
 
-    ``--allow-nan`` does not reach the command function: it is kept in the click context and
-    :func:`read_logs` reads it from there, so every command reading logs has it.
+    ``--allow-nan`` and ``--score`` do not reach the command function: they are kept in the
+    click context and :func:`read_logs` reads them from there, so every command reading logs
+    has them.
     """
 
     @functools.wraps(func)
-    def wrapper(*args, allow_nan: bool = False, **kwargs):
+    def wrapper(*args, allow_nan: bool = False, score: str | None = None, **kwargs):
         ctx = click.get_current_context(silent=True)
         if ctx is not None:  # None when the callback is called directly, outside click
             ctx.meta[_ALLOW_NAN] = allow_nan
+            ctx.meta[_SCORE] = score
         return func(*args, **kwargs)
 
     wrapper = click.option("--allow-nan", is_flag=True, help=ALLOW_NAN_HELP)(wrapper)
+    wrapper = click.option("--score", default=None, metavar="NAME", help=SCORE_HELP)(wrapper)
     return click.option(
         "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
         help="Log format; 'auto' detects it from each file.",
@@ -90,12 +98,13 @@ def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, la
         raise click.UsageError("give at least one LOG path")
     if log_format == "auto":
         _refuse_unrecognised(paths)
+    ctx = click.get_current_context(silent=True)
     if allow_nan is None:
-        ctx = click.get_current_context(silent=True)
         allow_nan = bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False))
+    score = ctx.meta.get(_SCORE) if ctx is not None else None
     trials = load_trials(list(paths), format=None if log_format == "auto" else log_format,
                          allow_nan=allow_nan, benchmark=label_benchmark, model=label_model,
-                         protocol=label_protocol)
+                         protocol=label_protocol, score=score)
     if trials.empty:
         # An empty log (a blank file read with --format, ``[]``, a tau2 run without
         # simulations) must not pass as a run with nothing wrong in it.

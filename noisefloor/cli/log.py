@@ -10,6 +10,8 @@ import warnings
 
 import click
 
+from noisefloor.cli._common import cli_message, handle_errors
+from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
     LogValidationError,
@@ -17,9 +19,8 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.cli._common import cli_message, handle_errors
-from noisefloor.cli._logs import ALLOW_NAN_HELP
-from noisefloor.logs.detect import expand_paths
+from noisefloor.logs.detect import walk_paths
+from noisefloor.logs.lines import MAX_LINE_BYTES
 
 
 @click.group("log")
@@ -41,11 +42,15 @@ def schema() -> None:
 @click.option("--benchmark", default=None, help="Benchmark label for formats that lack one.")
 @click.option("--model", default=None, help="Model label for formats that lack one.")
 @click.option("--protocol", default=None, help="Protocol label for formats that lack one.")
+@click.option("--score", default=None, metavar="NAME", help=SCORE_HELP)
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=MAX_LINE_BYTES,
+              show_default=True,
+              help="Longest JSONL line read; a longer one is a problem (never held in memory).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document instead.")
 @handle_errors
 def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
              benchmark: str | None, model: str | None, protocol: str | None,
-             as_json: bool) -> None:
+             score: str | None, max_line_bytes: int, as_json: bool) -> None:
     """Check log files (or run directories) and report every problem.
 
     Prints one line per problem, as file:line: field: message (expected ..., received ...),
@@ -53,19 +58,13 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     a warning, not a problem).
     """
     format_ = None if format_ == "auto" else format_
-    # A path that cannot be read at all (missing, an empty directory) is one problem among the
-    # others: report it and go on with the remaining paths.
-    path_problems, readable = [], []
-    for f in files:
-        try:
-            expand_paths([f])
-        except (ValueError, OSError) as exc:
-            path_problems.append(str(exc))
-        else:
-            readable.append(f)
+    # A path that cannot be read at all (missing, an empty directory, a named pipe, a broken
+    # link) is one problem among the others: report each and go on with the files found.
+    readable, found_problems = walk_paths(list(files))
+    path_problems = [str(p) for p in found_problems]
     if not readable:
         for problem in path_problems:
-            click.echo(problem)
+            click.echo(cli_message(problem))
         click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
                    f"{len(path_problems)} problem(s)")
         raise SystemExit(1)
@@ -73,7 +72,8 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedLineWarning)
             report = validate_logs(readable, format=format_, allow_nan=allow_nan,
-                                   benchmark=benchmark, model=model, protocol=protocol)
+                                   benchmark=benchmark, model=model, protocol=protocol,
+                                   score=score, max_line_bytes=max_line_bytes)
     except (LogValidationError, ValueError, OSError) as exc:
         raise click.ClickException(cli_message(str(exc))) from None
     ok = report.ok and not path_problems

@@ -1,5 +1,9 @@
 """Trial records in, tidy DataFrames out: the schema, the strict JSONL reader, format readers.
 
+Formats (:data:`FORMATS`): noisefloor JSONL, the noise-floor paper's layout, tau2-bench runs
+(:mod:`noisefloor.logs.tau2`), tau-bench v1 lists (:mod:`noisefloor.logs.taubench`) and
+inspect_ai eval logs (:mod:`noisefloor.logs.inspect`).
+
 Public API: :func:`load_trials` (files -> typed DataFrame), :func:`read_records` (streaming
 :class:`TrialRecord` objects), :func:`validate_logs` (collect-all report), the schema
 (:class:`TrialRecord`, :func:`trial_record_json_schema`), and the problem types

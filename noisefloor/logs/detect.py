@@ -2,26 +2,36 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from noisefloor.logs.errors import LogProblem, LogValidationError
+from noisefloor.logs.files import regular_file_problem, stat_problem
+from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.lines import MAX_LINE_BYTES
 
-__all__ = ["FORMATS", "detect_format", "expand_paths"]
+__all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
+           "walk_paths"]
 
 #: Format names accepted by ``format=`` / ``--format``.
-FORMATS = ("jsonl", "paper", "tau2", "tau-bench")
+FORMATS = ("jsonl", "paper", "tau2", "tau-bench", "inspect")
 
-_MAX_DEPTH = 4
+#: File name endings taken from a directory (inspect_ai writes ``.eval`` and ``.json``).
+LOG_SUFFIXES = (".jsonl", ".json", ".eval")
 
 #: What each readable format holds, for the "not a recognised trial log" message.
 FORMAT_NEEDS = (
     "one of: a tau2-bench results.json (an object with 'info' and 'simulations' or 'tasks') "
-    "or its run directory; tau-bench results (an array of objects with task_id and reward); "
+    "or its run directory, or an array of its simulations; tau-bench results (an array of "
+    "objects with task_id and reward); an inspect_ai log (.eval archive, or .json with "
+    "'version' and 'eval'); "
     "noisefloor JSONL (lines with schema_version); the paper layout (JSONL lines with "
     "protocol, task_id and trial)"
 )
@@ -30,6 +40,10 @@ FORMAT_NEEDS = (
 #: plus the simulations (json layout), or the tasks and ``simulation_index`` (dir layout).
 _TAU2_RUN_KEYS = frozenset({"simulations", "tasks", "simulation_index"})
 _TAU_BENCH_KEYS = frozenset({"task_id", "reward"})
+#: Required keys of a tau2-bench ``SimulationRun``: an array of them is a bare simulation list.
+_TAU2_SIMULATION_KEYS = frozenset({"id", "task_id", "start_time", "termination_reason"})
+#: inspect_ai's ``EvalLog`` serialises ``version`` then ``status`` first (``log/_log.py``).
+_INSPECT_HEAD = re.compile(r'\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 #: Keys that mark noisefloor's own trial records (or the paper layout's lines), which also carry
 #: task_id and reward: saved as one JSON array they are not a tau-bench list, whose reader would
 #: drop their seed, labels, infrastructure flag and coordination fields.
@@ -47,55 +61,105 @@ def _describe_keys(keys: list[str]) -> str:
     return f"a JSON object with keys {shown}"
 
 
+def _first_element(path: Path, limit: int | None = None) -> tuple[str, Any]:
+    """The first element of a JSON array document, decoded without reading the rest.
+
+    Returns ``("empty", None)``, ``("element", value)``, or ``("invalid", message)`` when the
+    first element is not valid JSON (or longer than ``limit`` bytes, default
+    :data:`~noisefloor.logs.lines.MAX_LINE_BYTES`). The buffer doubles from 1 MiB until the
+    element decodes, so any file size gives the same answer.
+    """
+    limit = MAX_LINE_BYTES if limit is None else limit
+    decoder = json.JSONDecoder()
+    size = _HEAD
+    with open(path, "rb") as handle:
+        buf = handle.read(size)
+        at_end = len(buf) < size
+        buf = buf.removeprefix(b"\xef\xbb\xbf")
+        while True:
+            text = buf.decode("utf-8", errors="ignore" if not at_end else "replace")
+            start = text.index("[") + 1
+            while start < len(text) and text[start] in " \t\r\n":
+                start += 1
+            if start < len(text) and text[start] == "]":
+                return "empty", None
+            try:
+                value, _ = decoder.raw_decode(text, start)
+            except (ValueError, RecursionError) as exc:
+                if at_end or size >= limit:
+                    return "invalid", f"not valid JSON ({exc.__class__.__name__}: {exc})"
+                more = handle.read(size)
+                at_end = len(more) < size
+                buf += more
+                size *= 2
+                continue
+            return "element", value
+
+
+def _describe_object(doc: dict[str, Any]) -> str:
+    """What a JSON object that is no trial log looks like."""
+    values = list(doc.values())
+    if doc and all(isinstance(v, dict) and "results" in v and "model_name" in v for v in values):
+        return ("a JSON object of tau2-bench leaderboard submissions (published pass^k per "
+                "domain, no per-trial records; " + _describe_keys(list(doc)) + ")")
+    if "model_name" in doc and isinstance(doc.get("results"), dict):
+        return ("a tau2-bench leaderboard submission (published pass^k per domain, no per-trial "
+                "records)")
+    return _describe_keys(list(doc))
+
+
 def _json_document_format(path: Path, first: bytes) -> tuple[str | None, str]:
     """``(format or None, what the document is)`` for a ``.json`` file starting with ``{`` or
     ``[``, from its top-level keys (or its first element's).
 
-    A file up to 1 MiB is decoded whole; a larger one is judged from the keys in its first
-    MiB (tau2-bench writes ``info`` before ``tasks`` and ``simulations``; each tau-bench entry
-    starts with ``task_id`` or holds it in its first lines); the reader checks it exactly.
+    An array is judged by its first element, decoded alone whatever the file size. An object
+    up to 1 MiB is decoded whole; a larger one is judged from its first MiB (inspect_ai writes
+    ``version`` then ``status`` first; tau2-bench writes ``info`` before ``tasks`` and
+    ``simulations``); the reader checks it exactly.
     """
+    if first == b"[":
+        kind, value = _first_element(path)
+        if kind == "empty":
+            return "tau-bench", ""
+        if kind == "invalid":
+            return None, value
+        if not isinstance(value, dict):
+            return None, f"a JSON array whose first element is a JSON {type(value).__name__}"
+        native = [k for k in _NATIVE_KEYS if k in value]
+        if native:
+            return None, _NATIVE_ARRAY.format(key=native[0])
+        if _TAU_BENCH_KEYS <= value.keys():
+            return "tau-bench", ""
+        if _TAU2_SIMULATION_KEYS <= value.keys():
+            return "tau2", ""
+        return None, f"a JSON array whose first element is {_describe_keys(list(value))}"
     with open(path, "rb") as handle:
         head = handle.read(_HEAD + 1)
     head = head.removeprefix(b"\xef\xbb\xbf")
     text = head[:_HEAD].decode("utf-8", errors="replace")
+    if _INSPECT_HEAD.match(text):
+        return "inspect", ""
     if len(head) <= _HEAD:
         try:
             doc = json.loads(text)
         except (ValueError, RecursionError) as exc:
-            # Not valid JSON: judge by the keys seen, so a broken run still gets the tau2 or
-            # tau-bench reader (which names line and column); anything else is not recognised.
+            # Not valid JSON: judge by the keys seen, so a broken run still gets the tau2
+            # reader (which names line and column); anything else is not recognised.
             reason = f"not valid JSON ({exc.__class__.__name__}: {exc})"
         else:
             if isinstance(doc, dict):
                 if "info" in doc and _TAU2_RUN_KEYS & doc.keys():
                     return "tau2", ""
-                return None, _describe_keys(list(doc))
-            if isinstance(doc, list):
-                native = [k for k in _NATIVE_KEYS
-                          if any(isinstance(x, dict) and k in x for x in doc)]
-                if native:
-                    return None, _NATIVE_ARRAY.format(key=native[0])
-                if not doc or (isinstance(doc[0], dict) and _TAU_BENCH_KEYS <= doc[0].keys()):
-                    return "tau-bench", ""
-                what = (_describe_keys(list(doc[0]))
-                        if isinstance(doc[0], dict) else f"a JSON {type(doc[0]).__name__}")
-                return None, f"a JSON array whose first element is {what}"
+                if is_inspect_document(doc):
+                    return "inspect", ""
+                return None, _describe_object(doc)
             return None, f"a JSON {type(doc).__name__}"
     else:
         reason = "a JSON document"
-    if first == b"{":
-        if re.search(_KEY.format("info"), text) and any(
-                re.search(_KEY.format(k), text) for k in _TAU2_RUN_KEYS):
-            return "tau2", ""
-        return None, f"{reason} without tau2-bench's 'info' and 'simulations'/'tasks' keys"
-    # only schema_version here: a big tau-bench list may hold "protocol" inside its trajectories
-    native = [k for k in ("schema_version",) if re.search(_KEY.format(k), text)]
-    if native:
-        return None, _NATIVE_ARRAY.format(key=native[0])
-    if all(re.search(_KEY.format(k), text) for k in _TAU_BENCH_KEYS):
-        return "tau-bench", ""
-    return None, f"{reason} (an array) without tau-bench's task_id and reward keys"
+    if re.search(_KEY.format("info"), text) and any(
+            re.search(_KEY.format(k), text) for k in _TAU2_RUN_KEYS):
+        return "tau2", ""
+    return None, f"{reason} without tau2-bench's 'info' and 'simulations'/'tasks' keys"
 
 
 def not_a_log(path: str | Path, received: str) -> LogProblem:
@@ -106,12 +170,18 @@ def not_a_log(path: str | Path, received: str) -> LogProblem:
                       "its reader)", received, kind="format")
 
 
-def _first_objects(path: Path, limit: int = 1 << 20, max_lines: int = 50) -> Iterator[Any]:
-    """Decode up to ``max_lines`` non-blank lines (a malformed one yields its JSONProblem)."""
+def _first_objects(path: Path, limit: int | None = None, max_lines: int = 50) -> Iterator[Any]:
+    """Decode up to ``max_lines`` non-blank lines (a malformed one yields its JSONProblem).
+
+    A line is read whole up to ``limit`` bytes (default
+    :data:`noisefloor.logs.lines.MAX_LINE_BYTES`), so one long valid record decides like a
+    short one; a longer line yields a JSONProblem saying so, and detection stops there.
+    """
+    limit = MAX_LINE_BYTES if limit is None else limit
     with open(path, "rb") as handle:
         seen = 0
         while seen < max_lines:
-            line = handle.readline(limit)
+            line = handle.readline(limit + 1)
             if not line:
                 return
             if seen == 0 and line.startswith(b"\xef\xbb\xbf"):
@@ -119,8 +189,12 @@ def _first_objects(path: Path, limit: int = 1 << 20, max_lines: int = 50) -> Ite
             if not line.strip():
                 continue
             seen += 1
+            if len(line) > limit and not line.endswith(b"\n"):
+                yield JSONProblem(f"line {seen} is longer than {limit:,} bytes (max_line_bytes)",
+                                  "line_length")
+                return
             try:
-                yield parse_strict(line.rstrip(b"\r\n"), allow_nan=True)
+                yield parse_strict(line.rstrip(b"\r\n"), allow_nan=True, surrogates=True)
             except JSONProblem as exc:
                 yield exc
 
@@ -136,20 +210,27 @@ def detect_format(path: str | Path) -> str:
     """Name the format of a log file or run directory.
 
     Rules, in order: a directory holding ``results.json``, or a file with a ``simulations/``
-    directory beside it, is a tau2-bench run (``"tau2"``); a ``.json`` document that is an
-    object with tau2-bench's top-level keys (``info`` and ``simulations``, ``tasks`` or
-    ``simulation_index``) is a tau2-bench ``results.json`` (``"tau2"``), an array of objects
-    with ``task_id`` and ``reward`` (or an empty array) a tau-bench v1 list
-    (``"tau-bench"``); otherwise the first decodable object among the first 50 non-blank
-    lines decides: an object with ``schema_version`` is noisefloor's own JSONL (``"jsonl"``),
-    one with ``protocol``, ``task_id`` and ``trial`` but no ``schema_version`` is the paper
-    layout (``"paper"``).
+    directory beside it, is a tau2-bench run (``"tau2"``); a path that is not a regular file
+    (a named pipe, a device, a dead symbolic link) is refused without being opened; a zip
+    archive named ``*.eval`` is an inspect_ai log (``"inspect"``); a ``.json`` document that
+    is an object with an integer ``version`` and an ``eval`` object is an inspect_ai log, one
+    with tau2-bench's top-level keys (``info`` and ``simulations``, ``tasks`` or
+    ``simulation_index``) a tau2-bench ``results.json`` (``"tau2"``); an array is judged by
+    its first element, decoded alone whatever the file size: objects with ``task_id`` and
+    ``reward`` (or an empty array) are a tau-bench v1 list (``"tau-bench"``), tau2-bench
+    simulations (``id``, ``task_id``, ``start_time``, ``termination_reason``) a bare tau2
+    list (``"tau2"``); otherwise the first decodable object among the first 50 non-blank
+    lines (each read whole, up to :data:`~noisefloor.logs.lines.MAX_LINE_BYTES`) decides: an
+    object with ``schema_version`` is noisefloor's own JSONL (``"jsonl"``), one with
+    ``protocol``, ``task_id`` and ``trial`` but no ``schema_version`` is the paper layout
+    (``"paper"``).
 
     Raises
     ------
     LogValidationError
         The file is not a recognised trial log (any other JSON document or line, an empty
-        file); the message names the file and what each format needs.
+        file, an inspect_ai manifest, a zip that is not a ``.eval``), or not a regular file;
+        the message names the file and what each format needs, or what the file is.
 
     Examples
     --------
@@ -176,14 +257,31 @@ def detect_format(path: str | Path) -> str:
             return "tau2"
         raise LogValidationError([LogProblem(str(path), None, None,
                                              "a directory is not one log file", kind="format")])
+    problem = regular_file_problem(path)
+    if problem is not None:
+        raise LogValidationError([problem])
     if path.name == "results.json" and (path.parent / "simulations").is_dir():
         return "tau2"
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic == ZIP_MAGIC:
+        if path.suffix.lower() == ".eval":
+            return "inspect"
+        raise LogValidationError([not_a_log(path, "a zip archive that is not an inspect_ai "
+                                                  ".eval log (its name does not end in .eval)")])
+    if path.suffix.lower() == ".eval":
+        raise LogValidationError([not_a_log(path, "a .eval file that is not a zip archive "
+                                                  "(inspect_ai .eval logs are zip archives)")])
     if path.suffix.lower() == ".json":
         first = _first_byte(path)
         if first in (b"[", b"{"):
             fmt, what = _json_document_format(path, first)
             if fmt is not None:
                 return fmt
+            manifest = inspect_manifest(path)
+            if manifest is not None:
+                raise LogValidationError([not_a_log(
+                    path, f"{manifest}; give the log directory or the .eval/.json logs")])
             if not what.startswith("not valid JSON"):
                 raise LogValidationError([not_a_log(path, what)])
             # Not one JSON document: perhaps JSON lines saved as .json; the lines decide.
@@ -216,38 +314,109 @@ def detect_format(path: str | Path) -> str:
     raise LogValidationError([not_a_log(path, received)])
 
 
+def describe_file(path: str | Path) -> str | None:
+    """What a file that is read as a CSV table looks like, when it is a JSON document, a JSON
+    lines log or a zip archive (None for anything else: the table reader then speaks).
+
+    Used by the table readers (``--counts``, ``--claims``) so that a log or a leaderboard
+    passed in the wrong place is named instead of failing on its first comma.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> d = tempfile.mkdtemp(); p = os.path.join(d, "board.json")
+    >>> with open(p, "w") as f:
+    ...     _ = f.write('{"gpt-x_lab_2026": {"model_name": "X", "results": {"retail": {}}}}')
+    >>> print(describe_file(p))
+    a JSON object of tau2-bench leaderboard submissions (published pass^k per domain, no per-trial records; a JSON object with keys 'gpt-x_lab_2026')
+    """
+    path = Path(path)
+    if regular_file_problem(path) is not None:
+        return None
+    with open(path, "rb") as handle:
+        magic = handle.read(4)
+    if magic == ZIP_MAGIC:
+        return ("an inspect_ai .eval log (a zip archive)" if path.suffix.lower() == ".eval"
+                else "a zip archive")
+    first = _first_byte(path)
+    if first not in (b"{", b"["):
+        return None
+    try:
+        fmt = detect_format(path)
+    except LogValidationError as exc:
+        received = exc.problems[0].received
+        return received or "a JSON document"
+    return {"jsonl": "a noisefloor trial log (JSONL)", "paper": "a trial log in the paper layout",
+            "tau2": "a tau2-bench run (results.json)", "tau-bench": "a tau-bench results list",
+            "inspect": "an inspect_ai log"}[fmt]
+
+
 def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
     """Expand directories into the log files (or tau2 run directories) they hold, sorted.
 
-    A directory holding ``results.json`` is one tau2-bench run; otherwise its ``*.jsonl`` and
-    ``*.json`` files and, recursively, its subdirectories (per-protocol folders, run folders)
-    are taken. A ``simulations`` folder outside a tau2 run is not read.
+    A directory holding ``results.json`` is one tau2-bench run; otherwise its log files
+    (:data:`LOG_SUFFIXES`) and, recursively and at any depth, its subdirectories (per-protocol
+    folders, run folders) are taken. A ``simulations`` folder outside a tau2 run is not read,
+    nor are the manifests inspect_ai's ``eval_set`` writes beside its logs (``logs.json``,
+    ``eval-set.json``: indexes of the logs, which are read themselves);
+    a directory link leading back to a directory being walked is not walked again (its files
+    are read once, through the directory itself).
 
     Raises
     ------
     LogValidationError
-        A path does not exist, a directory holds no log file, or one file is reached twice.
+        A path does not exist, a directory holds no log file, one file is reached twice, or a
+        path (given, or a log found in a directory) is not a regular file (a named pipe, a
+        device, a socket: never opened, as reading it could block forever) or is a symbolic
+        link that leads nowhere (a loop, a missing target). Every such path is named.
+    """
+    files, problems = walk_paths(paths)
+    if problems:
+        raise LogValidationError(problems)
+    return files
+
+
+def walk_paths(
+    paths: str | Path | list[str | Path] | tuple[str | Path, ...],
+) -> tuple[list[Path], list[LogProblem]]:
+    """:func:`expand_paths` without raising: the files found and the problems, both in order.
+
+    ``noisefloor log validate`` reads the files found and reports the problems with the rest.
     """
     if isinstance(paths, (str, Path)):
         paths = [paths]
     if not isinstance(paths, (list, tuple)) or not paths:
         raise ValueError(f"paths must be a path or a non-empty list of paths, got {paths!r}")
     out: list[Path] = []
-    problems = []
+    problems: list[LogProblem] = []
     for item in paths:
         path = Path(item)
-        if not path.exists():
-            problems.append(LogProblem(str(path), None, None, "no such file or directory",
-                                       kind="io"))
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ENOENT and not os.path.islink(path):
+                problems.append(LogProblem(str(path), None, None, "no such file or directory",
+                                           kind="io"))
+            else:
+                problems.append(stat_problem(path, exc))
             continue
-        found = _expand(path, 0) if path.is_dir() else [path]
-        if not found:
-            problems.append(LogProblem(str(path), None, None,
-                                       "directory holds no .jsonl/.json log", kind="io"))
+        if stat.S_ISDIR(mode):
+            found, bad = _walk(path)
+            problems.extend(bad)
+            if not found and not bad:
+                problems.append(LogProblem(str(path), None, None,
+                                           "directory holds no .jsonl/.json/.eval log",
+                                           kind="io"))
+        else:
+            problem = regular_file_problem(path)
+            found = [path] if problem is None else []
+            if problem is not None:
+                problems.append(problem)
         out.extend(found)
     # One file reached twice (given twice, or given and also inside a given directory) would
-    # make every record a duplicate of itself: name the repetition instead.
+    # make every record a duplicate of itself: name the repetition instead (and read it once).
     seen: dict[Path, Path] = {}
+    files = []
     for path in out:
         first = seen.setdefault(_run_identity(path), path)
         if first is not path:
@@ -255,14 +424,14 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
                 str(path), None, None,
                 f"this log is read twice (also as {first}); give each file or directory once",
                 kind="io"))
-    if problems:
-        raise LogValidationError(problems)
-    return out
+        else:
+            files.append(path)
+    return files, problems
 
 
 def _run_identity(path: Path) -> Path:
     """What a path reads: a tau2 run directory and its ``results.json`` read the same run."""
-    resolved = path.resolve()
+    resolved = Path(os.path.realpath(path))
     if resolved.name == "results.json" and (resolved.parent / "simulations").is_dir():
         return resolved.parent
     if resolved.is_dir() and (resolved / "results.json").is_file():
@@ -270,16 +439,59 @@ def _run_identity(path: Path) -> Path:
     return resolved
 
 
-def _expand(directory: Path, depth: int) -> list[Path]:
-    if (directory / "results.json").is_file():
-        return [directory]
-    if depth >= _MAX_DEPTH:
-        return []
+def _walk(top: Path) -> tuple[list[Path], list[LogProblem]]:
+    """Log files and tau2 runs under ``top`` at any depth, in sorted order, and the problems
+    of entries that cannot be read (an explicit stack, so depth is not bounded by recursion)."""
     found: list[Path] = []
-    for entry in sorted(directory.iterdir()):
-        if entry.is_dir():
-            if entry.name != "simulations":
-                found.extend(_expand(entry, depth + 1))
-        elif entry.suffix.lower() in (".jsonl", ".json"):
-            found.append(entry)
-    return found
+    problems: list[LogProblem] = []
+
+    def listing(directory: Path) -> Iterator[Path] | None:
+        try:
+            return iter(sorted(directory.iterdir()))
+        except OSError as exc:
+            problems.append(LogProblem(str(directory), None, None,
+                                       f"cannot list directory: {exc.strerror or exc}",
+                                       kind="io"))
+            return None
+
+    if (top / "results.json").is_file():
+        return [top], problems
+    st = os.stat(top)
+    first = listing(top)
+    if first is None:
+        return found, problems
+    stack: list[tuple[Iterator[Path], tuple[int, int]]] = [(first, (st.st_dev, st.st_ino))]
+    while stack:
+        entries, _ = stack[-1]
+        entry = next(entries, None)
+        if entry is None:
+            stack.pop()
+            continue
+        try:
+            st = os.stat(entry)
+        except OSError as exc:
+            # a broken link: report it when it could have been a log or a folder of logs
+            if entry.suffix.lower() in LOG_SUFFIXES or not entry.suffix:
+                problems.append(stat_problem(entry, exc))
+            continue
+        if stat.S_ISDIR(st.st_mode):
+            if entry.name == "simulations":
+                continue
+            key = (st.st_dev, st.st_ino)
+            if any(key == ancestor for _, ancestor in stack):
+                continue  # a link back into the walk: its files are read through the original
+            if (entry / "results.json").is_file():
+                found.append(entry)
+                continue
+            sub = listing(entry)
+            if sub is not None:
+                stack.append((sub, key))
+        elif entry.suffix.lower() in LOG_SUFFIXES:
+            if stat.S_ISREG(st.st_mode):
+                if inspect_manifest(entry) is None:  # an index of logs read themselves
+                    found.append(entry)
+            else:
+                problem = regular_file_problem(entry)
+                if problem is not None:
+                    problems.append(problem)
+    return found, problems

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -28,11 +29,51 @@ __all__ = ["JSONProblem", "parse_fast", "parse_strict"]
 
 class JSONProblem(ValueError):
     """A line is not one strict JSON value. ``kind`` is ``"json"``, ``"encoding"``,
-    ``"duplicate_key"`` or ``"non_finite"``."""
+    ``"duplicate_key"`` or ``"non_finite"``; ``field`` is the dotted path of the value at
+    fault when it is known (a lone surrogate), else None."""
 
-    def __init__(self, message: str, kind: str = "json") -> None:
+    def __init__(self, message: str, kind: str = "json", field: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
+        self.field = field
+
+
+# A \uXXXX escape of a UTF-16 surrogate; json.loads turns a lone one into a str that cannot be
+# encoded again (pyarrow, orjson and every UTF-8 writer refuse it), so it is refused here.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _surrogate_path(value: Any, path: str = "") -> tuple[str, str] | None:
+    """``(dotted path, character)`` of the first string (key or value) holding a surrogate."""
+    if type(value) is str:
+        for ch in value:
+            if "\ud800" <= ch <= "\udfff":
+                return path, ch
+        return None
+    if type(value) is dict:
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else key
+            found = _surrogate_path(key, where) or _surrogate_path(item, where)
+            if found:
+                return found
+    elif type(value) is list:
+        for pos, item in enumerate(value):
+            found = _surrogate_path(item, f"{path}[{pos}]")
+            if found:
+                return found
+    return None
+
+
+def _refuse_lone_surrogates(text: str, obj: Any) -> None:
+    if "\\u" not in text or not _SURROGATE_ESCAPE.search(text):
+        return
+    found = _surrogate_path(obj)
+    if found is None:  # every surrogate escape was half of a valid pair
+        return
+    where, ch = found
+    raise JSONProblem(
+        f"lone UTF-16 surrogate \\u{ord(ch):04x} in a string (an escape without its pair is "
+        "not a Unicode character; fix the writer, or replace it)", "encoding", where or None)
 
 
 def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -64,7 +105,9 @@ def _finite_float(text: str) -> float:
     return value
 
 
-def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False) -> Any:
+def parse_strict(
+    raw: bytes, *, allow_nan: bool = False, document: bool = False, surrogates: bool = False,
+) -> Any:
     """Decode one JSON value from UTF-8 bytes, strictly.
 
     Parameters
@@ -76,6 +119,8 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
     document : bool, default False
         ``raw`` is a whole JSON document (not one JSONL line): every problem is located by
         line and column, a duplicate key or non-finite number by the object holding it.
+    surrogates : bool, default False
+        Let strings hold lone UTF-16 surrogates (format detection only looks at the keys).
 
     Returns
     -------
@@ -85,8 +130,9 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
     Raises
     ------
     JSONProblem
-        Invalid UTF-8, malformed JSON, a duplicate key in one object, or a non-finite number
-        while ``allow_nan`` is False. The message gives the column (and the line, for a
+        Invalid UTF-8, malformed JSON, a duplicate key in one object, a string holding a lone
+        UTF-16 surrogate escape such as ``"\\ud800"`` (``field`` names where), or a non-finite
+        number while ``allow_nan`` is False. The message gives the column (and the line, for a
         document or an input spanning lines).
 
     Examples
@@ -101,6 +147,11 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
     Traceback (most recent call last):
     ...
     noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True, or --allow-nan, to accept it where a field may hold it, e.g. extra; a reward must be finite)
+    >>> try:
+    ...     parse_strict(b'{"extra": {"note": "\\\\ud800"}}')
+    ... except JSONProblem as exc:
+    ...     print(exc.field, exc.kind)
+    extra.note encoding
     """
     try:
         text = raw.decode("utf-8")
@@ -115,13 +166,14 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
         ) from None
     try:
         if allow_nan:
-            return json.loads(text, object_pairs_hook=_pairs_hook)
-        return json.loads(
-            text,
-            object_pairs_hook=_pairs_hook,
-            parse_constant=_reject_constant,
-            parse_float=_finite_float,
-        )
+            obj = json.loads(text, object_pairs_hook=_pairs_hook)
+        else:
+            obj = json.loads(
+                text,
+                object_pairs_hook=_pairs_hook,
+                parse_constant=_reject_constant,
+                parse_float=_finite_float,
+            )
     except json.JSONDecodeError as exc:
         where = (f"line {exc.lineno}, column {exc.colno}" if document or "\n" in text
                  else f"column {exc.colno}")
@@ -140,6 +192,9 @@ def parse_strict(raw: bytes, *, allow_nan: bool = False, document: bool = False)
                           exc.kind) from None
     except RecursionError:
         raise JSONProblem("malformed JSON: nested too deeply") from None
+    if not surrogates:
+        _refuse_lone_surrogates(text, obj)
+    return obj
 
 
 def _byte_position(raw: bytes, offset: int, document: bool) -> str:

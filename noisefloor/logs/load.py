@@ -17,6 +17,7 @@ from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
 from noisefloor.logs.frame import FrameBuilder, duplicate_rows
+from noisefloor.logs.inspect import iter_inspect_blocks
 from noisefloor.logs.paper import iter_paper_blocks
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
@@ -39,7 +40,10 @@ def _check_options(format: str | None, labels: dict[str, Any]) -> None:
 
 def _blocks(
     path: Path, format: str | None, allow_nan: bool, sink: ProblemSink, labels: dict[str, Any],
+    opts: dict[str, Any] | None = None,
 ) -> Iterator[RecordBlock]:
+    opts = opts or {}
+    max_line = opts.get("max_line_bytes")
     try:
         fmt = format or detect_format(path)
     except LogValidationError as exc:
@@ -51,15 +55,31 @@ def _blocks(
     given = {k: v for k, v in labels.items() if v is not None}
     try:
         if fmt == "jsonl":
-            yield from iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, expect=given)
+            yield from iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, expect=given,
+                                         max_line_bytes=max_line)
         elif fmt == "paper":
-            yield from iter_paper_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+            yield from iter_paper_blocks(path, allow_nan=allow_nan, sink=sink,
+                                         max_line_bytes=max_line, **labels)
+        elif fmt == "inspect":
+            yield from iter_inspect_blocks(path, allow_nan=allow_nan, sink=sink,
+                                           score=opts.get("score"), **labels)
         elif fmt == "tau2":
             yield from iter_tau2_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
         else:
             yield from iter_taubench_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
     except OSError as exc:
         sink.add([LogProblem(str(path), None, None, f"cannot read: {exc}", kind="io")])
+
+
+def _reader_options(score: str | None, max_line_bytes: int | None) -> dict[str, Any]:
+    """Options of particular readers, checked once: the inspect_ai scorer, the line limit."""
+    if score is not None and (not isinstance(score, str) or not score):
+        raise ValueError(f"score must be a non-empty scorer name or None, got {score!r}")
+    if max_line_bytes is not None and (isinstance(max_line_bytes, bool)
+                                       or not isinstance(max_line_bytes, int)
+                                       or max_line_bytes < 1):
+        raise ValueError(f"max_line_bytes must be an integer >= 1 or None, got {max_line_bytes!r}")
+    return {"score": score, "max_line_bytes": max_line_bytes}
 
 
 @contextmanager
@@ -99,7 +119,7 @@ def _scan(
     paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
     labels: dict[str, Any], sink: ProblemSink,
     on_block: Callable[[dict[str, Any], str, list[int]], None],
-    on_empty: Callable[[Path], None] | None = None,
+    on_empty: Callable[[Path], None] | None = None, opts: dict[str, Any] | None = None,
 ) -> list[str]:
     """Read every file, validating block by block; hand each valid block to ``on_block``;
     call ``on_empty`` for a file that gave neither a record nor a problem."""
@@ -108,7 +128,7 @@ def _scan(
         for path in files:
             before = (len(sink.problems), len(sink.truncated))
             n_records = 0
-            for block in _blocks(path, format, allow_nan, sink, labels):
+            for block in _blocks(path, format, allow_nan, sink, labels, opts):
                 arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
                 n_records += len(lines)
                 on_block(arrays, block.source, lines)
@@ -128,6 +148,7 @@ def _repeat_problem(first: tuple[str, int], later: tuple[str, int], key: str) ->
 def load_trials(
     paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None, max_line_bytes: int | None = None,
 ) -> pd.DataFrame:
     """Load trial logs into one typed DataFrame, one row per trial (fail-fast).
 
@@ -135,19 +156,29 @@ def load_trials(
     ----------
     paths : path or sequence of paths
         Files or directories. A directory holding ``results.json`` is one tau2-bench run;
-        any other directory is searched (recursively, 4 levels) for ``*.jsonl`` / ``*.json``
-        logs, e.g. the paper layout ``<protocol>/trials.jsonl``.
-    format : {"jsonl", "paper", "tau2", "tau-bench"} or None, default None
+        any other directory is searched, at any depth, for ``*.jsonl`` / ``*.json`` /
+        ``*.eval`` logs, e.g. the paper layout ``<protocol>/trials.jsonl``. Only regular files
+        are read: a named pipe, device or socket among them, or a symbolic link that leads
+        nowhere, is an error naming it (see :func:`noisefloor.logs.detect.expand_paths`).
+    format : {"jsonl", "paper", "tau2", "tau-bench", "inspect"} or None, default None
         Reader to use for every path; None detects it per file
         (:func:`noisefloor.logs.detect_format`).
     allow_nan : bool, default False
         Accept ``NaN``/``Infinity`` literals in the JSON (a NaN reward is still rejected by
-        the schema; this lets such values through in ``extra``).
+        the schema; this lets such values through in ``extra``). inspect_ai logs always may
+        hold them (inspect writes them), outside the reward.
     benchmark, model, protocol : str or None, default None
         Labels for formats that do not record them (tau2 ``protocol``, tau-bench ``model`` and
         ``benchmark``), replacing inferred ones (tau2 ``info``, tau-bench file name). For a
         format whose records carry the field (noisefloor JSONL; the paper layout), every
         record must agree, else an error.
+    score : str or None, default None
+        inspect_ai logs: the scorer whose score is the reward; None takes the first scorer
+        (see :mod:`noisefloor.logs.inspect`). Other formats ignore it.
+    max_line_bytes : int or None, default None
+        Longest JSONL line read, in bytes; None means
+        :data:`noisefloor.logs.lines.MAX_LINE_BYTES` (64 MiB). A longer line is an error
+        naming file and line, found without holding the line in memory.
 
     Returns
     -------
@@ -202,7 +233,8 @@ def load_trials(
     _check_options(format, labels)
     sink = ProblemSink(collect=False)
     builder = FrameBuilder()
-    files = _scan(paths, format, allow_nan, labels, sink, builder.add)
+    opts = _reader_options(score, max_line_bytes)
+    files = _scan(paths, format, allow_nan, labels, sink, builder.add, opts=opts)
     frame = builder.build()
     sink.add(_duplicate_problems(frame))
     frame.attrs["truncated"] = [t.to_dict() for t in sink.truncated]
@@ -213,6 +245,7 @@ def load_trials(
 def read_records(
     path: PathLike, *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None, max_line_bytes: int | None = None,
 ) -> Iterator[TrialRecord]:
     """Yield the validated :class:`TrialRecord` objects of one log, streaming (fail-fast).
 
@@ -236,10 +269,11 @@ def read_records(
     """
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
+    opts = _reader_options(score, max_line_bytes)
     sink = ProblemSink(collect=False)
     index = DuplicateIndex()
     for file in expand_paths(path):
-        for block in _blocks(file, format, allow_nan, sink, labels):
+        for block in _blocks(file, format, allow_nan, sink, labels, opts):
             arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
             repeats = index.add(arrays, block.source, lines, streaming=True)
             columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
@@ -299,6 +333,7 @@ class ValidationReport:
 def validate_logs(
     paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None, max_line_bytes: int | None = None,
 ) -> ValidationReport:
     """Check logs and report every problem (collect-all; never raises on bad records).
 
@@ -334,7 +369,8 @@ def validate_logs(
         sink.add([LogProblem(str(path), None, None, "the log holds no trial record",
                              "at least one record", "none", kind="format")])
 
-    files = _scan(paths, format, allow_nan, labels, sink, index.add, empty)
+    opts = _reader_options(score, max_line_bytes)
+    files = _scan(paths, format, allow_nan, labels, sink, index.add, empty, opts)
     pairs = index.pairs()
     sink.add(_repeat_problem(first, later, "same benchmark, model, protocol, seed, task_id "
                              "and trial") for first, later in pairs)

@@ -83,6 +83,7 @@ def map_paper_line(
 def iter_paper_blocks(
     path: str | Path, *, allow_nan: bool, sink: ProblemSink,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    max_line_bytes: int | None = None,
 ) -> Iterator[RecordBlock]:
     """Read one ``<protocol>/trials.jsonl`` file of the paper layout as record blocks."""
     path = Path(path)
@@ -90,7 +91,8 @@ def iter_paper_blocks(
     expect = {k: v for k, v in (("benchmark", benchmark), ("model", model),
                                 ("protocol", protocol)) if v is not None}
     reported_missing = False
-    for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, native=False):
+    for block in iter_jsonl_blocks(str(path), allow_nan=allow_nan, sink=sink, native=False,
+                                   max_line_bytes=max_line_bytes):
         records = []
         lines = []
         problems = list(block.problems)

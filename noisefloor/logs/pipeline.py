@@ -34,7 +34,7 @@ from noisefloor.logs.jsonparse import (
     parse_strict,
     wide_int_lines,
 )
-from noisefloor.logs.lines import LineBlock, iter_line_blocks
+from noisefloor.logs.lines import MAX_LINE_BYTES, LineBlock, iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
 from noisefloor.logs.validation import extract_columns, validate_record
 
@@ -101,7 +101,7 @@ class ProblemSink:
 
 def iter_jsonl_blocks(
     path: str, *, allow_nan: bool, sink: ProblemSink, expect: dict[str, str] | None = None,
-    native: bool = True,
+    native: bool = True, max_line_bytes: int | None = None,
 ) -> Iterator[RecordBlock]:
     """Decode a JSONL file block by block (bounded memory).
 
@@ -112,19 +112,28 @@ def iter_jsonl_blocks(
     ``native=False`` and always get decoded ``records``. Blank (whitespace-only) lines are
     skipped. The final line, when it has no newline and does
     not decode, is reported as truncated (:class:`TruncatedLine`) instead of as an error.
+    A line longer than ``max_line_bytes`` (default
+    :data:`noisefloor.logs.lines.MAX_LINE_BYTES`) is a ``line_length`` problem; it is skipped
+    without being held in memory and reading goes on.
     """
     source = str(path)
     expect = dict(expect or {})
-    for block in iter_line_blocks(path):
+    limit = MAX_LINE_BYTES if max_line_bytes is None else max_line_bytes
+    for block in iter_line_blocks(path, max_line_bytes=limit):
+        if block.too_long is not None:
+            sink.add([line_too_long(source, block.first_line, block.too_long, limit,
+                                    block.is_tail)])
+            continue
         if block.is_tail:
             raw = block.lines[0]
             try:
                 obj = parse_strict(raw, allow_nan=allow_nan)
             except JSONProblem as exc:
-                if exc.kind in ("json", "encoding"):
+                if exc.kind in ("json", "encoding") and exc.field is None:
                     sink.add_truncated(TruncatedLine(source, block.first_line, len(raw), str(exc)))
                     continue
-                sink.add([LogProblem(source, block.first_line, None, str(exc), kind=exc.kind)])
+                sink.add([LogProblem(source, block.first_line, exc.field, str(exc),
+                                     kind=exc.kind)])
                 continue
             yield RecordBlock(source, [block.first_line], [obj], [raw], expect)
             continue
@@ -154,7 +163,7 @@ def iter_jsonl_blocks(
             except JSONProblem as exc:
                 if not raw.strip():
                     continue
-                problems.append(LogProblem(source, number, None, str(exc), kind=exc.kind))
+                problems.append(LogProblem(source, number, exc.field, str(exc), kind=exc.kind))
                 continue
             records.append(obj)
             lines.append(number)
@@ -202,6 +211,21 @@ def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:
 
 
 _INT64_MAX = 2**63 - 1
+
+
+def _mib(n_bytes: int) -> str:
+    return f"{n_bytes / 2**20:,.1f} MiB" if n_bytes >= 2**20 else f"{n_bytes:,} bytes"
+
+
+def line_too_long(source: str, line: int, n_bytes: int, limit: int, is_tail: bool) -> LogProblem:
+    """The problem reported for a line longer than the reader's maximum (see
+    :func:`noisefloor.logs.lines.iter_line_blocks`)."""
+    where = " and no newline ends it (a truncated or zero-filled tail?)" if is_tail else ""
+    return LogProblem(
+        source, line, None,
+        f"line is {_mib(n_bytes)} long{where}; it was not read (raise max_line_bytes, "
+        "--max-line-bytes, if a record really is this long)",
+        f"at most {_mib(limit)} per line", f"{n_bytes:,} bytes", kind="line_length")
 
 
 def validated_arrays(
@@ -265,7 +289,7 @@ def _validate_each(
             try:
                 rec = parse_strict(block.raws[pos], allow_nan=allow_nan)
             except JSONProblem as exc:
-                found.append(LogProblem(block.source, line, None, str(exc), kind=exc.kind))
+                found.append(LogProblem(block.source, line, exc.field, str(exc), kind=exc.kind))
                 continue
         result = validate_record(rec, block.source, line)
         if isinstance(result, TrialRecord):

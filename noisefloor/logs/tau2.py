@@ -25,10 +25,14 @@ seed                   ``info.seed``: the run's seed, which identifies the confi
                        it is kept in ``extra["simulation_seed"]``. Without ``info.seed``
                        the seed is null.
 task_id                ``simulation.task_id`` (a string in tau2's model; never converted)
-trial                  ``simulation.trial``
+trial                  ``simulation.trial``. tau2's model lets it be null (its default), and
+                       its metrics never read it (pass^k groups simulations by task); a null
+                       or missing trial gets the smallest index that task has not used, in
+                       file order, after the explicit ones (``extra["trial_assigned"]`` is
+                       then true)
 reward                 ``simulation.reward_info.reward``; null when ``reward_info`` is null
-                       or the simulation ended in ``infrastructure_error`` (a missing
-                       ``reward_info`` key is reported as a missing reward). An
+                       or missing (tau2's default: never evaluated) or the simulation ended
+                       in ``infrastructure_error``. An
                        ``infrastructure_error`` simulation that still carries a
                        ``reward_info.reward`` is read with a null reward too (tau2-bench
                        leaves these simulations out of its metrics); that reward is kept in
@@ -45,16 +49,24 @@ extra                  ``simulation_id``, ``simulation_seed``, ``start_time``,
 The record index (the ``line`` column) is the 1-based position of the simulation in
 ``simulations`` (json layout) or in ``simulation_index`` (dir layout), so both layouts of one
 run give the same rows.
+
+A bare JSON array of simulations (``results["simulations"]`` saved on its own) is read too; it
+has no ``info``, so ``benchmark=`` and ``model=`` must be passed. A JSON document is parsed
+whole; when it is over 64 MiB its last bytes are checked first: one that does not end in
+``}`` or ``]`` (a zero-filled or garbage tail after a crash) is refused before it is read
+into memory.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from noisefloor.logs.errors import InfrastructureRewardWarning, LogProblem, describe_value
+from noisefloor.logs.files import regular_file_problem
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 
@@ -62,6 +74,11 @@ __all__ = ["is_tau2_dir_layout", "iter_tau2_blocks", "tau2_paths"]
 
 SIMULATIONS_DIR = "simulations"
 INFRASTRUCTURE_ERROR = "infrastructure_error"
+_TAIL_BLOCK = 1 << 16
+#: Documents larger than this (64 MiB) have their end checked before they are read whole.
+_TAIL_CHECK_FROM = 64 << 20
+#: Required keys of tau2's ``SimulationRun`` that tell a bare simulation list.
+_SIMULATION_KEYS = ("id", "task_id", "start_time", "termination_reason")
 
 
 def tau2_paths(path: str | Path) -> tuple[Path, Path | None]:
@@ -78,7 +95,48 @@ def is_tau2_dir_layout(path: str | Path) -> bool:
     return tau2_paths(path)[1] is not None
 
 
+def tail_problem(path: Path) -> LogProblem | None:
+    """A problem when the last non-blank byte of a JSON document is not ``}`` or ``]``, found
+    by reading backwards from the end (a block at a time), never the whole file."""
+    with open(path, "rb") as handle:
+        end = handle.seek(0, 2)
+        if end <= _TAIL_CHECK_FROM:
+            return None  # small: the parser names the line and column of what is wrong
+        pos = end
+        while pos > 0:
+            step = min(_TAIL_BLOCK, pos)
+            pos -= step
+            handle.seek(pos)
+            block = handle.read(step).rstrip(b" \t\r\n")
+            if not block:
+                continue
+            last = block[-1:]
+            if last in (b"}", b"]"):
+                return None
+            if last == b"\x00":
+                zeros = len(block) - len(block.rstrip(b"\x00"))
+                what = (f"zero bytes (at least the last {zeros:,}: a zero-filled tail, as a "
+                        "crash or a full disk leaves)")
+            else:
+                what = f"the byte {last!r}"
+            return LogProblem(
+                str(path), None, None,
+                f"the JSON document does not end with '}}' or ']': it ends with {what}; the "
+                "file is cut off or has garbage after the document, and was not read",
+                "a complete JSON document", f"{end:,} bytes", kind="json")
+    return None  # empty or blank: the parser says so
+
+
 def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
+    problem = regular_file_problem(path)
+    if problem is None:
+        try:
+            problem = tail_problem(path)
+        except OSError as exc:
+            problem = LogProblem(str(path), None, None, f"cannot read file: {exc}", kind="io")
+    if problem is not None:
+        sink.add([problem])
+        return None
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -89,7 +147,7 @@ def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
     try:
         return parse_strict(raw, allow_nan=allow_nan, document=True)
     except JSONProblem as exc:
-        sink.add([LogProblem(str(path), None, None, str(exc), kind=exc.kind)])
+        sink.add([LogProblem(str(path), None, exc.field, str(exc), kind=exc.kind)])
         return None
 
 
@@ -154,13 +212,15 @@ def map_simulation(
     for name in ("task_id", "trial", "termination_reason"):
         if name in sim:
             rec[name] = sim[name]
+    rec.setdefault("trial", None)  # tau2's default; numbered by TrialNumbering
     reward_info = sim.get("reward_info")
     if isinstance(reward_info, dict):
         if "reward" in reward_info:
             rec["reward"] = reward_info["reward"]
     elif reward_info is None:
-        if "reward_info" in sim:  # an explicit null: never evaluated; a missing key stays
-            rec["reward"] = None  # missing, so validation reports it (not silently null)
+        # null or missing: tau2's SimulationRun defaults reward_info to None (never evaluated)
+        # and its metrics read that as no reward; a reward_info without "reward" stays an error
+        rec["reward"] = None
     else:
         rec["reward"] = reward_info  # not an object: validation names it
     infra = sim.get("termination_reason") == INFRASTRUCTURE_ERROR
@@ -221,9 +281,13 @@ def iter_tau2_blocks(
     meta = _load_document(meta_path, allow_nan, sink)
     if meta is None:
         return
+    if isinstance(meta, list):
+        yield from _iter_bare_list(meta, source, sink, benchmark, model, protocol)
+        return
     if not isinstance(meta, dict):
-        sink.add([LogProblem(source, None, None, "results.json is not a JSON object",
-                             "an object", describe_value(meta), kind="format")])
+        sink.add([LogProblem(source, None, None, "not a tau2-bench run: the document is neither "
+                             "an object nor an array of simulations", "an object",
+                             describe_value(meta), kind="format")])
         return
     if "info" not in meta or not {"simulations", "tasks", "simulation_index"} & meta.keys():
         # A JSON object read with format="tau2" ({"results": [...]} of another tool, say): its
@@ -249,23 +313,114 @@ def iter_tau2_blocks(
         if sims is None and "simulation_index" in meta:
             sink.add([LogProblem(source, None, "simulation_index",
                                  f"dir-layout run without its {SIMULATIONS_DIR}/ folder",
-                                 f"a {SIMULATIONS_DIR}/ folder beside results.json",
+                                 f"a {SIMULATIONS_DIR}/ folder beside {meta_path.name}",
                                  "none", kind="io")])
             return
         if not isinstance(sims, list):
             sink.add([LogProblem(source, None, "simulations", "no simulation list",
                                  "an array of simulations", describe_value(sims), kind="format")])
             return
-        carried: list[int] = []
-        for start in range(0, len(sims), 10_000):
-            chunk = sims[start:start + 10_000]
-            lines = list(range(start + 1, start + 1 + len(chunk)))
-            records = [map_simulation(s, **kwargs) for s in chunk]
-            carried += _recorded_reward_lines(records, lines)
-            yield RecordBlock(source, lines, records)
-        _warn_recorded_rewards(source, carried)
+        yield from _iter_simulations(sims, source, kwargs)
         return
     yield from _iter_dir_layout(meta, source, sims_dir, allow_nan, sink, kwargs)
+
+
+class TrialNumbering:
+    """Trial indexes for simulations whose ``trial`` is null (tau2's default).
+
+    Records with an integer trial pass through (:meth:`take` returns True) and mark their
+    index as used by their task; records without one are held (small mapped dicts, not the
+    simulations) and :meth:`flush` gives each, in file order, the smallest index its task has
+    not used, so explicit trials are never collided with.
+    """
+
+    def __init__(self) -> None:
+        self.used: dict[Any, set[int]] = defaultdict(set)
+        self.pending: list[tuple[str, int, dict[str, Any]]] = []
+
+    @staticmethod
+    def _key(task_id: Any) -> Any:
+        return task_id if isinstance(task_id, (str, int)) else repr(task_id)
+
+    def take(self, source: str, line: int, rec: Any) -> bool:
+        """False (and hold ``rec``) when it needs a trial index, else True."""
+        if not isinstance(rec, dict) or "task_id" not in rec:
+            return True
+        trial = rec.get("trial")
+        if trial is None:
+            self.pending.append((source, line, rec))
+            return False
+        if type(trial) is int:
+            self.used[self._key(rec["task_id"])].add(trial)
+        return True
+
+    def flush(self) -> Iterator[RecordBlock]:
+        """The held records, numbered, one block per source file."""
+        blocks: dict[str, RecordBlock] = {}
+        for source, line, rec in self.pending:
+            used = self.used[self._key(rec["task_id"])]
+            trial = 0
+            while trial in used:
+                trial += 1
+            used.add(trial)
+            rec["trial"] = trial
+            rec["extra"] = {**(rec.get("extra") or {}), "trial_assigned": True}
+            block = blocks.setdefault(source, RecordBlock(source, [], []))
+            block.lines.append(line)
+            block.records.append(rec)
+        self.pending = []
+        yield from blocks.values()
+
+
+def _iter_simulations(sims: list[Any], source: str, kwargs: dict[str, Any]) -> Iterator[RecordBlock]:
+    """Blocks of a simulation list held in memory (json layout, bare list)."""
+    numbering = TrialNumbering()
+    carried: list[int] = []
+    for start in range(0, len(sims), 10_000):
+        chunk = sims[start:start + 10_000]
+        lines, records = [], []
+        for line, sim in enumerate(chunk, start + 1):
+            rec = map_simulation(sim, **kwargs)
+            if numbering.take(source, line, rec):
+                lines.append(line)
+                records.append(rec)
+        carried += _recorded_reward_lines(records, lines)
+        if records:
+            yield RecordBlock(source, lines, records)
+    held = [(line, rec) for _, line, rec in numbering.pending]
+    carried += _recorded_reward_lines([r for _, r in held], [line for line, _ in held])
+    yield from numbering.flush()
+    _warn_recorded_rewards(source, sorted(carried))
+
+
+def _iter_bare_list(
+    sims: list[Any], source: str, sink: ProblemSink,
+    benchmark: str | None, model: str | None, protocol: str | None,
+) -> Iterator[RecordBlock]:
+    """A JSON array of tau2-bench simulations, without the run's ``info``."""
+    first = sims[0] if sims else None
+    if sims and not (isinstance(first, dict) and set(_SIMULATION_KEYS) <= first.keys()):
+        what = (f"an array whose first element has keys "
+                f"{', '.join(map(repr, list(first)[:5]))}" if isinstance(first, dict)
+                else f"an array whose first element is {describe_value(first)}")
+        sink.add([LogProblem(source, None, None,
+                             "not a tau2-bench results.json nor an array of its simulations",
+                             "an object with info and simulations, or an array of simulations "
+                             f"(objects with {', '.join(_SIMULATION_KEYS)})", what,
+                             kind="format")])
+        return
+    missing = [name for name, value in (("benchmark", benchmark), ("model", model))
+               if value is None]
+    if missing:
+        sink.add([LogProblem(
+            source, None, None,
+            "a bare array of tau2-bench simulations has no 'info' to name the "
+            f"{' and '.join(missing)}: pass " + " and ".join(f"{n}= (--{n})" for n in missing),
+            kind="format")])
+        return
+    kwargs = {"benchmark": benchmark, "model": model, "protocol": protocol or "default",
+              "info_seed": None, "user_llm": None}
+    yield from _iter_simulations(sims, source, kwargs)
 
 
 def _iter_dir_layout(
@@ -313,6 +468,7 @@ def _iter_dir_layout(
         sink.add(problems)
         order = [(sim_id, entry) for sim_id, entry in order if sim_id in files]
     carried: list[int] = []
+    numbering = TrialNumbering()
     for pos, (sim_id, entry) in enumerate(order, 1):
         file = files[sim_id]
         sim = _load_document(file, allow_nan, sink)
@@ -340,5 +496,7 @@ def _iter_dir_layout(
             continue
         record = map_simulation(sim, **kwargs)
         carried += _recorded_reward_lines([record], [pos])
-        yield RecordBlock(str(file), [pos], [record])
+        if numbering.take(str(file), pos, record):
+            yield RecordBlock(str(file), [pos], [record])
+    yield from numbering.flush()
     _warn_recorded_rewards(source, carried)

@@ -11,15 +11,28 @@ so it becomes ``infrastructure_error=True`` with ``reward`` null, the recorded r
 TrialRecord            tau-bench v1
 =====================  =============================================================
 benchmark              ``benchmark=``, else ``"tau/<domain>"`` from a ``<model>-<domain>``
-                       file name (``gpt-4o-airline.json`` -> ``tau/airline``)
+                       file name (``gpt-4o-airline.json`` -> ``tau/airline``), else, for
+                       a file named by ``run.py``, from the policy heading of the first
+                       trajectory's system message (``# Airline Agent Policy`` ->
+                       ``tau/airline``, ``# Retail agent policy`` -> ``tau/retail``)
 model                  ``model=``, else ``<model>`` from the file name (``gpt-4o``)
-protocol               ``protocol=``, else ``"default"``
+protocol               ``protocol=``, else the agent strategy of a ``run.py`` file name
+                       (``tool-calling``, ``act``, ``react``, ``few-shot``), else
+                       ``"default"``
 seed                   null (v1 records no per-trial seed)
 task_id                ``str(task_id)`` (an int in v1's model: ``7`` -> ``"7"``)
 trial, reward          copied
 termination_reason     null, or ``"error: <message>"`` when ``info.error`` is set
-extra                  ``user_cost`` when present; ``error``, ``recorded_reward`` on errors
+extra                  ``user_cost`` when present; ``error``, ``recorded_reward`` on errors;
+                       for a ``run.py`` file name ``temperature``, ``user_model``,
+                       ``user_strategy``, ``task_range`` and ``run_started`` (its
+                       ``%m%d%H%M%S`` stamp)
 =====================  =============================================================
+
+tau-bench's ``run.py`` names its output
+``{agent_strategy}-{model}-{temperature}_range_{start}-{end}_user-{user_model}-{user_strategy}_{time}.json``
+(``model`` is the part after the last ``/`` of the model name); the historical trajectories
+are named ``<model>-<domain>.json``. Either name gives the labels without flags.
 """
 
 from __future__ import annotations
@@ -33,11 +46,60 @@ from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
 
-__all__ = ["TAU_BENCH_DOMAINS", "iter_taubench_blocks", "labels_from_filename"]
+__all__ = [
+    "AGENT_STRATEGIES",
+    "TAU_BENCH_DOMAINS",
+    "USER_STRATEGIES",
+    "domain_from_trajectory",
+    "iter_taubench_blocks",
+    "labels_from_filename",
+    "run_labels_from_filename",
+]
 
 #: Domains of tau-bench v1.
 TAU_BENCH_DOMAINS = ("airline", "retail")
 _NAME = re.compile(r"(?P<model>.+)-(?P<domain>" + "|".join(TAU_BENCH_DOMAINS) + r")")
+
+
+#: Agent and user strategies accepted by tau-bench's ``run.py`` (``tau_bench/run.py``,
+#: ``tau_bench/envs/user.py``).
+AGENT_STRATEGIES = ("tool-calling", "act", "react", "few-shot")
+USER_STRATEGIES = ("human", "llm", "react", "verify", "reflection")
+_RUN_NAME = re.compile(
+    r"(?P<strategy>" + "|".join(map(re.escape, AGENT_STRATEGIES)) + r")-(?P<model>.+?)"
+    r"-(?P<temperature>\d+(?:\.\d+)?(?:e[+-]?\d+)?)_range_(?P<start>-?\d+)-(?P<end>-?\d+)"
+    r"_user-(?P<user_model>.+)-(?P<user_strategy>" + "|".join(USER_STRATEGIES) + r")"
+    r"_(?P<time>\d+)")
+#: First line of each domain's policy (``tau_bench/envs/<domain>/wiki.md``), which run.py puts
+#: in the system message that opens every trajectory.
+_POLICY_HEADINGS = {"# airline agent policy": "airline", "# retail agent policy": "retail"}
+
+
+def run_labels_from_filename(path: str | Path) -> dict[str, str] | None:
+    """Parse a tau-bench ``run.py`` output name into its parts, or None.
+
+    Examples
+    --------
+    >>> parts = run_labels_from_filename(
+    ...     "results/tool-calling-gpt-4o-2024-08-06-0.0_range_0-50_user-gpt-4o-llm_0101120000.json")
+    >>> parts["strategy"], parts["model"], parts["temperature"], parts["user_model"]
+    ('tool-calling', 'gpt-4o-2024-08-06', '0.0', 'gpt-4o')
+    >>> run_labels_from_filename("gpt-4o-airline.json") is None
+    True
+    """
+    match = _RUN_NAME.fullmatch(Path(path).stem)
+    return None if match is None else match.groupdict()
+
+
+def domain_from_trajectory(item: Any) -> str | None:
+    """The tau-bench domain named by the policy heading of a result's system message."""
+    traj = item.get("traj") if isinstance(item, dict) else None
+    first = traj[0] if isinstance(traj, list) and traj else None
+    content = first.get("content") if isinstance(first, dict) else None
+    if not isinstance(content, str):
+        return None
+    heading = content.lstrip().split("\n", 1)[0].strip().lower()
+    return _POLICY_HEADINGS.get(heading)
 
 
 def labels_from_filename(path: str | Path) -> tuple[str, str] | None:
@@ -93,18 +155,27 @@ def iter_taubench_blocks(
 ) -> Iterator[RecordBlock]:
     """Read a tau-bench v1 trajectory list as record blocks (``line`` = 1-based index)."""
     source = str(path)
+    run = None
     if benchmark is None or model is None:
         inferred = labels_from_filename(path)
-        if inferred is None:
+        run = run_labels_from_filename(path) if inferred is None else None
+        if inferred is not None:
+            model = model or inferred[0]
+            benchmark = benchmark or inferred[1]
+        elif run is not None:
+            model = model or run["model"]
+        else:
             missing = [n for n, v in (("model", model), ("benchmark", benchmark)) if v is None]
             sink.add([LogProblem(
                 source, None, None,
                 f"cannot infer {' and '.join(missing)} from the file name "
-                f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json); pass "
+                f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json or run.py's "
+                "<strategy>-<model>-<temperature>_range_<start>-<end>_user-<user model>-"
+                "<user strategy>_<time>.json); pass "
                 + " and ".join(f"{n}= (--{n})" for n in missing), kind="format")])
             return
-        model = model or inferred[0]
-        benchmark = benchmark or inferred[1]
+    else:
+        run = run_labels_from_filename(path)
     doc = _load_document(Path(path), allow_nan, sink)
     if doc is None:
         return
@@ -112,9 +183,27 @@ def iter_taubench_blocks(
         sink.add([LogProblem(source, None, None, "a tau-bench v1 log is a JSON array of results",
                              "an array", describe_value(doc), kind="format")])
         return
-    prot = protocol or "default"
+    if benchmark is None:
+        domain = domain_from_trajectory(doc[0]) if doc else None
+        if domain is None:
+            sink.add([LogProblem(
+                source, None, None,
+                "cannot tell the tau-bench domain: run.py's file name does not hold it and the "
+                "first trajectory's system message does not start with a known policy heading; "
+                "pass benchmark= (--benchmark)", kind="format")])
+            return
+        benchmark = f"tau/{domain}"
+    prot = protocol or (run["strategy"] if run is not None else "default")
+    run_extra = None if run is None else {
+        "temperature": float(run["temperature"]), "user_model": run["user_model"],
+        "user_strategy": run["user_strategy"], "task_range": f"{run['start']}-{run['end']}",
+        "run_started": run["time"]}
     for start in range(0, len(doc), 10_000):
         chunk = doc[start:start + 10_000]
-        yield RecordBlock(
-            source, list(range(start + 1, start + 1 + len(chunk))),
-            [map_trajectory(i, benchmark=benchmark, model=model, protocol=prot) for i in chunk])
+        records = [map_trajectory(i, benchmark=benchmark, model=model, protocol=prot)
+                   for i in chunk]
+        if run_extra is not None:
+            for rec in records:
+                if isinstance(rec, dict):
+                    rec["extra"] = {**run_extra, **(rec.get("extra") or {})}
+        yield RecordBlock(source, list(range(start + 1, start + 1 + len(chunk))), records)

@@ -1,0 +1,96 @@
+"""Line-reader benchmark: time and peak memory on long unterminated tails (issue 13).
+
+Makes sparse files in a temporary directory (one valid trial record, then a hole of zero
+bytes with no newline: what a crash or a full disk leaves at the end of a log) and reads each
+with ``validate_logs(path, format="jsonl")`` in a fresh subprocess, so that the peak resident
+set size (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` in the child, printed after the
+imports and after the read) is the reader's own, interpreter and imports included. Also reads a tau2-bench ``results.json`` whose document is followed by
+the same kind of tail (refused from its last bytes, never read whole).
+
+Target (issue 13): linear in the tail's length, a 1 GiB tail in under 20 s and 300 MB.
+
+Usage::
+
+    python benchmarks/line_reader.py [--sizes 256,512,1024] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RECORD = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p", "seed": 1,
+          "task_id": "t", "trial": 0, "reward": 1.0, "termination_reason": None,
+          "infrastructure_error": False}
+
+CHILD = """
+import resource, sys, time, warnings
+from noisefloor.logs import validate_logs
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t = time.perf_counter()
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    report = validate_logs(sys.argv[1], format=sys.argv[2] if sys.argv[2] != "auto" else None)
+elapsed = time.perf_counter() - t
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+kinds = sorted({p.kind for p in report.problems})
+print(f"{elapsed:.3f} {base / 1024:.0f} {peak / 1024:.0f} {report.n_valid} "
+      f"{len(report.problems)} {','.join(kinds)}")
+"""
+
+
+def sparse(path: Path, head: bytes, size: int) -> None:
+    with open(path, "wb") as handle:
+        handle.write(head)
+        handle.truncate(size)
+
+
+def measure(path: Path, fmt: str) -> tuple[float, float, float, float, str]:
+    """(read s, process s, RSS MiB after imports, peak RSS MiB, result), in a subprocess."""
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", CHILD, str(path), fmt], capture_output=True,
+                          text=True, cwd=REPO, check=True)
+    wall = time.perf_counter() - start
+    read_s, base, peak, n_valid, n_problems, *kinds = done.stdout.split()
+    return (float(read_s), wall, float(base), float(peak),
+            f"{n_valid} valid, {n_problems} problem(s) {' '.join(kinds)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="256,512,1024",
+                        help="tail sizes in MiB, increasing (default 256,512,1024)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per size; best is shown")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    line = (json.dumps(RECORD) + "\n").encode()
+    print(f"python {sys.version.split()[0]}; each read in its own subprocess; best of "
+          f"{args.repeat}")
+    print(f"{'file':<34} {'read s':>7} {'MiB/s':>6} {'process s':>9} "
+          f"{'RSS MiB after imports':>21} {'peak RSS MiB':>12}  result")
+    with tempfile.TemporaryDirectory(prefix="noisefloor-lines-") as tmp:
+        rows = []
+        for mib in sizes:
+            rows.append((f"jsonl, {mib} MiB zero tail", Path(tmp) / f"tail{mib}.jsonl",
+                         line, mib, "jsonl"))
+        head = b'{"info": {"seed": 300}, "tasks": [], "simulations": ['
+        rows.append((f"tau2 results.json, {sizes[-1]} MiB tail", Path(tmp) / "results.json",
+                     head, sizes[-1], "auto"))
+        for label, path, head_bytes, mib, fmt in rows:
+            sparse(path, head_bytes, mib << 20)
+            best = min((measure(path, fmt) for _ in range(args.repeat)), key=lambda r: r[0])
+            read_s, wall, base, peak, result = best
+            rate = mib / read_s if read_s else float("inf")
+            print(f"{label:<34} {read_s:>7.2f} {rate:>6.0f} {wall:>9.2f} {base:>21.0f} "
+                  f"{peak:>12.0f}  {result}")
+            path.unlink()
+
+
+if __name__ == "__main__":
+    main()
