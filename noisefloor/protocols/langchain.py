@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     ) from exc
 
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.protocols.readers import TRACE_QUERY_TOOL, Pull
+from noisefloor.protocols.pull import TRACE_QUERY_TOOL, Pull
 from noisefloor.protocols.session import Coordinator, TrialSession, request_sha256
 
 __all__ = ["CoordinationMiddleware"]
@@ -87,9 +87,8 @@ class CoordinationMiddleware(AgentMiddleware):
 
     Examples
     --------
-    Offline, with LangChain's fake chat model scripted to call ``cancel_order`` once (see also
-    ``tests/protocols/test_langchain.py``). The second trial's tool result carries the warning
-    the first trial's failure left in the store:
+    Offline, with LangChain's fake chat model scripted to call ``cancel_order`` once. The second
+    trial's tool result carries the warning the first trial's failure left in the store:
 
     >>> from langchain.agents import create_agent
     >>> from langchain_core.language_models.fake_chat_models import GenericFakeChatModel

@@ -1,9 +1,15 @@
-"""Typed predicates over a tool call and the state it touches (the paper's predicate keying).
+"""Typed predicates over a tool call and the state it touches (predicate keying).
 
 A call is described by its *facts*: ``{"args": <the call's arguments>, **resolver(tool, args)}``,
 where an optional fact resolver adds world state (``{"order": {"status": "shipped"}}``). A
 :class:`~noisefloor.store.Condition` names a dotted path into the facts (``order.status``,
 ``args.reason``) and compares it with a value; a predicate holds when all its conditions do.
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
 """
 
 from __future__ import annotations

@@ -56,13 +56,19 @@ import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
-from noisefloor.protocols.readers import CallContext, Reader, ReaderStart, ToolSpec, TrialState
+from noisefloor.protocols.reader_interface import (
+    CallContext,
+    Reader,
+    ReaderStart,
+    ToolSpec,
+    TrialState,
+)
 from noisefloor.protocols.trace import ToolCall, TrialTrace
 from noisefloor.protocols.writers import LastKWriter, Writer
-from noisefloor.store.base import EventStore
+from noisefloor.store.base import EventStore, TaskView
 from noisefloor.store.keys import call_fingerprint, canonical_key
 
 __all__ = ["Coordinator", "TrialSession", "request_sha256"]
@@ -157,7 +163,7 @@ class Coordinator:
             raise TypeError(f"store must be an EventStore, got {type(store).__name__}")
         if not isinstance(reader, Reader):
             raise TypeError(f"reader must be a Reader, got {type(reader).__name__}")
-        writers = [LastKWriter()] if writer is None else (
+        writers: list[Writer] = [LastKWriter()] if writer is None else (
             list(writer) if isinstance(writer, Sequence) else [writer])
         for w in writers:
             if not isinstance(w, Writer):
@@ -253,12 +259,12 @@ class TrialSession:
     (1, 1)
     """
 
-    def __init__(self, coordinator: Coordinator, view: Any, trial: int) -> None:
+    def __init__(self, coordinator: Coordinator, view: TaskView, trial: int) -> None:
         self._coord = coordinator
         self._view = view
         self.task_id: str = view.task_id
         self.trial = trial
-        self.started_at = _dt.datetime.now(_dt.UTC)
+        self.started_at = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no UTC
         self.attempt_id = uuid.uuid4().hex
         self.store_events_at_start = view.count()
         self.state = TrialState(task_id=self.task_id, trial=trial)
@@ -552,7 +558,8 @@ class TrialSession:
             raise ValueError(f"extra must not set reserved fields {sorted(clash)}")
         merged.update(info)
         record = TrialRecord(
-            schema_version=SCHEMA_VERSION,
+            # SCHEMA_VERSION is typed str; the record's field takes the literal version
+            schema_version=cast(Literal["1"], SCHEMA_VERSION),
             benchmark=coord.benchmark,
             model=coord.model,
             protocol=coord.protocol,

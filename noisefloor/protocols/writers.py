@@ -5,8 +5,8 @@ A writer is any object with a ``name`` and a method ``events_for(trace) -> list 
 session appends what it returns atomically. Three writers ship:
 
 :class:`LastKWriter`
-    The noise-floor paper's writer: when a trial ends with reward < 1, its final K tool calls
-    (K = 3) become ``failed_trial_action`` events, ``position`` 1 being the final call.
+    The writer of the paired noise-floor protocol: when a trial ends with reward < 1, its final
+    K tool calls (K = 3) become ``failed_trial_action`` events, ``position`` 1 being the final call.
 :class:`JudgedWriter`
     The "causally attributed writer" refinement: a judge (any callable, e.g. an LLM call that
     reads the trajectory and reward) names the calls to blame and their weights.
@@ -14,6 +14,12 @@ session appends what it returns atomically. Three writers ship:
     The "predicate constraint extraction" refinement: an extractor turns each blamed call into a
     typed predicate (``failed_predicate`` events). :func:`facts_extractor` is a deterministic
     extractor that reads chosen fact paths of the call at failure time.
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
 """
 
 from __future__ import annotations
@@ -74,7 +80,10 @@ class Writer(Protocol):
     'error: ZeroDivisionError: division by zero'
     """
 
-    name: str
+    @property
+    def name(self) -> str:
+        """Name written into the events and the trial record (read-only is enough)."""
+        ...
 
     def events_for(self, trace: TrialTrace) -> list[Event]:
         """Events to store for one finished trial (an empty list writes nothing).
@@ -121,7 +130,7 @@ class LastKWriter:
     Parameters
     ----------
     k : int, default 3
-        Number of final calls written (the paper's K = 3).
+        Number of final calls written (the protocol's K = 3).
 
     Examples
     --------
@@ -174,6 +183,14 @@ class LastKWriter:
         ]
 
 
+def _failed_reward(trace: TrialTrace) -> float:
+    """The reward of a failed trial (writers make events for failed trials only)."""
+    if trace.reward is None:
+        raise ValueError(f"trial {trace.trial} of task {trace.task_id!r} has no reward, so it did "
+                         "not fail; events are written for failed trials only")
+    return float(trace.reward)
+
+
 def _outcome(call: ToolCall) -> str:
     if call.error and not call.response.lower().startswith("error"):
         return "error: " + call.response
@@ -193,7 +210,7 @@ def _action_event(trace: TrialTrace, call: ToolCall, *, position: int, k: int, w
         tool_name=call.name,
         arguments=call.arguments,
         outcome=outcome,
-        reward=float(trace.reward),
+        reward=_failed_reward(trace),
         position=position,
         k=k,
         weight=weight,
@@ -447,7 +464,7 @@ class PredicateWriter:
                     tool_name=call.name,
                     conditions=list(conditions),
                     outcome=_outcome(call),
-                    reward=float(trace.reward),
+                    reward=_failed_reward(trace),
                     position=position,
                     k=self.k,
                     source_key=canonical_key(call.name, call.arguments),

@@ -1,10 +1,16 @@
-"""The task-scoped negative-knowledge store (the ET-MCP substrate of the noise-floor paper).
+"""The task-scoped negative-knowledge store (the ET-MCP substrate).
 
 * :mod:`noisefloor.store.keys`: canonical coordination keys of tool calls.
 * :mod:`noisefloor.store.events`: typed, versioned events (``failed_trial_action``, ``failed_predicate``).
 * :mod:`noisefloor.store.base`: the backend interface and the task-scoped :class:`TaskView`.
 * :mod:`noisefloor.store.sqlite`: the embedded default backend (one SQLite file, WAL).
 * :mod:`noisefloor.store.mcp_server`: the MCP server (``noisefloor store serve``).
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
 """
 
 from noisefloor.store.base import EventStore, ScopeViolation, StoreError, StoredEvent, TaskView

@@ -17,7 +17,7 @@ import abc
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, overload
 
 from noisefloor.store.events import FailedPredicate, FailedTrialAction, parse_event
 
@@ -133,6 +133,10 @@ class StoredEvent:
         return {"event_id": self.event_id, **self.event.model_dump(mode="json")}
 
 
+@overload
+def _check_str(value: Any, name: str, *, optional: Literal[False]) -> str: ...
+@overload
+def _check_str(value: Any, name: str, *, optional: bool = True) -> str | None: ...
 def _check_str(value: Any, name: str, *, optional: bool = True) -> str | None:
     if value is None and optional:
         return None

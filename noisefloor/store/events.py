@@ -4,11 +4,12 @@ Every event carries ``schema_version`` (currently ``"1"``), an ``event_type`` di
 task it is scoped to, and who wrote it (trial, protocol, writer). Two event types exist:
 
 ``failed_trial_action``
-    One of the final K tool calls of a trial that ended with reward < 1 (the noise-floor paper's
-    writer, K = 3). Matched *literally* by the intercept readers through its canonical ``key``.
+    One of the final K tool calls of a trial that ended with reward < 1 (the writer of the paired
+    noise-floor protocol, K = 3). Matched *literally* by the intercept readers through its
+    canonical ``key``.
 ``failed_predicate``
     A failure stored as a typed predicate (tool ``cancel_order`` where ``order.status ==
-    "shipped"``), so that it matches calls with other literal arguments (the paper's "predicate
+    "shipped"``), so that it matches calls with other literal arguments (the protocol's "predicate
     constraint extraction" refinement).
 
 New types are added as further members of :data:`StoreEvent` (a discriminated union on
@@ -16,6 +17,12 @@ New types are added as further members of :data:`StoreEvent` (a discriminated un
 
 Events are serialised with :func:`event_to_json` (ASCII-only JSON, so arguments holding bytes or
 lone surrogates survive) and parsed back with :func:`event_from_json`.
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import decimal
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -53,7 +60,7 @@ __all__ = [
 ]
 
 #: Version of the event schema written by this release.
-EVENT_SCHEMA_VERSION = "1"
+EVENT_SCHEMA_VERSION: Final = "1"
 
 #: Longest outcome text kept in an event (characters); longer outcomes are cut and marked.
 MAX_OUTCOME_CHARS = 4000
@@ -104,7 +111,7 @@ def json_safe(value: Any, path: str = "$") -> Any:
 
 
 def _utcnow() -> _dt.datetime:
-    return _dt.datetime.now(_dt.UTC)
+    return _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no datetime.UTC
 
 
 def _check_text(value: str, field: str) -> str:
@@ -183,7 +190,8 @@ class FailedTrialAction(_EventBase):
     key : str
         ``canonical_key(tool_name, arguments)``; computed, a supplied value must agree.
     fingerprint : str
-        ``call_fingerprint(tool_name, arguments)``, the literal call (for the R3 alarm).
+        ``call_fingerprint(tool_name, arguments)``, the literal call (for alarm R3,
+        the key-collision rate).
     outcome : str
         What the tool returned (or the error), cut to 4000 characters.
     reward : float
@@ -191,7 +199,7 @@ class FailedTrialAction(_EventBase):
     position : int
         Place of the call counted back from the end of the trial: 1 = the final call.
     k : int
-        Number of final calls the writer considered (3 in the paper).
+        Number of final calls the writer considered (3 in the noise-floor protocol).
     weight : float
         Attribution weight in [0, 1]; 1 for the last-K writer, a judge's score otherwise.
 

@@ -1,8 +1,9 @@
 """Canonical coordination keys for tool calls.
 
-The intercept reader of the noise-floor paper fires when a tool call's ``(name, arguments)``
-*literally* matches a peer failure event. "Literally" needs a definition that does not depend on
-how a model happened to format its JSON, so arguments are reduced to one canonical text first:
+The intercept reader of the paired noise-floor protocol fires when a tool call's ``(name,
+arguments)`` *literally* matches a peer failure event. "Literally" needs a definition that does
+not depend on how a model happened to format its JSON, so arguments are reduced to one
+canonical text first:
 
 * object keys are sorted (code-point order) and whitespace is never significant;
 * numbers are compared by value: ``1``, ``1.0``, ``1.00`` and ``1e0`` are one number, and a
@@ -20,6 +21,12 @@ The key itself is ``"<tool_name>:<first 32 hex digits of SHA-256(canonical text)
 Two further helpers serve the runtime alarm R3 (coordination-key collision rate, "distinct calls
 that map to one key"): :func:`call_fingerprint` identifies the *literal* call (formatting
 insensitive, but type-preserving, so ``1`` and ``1.0`` are distinct calls that share one key).
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
 """
 
 from __future__ import annotations

@@ -69,7 +69,8 @@ def _strict(tool: Any) -> Any:
 
     strict = type(base.__name__, (base,), {
         "model_config": ConfigDict(**{**base.model_config, "extra": "forbid"}),
-        "_refuse_unknown": model_validator(mode="before")(classmethod(refuse_unknown)),
+        # pydantic makes a before-validator whose first parameter is `cls` a classmethod itself
+        "_refuse_unknown": model_validator(mode="before")(refuse_unknown),
         "__module__": base.__module__,
     })
     tool.fn_metadata.arg_model = strict

@@ -362,5 +362,8 @@ async def screened_stdio(stdin: Any = None, stdout: Any = None):
         stdout = anyio.wrap_file(io.TextIOWrapper(sys.stdout.buffer, encoding="utf-8",
                                                   errors="backslashreplace", write_through=True))
     writer = _LineWriter(stdout)
-    async with stdio_server(stdin=_ScreenedLines(stdin, writer), stdout=writer) as streams:
+    # The SDK annotates both streams as anyio.AsyncFile[str] but only iterates stdin and awaits
+    # stdout.write/flush, which these two objects provide.
+    async with stdio_server(stdin=_ScreenedLines(stdin, writer),  # type: ignore[arg-type]
+                            stdout=writer) as streams:  # type: ignore[arg-type]
         yield streams

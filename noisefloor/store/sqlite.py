@@ -289,6 +289,8 @@ class SQLiteEventStore(EventStore):
                         "VALUES (?, ?, ?, ?, ?, ?)",
                         row,
                     )
+                    if cur.lastrowid is None:  # sqlite3 sets it after every INSERT
+                        raise RuntimeError("SQLite reported no row id for an inserted event")
                     ids.append(int(cur.lastrowid))
                 return ids
 

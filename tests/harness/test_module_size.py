@@ -21,7 +21,7 @@ from pathlib import Path
 #: Largest number of lines of code a module may have.
 LIMIT = 600
 #: Packages (directories under the repository root) whose modules must keep to the limit.
-ENFORCED = ("harness",)
+ENFORCED = ("harness", "noisefloor/protocols", "noisefloor/store")
 #: Packages whose modules over the limit are listed but do not fail the test (yet).
 REPORTED = ("noisefloor",)
 
