@@ -467,7 +467,8 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     if missing_models:
         raise ValueError(f"no endpoint for model(s) {missing_models}; give a base URL or a "
                          "[[models]] entry for each")
-    plan = [s for s in plan_rollouts(settings, texts) if in_shard(s.key, shard)]
+    with jr.no_gc():
+        plan = [s for s in plan_rollouts(settings, texts) if in_shard(s.key, shard)]
     with jr.locked(out):
         meta = _check_meta(out, settings, ids, allow_changed_settings)
         jr.write_meta(out, meta)
@@ -489,11 +490,15 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
                 todo, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
                 backoff_base=backoff_base, on_progress=on_progress))
             entries.update(new)
-        records = _current_records(entries, meta)
-        trials = jr.write_trials(out, records)
+        stamp = jr.trials_stamp(out, valid)
+        trials = out / jr.TRIALS
+        if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
+            trials = jr.write_trials(out, _current_records(entries, meta))
+            jr.mark_trials(out, stamp)
     by_key = {e["key"]: e["record"] for e in entries.values() if e["settings"] in valid}
     plan_records = [by_key[s.key] for s in plan if s.key in by_key]
-    return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
+    with jr.no_gc():
+        return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
                     ran=len(todo), elapsed=time.monotonic() - started, shard=shard,
                     stats=stats)
 
