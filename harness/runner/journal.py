@@ -91,7 +91,12 @@ def read_journal(path: str | Path, *, repair: bool = False) -> JournalState:
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.ndjson"
     >>> _ = path.write_text('{"key": "k1", "settings": "s", "record": {}}\\n{"key": "k2", "se')
-    >>> state = read_journal(path, repair=True)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     state = read_journal(path, repair=True)
+    >>> print(str(caught[0].message).split(": ", 1)[1])
+    the last line is torn (the runner stopped while writing it); that rollout runs again
     >>> sorted(state.entries), state.lines, state.torn, path.read_text().count("\\n")
     (['k1'], 1, True, 1)
     """
@@ -150,7 +155,7 @@ def _parse_journal(path: Path, data: bytes, repair: bool) -> JournalState:
         offset = end
     if torn:
         warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
-                      "that rollout runs again", stacklevel=2)
+                      "that rollout runs again", stacklevel=3)
         if repair:
             with open(path, "r+b") as fh:
                 fh.truncate(good_end)

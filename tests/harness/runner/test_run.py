@@ -115,7 +115,7 @@ def test_faults_become_retries_or_infrastructure_errors_never_scores(server, tmp
     result = run_tax(settings, endpoints_for(server, "solver"), out2, max_retries=1,
                      backoff_base=0.01)
     records = _records(out2)
-    assert result.infrastructure_errors == len(records) == 8 and result.succeeded == 0
+    assert result.infrastructure_errors == len(records) == 8 and result.scored == 0
     for r in records:
         assert r["infrastructure_error"] is True and r["reward"] is None
         assert r["termination_reason"] == "infrastructure_error:http_500"
@@ -129,7 +129,7 @@ def test_faults_become_retries_or_infrastructure_errors_never_scores(server, tmp
     again = run_tax(settings, endpoints_for(server, "solver"), out2)
     assert (again.ran, again.infrastructure_errors) == (0, 8)
     fixed = run_tax(settings, endpoints_for(server, "solver"), out2, retry_errors=True)
-    assert (fixed.ran, fixed.infrastructure_errors, fixed.succeeded) == (8, 0, 8)
+    assert (fixed.ran, fixed.infrastructure_errors, fixed.scored) == (8, 0, 8)
     assert len(_records(out2)) == 8  # the last entry of each key wins
     assert len(_journal_keys(out2)) == 16  # nothing is lost from the journal
 
