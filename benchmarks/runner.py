@@ -7,7 +7,10 @@ Measures
    and 64: requests per second, the share of the ideal (``concurrency / latency``) reached at
    100 ms, and the runner's own overhead per request: user CPU seconds of this process per
    request (the openai SDK, httpx, the pool and the retry bookkeeping), and beside it the
-   kernel (system) CPU per request, mostly the loopback TCP stack run on the sender's behalf.
+   kernel (system) CPU per request, mostly the loopback TCP stack run on the sender's behalf,
+   and the scripted server's CPU per request (it runs on the same two cores). At 100 ms the
+   share of the ideal reached by a minimal HTTP/1.1 client on bare asyncio streams (no SDK,
+   no httpx) is printed beside it: what the machine itself allows at that moment.
 2. The whole runner (``run_tax``, solo rollouts: one request each) at 0 ms latency: CPU per
    rollout, including the dialogue loop, grading, the transcript file and the fsynced journal
    line.
@@ -63,24 +66,61 @@ async def _requests(url: str, concurrency: int, n: int) -> tuple[float, float, f
                 after.system - before.system)
 
 
+async def _raw_requests(url: str, concurrency: int, n: int) -> float:
+    """Wall seconds for ``n`` requests by a minimal keep-alive HTTP/1.1 client on asyncio
+    streams (no SDK, no httpx): what the machine itself allows, for comparison."""
+    host, port = url.split("//")[1].split("/")[0].split(":")
+    body = json.dumps({"model": "silent", "messages": MESSAGES}).encode()
+    request = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nContent-Type: "
+               f"application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+    remaining = [n]
+
+    async def worker() -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while remaining[0] > 0:
+            remaining[0] -= 1
+            writer.write(request)
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\r\n")[0])
+            json.loads(await reader.readexactly(length))
+        writer.close()
+
+    wall = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return time.perf_counter() - wall
+
+
+def _cpu_of(pid: int) -> float:
+    """User + system CPU seconds of another process (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_endpoints(n: int) -> None:
     print("1. endpoint layer (scripted server in its own process)")
     print(f"   {'latency':>8} {'conc':>5} {'requests':>8} {'req/s':>8} {'ideal':>8} "
-          f"{'share':>6} {'user ms/req':>11} {'sys ms/req':>10}")
+          f"{'share':>6} {'user ms/req':>11} {'sys ms/req':>10} {'server ms/req':>13} "
+          f"{'raw client share':>16}")
     for latency in (0.0, 0.1):
         proc, url = _server(latency)
         try:
             for concurrency in (1, 16, 64):
-                count = n if latency == 0 else max(n, 4 * concurrency)
+                count = n if latency == 0 else max(n, 20 * concurrency)
                 if latency and concurrency == 1:
                     count = 30
+                server_cpu = _cpu_of(proc.pid)
                 wall, user, system = asyncio.run(_requests(url, concurrency, count))
+                server_cpu = (_cpu_of(proc.pid) - server_cpu) / (count + concurrency)
                 rate = count / wall
                 ideal = concurrency / latency if latency else float("nan")
                 share = f"{rate / ideal:6.1%}" if latency else "     -"
+                raw = ""
+                if latency:
+                    raw_wall = asyncio.run(_raw_requests(url, concurrency, count))
+                    raw = f"{count / raw_wall / ideal:16.1%}"
                 print(f"   {latency * 1000:6.0f}ms {concurrency:5d} {count:8d} {rate:8.1f} "
                       f"{ideal:8.1f} {share} {user / count * 1000:11.3f} "
-                      f"{system / count * 1000:10.3f}")
+                      f"{system / count * 1000:10.3f} {server_cpu * 1000:13.3f} {raw}")
         finally:
             proc.kill()
             proc.wait()

@@ -51,7 +51,7 @@ FATAL_STATUSES = (401, 403, 404)
 #: HTTP statuses (besides 429 and 5xx) that are retried.
 RETRIED_STATUSES = (408, 409)
 #: Most HTTP connections of one SDK client (a base URL gets as many clients as it needs).
-CONNECTIONS_PER_CLIENT = 8
+CONNECTIONS_PER_CLIENT = 2
 
 
 @dataclass(frozen=True)
