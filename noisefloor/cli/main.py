@@ -37,6 +37,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
              "Sample size for a gain, or the MDE for n tasks."),
     "aa-sim": ("noisefloor.cli.plan", "false_positives",
                "How often A/A contrasts look significant; a claim's SNR."),
+    "tax": ("noisefloor.cli.tax", "tax",
+            "Run the collaboration-tax suite; merge shard runs."),
     "leaderboard": ("noisefloor.cli.leaderboard", "leaderboard",
                     "tau2-bench leaderboard: entries, gaps between two, an A/A floor."),
 }
