@@ -166,3 +166,19 @@ def test_spearman_p_in_unit_interval_and_rho_bounded(xs):
     ys = list(reversed(xs))
     r = spearman_test(xs, ys)
     assert 0 < r.p_value <= 1 and -1 - 1e-12 <= r.rho <= 1 + 1e-12
+
+
+def test_inner_alpha_choice_matches_sklearn_refits():
+    # the inner loop's closed form picks the same penalty as refitting scikit-learn's
+    # StandardScaler + Ridge on every inner grouped fold
+    from noisefloor.stats.grouped import _choose_alpha
+    X, y, g = _data(6, n_groups=8, per=4, signal=0.3)
+    alphas = (0.01, 1.0, 30.0, 1000.0)
+    sse = []
+    for a in alphas:
+        tot = 0.0
+        for tr, te in GroupKFold(n_splits=4).split(X, groups=g):
+            p = make_pipeline(StandardScaler(), Ridge(alpha=a)).fit(X[tr], y[tr]).predict(X[te])
+            tot += ((p - y[te]) ** 2).sum()
+        sse.append(tot)
+    assert _choose_alpha(X, y, g, 4, alphas) == alphas[int(np.argmin(sse))]
