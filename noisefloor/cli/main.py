@@ -60,6 +60,8 @@ def _attach() -> None:
     cli.add_command(store.store)
     from noisefloor.cli import harness as harness_cli  # issue 4 (harness)
     cli.add_command(harness_cli.harness)
+    from noisefloor.cli import tax  # issue 8 (collaboration-tax runner)
+    cli.add_command(tax.tax)
     # Summaries in ``noisefloor --help`` must fit (click cuts a long first sentence mid-way);
     # commands defined elsewhere without a short_help get one here.
     for name, summary in _SUMMARIES.items():

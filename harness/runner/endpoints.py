@@ -1,0 +1,480 @@
+"""The endpoint layer: chat completions against OpenAI-compatible endpoints.
+
+:class:`Endpoints` holds one pool per model over that model's base URLs (self-hosted
+replicas). Each base URL has its own ``openai.AsyncOpenAI`` client and its own concurrency
+limit; a request goes to the URL with the most free capacity. A 429 halves that URL's limit
+(once per burst) and blocks it for the ``Retry-After`` the server sent; every success raises
+the limit by ``1/limit`` again up to the configured maximum (additive increase,
+multiplicative decrease). Timeouts, dropped connections, 5xx, malformed bodies and empty
+``choices`` are retried with exponential backoff; when the retries are spent the call raises
+:class:`EndpointError`, which the runner records as an infrastructure error, never a score.
+401, 403 and 404 raise :class:`EndpointFatalError` at once (the run cannot succeed).
+
+Examples
+--------
+>>> import asyncio
+>>> from harness.runner.scripted import ScriptedServer
+>>> async def ask(url):
+...     async with Endpoints([ModelEndpoint("silent", (url,), price_input_per_mtok=1.0,
+...                                         price_output_per_mtok=2.0)]) as endpoints:
+...         return await endpoints.complete("silent", [{"role": "user", "content": "hi"}])
+>>> with ScriptedServer() as server:
+...     done = asyncio.run(ask(server.base_url))
+>>> done.text, done.tokens_in, done.tokens_out, done.retries
+('I need to think about this some more.', 1, 10, 0)
+>>> print(f"{done.cost_usd:.6f}")
+0.000021
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import os
+import random
+import time
+import warnings
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import httpx
+import openai
+
+logger = logging.getLogger(__name__)
+
+#: HTTP statuses that end a run at once: no retry or later rollout can succeed.
+FATAL_STATUSES = (401, 403, 404)
+#: HTTP statuses (besides 429 and 5xx) that are retried.
+RETRIED_STATUSES = (408, 409)
+
+
+@dataclass(frozen=True)
+class ModelEndpoint:
+    """How to reach one model.
+
+    Attributes
+    ----------
+    name : str
+        Model name as the endpoint knows it (sent as ``model`` in every request).
+    base_urls : tuple of str
+        One or more OpenAI-compatible base URLs (``.../v1``); requests spread over them.
+    api_key_env : str, default "OPENAI_API_KEY"
+        Environment variable holding the API key; when it is unset the key ``"EMPTY"`` is
+        sent (local servers need none).
+    concurrency : int, default 8
+        Maximum requests in flight per base URL (>= 1).
+    price_input_per_mtok, price_output_per_mtok : float or None, default None
+        US dollars per million input / output tokens; None when unknown (costs are then
+        null, never 0).
+    """
+
+    name: str
+    base_urls: tuple[str, ...]
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 8
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"model name must be a non-empty string, got {self.name!r}")
+        urls = (self.base_urls,) if isinstance(self.base_urls, str) else tuple(self.base_urls)
+        object.__setattr__(self, "base_urls", urls)
+        if not urls or not all(isinstance(u, str) and u.startswith(("http://", "https://"))
+                               for u in urls):
+            raise ValueError(f"model {self.name!r}: base_urls must be one or more http(s) "
+                             f"URLs, got {self.base_urls!r}")
+        if isinstance(self.concurrency, bool) or not isinstance(self.concurrency, int) \
+                or self.concurrency < 1:
+            raise ValueError(f"model {self.name!r}: concurrency must be an int >= 1, "
+                             f"got {self.concurrency!r}")
+        for attr in ("price_input_per_mtok", "price_output_per_mtok"):
+            value = getattr(self, attr)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
+                                      or value < 0):
+                raise ValueError(f"model {self.name!r}: {attr} must be a number >= 0 or None, "
+                                 f"got {value!r}")
+
+    def cost(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
+        """Cost in USD of one request, or None when a price or a token count is unknown.
+
+        Notes
+        -----
+        ``cost = tokens_in * price_in / 1e6 + tokens_out * price_out / 1e6``.
+
+        Examples
+        --------
+        >>> ModelEndpoint("m", ("http://x/v1",), price_input_per_mtok=0.15,
+        ...               price_output_per_mtok=0.6).cost(1_000_000, 500_000)
+        0.45
+        >>> print(ModelEndpoint("m", ("http://x/v1",)).cost(10, 10))
+        None
+        """
+        if None in (self.price_input_per_mtok, self.price_output_per_mtok, tokens_in, tokens_out):
+            return None
+        return (tokens_in * self.price_input_per_mtok
+                + tokens_out * self.price_output_per_mtok) / 1e6
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One successful chat completion.
+
+    Attributes
+    ----------
+    model : str
+    text : str
+        The assistant message's content.
+    tokens_in, tokens_out : int or None
+        ``usage.prompt_tokens`` / ``usage.completion_tokens``; None when the endpoint sent
+        no usage.
+    cost_usd : float or None
+        :meth:`ModelEndpoint.cost` of this request.
+    latency_s : float
+        Seconds of the successful HTTP request.
+    elapsed_s : float
+        Seconds from the call to its return: queueing, failed attempts and backoff included.
+    retries : int
+        Failed attempts before the success.
+    base_url : str
+        The URL that answered.
+    finish_reason : str or None
+    params : dict
+        The request parameters other than ``model`` and ``messages``.
+    """
+
+    model: str
+    text: str
+    tokens_in: int | None
+    tokens_out: int | None
+    cost_usd: float | None
+    latency_s: float
+    elapsed_s: float
+    retries: int
+    base_url: str
+    finish_reason: str | None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a JSON-ready dict."""
+        return asdict(self)
+
+
+class EndpointError(Exception):
+    """A request failed after its retries were spent (an infrastructure error).
+
+    Attributes
+    ----------
+    kind : str
+        ``rate_limit``, ``timeout``, ``connection``, ``malformed_response``, ``empty_choices``,
+        ``no_content`` or ``http_<status>``.
+    model : str
+    retries : int
+        Failed attempts before giving up (attempts - 1).
+    """
+
+    def __init__(self, kind: str, message: str, *, model: str, retries: int,
+                 tokens_in: int = 0) -> None:
+        super().__init__(f"{model}: {kind} after {retries} retries: {message}")
+        self.kind = kind
+        self.model = model
+        self.retries = retries
+
+
+class EndpointFatalError(EndpointError):
+    """An error no retry can fix (401, 403, 404): the run stops."""
+
+
+class _Endpoint:
+    """One base URL: its client and its adaptive concurrency limit."""
+
+    def __init__(self, base_url: str, client: openai.AsyncOpenAI, max_limit: int) -> None:
+        self.base_url = base_url
+        self.client = client
+        self.max_limit = max_limit
+        self.limit = float(max_limit)
+        self.in_flight = 0
+        self.blocked_until = 0.0
+        self.epoch = 0
+        self.requests = 0
+        self.failures: Counter[str] = Counter()
+
+    def free(self, now: float) -> int:
+        if now < self.blocked_until:
+            return 0
+        return int(self.limit) - self.in_flight
+
+    def on_success(self) -> None:
+        self.limit = min(float(self.max_limit), self.limit + 1.0 / self.limit)
+
+    def on_rate_limit(self, epoch: int, retry_after: float) -> None:
+        if epoch == self.epoch:  # one decrease per burst of 429s
+            self.limit = max(1.0, self.limit / 2.0)
+            self.epoch += 1
+        self.blocked_until = max(self.blocked_until, time.monotonic() + retry_after)
+
+
+def retry_after_seconds(headers: Mapping[str, str] | None, default: float) -> float:
+    """Seconds to wait after a 429, from ``retry-after-ms`` or ``Retry-After``.
+
+    ``Retry-After`` may be seconds (integer or decimal) or an HTTP date; anything else gives
+    ``default``.
+
+    Examples
+    --------
+    >>> retry_after_seconds({"retry-after": "2"}, 1.0), retry_after_seconds({}, 1.0)
+    (2.0, 1.0)
+    >>> retry_after_seconds({"retry-after-ms": "250"}, 1.0)
+    0.25
+    """
+    if not headers:
+        return default
+    lower = {k.lower(): v for k, v in headers.items()}
+    try:
+        if "retry-after-ms" in lower:
+            return max(0.0, float(lower["retry-after-ms"]) / 1000.0)
+        if "retry-after" in lower:
+            value = lower["retry-after"]
+            try:
+                return max(0.0, float(value))
+            except ValueError:
+                when = email.utils.parsedate_to_datetime(value)
+                return max(0.0, when.timestamp() - time.time())
+    except (TypeError, ValueError):
+        pass
+    return default
+
+
+class _Pool:
+    """The base URLs of one model and how requests are spread over them."""
+
+    def __init__(self, spec: ModelEndpoint, clients: Sequence[openai.AsyncOpenAI]) -> None:
+        self.spec = spec
+        self.endpoints = [_Endpoint(url, c, spec.concurrency)
+                          for url, c in zip(spec.base_urls, clients)]
+        self._cond: asyncio.Condition | None = None
+        self._turn = 0
+
+    @property
+    def cond(self) -> asyncio.Condition:
+        if self._cond is None:
+            self._cond = asyncio.Condition()
+        return self._cond
+
+    async def acquire(self) -> _Endpoint:
+        async with self.cond:
+            while True:
+                now = time.monotonic()
+                n = len(self.endpoints)
+                order = [(self._turn + i) % n for i in range(n)]
+                best = max(order, key=lambda i: self.endpoints[i].free(now))
+                chosen = self.endpoints[best]
+                if chosen.free(now) > 0:
+                    chosen.in_flight += 1
+                    self._turn = (best + 1) % n
+                    return chosen
+                blocked = [e.blocked_until for e in self.endpoints if e.blocked_until > now]
+                wait = (min(blocked) - now) if blocked else None
+                try:
+                    await asyncio.wait_for(self.cond.wait(), wait)
+                except asyncio.TimeoutError:
+                    pass
+
+    async def release(self, endpoint: _Endpoint) -> None:
+        async with self.cond:
+            endpoint.in_flight -= 1
+            self.cond.notify_all()
+
+
+class Endpoints:
+    """Pools of OpenAI-compatible endpoints, one per model; use as an async context manager.
+
+    Parameters
+    ----------
+    models : sequence of ModelEndpoint
+        One entry per model name (names must be unique).
+    timeout : float, default 60.0
+        Seconds one HTTP request may take before it counts as a ``timeout`` failure.
+    max_retries : int, default 3
+        Failed attempts retried per call (>= 0); attempts = max_retries + 1.
+    backoff_base : float, default 0.5
+        Seconds before the first retry of a non-429 failure; doubles per retry (with up to
+        25 % jitter), capped at ``backoff_max``.
+    backoff_max : float, default 30.0
+        Cap on any wait, including a server's ``Retry-After``.
+
+    Notes
+    -----
+    The SDK's own retries are switched off (``max_retries=0``) so that every attempt is
+    counted here. The concurrency limit of a base URL starts at its configured maximum
+    :math:`c`; a 429 sets it to :math:`\\max(1, \\ell/2)` (at most once per burst) and
+    blocks the URL for the ``Retry-After``; each success sets
+    :math:`\\ell \\leftarrow \\min(c, \\ell + 1/\\ell)`.
+
+    References
+    ----------
+    .. [1] Fielding, R. and Reschke, J. (2014). RFC 7231, section 7.1.3 (Retry-After).
+    .. [2] Chiu, D.-M. and Jain, R. (1989). Analysis of the increase and decrease algorithms
+       for congestion avoidance in computer networks. Computer Networks and ISDN Systems,
+       17(1), 1-14.
+    """
+
+    def __init__(self, models: Sequence[ModelEndpoint], *, timeout: float = 60.0,
+                 max_retries: int = 3, backoff_base: float = 0.5,
+                 backoff_max: float = 30.0) -> None:
+        names = [m.name for m in models]
+        if len(set(names)) != len(names):
+            raise ValueError(f"models must have unique names, got {names}")
+        if not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
+            raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
+        self.timeout = float(timeout)
+        self.max_retries = max_retries
+        self.backoff_base = float(backoff_base)
+        self.backoff_max = float(backoff_max)
+        self.specs = {m.name: m for m in models}
+        self._pools: dict[str, _Pool] = {}
+        self._clients: dict[tuple[str, str], openai.AsyncOpenAI] = {}
+        self._warned_price: set[str] = set()
+        self._random = random.Random(0)
+        for spec in models:
+            clients = [self._client(url, spec.api_key_env, spec.concurrency)
+                       for url in spec.base_urls]
+            self._pools[spec.name] = _Pool(spec, clients)
+
+    def _client(self, url: str, key_env: str, concurrency: int) -> openai.AsyncOpenAI:
+        if (url, key_env) not in self._clients:
+            limits = httpx.Limits(max_connections=max(64, 2 * concurrency),
+                                  max_keepalive_connections=max(64, 2 * concurrency))
+            self._clients[(url, key_env)] = openai.AsyncOpenAI(
+                base_url=url, api_key=os.environ.get(key_env) or "EMPTY", max_retries=0,
+                timeout=self.timeout + 5.0,
+                http_client=httpx.AsyncClient(limits=limits, timeout=self.timeout + 5.0))
+        return self._clients[(url, key_env)]
+
+    async def __aenter__(self) -> Endpoints:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close every HTTP client."""
+        for client in self._clients.values():
+            await client.close()
+
+    def stats(self) -> list[dict[str, Any]]:
+        """Per base URL: model, url, requests, current limit, failures by kind."""
+        return [{"model": name, "base_url": e.base_url, "requests": e.requests,
+                 "limit": e.limit, "max_limit": e.max_limit, "failures": dict(e.failures)}
+                for name, pool in self._pools.items() for e in pool.endpoints]
+
+    def _pool(self, model: str) -> _Pool:
+        try:
+            return self._pools[model]
+        except KeyError:
+            raise KeyError(f"no endpoint configured for model {model!r}; configured: "
+                           f"{sorted(self._pools)}") from None
+
+    def _backoff(self, retry: int) -> float:
+        delay = min(self.backoff_max, self.backoff_base * 2.0 ** retry)
+        return delay * (1.0 + 0.25 * self._random.random())
+
+    async def complete(self, model: str, messages: list[dict[str, Any]],
+                       **params: Any) -> Completion:
+        """One chat completion of ``model`` with retries.
+
+        Parameters
+        ----------
+        model : str
+            A configured model name.
+        messages : list of dict
+            Chat messages (``{"role": ..., "content": ...}``).
+        **params
+            Further request parameters (``temperature``, ``max_tokens``, ...), sent as given.
+
+        Returns
+        -------
+        Completion
+
+        Raises
+        ------
+        KeyError
+            If ``model`` is not configured.
+        EndpointError
+            When every attempt failed (``kind`` names the last failure).
+        EndpointFatalError
+            On HTTP 401, 403 or 404 (not retried).
+        """
+        pool = self._pool(model)
+        spec = pool.spec
+        started = time.monotonic()
+        failures = 0
+        while True:
+            endpoint = await pool.acquire()
+            epoch = endpoint.epoch
+            endpoint.requests += 1
+            t0 = time.monotonic()
+            kind, message, wait = "", "", None
+            try:
+                async with asyncio.timeout(self.timeout):
+                    response = await endpoint.client.chat.completions.create(
+                        model=model, messages=messages, **params)
+                latency = time.monotonic() - t0
+                if not response.choices:
+                    kind, message = "empty_choices", "the response has no choices"
+                elif response.choices[0].message.content is None:
+                    kind, message = "no_content", "the first choice has no message content"
+                else:
+                    endpoint.on_success()
+                    usage = response.usage
+                    t_in = getattr(usage, "prompt_tokens", None) if usage else None
+                    t_out = getattr(usage, "completion_tokens", None) if usage else None
+                    cost = spec.cost(t_in, t_out)
+                    if cost is None and spec.name not in self._warned_price:
+                        self._warned_price.add(spec.name)
+                        warnings.warn(f"no price known for model {spec.name!r}: its costs are "
+                                      "recorded as null", stacklevel=2)
+                    return Completion(
+                        model=model, text=response.choices[0].message.content,
+                        tokens_in=t_in, tokens_out=t_out, cost_usd=cost, latency_s=latency,
+                        elapsed_s=time.monotonic() - started, retries=failures,
+                        base_url=endpoint.base_url,
+                        finish_reason=response.choices[0].finish_reason, params=dict(params))
+            except openai.RateLimitError as exc:
+                kind, message = "rate_limit", str(exc)
+                wait = min(self.backoff_max, retry_after_seconds(
+                    exc.response.headers, self._backoff(failures)))
+                endpoint.on_rate_limit(epoch, wait)
+                wait = 0.0  # the pool waits for the URL to unblock (or uses another URL)
+            except (openai.APITimeoutError, TimeoutError):
+                kind, message = "timeout", f"no response within {self.timeout:g} s"
+            except openai.APIConnectionError as exc:
+                kind, message = "connection", str(exc.__cause__ or exc)
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                kind, message = f"http_{status}", str(exc)
+                if status in FATAL_STATUSES:
+                    endpoint.failures[kind] += 1
+                    raise EndpointFatalError(kind, message, model=model,
+                                             retries=failures) from exc
+                if status < 500 and status not in RETRIED_STATUSES:
+                    endpoint.failures[kind] += 1
+                    raise EndpointError(kind, message, model=model, retries=failures) from exc
+            except (ValueError, openai.APIResponseValidationError) as exc:
+                kind, message = "malformed_response", f"{type(exc).__name__}: {exc}"
+            finally:
+                await pool.release(endpoint)
+            endpoint.failures[kind] += 1
+            logger.info("%s at %s: %s (attempt %d)", model, endpoint.base_url, kind,
+                        failures + 1)
+            if failures >= self.max_retries:
+                raise EndpointError(kind, message, model=model, retries=failures)
+            delay = self._backoff(failures) if wait is None else wait
+            failures += 1
+            if delay > 0:
+                await asyncio.sleep(delay)

@@ -1,0 +1,263 @@
+"""The run directory: append-only journal, run settings, transcripts and trial records.
+
+Layout of a run directory ``DIR``:
+
+``journal.ndjson``
+    One JSON object per finished rollout, ``{"key", "settings", "record"}``, appended, flushed
+    and fsynced before the next one is written. A rollout run again (``--retry-errors``)
+    appends a new entry; the last entry of a key wins. Only the last line can be torn (the
+    process died while writing it); it is cut off when the journal is opened, so that rollout
+    runs again.
+``run.json``
+    The outcome-changing settings the rollouts were run with, and the settings id of each
+    prompt variant.
+``transcripts/<rollout_key>.jsonl``
+    Every message of one rollout, written (to a temporary name, fsynced, renamed) before its
+    journal entry.
+``trials.jsonl``
+    The noisefloor trial records of the journal's current entries, rebuilt at the end of each
+    run and by ``merge``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+JOURNAL = "journal.ndjson"
+RUN_META = "run.json"
+TRIALS = "trials.jsonl"
+TRANSCRIPTS = "transcripts"
+_LOCK = ".lock"
+
+
+class JournalError(ValueError):
+    """A journal line that is not a valid entry (names file, line and field)."""
+
+
+@dataclass(frozen=True)
+class JournalState:
+    """What an existing journal holds.
+
+    Attributes
+    ----------
+    entries : dict
+        Rollout key -> its last entry (``{"key", "settings", "record"}``).
+    lines : int
+        Complete lines read.
+    torn : bool
+        Whether a torn last line was found (and cut off when ``repair`` was set).
+    """
+
+    entries: dict[str, dict[str, Any]]
+    lines: int
+    torn: bool
+
+
+def read_journal(path: str | Path, *, repair: bool = False) -> JournalState:
+    """Read a journal; a torn last line is reported (and cut off with ``repair=True``).
+
+    Parameters
+    ----------
+    path : str or Path
+        The ``journal.ndjson`` file; a missing file is an empty journal.
+    repair : bool, default False
+        Truncate the file after its last complete entry when the last line is torn.
+
+    Returns
+    -------
+    JournalState
+
+    Raises
+    ------
+    JournalError
+        When a line other than the last is not a JSON object with a string ``key``, a
+        string ``settings`` and an object ``record`` (the message names file and line).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.ndjson"
+    >>> _ = path.write_text('{"key": "k1", "settings": "s", "record": {}}\\n{"key": "k2", "se')
+    >>> state = read_journal(path, repair=True)
+    >>> sorted(state.entries), state.lines, state.torn, path.read_text().count("\\n")
+    (['k1'], 1, True, 1)
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return JournalState({}, 0, False)
+    entries: dict[str, dict[str, Any]] = {}
+    lines = data.split(b"\n")
+    tail = lines.pop()  # b"" when the file ends with a newline
+    torn = bool(tail.strip())
+    good_end = len(data) - len(tail)
+    offset = 0
+    count = 0
+    for number, line in enumerate(lines, start=1):
+        end = offset + len(line) + 1
+        if not line.strip():
+            offset = end
+            continue
+        try:
+            entry = orjson.loads(line)
+            problem = _entry_problem(entry)
+        except orjson.JSONDecodeError as exc:
+            entry, problem = None, f"not valid JSON ({exc})"
+        if problem is not None:
+            if number == len(lines) and not torn:
+                # the last line itself is damaged: treat it as torn
+                torn, good_end = True, offset
+                break
+            raise JournalError(f"{path}:{number}: {problem}; the journal is append-only and "
+                               "only its last line can be torn")
+        entries[entry["key"]] = entry
+        count += 1
+        offset = end
+    if torn:
+        warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
+                      "that rollout runs again", stacklevel=2)
+        if repair:
+            with open(path, "r+b") as fh:
+                fh.truncate(good_end)
+                fh.flush()
+                os.fsync(fh.fileno())
+    return JournalState(entries, count, torn)
+
+
+def _entry_problem(entry: Any) -> str | None:
+    if not isinstance(entry, dict):
+        return f"expected a JSON object, got {type(entry).__name__}"
+    for name, kind in (("key", str), ("settings", str), ("record", dict)):
+        if not isinstance(entry.get(name), kind):
+            return (f"field {name!r} must be a {'string' if kind is str else 'object'}, "
+                    f"got {entry.get(name)!r:.60}")
+    return None
+
+
+class JournalWriter:
+    """Appends entries to a journal, one flushed and fsynced line each (thread-safe)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._fh = open(self.path, "ab")
+        self._lock = threading.Lock()
+
+    def append(self, entry: Mapping[str, Any]) -> None:
+        """Write one entry as a line, flush and fsync it."""
+        line = orjson.dumps(entry) + b"\n"
+        with self._lock:
+            self._fh.write(line)
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def append_many(self, entries: Iterable[Mapping[str, Any]]) -> None:
+        """Write several entries, then flush and fsync once."""
+        with self._lock:
+            for entry in entries:
+                self._fh.write(orjson.dumps(entry) + b"\n")
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> JournalWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+@contextmanager
+def locked(directory: str | Path) -> Iterator[None]:
+    """Hold an exclusive lock on a run directory (released even if the process is killed).
+
+    Raises
+    ------
+    RuntimeError
+        If another process holds it.
+    """
+    path = Path(directory) / _LOCK
+    fh = open(path, "a")
+    try:
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RuntimeError(f"{directory}: another 'tax run' or 'tax merge' is using this "
+                               "directory") from None
+        yield
+    finally:
+        fh.close()
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+def write_transcript(directory: str | Path, key: str, events: Iterable[Mapping[str, Any]]) -> str:
+    """Write ``transcripts/<key>.jsonl`` atomically; returns its path relative to the directory."""
+    folder = Path(directory) / TRANSCRIPTS
+    folder.mkdir(exist_ok=True)
+    _write_atomic(folder / f"{key}.jsonl", b"".join(orjson.dumps(e) + b"\n" for e in events))
+    return f"{TRANSCRIPTS}/{key}.jsonl"
+
+
+def read_transcript(directory: str | Path, record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The transcript events of a trial record (``extra.transcript``, ``extra.rollout_key``).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> rel = write_transcript(d, "k", [{"rollout_key": "k", "seq": 0, "content": "hi"}])
+    >>> read_transcript(d, {"extra": {"transcript": rel, "rollout_key": "k"}})[0]["content"]
+    'hi'
+    """
+    extra = record["extra"]
+    path = Path(directory) / extra["transcript"]
+    with open(path, "rb") as fh:
+        events = [orjson.loads(line) for line in fh if line.strip()]
+    return [e for e in events if e.get("rollout_key") == extra["rollout_key"]]
+
+
+def read_meta(directory: str | Path) -> dict[str, Any] | None:
+    """``run.json`` of a run directory, or None when there is none."""
+    path = Path(directory) / RUN_META
+    if not path.exists():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except ValueError as exc:
+        raise JournalError(f"{path}: not valid JSON ({exc})") from None
+
+
+def write_meta(directory: str | Path, meta: Mapping[str, Any]) -> None:
+    """Write ``run.json`` atomically."""
+    _write_atomic(Path(directory) / RUN_META,
+                  json.dumps(meta, indent=2, sort_keys=True).encode() + b"\n")
+
+
+def write_trials(directory: str | Path, records: Iterable[Mapping[str, Any]]) -> Path:
+    """Write ``trials.jsonl`` atomically, ordered by benchmark, protocol, model, task, trial."""
+    order = sorted(records, key=lambda r: (r["benchmark"], r["protocol"], r["model"],
+                                           r["seed"], r["task_id"], r["trial"]))
+    path = Path(directory) / TRIALS
+    _write_atomic(path, b"".join(orjson.dumps(r) + b"\n" for r in order))
+    return path

@@ -1,0 +1,189 @@
+"""Rollout specifications, their keys, and the deterministic shard partition.
+
+A rollout is one dialogue (or one solo attempt) of one task instance by one configuration.
+Its key is the SHA-256 of a canonical JSON object of everything that names it and every run
+setting that changes its outcome, so a journal can tell finished work from new work and two
+machines can split the keys without talking to each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+#: Modes as recorded in ``protocol`` / ``extra.mode``; ``split_solo`` runs as both views.
+MODES = ("solo", "pair", "split_solo_a", "split_solo_b")
+#: What ``--modes`` accepts.
+MODE_CHOICES = ("solo", "pair", "split_solo")
+#: The prompt variant of an unchanged system prompt.
+BASELINE = "baseline"
+
+
+def canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys: the byte string that is hashed.
+
+    Examples
+    --------
+    >>> canonical_json({"b": 1, "a": [1.5, None]})
+    '{"a":[1.5,null],"b":1}'
+    """
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def settings_id(outcome_settings: dict[str, Any]) -> str:
+    """First 16 hex digits of the SHA-256 of the outcome-changing settings.
+
+    Examples
+    --------
+    >>> settings_id({"turn_cap": 12}) == settings_id({"turn_cap": 12})
+    True
+    >>> settings_id({"turn_cap": 12}) == settings_id({"turn_cap": 13})
+    False
+    """
+    return hashlib.sha256(canonical_json(outcome_settings).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class RolloutSpec:
+    """What one rollout is.
+
+    Attributes
+    ----------
+    task : str
+        Registered task name.
+    difficulty : int
+        0, 1 or 2.
+    instance_seed : int
+        Seed of the task instance.
+    mode : str
+        One of :data:`MODES`.
+    model_a : str
+        Model of agent ``a`` (the only agent in solo and split_solo).
+    model_b : str or None
+        Model of agent ``b``; None for solo and split_solo.
+    started_by : str or None
+        ``"a"`` or ``"b"``: who speaks first in a pair; None otherwise.
+    repeat : int
+        Repeat index (the record's ``trial``), >= 0.
+    variant : str
+        Prompt variant name (``"baseline"`` when unchanged).
+    seed : int
+        The run's seed.
+    settings : str
+        :func:`settings_id` of the run's outcome-changing settings.
+    """
+
+    task: str
+    difficulty: int
+    instance_seed: int
+    mode: str
+    model_a: str
+    model_b: str | None
+    started_by: str | None
+    repeat: int
+    variant: str
+    seed: int
+    settings: str
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if (self.mode == "pair") != (self.model_b is not None):
+            raise ValueError(f"model_b must be set exactly for mode 'pair', got mode "
+                             f"{self.mode!r} with model_b={self.model_b!r}")
+        if (self.mode == "pair") != (self.started_by in ("a", "b")):
+            raise ValueError(f"started_by must be 'a' or 'b' for a pair and None otherwise, "
+                             f"got {self.started_by!r} for mode {self.mode!r}")
+
+    @property
+    def key(self) -> str:
+        """Hex SHA-256 of the canonical JSON of every field (the rollout key).
+
+        Examples
+        --------
+        >>> spec = RolloutSpec("csp_sudoku4", 1, 0, "pair", "m", "m", "a", 0, "baseline", 0,
+        ...                    "0" * 16)
+        >>> len(spec.key), spec.key == RolloutSpec(**{**spec.to_dict(), "repeat": 1}).key
+        (64, False)
+        """
+        return hashlib.sha256(canonical_json(asdict(self)).encode()).hexdigest()
+
+    @property
+    def protocol(self) -> str:
+        """The record's ``protocol``: the mode, plus ``+variant`` unless baseline.
+
+        Examples
+        --------
+        >>> RolloutSpec("t", 1, 0, "solo", "m", None, None, 0, "all_four", 0, "").protocol
+        'solo+all_four'
+        """
+        return self.mode if self.variant == BASELINE else f"{self.mode}+{self.variant}"
+
+    @property
+    def model(self) -> str:
+        """The record's ``model``: the model, or ``"A+B"`` for a mixed pair (slot order).
+
+        Examples
+        --------
+        >>> RolloutSpec("t", 1, 0, "pair", "big", "small", "a", 0, "baseline", 0, "").model
+        'big+small'
+        >>> RolloutSpec("t", 1, 0, "pair", "big", "big", "a", 0, "baseline", 0, "").model
+        'big'
+        """
+        if self.model_b is None or self.model_b == self.model_a:
+            return self.model_a
+        return f"{self.model_a}+{self.model_b}"
+
+    @property
+    def task_id(self) -> str:
+        """The record's ``task_id``: ``"<task>:<instance seed>"``."""
+        return f"{self.task}:{self.instance_seed}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields as a dict."""
+        return asdict(self)
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """Read ``"i/n"`` (1 <= i <= n) as ``(i, n)``.
+
+    Raises
+    ------
+    ValueError
+        If the text is not of that form.
+
+    Examples
+    --------
+    >>> parse_shard("2/3")
+    (2, 3)
+    >>> parse_shard("0/3")
+    Traceback (most recent call last):
+    ...
+    ValueError: shard must be 'i/n' with 1 <= i <= n, got '0/3'
+    """
+    try:
+        i, n = (int(part) for part in str(text).split("/"))
+    except ValueError:
+        i, n = 0, 0
+    if not 1 <= i <= n:
+        raise ValueError(f"shard must be 'i/n' with 1 <= i <= n, got {text!r}")
+    return i, n
+
+
+def in_shard(key: str, shard: tuple[int, int] | None) -> bool:
+    """Whether rollout ``key`` belongs to shard ``(i, n)``: ``int(key, 16) mod n == i - 1``.
+
+    Examples
+    --------
+    >>> keys = [f"{k:064x}" for k in range(6)]
+    >>> [k[-1] for k in keys if in_shard(k, (2, 3))]
+    ['1', '4']
+    >>> all(in_shard(k, None) for k in keys)
+    True
+    """
+    if shard is None:
+        return True
+    i, n = shard
+    return int(key, 16) % n == i - 1

@@ -1,0 +1,209 @@
+"""``noisefloor tax``: run the collaboration-tax suite against OpenAI-compatible endpoints.
+
+``tax run`` and ``tax merge`` only parse options and render; the work is done by
+:func:`harness.runner.run.run_tax` and :func:`harness.runner.merge.merge_runs`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from click.core import ParameterSource
+
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+
+
+@click.group("tax", short_help="Run the collaboration-tax suite; merge shard runs.")
+def tax() -> None:
+    """The collaboration-tax suite against any OpenAI-compatible endpoint."""
+
+
+def _split(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> Any:
+    """A command-line value wins over the config's [run] value, which wins over the default."""
+    source = ctx.get_parameter_source(name)
+    if source in (ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT):
+        return ctx.params[name]
+    return config_run.get(name, ctx.params[name])
+
+
+@tax.command("run", short_help="Run solo, pair and split_solo rollouts into a directory.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="run.toml: [[models]] with base URLs, key variables, concurrency and prices; "
+                   "[run] defaults for any option below.")
+@click.option("--tasks", help="Comma-separated task names, or 'all' (noisefloor harness list).")
+@click.option("--models", help="Comma-separated models run solo, split_solo and in "
+                               "homogeneous pairs.")
+@click.option("--pair-models", help="Comma-separated mixed pairs A+B; each runs in both slot "
+                                    "orders.")
+@click.option("--modes", default="solo,pair", show_default=True,
+              help="Comma-separated: solo, pair, split_solo.")
+@click.option("--rollouts", type=click.IntRange(1), default=1, show_default=True,
+              help="Instances per task (instance seeds SEED .. SEED+N-1).")
+@click.option("--repeats", type=click.IntRange(1), default=1, show_default=True,
+              help="Rollouts per instance and configuration (the records' trial).")
+@click.option("--difficulty", type=click.IntRange(0, 2), default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Run seed: the first instance seed, recorded as every record's seed.")
+@click.option("--turn-cap", type=click.IntRange(1), default=12, show_default=True,
+              help="Most assistant messages per rollout; reaching it scores 0 (turn_cap).")
+@click.option("--temperature", type=click.FloatRange(0), default=None,
+              help="Sampling temperature sent with every agent request (default: not sent).")
+@click.option("--max-tokens", type=click.IntRange(1), default=None,
+              help="max_tokens sent with every agent request (default: not sent).")
+@click.option("--extractor-model", default=None,
+              help="Model that rewrites an answer the task's parser cannot read.")
+@click.option("--prompt-variant", default="baseline", show_default=True,
+              help="Comma-separated prompt variants (names in --variants-file).")
+@click.option("--variants-file", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="TOML file of prompt variants (default: the shipped one).")
+@click.option("--starter", type=click.Choice(["a", "b", "alternate"]), default="a",
+              show_default=True, help="Which agent opens a pair's dialogue.")
+@click.option("--base-url", default=None,
+              help="Comma-separated base URLs (.../v1) of every model not in --config.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the API key of models not in --config.")
+@click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True,
+              help="Requests in flight per base URL (models not in --config).")
+@click.option("--price-input", type=click.FloatRange(0), default=None,
+              help="USD per million input tokens (models not in --config).")
+@click.option("--price-output", type=click.FloatRange(0), default=None,
+              help="USD per million output tokens (models not in --config).")
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0,
+              show_default=True, help="Seconds per request.")
+@click.option("--max-retries", type=click.IntRange(0), default=3, show_default=True,
+              help="Retries per request before the rollout is an infrastructure error.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (resumed when it exists). Required here or in --config.")
+@click.option("--shard", default=None, metavar="I/N",
+              help="Run only shard I of N (1 <= I <= N) of the rollout keys.")
+@click.option("--retry-errors", is_flag=True, help="Run infrastructure errors again.")
+@click.option("--allow-changed-settings", is_flag=True,
+              help="Accept a directory run with other outcome-changing settings.")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr (default: when stderr is a terminal).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@click.pass_context
+@handle_errors
+def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
+    """Run (or resume) the collaboration-tax suite into --out DIR.
+
+    Writes DIR/journal.ndjson (append-only, fsynced per rollout), DIR/transcripts/, and
+    DIR/trials.jsonl (noisefloor trial records: benchmark tax/<task>, protocol = mode).
+    """
+    from harness.registry import list_tasks
+    from harness.runner.config import load_config
+    from harness.runner.endpoints import EndpointFatalError, ModelEndpoint
+    from harness.runner.keys import parse_shard
+    from harness.runner.run import RunSettings, SettingsMismatchError, run_tax
+
+    config = load_config(config_path) if config_path is not None else None
+    run_table = config.run if config is not None else {}
+    opt = {name: _option_value(ctx, run_table, name) for name in ctx.params
+           if name not in ("config_path",)}
+    if not opt["tasks"]:
+        raise click.UsageError("give --tasks (or tasks in the config's [run] table)")
+    if opt["out"] is None:
+        raise click.UsageError("give --out DIR (or out in the config's [run] table)")
+    tasks = ([t.name for t in list_tasks()] if opt["tasks"].strip() == "all"
+             else _split(opt["tasks"]))
+    pairs = []
+    for text in _split(opt["pair_models"]):
+        a, plus, b = text.partition("+")
+        if not plus or not a or not b:
+            raise click.BadParameter(f"expected A+B, got {text!r}", param_hint="--pair-models")
+        pairs.append((a, b))
+    settings = RunSettings(
+        tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
+        modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],
+        difficulty=opt["difficulty"], seed=opt["seed"], turn_cap=opt["turn_cap"],
+        temperature=opt["temperature"], max_tokens=opt["max_tokens"],
+        extractor_model=opt["extractor_model"],
+        variants=tuple(_split(opt["prompt_variant"])),
+        variants_file=None if opt["variants_file"] is None else str(opt["variants_file"]),
+        starter=opt["starter"])
+    endpoints = []
+    for name in settings.all_models:
+        spec = config.model(name) if config is not None else None
+        if spec is None:
+            urls = tuple(_split(opt["base_url"]))
+            if not urls:
+                raise click.UsageError(f"model {name!r} has no endpoint: give --base-url or a "
+                                       "[[models]] entry in --config")
+            spec = ModelEndpoint(name, urls, opt["api_key_env"], opt["concurrency"],
+                                 opt["price_input"], opt["price_output"])
+        endpoints.append(spec)
+    shard = parse_shard(opt["shard"]) if opt["shard"] else None
+    show = opt["progress"] if opt["progress"] is not None else sys.stderr.isatty()
+    bar = None
+    if show:
+        from tqdm import tqdm
+
+        bar = tqdm(total=None, unit="rollout", file=sys.stderr, dynamic_ncols=True)
+
+    def on_progress(p) -> None:
+        if bar is None:
+            return
+        if bar.total != p.total:
+            bar.total = p.total
+        bar.update(p.done - bar.n)
+        bar.set_postfix_str(f"tokens {p.tokens_in + p.tokens_out:,} cost ${p.cost_usd:.4f} "
+                            f"errors {p.errors}", refresh=False)
+
+    try:
+        result = run_tax(settings, endpoints, Path(opt["out"]), timeout=opt["timeout"],
+                         max_retries=opt["max_retries"], shard=shard,
+                         retry_errors=opt["retry_errors"],
+                         allow_changed_settings=opt["allow_changed_settings"],
+                         on_progress=on_progress)
+    except (EndpointFatalError, SettingsMismatchError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        if bar is not None:
+            bar.close()
+    if opt["as_json"]:
+        emit_json(result.to_dict())
+        return
+    cost = "unknown (a price is missing)" if result.cost_usd is None else f"${result.cost_usd:.4f}"
+    click.echo(f"{result.out_dir}: {result.planned} rollouts planned"
+               + (f" (shard {result.shard})" if result.shard else "")
+               + f", {result.skipped} already done, {result.ran} run now")
+    click.echo(f"finished {result.succeeded}, infrastructure errors "
+               f"{result.infrastructure_errors}, turn caps {result.turn_caps}, missing "
+               f"{result.missing}; tokens in {result.tokens_in:,} out {result.tokens_out:,}; "
+               f"cost {cost}; {result.elapsed_s:.1f} s")
+    frame = result.to_frame()
+    if len(frame):
+        frame["mean_reward"] = frame["mean_reward"].map(
+            lambda v: "n/a" if v != v else f"{v:.3f}")
+        echo_table(frame)
+    click.echo(f"records: {result.trials_path}")
+
+
+@tax.command("merge", short_help="Join the run directories of several shards into one.")
+@click.argument("dirs", nargs=-1, required=True,
+                type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="New directory for the merged run (resumable with tax run).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+@handle_errors
+def merge(dirs: tuple[Path, ...], out: Path, as_json: bool) -> None:
+    """Join the journals (and transcripts) of run directories DIRS into --out; refuses two
+    different finished records of one rollout key."""
+    from harness.runner.merge import merge_runs
+
+    result = merge_runs(dirs, out)
+    if as_json:
+        emit_json(result.to_dict())
+        return
+    click.echo(f"{result.out_dir}: {result.records} rollouts from {len(result.inputs)} "
+               f"directories ({result.duplicates} duplicate keys kept once, "
+               f"{result.errors_replaced} infrastructure errors replaced, "
+               f"{result.infrastructure_errors} infrastructure errors left)")
+    click.echo(f"records: {result.trials_path}")
