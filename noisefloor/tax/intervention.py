@@ -1,9 +1,10 @@
 """The prompt intervention: stage clauses as prompt variants, and the recovered share of the tax.
 
 The four clause texts and the five variants (``all_four`` and the leave-one-out ``no_L1`` ...
-``no_L4``) ship in ``noisefloor/tax/data/prompt_variants.toml``; the runner appends a variant's
-``system_suffix`` to each agent's system prompt and writes its rollouts with protocol
-``pair+<variant>``. The recovered share of a family is
+``no_L4``) are the runner's prompt-variants file (``harness/runner/data/variants.toml``, read by
+:func:`harness.runner.variants.load_variants`): one file, so the texts analysed are the texts
+run. The runner appends a variant's addition to each agent's system prompt and writes its
+rollouts with protocol ``pair+<variant>``. The recovered share of a family is
 ``(pair_variant - pair_baseline) / (solo - pair_baseline)`` on the instances run in all three
 arms, with a two-stage bootstrap interval (model x task cells, then instances).
 """
@@ -11,8 +12,6 @@ arms, with a two-stage bootstrap interval (model x task cells, then instances).
 from __future__ import annotations
 
 import math
-import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +21,6 @@ import pandas as pd
 from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means, two_stage_bootstrap
 from noisefloor.tax.run import TaxRun
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 __all__ = ["VARIANT_ORDER", "figure6_markdown", "load_prompt_variants", "recovered_share_table"]
 
 VARIANT_ORDER = ("all_four", "no_L1", "no_L2", "no_L3", "no_L4")
@@ -34,47 +28,35 @@ STAGES = ("L1", "L2", "L3", "L4")
 
 
 def load_prompt_variants(path: str | Path | None = None) -> dict[str, str]:
-    """The prompt variants: name -> the system-prompt suffix the runner appends.
+    """The prompt variants of the intervention: name -> the text the runner appends.
 
     Parameters
     ----------
     path : str, Path or None, default None
-        A TOML file with ``[variants.NAME] system_suffix = "..."`` tables; None reads the
-        shipped ``prompt_variants.toml``.
+        A variants file in the runner's format (``[clauses]`` texts and ``[variants]`` lists of
+        clause names or strings); None reads the runner's shipped file.
 
     Returns
     -------
     dict of str to str
+        Every variant but the built-in ``baseline`` (which adds nothing).
 
     Raises
     ------
     ValueError
-        A variant without a string ``system_suffix`` (the file and the variant named).
+        A file the runner would refuse (the file and the variant or clause named).
 
     Examples
     --------
     >>> v = load_prompt_variants()
-    >>> sorted(v)
+    >>> list(v)
     ['all_four', 'no_L1', 'no_L2', 'no_L3', 'no_L4']
-    >>> v["no_L2"].count("Querying"), v["all_four"].count("\\n")
-    (0, 3)
+    >>> len(v["all_four"].split("\n\n")), len(v["no_L2"].split("\n\n"))
+    (4, 3)
     """
-    if path is None:
-        text = resources.files("noisefloor.tax").joinpath("data/prompt_variants.toml").read_text(
-            encoding="utf-8")
-        where = "noisefloor/tax/data/prompt_variants.toml"
-    else:
-        text = Path(path).read_text(encoding="utf-8")
-        where = str(path)
-    data = tomllib.loads(text)
-    out = {}
-    for name, table in data.get("variants", {}).items():
-        if not isinstance(table, dict) or not isinstance(table.get("system_suffix"), str):
-            raise ValueError(f"{where}: [variants.{name}] needs a string system_suffix")
-        out[name] = table["system_suffix"]
-    if not out:
-        raise ValueError(f"{where}: no [variants.NAME] table")
-    return out
+    from harness.runner.variants import load_variants
+
+    return {k: v for k, v in load_variants(path).items() if k != "baseline"}
 
 
 def recovered_share_table(

@@ -154,21 +154,23 @@ def test_bad_labels_refused(run):
 
 # ---------------------------------------------------------------- intervention
 
-def test_prompt_variants_file():
+def test_prompt_variants_are_the_runners_file():
+    # one file holds the clause texts: the variants analysed are the variants the runner ran
+    from harness.runner.variants import load_variants
     v = load_prompt_variants()
     assert sorted(v) == ["all_four", "no_L1", "no_L2", "no_L3", "no_L4"]
-    clauses = v["all_four"].split("\n")
+    assert v == {k: t for k, t in load_variants().items() if k != "baseline"}
+    clauses = v["all_four"].split("\n\n")
     assert len(clauses) == 4
-    for k, name in enumerate(("Grounding", "Querying", "Integration", "Re-derivation")):
-        drop = v[f"no_L{k + 1}"]
-        assert name not in drop and drop.count("\n") == 2
-        assert all(c in v["all_four"] for c in drop.split("\n"))
+    for k in range(4):
+        drop = v[f"no_L{k + 1}"].split("\n\n")
+        assert clauses[k] not in drop and len(drop) == 3 and set(drop) < set(clauses)
 
 
 def test_variants_file_errors(tmp_path):
     p = tmp_path / "v.toml"
-    p.write_text("[variants.x]\nprefix = 'a'\n")
-    with pytest.raises(ValueError, match=r"\[variants.x\] needs a string system_suffix"):
+    p.write_text("[variants]\nx = ['L9']\n")
+    with pytest.raises(ValueError, match=r"variants.x: unknown clause"):
         load_prompt_variants(p)
 
 
