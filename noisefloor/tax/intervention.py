@@ -51,7 +51,7 @@ def load_prompt_variants(path: str | Path | None = None) -> dict[str, str]:
     >>> v = load_prompt_variants()
     >>> list(v)
     ['all_four', 'no_L1', 'no_L2', 'no_L3', 'no_L4']
-    >>> len(v["all_four"].split("\n\n")), len(v["no_L2"].split("\n\n"))
+    >>> len(v["all_four"].split(2 * chr(10))), len(v["no_L2"].split(2 * chr(10)))
     (4, 3)
     """
     from harness.runner.variants import load_variants
