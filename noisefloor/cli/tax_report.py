@@ -28,6 +28,16 @@ def _ci(lo: float, hi: float) -> str:
 @click.option("--labels", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Cascade labels (long annotation layout: item=rollout key, rater, category "
                    "L1-L4, label 0/1), e.g. judge_labels.jsonl.")
+@click.option("--judge-model", default=None, metavar="NAME",
+              help="Label the pair rollouts now with this judge model (instead of --labels).")
+@click.option("--judge-url", default=None, metavar="URL",
+              help="OpenAI-compatible base URL of --judge-model (e.g. http://127.0.0.1:8000/v1).")
+@click.option("--judge-api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="Environment variable holding the judge endpoint's API key.")
+@click.option("--judge-concurrency", default=8, show_default=True, type=click.IntRange(1),
+              help="Judge requests in flight.")
+@click.option("--judge-retries", default=3, show_default=True, type=click.IntRange(0),
+              help="Retries per judge request before the rollout is left unlabelled.")
 @click.option("--rater", default="judge", show_default=True,
               help="Whose labels the stage rates use.")
 @click.option("--target", default=0.8, show_default=True, type=click.FloatRange(0, 1),
@@ -47,14 +57,24 @@ def _ci(lo: float, hi: float) -> str:
                    "(counted).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @handle_errors
-def report(logs, out, labels, rater, target, n_boot, permutations, confidence, seed, no_predict,
+def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency, judge_retries, rater, target, n_boot, permutations, confidence, seed, no_predict,
            missing_transcripts, as_json):
     """Tax per cell, mixed pairs, cascade, prediction and intervention of tax runs in LOGS.
 
     LOGS are run directories (trials.jsonl + transcripts/) or trials.jsonl files.
     Python: noisefloor.tax.tax_report(LOGS, out=DIR, labels=..., rng=SEED).
     """
-    r = tax_report(list(logs), out=out, labels=labels, rater=rater, target=target,
+    judge = None
+    if judge_model or judge_url:
+        if not (judge_model and judge_url):
+            raise click.UsageError("--judge-model and --judge-url go together")
+        if labels is not None:
+            raise click.UsageError("give either --labels or --judge-model/--judge-url, not both")
+        from harness.runner.endpoints import ModelEndpoint
+        judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
+                              concurrency=judge_concurrency)
+    r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,
+                   rater=rater, target=target,
                    n_boot=n_boot, n_permutations=permutations, confidence=confidence,
                    predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed)
     if as_json:
@@ -82,6 +102,10 @@ def report(logs, out, labels, rater, target, n_boot, permutations, confidence, s
             if math.isfinite(rec.recovered):
                 click.echo(f"intervention {rec.variant}: recovered {pp(rec.recovered)}% of the "
                            f"tax [{pp(rec.ci_low)}, {pp(rec.ci_high)}]")
+    if r.judge is not None:
+        click.echo(f"judge {judge_model}: {len(r.judge.labels) // 4} rollouts labelled, "
+                   f"{len(r.judge.failures)} left unlabelled (infrastructure failure or "
+                   "unparseable reply)")
     for note in r.notes:
         click.echo(f"note: {note}")
     click.echo(f"wrote {len(r.files)} files to {out} (report.md, report.json, figures, tables)")

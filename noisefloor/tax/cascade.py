@@ -27,8 +27,8 @@ from statsmodels.stats.proportion import proportion_confint
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.tax.run import TaxRun, read_transcripts
 
-__all__ = ["STAGES", "JudgeRun", "judge_prompt", "judge_rollouts", "render_transcript",
-           "stage_rates"]
+__all__ = ["STAGES", "JudgeRun", "collect_labels", "judge_prompt", "judge_requests",
+           "judge_rollouts", "parse_judge_reply", "render_transcript", "stage_rates"]
 
 STAGES = ("L1", "L2", "L3", "L4")
 Judge = Callable[[list[dict[str, str]]], str]
@@ -154,19 +154,54 @@ def judge_rollouts(
     TaxRunError
         A selected rollout's transcript is missing.
     """
+    requests = judge_requests(run, keys=keys, prompt=prompt)
+    replies: dict[str, str | BaseException] = {}
+    for key, msgs in requests.items():
+        try:
+            replies[key] = judge(msgs)
+        except Exception as exc:  # an endpoint failure is an infrastructure error, not a label
+            replies[key] = exc
+    return collect_labels(replies, rater=rater)
+
+
+def judge_requests(run: TaxRun, *, keys: Sequence[str] | None = None,
+                   prompt: str | None = None) -> dict[str, list[dict[str, str]]]:
+    """The judge's chat messages for each rollout key (pair rollouts with a reward by default).
+
+    Raises
+    ------
+    TaxRunError
+        A selected rollout's transcript is missing.
+    """
     df = run.rollouts
     if keys is None:
         keys = df.loc[(df["mode"] == "pair") & ~df["infrastructure_error"], "rollout_key"].tolist()
     events, _ = read_transcripts(run, keys)
     system = judge_prompt() if prompt is None else prompt
+    return {key: [{"role": "system", "content": system},
+                  {"role": "user", "content": render_transcript(events[key])}] for key in keys}
+
+
+def collect_labels(replies: Mapping[str, str | BaseException], *, rater: str = "judge"
+                   ) -> JudgeRun:
+    """Labels from judge replies; a reply that is an exception is an infrastructure failure.
+
+    Parameters
+    ----------
+    replies : mapping of str to str or exception
+        Rollout key -> the judge's reply text, or the exception its call raised.
+    rater : str, default "judge"
+
+    Returns
+    -------
+    JudgeRun
+        Unparseable replies and failed calls are listed in ``failures``, never labelled.
+    """
     rows, fails = [], []
-    for key in keys:
-        msgs = [{"role": "system", "content": system},
-                {"role": "user", "content": render_transcript(events[key])}]
-        try:
-            reply = judge(msgs)
-        except Exception as exc:  # an endpoint failure is an infrastructure error, not a label
-            fails.append({"item": key, "kind": "infrastructure", "detail": f"{type(exc).__name__}: {exc}"})
+    for key, reply in replies.items():
+        if isinstance(reply, BaseException):
+            fails.append({"item": key, "kind": "infrastructure",
+                          "detail": f"{type(reply).__name__}: {reply}"})
             continue
         try:
             labels = parse_judge_reply(reply)

@@ -132,7 +132,8 @@ def tax_report(
     *,
     out: str | Path | None = None,
     labels: str | Path | pd.DataFrame | None = None,
-    judge: Judge | None = None,
+    judge: Judge | Any = None,
+    judge_retries: int = 3,
     rater: str = "judge",
     target: float = 0.8,
     n_boot: int = 2000,
@@ -155,10 +156,14 @@ def tax_report(
     labels : path or pandas.DataFrame, optional
         Cascade labels in the long annotation layout (``item`` = rollout key, ``rater``,
         ``category`` L1-L4, ``label`` 0/1).
-    judge : callable, optional
-        ``judge(messages) -> str`` to label the pair rollouts now (see
-        :func:`noisefloor.tax.cascade.judge_rollouts`); its labels are written to
+    judge : callable or harness.runner.endpoints.ModelEndpoint, optional
+        A judge to label the pair rollouts now: ``judge(messages) -> str`` (see
+        :func:`noisefloor.tax.cascade.judge_rollouts`) or a judge model at an
+        OpenAI-compatible endpoint, called through the runner's endpoint layer
+        (:func:`noisefloor.tax.judge.judge_with_endpoint`). Its labels are written to
         ``out/judge_labels.jsonl``. Ignored when ``labels`` is given.
+    judge_retries : int, default 3
+        Retries per request of an endpoint judge before the rollout is left unlabelled.
     rater : str, default "judge"
         Whose labels the stage rates use.
     target : float, default 0.8
@@ -239,7 +244,11 @@ def tax_report(
     judged = None
     rates = rates_mixed = None
     if labels is None and judge is not None:
-        judged = judge_rollouts(run, judge, rater=rater)
+        if callable(judge):
+            judged = judge_rollouts(run, judge, rater=rater)
+        else:
+            from noisefloor.tax.judge import judge_with_endpoint
+            judged = judge_with_endpoint(run, judge, rater=rater, max_retries=judge_retries)
         labels = judged.labels
         if len(judged.failures):
             notes.append(f"{len(judged.failures)} rollout(s) left unlabelled by the judge "
