@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,5 +79,11 @@ def judge_with_endpoint(
     with warnings.catch_warnings():
         # the judge's cost is not part of any result, so an unknown price is not news
         warnings.filterwarnings("ignore", message="no price known")
-        replies = asyncio.run(all_())
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop in this thread: the usual case
+            replies = asyncio.run(all_())
+        else:  # inside a running loop (Jupyter): run the requests in a thread of their own
+            with ThreadPoolExecutor(1) as pool:
+                replies = pool.submit(asyncio.run, all_()).result()
     return collect_labels(dict(zip(requests, replies)), rater=rater)

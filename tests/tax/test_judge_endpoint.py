@@ -90,7 +90,7 @@ def test_cli_judge_options(small, judge_url, tmp_path):
     url, _ = judge_url
     out = tmp_path / "o"
     res = CliRunner().invoke(report, [str(small[0]), "--out", str(out), "--judge-model", "j",
-                                      "--judge-url", url, "--judge-retries", "0", "--n-boot", "20",
+                                      "--judge-url", url, "--judge-retries", "0", "--n-boot", "20", "--no-predict",
                                       "--permutations", "0"])
     assert res.exit_code == 0, res.output
     assert "left unlabelled" in res.output
