@@ -153,6 +153,19 @@ def judge_rollouts(
     ------
     TaxRunError
         A selected rollout's transcript is missing.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.9}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=2, modes=("pair",))
+    >>> always = lambda messages: '{"L1": 1, "L2": 0, "L3": 0, "L4": 0}'
+    >>> res = judge_rollouts(read_run(d), always)
+    >>> len(res.labels), sorted(set(res.labels["category"])), len(res.failures)
+    (8, ['L1', 'L2', 'L3', 'L4'], 0)
     """
     requests = judge_requests(run, keys=keys, prompt=prompt)
     replies: dict[str, str | BaseException] = {}
@@ -257,6 +270,18 @@ def stage_rates(
     ----------
     Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
     inference. JASA 22(158), 209-212.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.9}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=20, modes=("pair",), seed=3)
+    >>> r = stage_rates(read_run(d), d + "/judge_labels.jsonl")
+    >>> r.columns.tolist()[:6], int(r[r.family == "all"]["n"].sum())
+    (['family', 'stage', 'outcome', 'k', 'n', 'rate'], 80)
     """
     if pairs not in ("homogeneous", "mixed"):
         raise ValueError(f"pairs must be 'homogeneous' or 'mixed', got {pairs!r}")

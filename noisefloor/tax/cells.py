@@ -46,6 +46,17 @@ def instance_table(run: TaxRun, *, variant: str = "baseline") -> pd.DataFrame:
         One row per (model, task, family, instance) with columns ``solo``, ``pair``,
         ``split_solo`` (NaN where a mode has no rollout with a reward) and ``n_infra``
         (infrastructure errors among the instance's rollouts, left out of the means).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.9}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=3)
+    >>> list(instance_table(read_run(d))["instance"])
+    ['csp_sudoku4:0', 'csp_sudoku4:1', 'csp_sudoku4:2']
     """
     df = run.rollouts
     homo = df[~df["mixed"]]
@@ -146,6 +157,18 @@ def cell_table(
     i of task t (T = 1 for a task cell); interval: percentile of the two-stage bootstrap
     (:func:`noisefloor.stats.hierarchical.two_stage_bootstrap`); ratio gap ``tax / solo``;
     sign test on the per-instance differences (ties: equal instance means).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.9}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=10, seed=1)
+    >>> c = cell_table(read_run(d), n_boot=200, rng=0).iloc[0]
+    >>> int(c.n_instances), int(c.wins + c.losses + c.ties), bool(c.ci_low <= c.tax <= c.ci_high)
+    (10, 10, True)
     """
     if by not in ("task", "family", "model"):
         raise ValueError(f"by must be 'task', 'family' or 'model', got {by!r}")
@@ -214,6 +237,16 @@ def task_table(cells: pd.DataFrame, *, target: float = 0.8) -> pd.DataFrame:
     pandas.DataFrame
         One row per task sorted by ``ratio_gap`` descending: ``task, family, n_models, solo,
         pair, tax, ratio_gap, exploratory`` (means over the models with a defined cell).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"model": ["a", "b"], "task": ["t", "t"], "family": ["csp", "csp"],
+    ...                       "solo": [0.9, 0.7], "pair": [0.6, 0.5], "tax": [0.3, 0.2],
+    ...                       "ratio_gap": [1 / 3, 2 / 7]})
+    >>> row = task_table(cells).iloc[0]
+    >>> round(float(row.tax), 3), round(float(row.solo), 3), bool(row.exploratory)
+    (0.25, 0.8, False)
     """
     ok = cells[np.isfinite(cells["tax"].to_numpy(dtype=float))]
     g = ok.groupby(["task", "family"], sort=False)

@@ -132,6 +132,12 @@ def feature_table(events_by_key: Mapping[str, Sequence[Mapping[str, Any]]]) -> p
     -------
     pandas.DataFrame
         Index ``rollout_key``; columns :data:`FEATURES`.
+
+    Examples
+    --------
+    >>> t = feature_table({"k1": [{"agent": "a", "role": "assistant", "content": "Why?"}]})
+    >>> float(t.loc["k1", "turns"]), float(t.loc["k1", "questions_per_turn"])
+    (1.0, 1.0)
     """
     rows = [conversation_features(ev) for ev in events_by_key.values()]
     return pd.DataFrame(rows, index=pd.Index(list(events_by_key), name="rollout_key"),

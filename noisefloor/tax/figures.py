@@ -52,6 +52,15 @@ def heatmap_figure(family_cells: pd.DataFrame, model_cells: pd.DataFrame | None 
     -------
     matplotlib.figure.Figure
         Cells annotated with the tax in percentage points (``n/a`` where undefined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"model": ["a", "a", "b", "b"], "family": ["spatial", "csp"] * 2,
+    ...                       "tax": [0.3, 0.1, 0.4, -0.05]})
+    >>> fig = heatmap_figure(cells)
+    >>> [t.get_text() for t in fig.axes[0].texts]
+    ['+40.0', '-5.0', '+30.0', '+10.0']
     """
     fams = [f for f in ("spatial", "relational", "csp") if f in set(family_cells["family"])]
     fams += sorted(set(family_cells["family"]) - set(fams))

@@ -88,6 +88,19 @@ def recovered_share_table(
     mean over its paired instances) of solo, baseline pair and variant pair; the bootstrap
     resamples cells, then instances within a cell, and recomputes the ratio (replicates with
     ``S - B <= 0`` are undefined and dropped; more than half dropped gives a NaN interval).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.95}, tasks=[("spatial_one_way", "spatial")],
+    ...                         n_instances=30, variants={"all_four": {"spatial": 0.5}},
+    ...                         modes=("solo", "pair"), seed=2)
+    >>> t = recovered_share_table(read_run(d), n_boot=200)
+    >>> t[["variant", "family", "n_instances"]].values.tolist()
+    [['all_four', 'spatial', 30], ['all_four', 'all', 30]]
     """
     cols = ["variant", "family", "n_cells", "n_instances", "solo", "pair_baseline",
             "pair_variant", "recovered", "ci_low", "ci_high", "half_width", "note"]

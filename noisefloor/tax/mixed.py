@@ -41,6 +41,18 @@ def mixed_pair_table(run: TaxRun) -> pd.DataFrame:
         ``share_violating`` (tasks with ``v12 < max(v1, v2)``) and ``share_subadditive``. Empty
         (with these columns) when the run has no mixed pair; a pair with no task where both
         members ran solo is NaN with the reason in ``note``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.run import read_run
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"a": 0.95, "b": 0.6}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=5, mixed=[("a", "b")], modes=("solo", "pair"))
+    >>> t = mixed_pair_table(read_run(d))
+    >>> t["pair"].tolist(), bool(abs(t.phi1[0] + t.phi2[0] - t.v12[0]) < 1e-12)
+    (['a+b'], True)
     """
     df = run.rollouts
     ok = df[~df["infrastructure_error"]]

@@ -252,6 +252,18 @@ def read_transcripts(
         A transcript line that is not JSON or lacks a field (file, line and field named); with
         ``missing="error"``, a rollout without a transcript (its record's file and line named,
         and the transcript path it points to).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from noisefloor.tax.synthetic import write_synthetic_run
+    >>> d = tempfile.mkdtemp()
+    >>> _ = write_synthetic_run(d, models={"m": 0.9}, tasks=[("csp_sudoku4", "csp")],
+    ...                         n_instances=1, modes=("pair",))
+    >>> run = read_run(d)
+    >>> events, missing = read_transcripts(run)
+    >>> [e["role"] for e in events["m|pair|csp_sudoku4:0|0"]][:3], missing
+    (['system', 'system', 'assistant'], [])
     """
     if missing not in ("error", "omit"):
         raise ValueError(f"missing must be 'error' or 'omit', got {missing!r}")

@@ -200,6 +200,15 @@ def write_synthetic_run(
     the midpoint, below the stronger member). Rewards are Bernoulli draws (0 or 1); split-solo
     controls succeed with probability ``0.1 p_solo``. Judge labels fire with probability about
     0.65 in failed and 0.12 in successful pair rollouts, weighted per family and stage.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> truth = write_synthetic_run(d, models={"m": 1.0}, tasks=[("csp_sudoku4", "csp")],
+    ...                             n_instances=2, family_tax={"csp": 0.25})
+    >>> truth.cell_tax("m", "csp_sudoku4")
+    0.25
     """
     rng = np.random.default_rng(seed)
     models = dict(models or {"model-hi": 0.95, "model-mid": 0.85, "model-lo": 0.7})
