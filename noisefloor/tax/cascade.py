@@ -111,9 +111,9 @@ class JudgeRun:
         """Write the labels as JSONL in the long layout ``noisefloor agreement`` reads."""
         p = Path(path)
         with open(p, "w", encoding="utf-8") as fh:
-            for rec in self.labels[["item", "rater", "category", "label"]].to_dict("records"):
-                fh.write(json.dumps({k: (int(v) if k == "label" else v) for k, v in rec.items()})
-                         + "\n")
+            records = self.labels[["item", "rater", "category", "label"]].to_dict("records")
+            fh.writelines(json.dumps({**rec, "label": int(rec["label"])}) + "\n"
+                          for rec in records)
         return p
 
     def to_frame(self) -> pd.DataFrame:
@@ -285,11 +285,11 @@ def stage_rates(
     """
     if pairs not in ("homogeneous", "mixed"):
         raise ValueError(f"pairs must be 'homogeneous' or 'mixed', got {pairs!r}")
-    lab = read_annotations(labels) if isinstance(labels, (str, Path)) else labels
-    lab = lab[lab["rater"] == rater]
+    every = read_annotations(labels) if isinstance(labels, (str, Path)) else labels
+    lab = every[every["rater"] == rater]
     if lab.empty:
         raise ValueError(f"no labels by rater {rater!r}; raters present: "
-                         f"{sorted(set(labels['rater'])) if isinstance(labels, pd.DataFrame) else '?'}")
+                         f"{', '.join(sorted(map(str, set(every['rater'])))) or 'none'}")
     bad = ~lab["label"].isin([0, 1])
     if bad.any():
         r = lab[bad].iloc[0]

@@ -16,7 +16,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means, two_stage_bootstrap
+from noisefloor.stats.hierarchical import (
+    percentile_interval,
+    task_weighted_means,
+    two_stage_bootstrap,
+)
 from noisefloor.stats.paired import sign_test
 from noisefloor.tax.run import TaxRun
 
@@ -144,7 +148,8 @@ def cell_table(
     -------
     pandas.DataFrame
         One row per cell, columns :data:`CELL_COLUMNS` (``task`` is ``"all"`` for family and
-        model cells, ``family`` is ``"all"`` for model cells; ``n_tasks`` tasks pooled): paired instance counts, instances observed
+        model cells, ``family`` is ``"all"`` for model cells; ``n_tasks`` tasks pooled): paired
+        instance counts, instances observed
         only solo or only as a pair (left out of the paired estimate and counted here),
         infrastructure errors left out, the means, ``tax``, ``ratio_gap``, their intervals,
         the sign-test counts (win = solo scored higher on an instance) and exact p, and a
@@ -191,7 +196,7 @@ def cell_table(
             row["task"] = "all"
         has_s, has_p = g["solo"].notna(), g["pair"].notna()
         both = g[has_s & has_p]
-        row.update(n_instances=int(len(both)), n_solo_only=int((has_s & ~has_p).sum()),
+        row.update(n_instances=len(both), n_solo_only=int((has_s & ~has_p).sum()),
                    n_pair_only=int((has_p & ~has_s).sum()),
                    n_infrastructure_errors=int(g["n_infra"].sum()),
                    split_solo=float(g["split_solo"].mean()) if g["split_solo"].notna().any()

@@ -18,7 +18,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means, two_stage_bootstrap
+from noisefloor.stats.hierarchical import (
+    percentile_interval,
+    task_weighted_means,
+    two_stage_bootstrap,
+)
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["VARIANT_ORDER", "figure6_markdown", "load_prompt_variants", "recovered_share_table"]
@@ -135,8 +139,8 @@ def _share_row(v: str, fam: str, g: pd.DataFrame, n_boot: int, confidence: float
     cell = (g["model"] + "\x1f" + g["task"]).to_numpy()
     vals = g[["s", "b", "v"]].to_numpy()
     s, b, w = task_weighted_means(vals, cell)
-    row: dict[str, Any] = {"variant": v, "family": fam, "n_cells": int(len(set(cell))),
-                           "n_instances": int(len(g)), "solo": float(s),
+    row: dict[str, Any] = {"variant": v, "family": fam, "n_cells": len(set(cell)),
+                           "n_instances": len(g), "solo": float(s),
                            "pair_baseline": float(b), "pair_variant": float(w), "note": ""}
     if s - b <= 0:
         row.update(recovered=math.nan, ci_low=math.nan, ci_high=math.nan, half_width=math.nan,

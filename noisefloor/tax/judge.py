@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from harness.runner.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint

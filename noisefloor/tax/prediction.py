@@ -9,7 +9,6 @@ out and leaving one model out.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +103,7 @@ class TaxPrediction:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the three fits (``None`` with a reason where not fitted)."""
-        return {"n_cells": int(len(self.cells)), "n_cells_left_out": self.n_cells_left_out,
+        return {"n_cells": len(self.cells), "n_cells_left_out": self.n_cells_left_out,
                 "left_out": list(self.left_out), "missing_transcripts": self.missing_transcripts,
                 "reasons": dict(self.reasons),
                 **{k: (getattr(self, k).to_dict() if getattr(self, k) is not None else None)

@@ -262,7 +262,7 @@ def tax_report(
         notes.append("cascade skipped: no labels and no judge given")
     intervention = recovered_share_table(run, n_boot=n_boot, confidence=confidence, rng=gen)
     report = TaxReport(
-        sources=run.sources, n_rollouts=int(len(run.rollouts)),
+        sources=run.sources, n_rollouts=len(run.rollouts),
         n_infrastructure_errors=run.n_infrastructure_errors, target=float(target),
         confidence=float(confidence), task_cells=task_cells, family_cells=family_cells,
         model_cells=model_cells, tasks=tasks, mixed=mixed, prediction=prediction,

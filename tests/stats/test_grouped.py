@@ -12,7 +12,13 @@ from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from noisefloor.stats.grouped import _Fold, _Nested, grouped_ridge, pooled_and_mean_r2, spearman_test
+from noisefloor.stats.grouped import (
+    _Fold,
+    _Nested,
+    grouped_ridge,
+    pooled_and_mean_r2,
+    spearman_test,
+)
 
 
 def test_r2_trap_minus_13_but_squared_correlation_1():

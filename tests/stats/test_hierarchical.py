@@ -7,7 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means, two_stage_bootstrap
+from noisefloor.stats.hierarchical import (
+    percentile_interval,
+    task_weighted_means,
+    two_stage_bootstrap,
+)
 
 
 def test_task_weighted_means_weights_tasks_equally():

@@ -4,7 +4,6 @@ import json
 import math
 import shutil
 
-import numpy as np
 import pytest
 
 from noisefloor.tax.cells import NEGATIVE_NOTE, cell_table, task_table

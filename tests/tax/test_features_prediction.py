@@ -2,7 +2,6 @@
 
 import math
 
-import numpy as np
 import pytest
 
 from noisefloor.tax.cells import cell_table

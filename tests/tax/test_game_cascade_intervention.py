@@ -10,8 +10,18 @@ from click.testing import CliRunner
 
 from noisefloor.cli.agreement import agreement
 from noisefloor.logs.annotations import read_annotations
-from noisefloor.tax.cascade import STAGES, judge_prompt, judge_rollouts, parse_judge_reply, stage_rates
-from noisefloor.tax.intervention import figure6_markdown, load_prompt_variants, recovered_share_table
+from noisefloor.tax.cascade import (
+    STAGES,
+    judge_prompt,
+    judge_rollouts,
+    parse_judge_reply,
+    stage_rates,
+)
+from noisefloor.tax.intervention import (
+    figure6_markdown,
+    load_prompt_variants,
+    recovered_share_table,
+)
 from noisefloor.tax.mixed import mixed_pair_table
 from noisefloor.tax.run import read_run
 
@@ -107,8 +117,8 @@ def test_judge_labels_in_the_agreement_format(small, tmp_path):
     rows = [json.loads(s) for s in path.read_text().splitlines()]
     with open(path, "a") as fh:
         for rec in rows:
-            for rater in ("expert1", "expert2", "expert3"):
-                fh.write(json.dumps({**rec, "rater": rater}) + "\n")
+            fh.writelines(json.dumps({**rec, "rater": rater}) + "\n"
+                          for rater in ("expert1", "expert2", "expert3"))
     out = CliRunner().invoke(agreement, [str(path), "--judge", "judge"])
     assert out.exit_code == 0, out.output
     assert "L2" in out.output and "L4" in out.output
@@ -148,7 +158,7 @@ def test_bad_labels_refused(run):
     lab = pd.DataFrame({"item": ["x"], "rater": ["judge"], "category": ["L1"], "label": [3]})
     with pytest.raises(ValueError, match="must be 0 or 1"):
         stage_rates(run, lab)
-    with pytest.raises(ValueError, match="no labels by rater 'expert'"):
+    with pytest.raises(ValueError, match="no labels by rater 'expert'; raters present: judge"):
         stage_rates(run, lab, rater="expert")
 
 

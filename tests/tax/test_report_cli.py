@@ -47,8 +47,9 @@ def test_python_call_reproduces_the_command(planted, tmp_path):
     assert cli["family_cells"] == py["family_cells"]
     assert cli["intervention"] == py["intervention"]
     assert isinstance(r, TaxReport)
-    with pytest.raises(Exception):
-        r.target = 0.5        # frozen
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        r.target = 0.5
 
 
 def test_one_family_only_is_noted(tmp_path):
