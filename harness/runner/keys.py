@@ -9,9 +9,11 @@ machines can split the keys without talking to each other.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import asdict, dataclass
+from functools import cached_property
 from typing import Any
+
+import orjson
 
 #: Modes as recorded in ``protocol`` / ``extra.mode``; ``split_solo`` runs as both views.
 MODES = ("solo", "pair", "split_solo_a", "split_solo_b")
@@ -29,7 +31,7 @@ def canonical_json(value: Any) -> str:
     >>> canonical_json({"b": 1, "a": [1.5, None]})
     '{"a":[1.5,null],"b":1}'
     """
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def settings_id(outcome_settings: dict[str, Any]) -> str:
@@ -97,7 +99,7 @@ class RolloutSpec:
             raise ValueError(f"started_by must be 'a' or 'b' for a pair and None otherwise, "
                              f"got {self.started_by!r} for mode {self.mode!r}")
 
-    @property
+    @cached_property
     def key(self) -> str:
         """Hex SHA-256 of the canonical JSON of every field (the rollout key).
 
@@ -108,7 +110,8 @@ class RolloutSpec:
         >>> len(spec.key), spec.key == RolloutSpec(**{**spec.to_dict(), "repeat": 1}).key
         (64, False)
         """
-        return hashlib.sha256(canonical_json(asdict(self)).encode()).hexdigest()
+        fields = {name: getattr(self, name) for name in _FIELDS}  # asdict deep-copies: slow
+        return hashlib.sha256(orjson.dumps(fields, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
     @property
     def protocol(self) -> str:
@@ -144,6 +147,9 @@ class RolloutSpec:
     def to_dict(self) -> dict[str, Any]:
         """The fields as a dict."""
         return asdict(self)
+
+
+_FIELDS = tuple(RolloutSpec.__dataclass_fields__)
 
 
 def parse_shard(text: str) -> tuple[int, int]:

@@ -309,7 +309,7 @@ class TaxRunResult:
         Of those, already finished in the journal and not run again.
     ran : int
         Rollouts run by this call.
-    succeeded : int
+    scored : int
         Plan rollouts with a reward (turn caps included).
     infrastructure_errors : int
         Plan rollouts whose latest entry is an infrastructure error.
@@ -336,7 +336,7 @@ class TaxRunResult:
     planned: int
     skipped: int
     ran: int
-    succeeded: int
+    scored: int
     infrastructure_errors: int
     turn_caps: int
     missing: int
@@ -450,7 +450,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     ...     spec = ModelEndpoint("solver", (server.base_url,), price_input_per_mtok=1.0,
     ...                          price_output_per_mtok=1.0)
     ...     result = run_tax(settings, [spec], tempfile.mkdtemp())
-    >>> result.planned, result.ran, result.succeeded, result.infrastructure_errors
+    >>> result.planned, result.ran, result.scored, result.infrastructure_errors
     (4, 4, 4, 0)
     >>> result.to_frame()[["model", "protocol", "n", "mean_reward"]]
         model protocol  n  mean_reward
@@ -467,7 +467,8 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     if missing_models:
         raise ValueError(f"no endpoint for model(s) {missing_models}; give a base URL or a "
                          "[[models]] entry for each")
-    plan = [s for s in plan_rollouts(settings, texts) if in_shard(s.key, shard)]
+    with jr.no_gc():
+        plan = [s for s in plan_rollouts(settings, texts) if in_shard(s.key, shard)]
     with jr.locked(out):
         meta = _check_meta(out, settings, ids, allow_changed_settings)
         jr.write_meta(out, meta)
@@ -489,11 +490,15 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
                 todo, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
                 backoff_base=backoff_base, on_progress=on_progress))
             entries.update(new)
-        records = _current_records(entries, meta)
-        trials = jr.write_trials(out, records)
+        stamp = jr.trials_stamp(out, valid)
+        trials = out / jr.TRIALS
+        if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
+            trials = jr.write_trials(out, _current_records(entries, meta))
+            jr.mark_trials(out, stamp)
     by_key = {e["key"]: e["record"] for e in entries.values() if e["settings"] in valid}
     plan_records = [by_key[s.key] for s in plan if s.key in by_key]
-    return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
+    with jr.no_gc():
+        return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
                     ran=len(todo), elapsed=time.monotonic() - started, shard=shard,
                     stats=stats)
 
@@ -514,7 +519,7 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
                      "turn_caps": sum(r["termination_reason"] == "turn_cap" for r in rs)})
     return TaxRunResult(
         out_dir=str(out), trials_path=str(trials), planned=len(plan), skipped=skipped, ran=ran,
-        succeeded=sum(r["reward"] is not None for r in records),
+        scored=sum(r["reward"] is not None for r in records),
         infrastructure_errors=sum(r["infrastructure_error"] for r in records),
         turn_caps=sum(r["termination_reason"] == "turn_cap" for r in records),
         missing=len(plan) - len(records),

@@ -1,7 +1,7 @@
 """A scripted OpenAI-compatible chat-completions server for trying the runner offline.
 
-:class:`ScriptedServer` speaks real HTTP on 127.0.0.1 (standard library ``http.server``,
-one thread per connection, HTTP/1.1 keep-alive) and answers ``POST /v1/chat/completions``
+:class:`ScriptedServer` speaks real HTTP/1.1 (keep-alive) on 127.0.0.1, from an asyncio event
+loop in a background thread, and answers ``POST /v1/chat/completions``
 with scripted agents instead of a model. Each model name maps to a *policy*:
 
 ``solver``
@@ -35,6 +35,7 @@ Run it from a shell with ``python -m harness.runner.scripted --port 8000``.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import re
 import socket
@@ -43,7 +44,6 @@ import threading
 import time
 from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX
@@ -101,106 +101,15 @@ def _tokens(text: str) -> int:
     return 1 + len(text) // 4
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: _HTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        # headers and body go out as separate writes: without TCP_NODELAY, Nagle's algorithm
-        # and delayed ACKs add about 40 ms to every response
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def _send(self, status: int, body: bytes, headers: Mapping[str, str] | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in (headers or {}).items():
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        if self.path.rstrip("/").endswith("/models"):
-            data = [{"id": m, "object": "model"} for m in sorted(self.server.owner.policies)]
-            self._send(200, json.dumps({"object": "list", "data": data}).encode())
-        else:
-            self._send(404, b'{"error": {"message": "not found"}}')
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        owner = self.server.owner
-        if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, b'{"error": {"message": "not found"}}')
-            return
-        try:
-            body = json.loads(raw)
-            model = body["model"]
-            messages = body["messages"]
-        except (ValueError, KeyError, TypeError):
-            self._send(400, b'{"error": {"message": "bad request body"}}')
-            return
-        fault = owner._next_fault(model)
-        owner._log(model, fault, body)
-        with owner._lock:
-            owner._in_flight += 1
-            owner.max_in_flight = max(owner.max_in_flight, owner._in_flight)
-        try:
-            self._answer(owner, model, messages, fault)
-        finally:
-            with owner._lock:
-                owner._in_flight -= 1
-
-    def _answer(self, owner: ScriptedServer, model: str, messages: list[dict[str, Any]],
-                fault: str | None) -> None:
-        if owner.latency_s:
-            time.sleep(owner.latency_s)
-        if fault == "drop":
-            self.close_connection = True
-            try:
-                self.connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
-            return
-        if fault == "hang":
-            time.sleep(owner.hang_s)
-        if fault == "429":
-            self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
-                       {"Retry-After": f"{owner.retry_after_s:g}"})
-            return
-        if fault in ("500", "400", "401"):
-            self._send(int(fault), json.dumps({"error": {"message": f"scripted {fault}"}}).encode())
-            return
-        if fault == "malformed":
-            self._send(200, b'{"id": "x", "choices": [{"index": 0, "mess')
-            return
-        if model not in owner.policies and owner.default_policy is None:
-            self._send(404, json.dumps({"error": {"message": f"model {model!r} not found"}}).encode())
-            return
-        text = owner.reply(model, messages)
-        prompt_chars = sum(len(str(m.get("content") or "")) for m in messages)
-        payload = {
-            "id": f"chatcmpl-{owner.requests}", "object": "chat.completion",
-            "created": int(time.time()), "model": model,
-            "choices": [] if fault == "empty" else [{
-                "index": 0, "finish_reason": "stop",
-                "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": 1 + prompt_chars // 4,
-                      "completion_tokens": _tokens(text),
-                      "total_tokens": 1 + prompt_chars // 4 + _tokens(text)},
-        }
-        self._send(200, json.dumps(payload).encode())
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
+            429: "Too Many Requests", 500: "Internal Server Error"}
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-    request_queue_size = 256
-    owner: ScriptedServer
+def _response(status: int, body: bytes, headers: Mapping[str, str] | None = None) -> bytes:
+    head = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+            "Content-Type: application/json", f"Content-Length: {len(body)}"]
+    head += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
 
 
 class ScriptedServer:
@@ -274,44 +183,143 @@ class ScriptedServer:
         self._queued: dict[str | None, deque[str]] = defaultdict(deque)
         self._always: dict[str, str] = {}
         self._lock = threading.Lock()
-        self._httpd: _HTTPServer | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._server: asyncio.Server | None = None
         self._thread: threading.Thread | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
 
     # ----- lifecycle -----------------------------------------------------------------
     @property
     def base_url(self) -> str:
-        if self._httpd is None:
+        if self._server is None:
             raise RuntimeError("the server is not started; call start() first")
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> ScriptedServer:
-        """Bind 127.0.0.1 and serve in a daemon thread; returns ``self``."""
-        if self._httpd is not None:
+        """Bind 127.0.0.1 and serve from an event loop in a daemon thread; returns ``self``."""
+        if self._server is not None:
             return self
-        self._httpd = _HTTPServer(("127.0.0.1", self.port), _Handler)
-        self._httpd.owner = self
-        self.port = self._httpd.server_address[1]
-        self._thread = threading.Thread(target=self._httpd.serve_forever,
-                                        kwargs={"poll_interval": 0.05}, daemon=True,
-                                        name=f"scripted-server-{self.port}")
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
+                                        name="scripted-server")
         self._thread.start()
+        self._server = asyncio.run_coroutine_threadsafe(
+            asyncio.start_server(self._connection, "127.0.0.1", self.port, backlog=512),
+            self._loop).result(timeout=10)
+        self.port = self._server.sockets[0].getsockname()[1]
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket (hanging requests are abandoned)."""
-        if self._httpd is None:
+        """Stop serving, abandon pending (hanging) requests and close the socket."""
+        if self._server is None or self._loop is None:
             return
-        self._httpd.shutdown()
-        self._httpd.server_close()
+
+        async def shutdown() -> None:
+            assert self._server is not None
+            self._server.close()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+        asyncio.run_coroutine_threadsafe(shutdown(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
         if self._thread is not None:
-            self._thread.join(timeout=5)
-        self._httpd = None
+            self._thread.join(timeout=10)
+        self._loop.close()
+        self._server = None
+        self._loop = None
 
     def __enter__(self) -> ScriptedServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+    # ----- HTTP ----------------------------------------------------------------------
+    async def _connection(self, reader: asyncio.StreamReader,
+                          writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode("latin-1").split("\r\n")
+                method, path = (lines[0].split(" ") + ["", ""])[:2]
+                headers = {k.strip().lower(): v.strip() for k, _, v in
+                           (line.partition(":") for line in lines[1:] if ":" in line)}
+                length = int(headers.get("content-length") or 0)
+                raw = await reader.readexactly(length) if length else b""
+                answer = await self._answer(method, path, raw)
+                if answer is None:  # a dropped connection
+                    writer.transport.abort()
+                    return
+                writer.write(answer)
+                await writer.drain()
+                if headers.get("connection", "").lower() == "close":
+                    break
+        except (asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+            pass
+        except asyncio.CancelledError:
+            writer.transport.abort()
+            return
+        finally:
+            if task is not None:
+                self._tasks.discard(task)
+        writer.close()
+
+    async def _answer(self, method: str, path: str, raw: bytes) -> bytes | None:
+        path = path.rstrip("/")
+        if method == "GET" and path.endswith("/models"):
+            data = [{"id": m, "object": "model"} for m in sorted(self.policies)]
+            return _response(200, json.dumps({"object": "list", "data": data}).encode())
+        if method != "POST" or not path.endswith("/chat/completions"):
+            return _response(404, b'{"error": {"message": "not found"}}')
+        try:
+            body = json.loads(raw)
+            model = body["model"]
+            messages = body["messages"]
+        except (ValueError, KeyError, TypeError):
+            return _response(400, b'{"error": {"message": "bad request body"}}')
+        fault = self._next_fault(model)
+        self._log(model, fault, body)
+        self._in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self._in_flight)
+        try:
+            if self.latency_s:
+                await asyncio.sleep(self.latency_s)
+            if fault == "drop":
+                return None
+            if fault == "hang":
+                await asyncio.sleep(self.hang_s)
+        finally:
+            self._in_flight -= 1
+        if fault == "429":
+            return _response(429, b'{"error": {"message": "rate limited", "type": "rate_limit"}}',
+                             {"Retry-After": f"{self.retry_after_s:g}"})
+        if fault in ("500", "400", "401"):
+            return _response(int(fault),
+                             json.dumps({"error": {"message": f"scripted {fault}"}}).encode())
+        if fault == "malformed":
+            return _response(200, b'{"id": "x", "choices": [{"index": 0, "mess')
+        if model not in self.policies and self.default_policy is None:
+            return _response(404, json.dumps(
+                {"error": {"message": f"model {model!r} not found"}}).encode())
+        text = self.reply(model, messages)
+        prompt = 1 + sum(len(str(m.get("content") or "")) for m in messages) // 4
+        payload = {
+            "id": f"chatcmpl-{self.requests}", "object": "chat.completion",
+            "created": int(time.time()), "model": model,
+            "choices": [] if fault == "empty" else [{
+                "index": 0, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
+                      "total_tokens": prompt + _tokens(text)},
+        }
+        return _response(200, json.dumps(payload).encode())
 
     # ----- faults --------------------------------------------------------------------
     def inject(self, *faults: str, model: str | None = None) -> None:

@@ -174,7 +174,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     click.echo(f"{result.out_dir}: {result.planned} rollouts planned"
                + (f" (shard {result.shard})" if result.shard else "")
                + f", {result.skipped} already done, {result.ran} run now")
-    click.echo(f"finished {result.succeeded}, infrastructure errors "
+    click.echo(f"scored {result.scored}, infrastructure errors "
                f"{result.infrastructure_errors}, turn caps {result.turn_caps}, missing "
                f"{result.missing}; tokens in {result.tokens_in:,} out {result.tokens_out:,}; "
                f"cost {cost}; {result.elapsed_s:.1f} s")

@@ -149,7 +149,7 @@ def test_retry_after_forms():
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 64), st.lists(st.sampled_from(["ok", "429", "429-stale"]), max_size=300))
 def test_adaptive_limit_stays_between_one_and_the_maximum(maximum, events):
-    ep = _Endpoint("http://x/v1", None, maximum)
+    ep = _Endpoint("http://x/v1", [], maximum)
     for event in events:
         before = ep.limit
         if event == "ok":

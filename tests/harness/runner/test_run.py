@@ -115,7 +115,7 @@ def test_faults_become_retries_or_infrastructure_errors_never_scores(server, tmp
     result = run_tax(settings, endpoints_for(server, "solver"), out2, max_retries=1,
                      backoff_base=0.01)
     records = _records(out2)
-    assert result.infrastructure_errors == len(records) == 8 and result.succeeded == 0
+    assert result.infrastructure_errors == len(records) == 8 and result.scored == 0
     for r in records:
         assert r["infrastructure_error"] is True and r["reward"] is None
         assert r["termination_reason"] == "infrastructure_error:http_500"
@@ -129,7 +129,7 @@ def test_faults_become_retries_or_infrastructure_errors_never_scores(server, tmp
     again = run_tax(settings, endpoints_for(server, "solver"), out2)
     assert (again.ran, again.infrastructure_errors) == (0, 8)
     fixed = run_tax(settings, endpoints_for(server, "solver"), out2, retry_errors=True)
-    assert (fixed.ran, fixed.infrastructure_errors, fixed.succeeded) == (8, 0, 8)
+    assert (fixed.ran, fixed.infrastructure_errors, fixed.scored) == (8, 0, 8)
     assert len(_records(out2)) == 8  # the last entry of each key wins
     assert len(_journal_keys(out2)) == 16  # nothing is lost from the journal
 
@@ -280,3 +280,44 @@ def test_an_auth_failure_stops_the_run_and_keeps_finished_work(server, tmp_path)
     with pytest.raises(EndpointFatalError, match="http_401"):
         run_tax(_settings(modes=("solo",)), endpoints_for(server, "solver"), tmp_path)
     assert _journal_keys(tmp_path) == []
+
+
+def test_extractor_failures_are_infrastructure_errors_and_none_is_no_answer(server, tmp_path):
+    settings = _settings(models=("verbose",), modes=("solo",), tasks=("csp_sudoku4",),
+                         rollouts=1, extractor_model="extractor")
+    server.fail_always("extractor", "500")
+    run_tax(settings, endpoints_for(server, "verbose", "extractor"), tmp_path / "down",
+            max_retries=0)
+    (r,) = _records(tmp_path / "down")
+    assert (r["reward"], r["infrastructure_error"], r["termination_reason"]) == \
+        (None, True, "infrastructure_error:http_500")
+    # an extractor that finds no answer ('NONE') leaves the answer unread: score 0, not an error
+    server.fail_always("extractor", None)
+    # ('wrong' writes the oracle answer with '<corrupted>' appended: unreadable, no « »)
+    settings = _settings(models=("wrong",), modes=("solo",), tasks=("csp_sudoku4",),
+                         rollouts=1, extractor_model="extractor")
+    run_tax(settings, endpoints_for(server, "wrong", "extractor"), tmp_path / "none")
+    (r,) = _records(tmp_path / "none")
+    assert (r["reward"], r["extra"]["extraction"], r["termination_reason"]) == \
+        (0.0, "none", "final_answer")
+    assert jr.read_transcript(tmp_path / "none", r)[-1]["content"] == "NONE"
+
+
+def test_cost_matches_a_published_price_example():
+    from harness.runner.endpoints import ModelEndpoint
+
+    # OpenAI's list price of gpt-4o-mini (July 2024): $0.15 per 1M input tokens and $0.60 per
+    # 1M output tokens, so 2,000 input + 500 output tokens cost 0.0003 + 0.0003 = $0.0006
+    spec = ModelEndpoint("gpt-4o-mini", ("https://api.openai.com/v1",),
+                         price_input_per_mtok=0.15, price_output_per_mtok=0.60)
+    assert spec.cost(2_000, 500) == pytest.approx(0.0006)
+    assert spec.cost(None, 500) is None
+
+
+def test_starter_b_opens_the_dialogue(server, tmp_path):
+    run_tax(_settings(modes=("pair",), tasks=("csp_sudoku4",), rollouts=1, starter="b"),
+            endpoints_for(server, "solver"), tmp_path)
+    (r,) = _records(tmp_path)
+    events = jr.read_transcript(tmp_path, r)
+    first = next(e for e in events if e["role"] == "assistant")
+    assert r["extra"]["started_by"] == "b" and first["agent"] == "b" and r["reward"] == 1.0
