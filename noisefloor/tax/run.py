@@ -109,7 +109,8 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
     noisefloor.logs.LogValidationError
         A record that is not a valid trial record (from :func:`noisefloor.logs.load_trials`).
     TaxRunError
-        A record whose ``extra`` lacks a tax field, whose ``protocol`` disagrees with
+        The same rollout key in two files (a run given twice); a record whose ``extra`` lacks
+        a tax field, whose ``protocol`` disagrees with
         ``extra.mode`` / ``extra.prompt_variant``, whose benchmark is not ``tax/<task>`` of
         ``extra.task``, or a pair whose ``model`` is not ``model_a`` (same-model pair) or
         ``"model_a+model_b"`` (mixed pair).
@@ -135,6 +136,15 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
         trials = load_trials(f, format="jsonl")
         frames.append(_tax_columns(trials, f))
     df = pd.concat(frames, ignore_index=True)
+    dup = df.duplicated("rollout_key", keep=False).to_numpy()
+    if dup.any():  # the same rollout in two of the files (a run or shard given twice)
+        rows = df[dup & (df["rollout_key"] == df.loc[dup, "rollout_key"].iloc[0]).to_numpy()]
+        first, second = rows.iloc[0], rows.iloc[1]
+        raise TaxRunError(second["source"], int(second["line"]), "extra.rollout_key",
+                          f"{second['rollout_key']!r} was already read at {first['source']}:"
+                          f"{first['line']}: the same rollout would be counted twice (a run "
+                          "directory or shard given twice? merge shards with noisefloor tax "
+                          "merge)")
     if df.empty:
         raise TaxRunError(files[0], None, "trials", "the run holds no records")
     return TaxRun(rollouts=df, sources=tuple(str(f) for f in files),

@@ -112,3 +112,11 @@ def test_bad_transcript_line_names_its_line(small, tmp_path):
 def test_no_such_directory():
     with pytest.raises(FileNotFoundError):
         read_run("/nonexistent/run")
+
+
+def test_a_run_given_twice_is_refused(small, tmp_path):
+    d = tmp_path / "copy"
+    shutil.copytree(small[0], d)
+    with pytest.raises(TaxRunError, match=r"copy/trials\.jsonl:1: field 'extra\.rollout_key': .* "
+                                          r"was already read at .*trials\.jsonl:1"):
+        read_run([small[0], d])
