@@ -408,6 +408,18 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
             "note": s["note"]})), "",
             "Label 1 = the stage failed in the rollout (L1 grounding, L2 querying, L3 "
             "integration, L4 re-derivation).", ""]
+        if r.stage_rates_mixed is not None:
+            sm = r.stage_rates_mixed[r.stage_rates_mixed["family"] == "all"]
+            sh = s[s["family"] == "all"].set_index(["stage", "outcome"])
+            L += ["Mixed pairs against same-model pairs (all families):", "", _markdown(
+                pd.DataFrame({
+                    "stage": sm["stage"], "outcome": sm["outcome"],
+                    "mixed k/n": [f"{k}/{n}" for k, n in zip(sm["k"], sm["n"])],
+                    "mixed rate (%)": sm["rate"].map(pp),
+                    f"mixed {level} Wilson": [f"[{pp(a)}, {pp(b)}]"
+                                              for a, b in zip(sm["ci_low"], sm["ci_high"])],
+                    "same-model rate (%)": [pp(sh.loc[(st, oc), "rate"]) for st, oc in
+                                            zip(sm["stage"], sm["outcome"])]})), ""]
     L += ["## Prompt intervention (Figure 6)", ""]
     if r.intervention.empty:
         L += ["_No prompt-variant rollouts in the run._", ""]

@@ -31,6 +31,7 @@ def test_report_command_writes_everything(planted, tmp_path):
                     "Predicting the tax", "Four-stage cascade", "Prompt intervention"):
         assert heading in md
     assert "pooled OOF R^2" in md and "mean per-fold R^2" in md
+    assert "Mixed pairs against same-model pairs" in md
     data = json.loads((out / "report.json").read_text())
     assert data["family_cells"][0]["tax"] <= 1 and "prediction" in data
 
