@@ -1,0 +1,91 @@
+"""Benchmark: the full tax report on a synthetic run of 52,800 rollouts with transcripts.
+
+11 models x 32 tasks x 50 rollouts x 3 modes (solo, pair, split_solo_a), one instance per
+rollout, shard transcripts, judge labels for every pair rollout. The run is written once (timed
+separately); the report (:func:`noisefloor.tax.tax_report` with ``out=``: cells by task, family
+and model with 2,000 bootstrap replicates each, mixed pairs, the grouped ridge with 199
+permutations plus leave-one-task-out and leave-one-model-out, stage rates, figures, Markdown,
+JSON, CSV) runs in a fresh subprocess whose peak resident memory (``resource.getrusage``,
+interpreter and imports included) is reported. Targets (issue 10): under 60 s, under 4 GB.
+
+Usage::
+
+    python benchmarks/tax_report.py [--instances 50] [--keep DIR] [--n-boot 2000]
+                                    [--permutations 199]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run from a checkout: this tree's noisefloor, not the installed one
+
+MODELS = {f"model-{i:02d}": c for i, c in enumerate(
+    (0.99, 0.97, 0.95, 0.93, 0.9, 0.87, 0.84, 0.8, 0.76, 0.72, 0.66))}
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[5])
+t0 = time.perf_counter()
+from noisefloor.tax import tax_report
+t1 = time.perf_counter()
+run_dir, out_dir, n_boot, perms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+r = tax_report(run_dir, out=out_dir, labels=run_dir + "/judge_labels.jsonl", n_boot=n_boot,
+               n_permutations=perms, rng=0)
+t2 = time.perf_counter()
+g = r.prediction.grouped
+print(json.dumps({"import_s": t1 - t0, "report_s": t2 - t1, "n_rollouts": r.n_rollouts,
+                  "files": len(r.files),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "r2_pooled_oof": g.r2_pooled_oof, "r2_mean_fold": g.r2_mean_fold,
+                  "spearman": g.spearman.rho}))
+"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--instances", type=int, default=50)
+    ap.add_argument("--n-boot", type=int, default=2000)
+    ap.add_argument("--permutations", type=int, default=199)
+    ap.add_argument("--keep", type=Path, default=None, help="write the run here and keep it")
+    args = ap.parse_args()
+    from noisefloor.tax.synthetic import write_synthetic_run
+
+    tmp = tempfile.TemporaryDirectory()
+    run_dir = args.keep or Path(tmp.name) / "run"
+    t = time.perf_counter()
+    write_synthetic_run(run_dir, models=MODELS, n_instances=args.instances, seed=0)
+    gen_s = time.perf_counter() - t
+    size = sum(p.stat().st_size for p in run_dir.rglob("*") if p.is_file()) / 2**20
+    n_lines = sum(1 for _ in open(run_dir / "trials.jsonl", "rb"))
+    print(f"synthetic run: {n_lines:,} records, {size:,.0f} MiB with transcripts and labels, "
+          f"written in {gen_s:.1f} s")
+    out_dir = Path(tmp.name) / "report"
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", CHILD, str(run_dir), str(out_dir),
+                           str(args.n_boot), str(args.permutations), str(REPO)],
+                          capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - t
+    if proc.returncode:
+        sys.exit(proc.stderr)
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(f"tax report: {res['report_s']:.1f} s (imports {res['import_s']:.1f} s, subprocess "
+          f"wall {wall:.1f} s), peak RSS {res['peak_rss_mb']:,.0f} MiB, {res['files']} files")
+    print(f"  ridge on {len(MODELS) * 32} cells: pooled OOF R^2 {res['r2_pooled_oof']:.3f}, "
+          f"mean per-fold R^2 {res['r2_mean_fold']:.3f}, Spearman {res['spearman']:.3f}")
+    ok_t = wall < 60
+    ok_m = res["peak_rss_mb"] < 4096
+    print(f"targets: under 60 s {'met' if ok_t else 'MISSED'}; under 4 GB "
+          f"{'met' if ok_m else 'MISSED'}")
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,199 @@
+"""Figures 3 to 7 of the collaboration-tax paper, drawn from the analysis tables.
+
+Every function takes a table made by :mod:`noisefloor.tax` and returns a
+:class:`matplotlib.figure.Figure` built without pyplot state; none computes statistics. Axes
+show percentage points (the tables hold proportions). :func:`save_figure` writes PNG and SVG.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import TwoSlopeNorm
+from matplotlib.figure import Figure
+
+__all__ = ["cascade_figure", "heatmap_figure", "intervention_figure", "mixed_pairs_figure",
+           "save_figure", "task_ratio_figure"]
+
+FAMILY_COLORS = {"spatial": "#2458a6", "relational": "#1a7f37", "csp": "#b35806"}
+
+
+def _whiskers(est: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
+    """Error-bar lengths (pp) from interval bounds (proportions); NaN bounds draw no whisker, and
+    a percentile interval of a ratio that misses its point estimate stops at the estimate."""
+    err = np.vstack([est - 100 * low.to_numpy(dtype=float), 100 * high.to_numpy(dtype=float) - est])
+    return np.clip(np.nan_to_num(err, nan=0.0), 0, None)
+
+
+def save_figure(fig: Figure, stem: str | Path) -> list[Path]:
+    """Write ``stem.png`` (150 dpi) and ``stem.svg``; return both paths."""
+    stem = Path(stem)
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
+    fig.savefig(paths[1], bbox_inches="tight")
+    return paths
+
+
+def heatmap_figure(family_cells: pd.DataFrame, model_cells: pd.DataFrame | None = None) -> Figure:
+    """Figure 3: tax by model (rows) and family (columns), diverging scale centred at 0.
+
+    Parameters
+    ----------
+    family_cells : pandas.DataFrame
+        :func:`noisefloor.tax.cells.cell_table` with ``by="family"``.
+    model_cells : pandas.DataFrame, optional
+        ``by="model"`` cells; rows are sorted by their tax (smallest first), else by the mean
+        of the family cells.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Cells annotated with the tax in percentage points (``n/a`` where undefined).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"model": ["a", "a", "b", "b"], "family": ["spatial", "csp"] * 2,
+    ...                       "tax": [0.3, 0.1, 0.4, -0.05]})
+    >>> fig = heatmap_figure(cells)
+    >>> [t.get_text() for t in fig.axes[0].texts]
+    ['+40.0', '-5.0', '+30.0', '+10.0']
+    """
+    fams = [f for f in ("spatial", "relational", "csp") if f in set(family_cells["family"])]
+    fams += sorted(set(family_cells["family"]) - set(fams))
+    grid = family_cells.pivot(index="model", columns="family", values="tax").reindex(columns=fams)
+    if model_cells is not None and not model_cells.empty:
+        order = model_cells.set_index("model")["tax"].reindex(grid.index)
+    else:
+        order = grid.mean(axis=1)
+    grid = grid.loc[order.sort_values(kind="stable").index]
+    vals = 100 * grid.to_numpy(dtype=float)
+    finite = vals[np.isfinite(vals)]
+    lim = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
+    fig = Figure(figsize=(1.6 * len(fams) + 3, 0.45 * len(grid) + 1.6))
+    ax = fig.add_subplot()
+    im = ax.imshow(np.ma.masked_invalid(vals), cmap="RdBu_r", aspect="auto",
+                   norm=TwoSlopeNorm(vcenter=0.0, vmin=-lim, vmax=lim))
+    for i in range(vals.shape[0]):
+        for j in range(vals.shape[1]):
+            v = vals[i, j]
+            ax.text(j, i, "n/a" if not math.isfinite(v) else f"{v:+.1f}", ha="center",
+                    va="center", fontsize=9, color="white" if math.isfinite(v) and abs(v) > 0.6 * lim
+                    else "black")
+    ax.set_xticks(range(len(fams)), fams)
+    ax.set_yticks(range(len(grid)), grid.index)
+    ax.set_title("Collaboration tax by model and family (pp; red: pair below solo)")
+    fig.colorbar(im, ax=ax, label="tax (percentage points)")
+    return fig
+
+
+def task_ratio_figure(tasks: pd.DataFrame) -> Figure:
+    """Figure 4: per-task ratio gap averaged over models, sorted; exploratory tasks marked †.
+
+    Parameters
+    ----------
+    tasks : pandas.DataFrame
+        :func:`noisefloor.tax.cells.task_table`.
+    """
+    t = tasks.sort_values("ratio_gap", kind="stable")
+    fig = Figure(figsize=(8, 0.24 * len(t) + 1.4))
+    ax = fig.add_subplot()
+    colors = [FAMILY_COLORS.get(f, "#6b6b6b") for f in t["family"]]
+    y = np.arange(len(t))
+    ax.barh(y, 100 * t["ratio_gap"].to_numpy(dtype=float), color=colors)
+    labels = [f"{n} †" if e else n for n, e in zip(t["task"], t["exploratory"])]
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.axvline(0, color="black", lw=0.8)
+    ax.set_xlabel("ratio gap = tax / solo (%), mean over models")
+    ax.set_title("Per-task ratio gap († solo score below the tractability target: exploratory)")
+    handles = [ax.bar(0, 0, color=c, label=f) for f, c in FAMILY_COLORS.items()
+               if f in set(t["family"])]
+    ax.legend(handles=handles, loc="lower right", fontsize=8)
+    return fig
+
+
+def cascade_figure(rates: pd.DataFrame) -> Figure:
+    """Figure 5: each stage's rate in failed (light) and successful (solid) rollouts, by family.
+
+    Parameters
+    ----------
+    rates : pandas.DataFrame
+        :func:`noisefloor.tax.cascade.stage_rates`; Wilson intervals as error bars.
+    """
+    fams = [f for f in dict.fromkeys(rates["family"]) if f != "all"]
+    stages = list(dict.fromkeys(rates["stage"]))
+    fig = Figure(figsize=(3.2 * len(fams) + 1, 3.6))
+    axes = fig.subplots(1, len(fams), sharey=True, squeeze=False)[0]
+    width = 0.38
+    for ax, fam in zip(axes, fams):
+        sub = rates[rates["family"] == fam]
+        for k, (outcome, alpha) in enumerate((("failed", 0.35), ("success", 1.0))):
+            r = sub[sub["outcome"] == outcome].set_index("stage").reindex(stages)
+            x = np.arange(len(stages)) + (k - 0.5) * width
+            rate = 100 * r["rate"].to_numpy(dtype=float)
+            err = _whiskers(rate, r["ci_low"], r["ci_high"])
+            ax.bar(x, rate, width, yerr=err, capsize=2, alpha=alpha,
+                   color=FAMILY_COLORS.get(fam, "#6b6b6b"), label=outcome)
+        ax.set_xticks(range(len(stages)), stages)
+        ax.set_title(fam)
+        ax.set_ylim(0, 100)
+    axes[0].set_ylabel("rollouts where the stage fails (%)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Four-stage cascade: failed (light) vs successful (solid) rollouts, 95% Wilson",
+                 y=1.02)
+    return fig
+
+
+def intervention_figure(table: pd.DataFrame) -> Figure:
+    """Figure 6: recovered share of the tax per variant and family, 95% intervals.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`noisefloor.tax.intervention.recovered_share_table`.
+    """
+    fams = list(dict.fromkeys(table["family"]))
+    variants = list(dict.fromkeys(table["variant"]))
+    fig = Figure(figsize=(1.3 * len(variants) * len(fams) / 2 + 3, 3.8))
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(fams))
+    for k, fam in enumerate(fams):
+        r = table[table["family"] == fam].set_index("variant").reindex(variants)
+        x = np.arange(len(variants)) + (k - (len(fams) - 1) / 2) * width
+        est = 100 * r["recovered"].to_numpy(dtype=float)
+        err = _whiskers(est, r["ci_low"], r["ci_high"])
+        ax.bar(x, est, width, yerr=err, capsize=2, label=fam,
+               color=FAMILY_COLORS.get(fam, "#6b6b6b"))
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xticks(range(len(variants)), variants)
+    ax.set_ylabel("recovered share of the tax (%)")
+    ax.set_title("Prompt intervention: (pair_variant - pair_baseline) / (solo - pair_baseline)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def mixed_pairs_figure(mixed: pd.DataFrame) -> Figure:
+    """Figure 7: members' solo scores (grey), additive midpoint (hollow), pair score (filled).
+
+    Parameters
+    ----------
+    mixed : pandas.DataFrame
+        :func:`noisefloor.tax.mixed.mixed_pair_table`.
+    """
+    m = mixed.reset_index(drop=True)
+    fig = Figure(figsize=(7, 0.7 * len(m) + 1.5))
+    ax = fig.add_subplot()
+    y = np.arange(len(m))
+    ax.scatter(100 * m["v1"], y, color="#9a9a9a", s=40, label="member solo (v1, v2)")
+    ax.scatter(100 * m["v2"], y, color="#9a9a9a", s=40)
+    ax.scatter(100 * m["midpoint"], y, facecolors="none", edgecolors="black", s=60,
+               label="additive midpoint")
+    ax.scatter(100 * m["v12"], y, color="#b2182b", s=60, label="pair v12")
+    ax.set_yticks(y, [f"{p} (a={a})" for p, a in zip(m["pair"], m["model_a"])])
+    ax.set_xlabel("score (%)")
+    ax.set_title("Mixed pairs: above the midpoint, below the stronger member?")
+    ax.legend(fontsize=8, loc="best")
+    return fig

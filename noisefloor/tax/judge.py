@@ -1,0 +1,89 @@
+"""The cascade judge on an OpenAI-compatible endpoint, through the runner's endpoint layer.
+
+:func:`judge_with_endpoint` sends every judge request through
+:class:`harness.runner.endpoints.Endpoints` (per-URL concurrency limits, 429 back-off,
+retries), concurrently. A call whose retries are spent (:class:`EndpointError`) is an
+infrastructure failure: the rollout is listed in ``JudgeRun.failures`` and stays unlabelled,
+never scored. An authentication or not-found error (401/403/404) stops the labelling at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import warnings
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from harness.runner.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
+from noisefloor.tax.cascade import JudgeRun, collect_labels, judge_requests
+from noisefloor.tax.run import TaxRun
+
+__all__ = ["judge_with_endpoint"]
+
+
+def judge_with_endpoint(
+    run: TaxRun, endpoint: ModelEndpoint, *, rater: str = "judge",
+    keys: Sequence[str] | None = None, prompt: str | None = None, temperature: float | None = 0.0,
+    max_tokens: int | None = 200, timeout: float = 60.0, max_retries: int = 3,
+) -> JudgeRun:
+    """Label pair rollouts L1-L4 with a judge model served at an OpenAI-compatible endpoint.
+
+    Parameters
+    ----------
+    run : TaxRun
+    endpoint : harness.runner.endpoints.ModelEndpoint
+        The judge model and its base URL(s); its ``concurrency`` bounds requests in flight.
+    rater : str, default "judge"
+    keys : sequence of str, optional
+        Rollouts to label (default: every pair rollout with a reward).
+    prompt : str, optional
+        Judge instructions (default: the shipped ``judge_prompt.md``).
+    temperature : float or None, default 0.0
+        Sent with every request (None sends none).
+    max_tokens : int or None, default 200
+    timeout : float, default 60.0
+        Seconds per HTTP request.
+    max_retries : int, default 3
+
+    Returns
+    -------
+    JudgeRun
+
+    Raises
+    ------
+    harness.runner.endpoints.EndpointFatalError
+        HTTP 401, 403 or 404 from the endpoint (no request can succeed).
+    TaxRunError
+        A selected rollout's transcript is missing.
+    """
+    requests = judge_requests(run, keys=keys, prompt=prompt)
+    params: dict[str, Any] = {}
+    if temperature is not None:
+        params["temperature"] = temperature
+    if max_tokens is not None:
+        params["max_tokens"] = max_tokens
+
+    async def one(eps: Endpoints, msgs: list[dict[str, str]]) -> str | BaseException:
+        try:
+            return (await eps.complete(endpoint.name, msgs, **params)).text
+        except EndpointFatalError:
+            raise
+        except EndpointError as exc:
+            return exc
+
+    async def all_() -> list[str | BaseException]:
+        async with Endpoints([endpoint], timeout=timeout, max_retries=max_retries) as eps:
+            return await asyncio.gather(*(one(eps, m) for m in requests.values()))
+
+    with warnings.catch_warnings():
+        # the judge's cost is not part of any result, so an unknown price is not news
+        warnings.filterwarnings("ignore", message="no price known")
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # no loop in this thread: the usual case
+            replies = asyncio.run(all_())
+        else:  # inside a running loop (Jupyter): run the requests in a thread of their own
+            with ThreadPoolExecutor(1) as pool:
+                replies = pool.submit(asyncio.run, all_()).result()
+    return collect_labels(dict(zip(requests, replies)), rater=rater)
