@@ -38,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "aa-sim": ("noisefloor.cli.plan", "false_positives",
                "How often A/A contrasts look significant; a claim's SNR."),
     "tax": ("noisefloor.cli.tax", "tax",
-            "Run the collaboration-tax suite; merge shard runs."),
+            "Run the collaboration-tax suite; merge runs; report on them."),
     "leaderboard": ("noisefloor.cli.leaderboard", "leaderboard",
                     "tau2-bench leaderboard: entries, gaps between two, an A/A floor."),
 }

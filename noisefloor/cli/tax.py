@@ -16,9 +16,9 @@ from click.core import ParameterSource
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 
 
-@click.group("tax", short_help="Run the collaboration-tax suite; merge shard runs.")
+@click.group("tax", short_help="Run the collaboration-tax suite; merge runs; report on them.")
 def tax() -> None:
-    """The collaboration-tax suite against any OpenAI-compatible endpoint."""
+    """The collaboration-tax suite against any OpenAI-compatible endpoint, and its analysis."""
 
 
 def _split(text: str | None) -> list[str]:
@@ -207,3 +207,13 @@ def merge(dirs: tuple[Path, ...], out: Path, as_json: bool) -> None:
                f"{result.errors_replaced} infrastructure errors replaced, "
                f"{result.infrastructure_errors} infrastructure errors left)")
     click.echo(f"records: {result.trials_path}")
+
+
+def _attach_report() -> None:
+    # ``tax report`` (the analysis of runs) lives in its own module.
+    from noisefloor.cli.tax_report import report
+
+    tax.add_command(report)
+
+
+_attach_report()
