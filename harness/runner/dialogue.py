@@ -175,11 +175,12 @@ class _Tally:
             base_url=done.base_url, finish_reason=done.finish_reason)
         self.retries += done.retries
         self.turns += counts
-        self.tokens_in = None if None in (self.tokens_in, done.tokens_in) \
+        self.tokens_in = None if self.tokens_in is None or done.tokens_in is None \
             else self.tokens_in + done.tokens_in
-        self.tokens_out = None if None in (self.tokens_out, done.tokens_out) \
+        self.tokens_out = None if self.tokens_out is None or done.tokens_out is None \
             else self.tokens_out + done.tokens_out
-        self.cost = None if None in (self.cost, done.cost_usd) else self.cost + done.cost_usd
+        self.cost = None if self.cost is None or done.cost_usd is None \
+            else self.cost + done.cost_usd
 
 
 def _jsonable(answer: Any) -> Any:
@@ -327,6 +328,8 @@ async def _single(task: Task, instance: Any, spec: RolloutSpec, complete: Comple
 async def _pair(task: Task, instance: Any, spec: RolloutSpec, complete: Complete,
                 tally: _Tally, turn_cap: int, params: dict[str, Any],
                 variant_text: str) -> str | None:
+    # RolloutSpec.__post_init__ guarantees both for mode "pair" (narrowing for the type checker)
+    assert spec.model_b is not None and spec.started_by is not None
     views = dict(zip("ab", task.split(instance)))
     models = {"a": spec.model_a, "b": spec.model_b}
     histories: dict[str, list[dict[str, str]]] = {}

@@ -33,12 +33,13 @@ import email.utils
 import logging
 import os
 import random
+import sys
 import time
 import warnings
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import openai
@@ -52,6 +53,8 @@ FATAL_STATUSES = (401, 403, 404)
 RETRIED_STATUSES = (408, 409)
 #: Most HTTP connections of one SDK client (a base URL gets as many clients as it needs).
 CONNECTIONS_PER_CLIENT = 2
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -116,10 +119,10 @@ class ModelEndpoint:
         >>> print(ModelEndpoint("m", ("http://x/v1",)).cost(10, 10))
         None
         """
-        if None in (self.price_input_per_mtok, self.price_output_per_mtok, tokens_in, tokens_out):
+        price_in, price_out = self.price_input_per_mtok, self.price_output_per_mtok
+        if price_in is None or price_out is None or tokens_in is None or tokens_out is None:
             return None
-        return (tokens_in * self.price_input_per_mtok
-                + tokens_out * self.price_output_per_mtok) / 1e6
+        return (tokens_in * price_in + tokens_out * price_out) / 1e6
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,14 @@ class _Endpoint:
             self.limit = max(1.0, self.limit / 2.0)
             self.epoch += 1
         self.blocked_until = max(self.blocked_until, time.monotonic() + retry_after)
+
+
+async def _within(seconds: float, awaitable: Awaitable[_T]) -> _T:
+    """Await ``awaitable``; TimeoutError after ``seconds`` (``asyncio.timeout`` is 3.11+)."""
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(seconds):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, seconds)  # raises asyncio.TimeoutError on 3.10
 
 
 def retry_after_seconds(headers: Mapping[str, str] | None, default: float) -> float:
@@ -382,8 +393,9 @@ class Endpoints:
             out.append(openai.AsyncOpenAI(
                 base_url=url, api_key=os.environ.get(key_env) or "EMPTY", max_retries=0,
                 timeout=self.timeout + 5.0,
-                http_client=httpx.AsyncClient(limits=limits, timeout=self.timeout + 5.0,
-                                              verify=self._ssl or True)))
+                # openai 3.x annotates http_client as httpx2.AsyncClient, yet accepts httpx's
+                http_client=httpx.AsyncClient(  # type: ignore[arg-type]  # stub: httpx2 only
+                    limits=limits, timeout=self.timeout + 5.0, verify=self._ssl or True)))
         self._clients.extend(out)
         return out
 
@@ -453,13 +465,12 @@ class Endpoints:
             t0 = time.monotonic()
             kind, message, wait = "", "", None
             try:
-                async with asyncio.timeout(self.timeout):
-                    # the SDK's documented low-level call (what chat.completions.create
-                    # posts, without re-walking the messages through its TypedDict
-                    # transform, about 1 ms per request): same errors, same parsed model
-                    response = await endpoint.clients[slot].post(
-                        "/chat/completions", cast_to=ChatCompletion,
-                        body={"model": model, "messages": messages, **params})
+                # the SDK's documented low-level call (what chat.completions.create
+                # posts, without re-walking the messages through its TypedDict
+                # transform, about 1 ms per request): same errors, same parsed model
+                response = await _within(self.timeout, endpoint.clients[slot].post(
+                    "/chat/completions", cast_to=ChatCompletion,
+                    body={"model": model, "messages": messages, **params}))
                 latency = time.monotonic() - t0
                 if not response.choices:
                     kind, message = "empty_choices", "the response has no choices"
@@ -487,7 +498,7 @@ class Endpoints:
                     exc.response.headers, self._backoff(failures)))
                 endpoint.on_rate_limit(epoch, wait)
                 wait = 0.0  # the pool waits for the URL to unblock (or uses another URL)
-            except (openai.APITimeoutError, TimeoutError):
+            except (openai.APITimeoutError, TimeoutError, asyncio.TimeoutError):  # distinct on 3.10
                 kind, message = "timeout", f"no response within {self.timeout:g} s"
             except openai.APIConnectionError as exc:
                 kind, message = "connection", str(exc.__cause__ or exc)

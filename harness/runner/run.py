@@ -198,9 +198,9 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
                     starter = settings.starter
                     if starter == "alternate":
                         starter = "ab"[(i + repeat) % 2]
-                    common = dict(task=task, difficulty=settings.difficulty,
-                                  instance_seed=instance_seed, repeat=repeat, variant=variant,
-                                  seed=settings.seed, settings=ids[variant])
+                    common: dict[str, Any] = dict(
+                        task=task, difficulty=settings.difficulty, instance_seed=instance_seed,
+                        repeat=repeat, variant=variant, seed=settings.seed, settings=ids[variant])
                     configs: list[tuple[str, str, str | None, str | None]] = []
                     for model in settings.models:
                         if "solo" in settings.modes:
@@ -545,7 +545,7 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
     for spec in todo:
         queue.put_nowait(spec)
     new: dict[str, dict[str, Any]] = {}
-    totals = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
+    totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}  # ints; cost
     writer = jr.JournalWriter(out / jr.JOURNAL)
 
     async def worker(endpoints: Endpoints) -> None:
