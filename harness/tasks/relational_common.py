@@ -344,11 +344,10 @@ class RelationalTask(Task):
         return [self._ask(q, agent, data) for q in data["queries"]]
 
     def split(self, instance: Instance) -> tuple[View, View]:
-        return tuple(  # type: ignore[return-value]
-            View(side, self._view_data(instance.data, side, (side,)),
-                 dict(instance.conventions[side]))
-            for side in SIDES
-        )
+        a, b = (View(side, self._view_data(instance.data, side, (side,)),
+                     dict(instance.conventions[side]))
+                for side in SIDES)
+        return a, b
 
     def _fact_lines(self, facts: list[list[str]], agent: str) -> list[str]:
         return [self.templates[agent].format(*f) for f in facts]

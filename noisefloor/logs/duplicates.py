@@ -45,9 +45,9 @@ def key_hashes(arrays: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         Shape (n,) each, dtype uint64. A null seed hashes equal to a null seed.
     """
     frame = pd.DataFrame({name: _as_pandas(arrays[name], name) for name in KEY_FIELDS})
-    return tuple(  # type: ignore[return-value]
-        pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy()
-        for key in _HASH_KEYS)
+    h1, h2 = (pd.util.hash_pandas_object(frame, index=False, hash_key=key).to_numpy()
+              for key in _HASH_KEYS)
+    return h1, h2
 
 
 class DuplicateIndex:
