@@ -24,11 +24,10 @@ def floor_from_logs(paths, kind: str = "floor") -> tuple[float, str]:
     Used by ``plan --floor-log`` and ``leaderboard --floor-log``.
     """
     from noisefloor.cli._logs import read_logs
-    from noisefloor.cli.floor import null_contrasts_from_trials_quietly
-    from noisefloor.floor import noise_floor
+    from noisefloor.pipelines import floor_run
 
     trials = read_logs(paths, "auto")
-    nf = noise_floor(null_contrasts_from_trials_quietly(trials))
+    nf = floor_run(trials).noise_floor
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
@@ -224,10 +223,10 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
 
 def _null_gaps_of(paths) -> list[float]:
     from noisefloor.cli._logs import read_logs
-    from noisefloor.cli.floor import null_contrasts_from_trials_quietly
+    from noisefloor.pipelines import floor_run
 
     if not paths:
         raise click.UsageError("--claim needs --null-gap or --floor-log")
-    null = null_contrasts_from_trials_quietly(read_logs(paths, "auto"))
+    null = floor_run(read_logs(paths, "auto")).null_contrasts.table
     n = null["wins"] + null["losses"] + null["ties"]
     return [float(g) for g in ((null["wins"] - null["losses"]) / n)[n > 0]]
