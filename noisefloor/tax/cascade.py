@@ -210,7 +210,8 @@ def collect_labels(replies: Mapping[str, str | BaseException], *, rater: str = "
     JudgeRun
         Unparseable replies and failed calls are listed in ``failures``, never labelled.
     """
-    rows, fails = [], []
+    rows: list[dict[str, Any]] = []
+    fails: list[dict[str, Any]] = []
     for key, reply in replies.items():
         if isinstance(reply, BaseException):
             fails.append({"item": key, "kind": "infrastructure",

@@ -98,7 +98,7 @@ def _stats_block(values: np.ndarray, groups: np.ndarray | None, n_boot: int,
 
 
 def _undefined(reason: str) -> dict[str, Any]:
-    d = {k: math.nan for k in ("solo", "pair", "tax", "ratio_gap", "ci_low", "ci_high",
+    d: dict[str, Any] = {k: math.nan for k in ("solo", "pair", "tax", "ratio_gap", "ci_low", "ci_high",
                                "ratio_ci_low", "ratio_ci_high", "sign_p")}
     d.update(wins=0, losses=0, ties=0, note=reason)
     return d

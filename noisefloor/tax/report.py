@@ -28,9 +28,9 @@ __all__ = ["TaxReport", "tax_report"]
 def _records(frame: pd.DataFrame | None) -> list[dict[str, Any]] | None:
     if frame is None:
         return None
-    out = []
+    out: list[dict[str, Any]] = []
     for rec in frame.to_dict("records"):
-        out.append({k: (None if isinstance(v, float) and not math.isfinite(v) else
+        out.append({str(k): (None if isinstance(v, float) and not math.isfinite(v) else
                         (v.item() if isinstance(v, np.generic) else v)) for k, v in rec.items()})
     return out
 
@@ -207,7 +207,8 @@ def tax_report(
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     gen = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     inst = instance_table(run)
-    kw = dict(target=target, n_boot=n_boot, confidence=confidence, rng=gen, instances=inst)
+    kw: dict[str, Any] = dict(target=target, n_boot=n_boot, confidence=confidence, rng=gen,
+                              instances=inst)
     task_cells = cell_table(run, by="task", **kw)
     family_cells = cell_table(run, by="family", **kw)
     model_cells = cell_table(run, by="model", **kw)
@@ -282,8 +283,9 @@ def _write(report: TaxReport, out: Path) -> list[Path]:
     plan = [("fig3_heatmap", "fig3", lambda: F.heatmap_figure(report.family_cells,
                                                                 report.model_cells)),
             ("fig4_task_ratio", "fig4", lambda: F.task_ratio_figure(report.tasks))]
-    if report.stage_rates is not None:
-        plan.append(("fig5_cascade", "fig5", lambda: F.cascade_figure(report.stage_rates)))
+    rates = report.stage_rates
+    if rates is not None:
+        plan.append(("fig5_cascade", "fig5", lambda: F.cascade_figure(rates)))
     if not report.intervention.empty:
         plan.append(("fig6_intervention", "fig6",
                      lambda: F.intervention_figure(report.intervention)))
