@@ -226,6 +226,7 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     if table.num_rows != n:
         return None
     cols = {name: table.column(name).combine_chunks() for name in _ARROW_SCHEMA.names}
+    name: str
     for name, pattern in _KEY_PATTERNS.items():
         # a null may be a missing key: prove every row writes the key (see Notes)
         if cols[name].null_count and data.count(pattern) != n:

@@ -7,7 +7,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -351,7 +351,7 @@ def describe_file(path: str | Path) -> str | None:
             "inspect": "an inspect_ai log"}[fmt]
 
 
-def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) -> list[Path]:
+def expand_paths(paths: str | Path | Sequence[str | Path]) -> list[Path]:
     """Expand directories into the log files (or tau2 run directories) they hold, sorted.
 
     A directory holding ``results.json`` is one tau2-bench run; otherwise its log files
@@ -377,7 +377,7 @@ def expand_paths(paths: str | Path | list[str | Path] | tuple[str | Path, ...]) 
 
 
 def walk_paths(
-    paths: str | Path | list[str | Path] | tuple[str | Path, ...],
+    paths: str | Path | Sequence[str | Path],
 ) -> tuple[list[Path], list[LogProblem]]:
     """:func:`expand_paths` without raising: the files found and the problems, both in order.
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -217,7 +218,7 @@ def _locate_object(text: str, allow_nan: bool) -> int | None:
 
     def parse_object(s_and_end, *args):
         try:
-            return json.decoder.JSONObject(s_and_end, *args)
+            return json.decoder.JSONObject(s_and_end, *args)  # type: ignore[attr-defined]  # typeshed omits it
         except JSONProblem:
             if not found:
                 found.append(s_and_end[1] - 1)
@@ -228,8 +229,9 @@ def _locate_object(text: str, allow_nan: bool) -> int | None:
     else:
         decoder = json.JSONDecoder(object_pairs_hook=_pairs_hook,
                                    parse_constant=_reject_constant, parse_float=_finite_float)
-    decoder.parse_object = parse_object
-    decoder.scan_once = json.scanner.py_make_scanner(decoder)
+    # typeshed omits the pure-Python scanner and the decoder's hook attributes it reads
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]  # typeshed omits it
+    decoder.scan_once = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]  # idem
     try:
         decoder.decode(text)
     except (JSONProblem, ValueError, RecursionError):
@@ -242,6 +244,7 @@ _SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
 
 def _walk(value: Any) -> tuple[int, bool]:
     """Count the keys of every object inside ``value``; report whether any float occurs."""
+    items: Collection[Any]
     if type(value) is dict:
         n, items = len(value), value.values()
     elif type(value) is list:

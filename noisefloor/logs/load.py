@@ -118,12 +118,12 @@ def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
 def _scan(
     paths: PathLike | Sequence[PathLike], format: str | None, allow_nan: bool,
     labels: dict[str, Any], sink: ProblemSink,
-    on_block: Callable[[dict[str, Any], str, list[int]], None],
+    on_block: Callable[[dict[str, Any], str, list[int]], object],
     on_empty: Callable[[Path], None] | None = None, opts: dict[str, Any] | None = None,
 ) -> list[str]:
     """Read every file, validating block by block; hand each valid block to ``on_block``;
     call ``on_empty`` for a file that gave neither a record nor a problem."""
-    files = expand_paths(paths)  # type: ignore[arg-type]
+    files = expand_paths(paths)
     with _gc_paused():
         for path in files:
             before = (len(sink.problems), len(sink.truncated))
