@@ -85,7 +85,7 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     else:
         for problem in path_problems:
             click.echo(cli_message(problem))
-        for problem in report.problems:
+        for problem in map(str, report.problems):
             click.echo(cli_message(str(problem)))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")

@@ -85,6 +85,7 @@ class _Root(click.Group):
         # The long options of the command that ran (of any subcommand, for a group).
         name = ctx.invoked_subcommand or ""
         command = self.get_command(ctx, name) if name else None
+        options: set[str]
         stack, options = [command] if command is not None else [], set()
         while stack:
             cmd = stack.pop()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -85,6 +86,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
                "(left out of every mean)")
     click.echo(f"tax by model and family (pp, {level} bootstrap interval):")
     fc = r.family_cells
+    rec: Any  # a row namedtuple (pandas-stubs types its fields as any scalar)
     for rec in fc.itertuples(index=False):
         tax = pp(rec.tax, signed=True)
         click.echo(f"  {rec.model:<24} {rec.family:<11} solo {pp(rec.solo):>5}  pair "
