@@ -176,7 +176,7 @@ class NoiseFloor:
             gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
-                "seed": None if pd.isna(seed) else int(seed),  # type: ignore[arg-type]
+                "seed": None if pd.isna(seed) else int(seed),
                 "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,

@@ -12,6 +12,7 @@ import textwrap
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -212,7 +213,7 @@ def forest_plot(
             raise ValueError(f"column {name!r} is not in rows; columns are {list(rows.columns)}")
     bands = list(bands)
     # Layout: y positions top-down, with a header line before each new group.
-    items: list[tuple[str, object]] = []
+    items: list[tuple[str, Any]] = []  # ("header", group value) or ("row", record)
     last_group = object()
     for rec in rows.to_dict(orient="records"):
         if group is not None and rec[group] != last_group:
@@ -225,7 +226,7 @@ def forest_plot(
     height = 0.42 * n + 2.2 + foot  # inches: rows, plus room for title, legend, x-axis, footnote
     fig = Figure(figsize=(11.5, height))
     bottom, top = (0.75 + foot) / height, 1.0 - 1.05 / height
-    ax = fig.add_axes([0.30, bottom, 0.42, top - bottom])
+    ax = fig.add_axes((0.30, bottom, 0.42, top - bottom))
 
     finite = []
     for kind, rec in items:

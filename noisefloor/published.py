@@ -19,6 +19,7 @@ import re
 import warnings
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -138,7 +139,7 @@ def _read_rows(source, display: str, *, provenance: bool = False):
         raise TableError(display, None, None, "no header row: the file is empty")
     header_no, header_line = lines[0]
     header = [h.strip() for h in _split(header_line, header_no, lines, display)]
-    seen = {}
+    seen: dict[str, int] = {}
     for position, name in enumerate(header, start=1):
         if name in seen:
             raise TableError(display, header_no, name,
@@ -215,9 +216,9 @@ def _open_table(path, bundled: str, spec: dict, required: tuple):
     Returns ``(display name, [(line, row dict), ...], canonical -> header column)``.
     """
     if path is None:
-        source = resources.files("noisefloor.data").joinpath(bundled).read_text(encoding="utf-8")
+        text = resources.files("noisefloor.data").joinpath(bundled).read_text(encoding="utf-8")
         display = f"<bundled {bundled}>"
-        header_no, header, rows = _read_rows(source, display, provenance=True)
+        header_no, header, rows = _read_rows(text, display, provenance=True)
         return display, rows, _resolve(header, spec, required, display, header_no)
     else:
         source = Path(path)
@@ -305,7 +306,8 @@ def read_paired_counts(path=None) -> pd.DataFrame:
     (12, 177)
     """
     display, rows, cols = _open_table(path, "paper_paired_counts.csv", COUNT_COLUMNS, REQUIRED_COUNT)
-    records, seen = [], {}
+    records: list[dict[str, Any]] = []
+    seen: dict[tuple[Any, ...], int] = {}
     for no, row in rows:
         rec = {
             "model": row.get(cols.get("model", ""), "") or "",
