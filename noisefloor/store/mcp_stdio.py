@@ -364,6 +364,6 @@ async def screened_stdio(stdin: Any = None, stdout: Any = None):
     writer = _LineWriter(stdout)
     # The SDK annotates both streams as anyio.AsyncFile[str] but only iterates stdin and awaits
     # stdout.write/flush, which these two objects provide.
-    async with stdio_server(stdin=_ScreenedLines(stdin, writer),  # type: ignore[arg-type]
-                            stdout=writer) as streams:  # type: ignore[arg-type]
+    async with stdio_server(stdin=_ScreenedLines(stdin, writer),  # type: ignore[arg-type]  # SDK: AsyncFile
+                            stdout=writer) as streams:  # type: ignore[arg-type]  # SDK: AsyncFile
         yield streams
