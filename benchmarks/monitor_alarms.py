@@ -23,7 +23,7 @@ from noisefloor.stats.monitor import (
     siegmund_arl,
     simulate_cusum_run_lengths,
 )
-from noisefloor.stats.monitor_frame import monitor_trials
+from noisefloor.monitoring import monitor_trials
 
 
 def nb(rng, size, mean=2.77):

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from noisefloor.logs import load_trials
 from noisefloor.stats.monitor import tabular_cusum
-from noisefloor.stats.monitor_frame import (
+from noisefloor.monitoring import (
     coordination_active_passk_rounds,
     monitor_trials,
     order_trials,

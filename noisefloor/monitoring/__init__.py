@@ -1,0 +1,27 @@
+"""Runtime monitoring of a deployed coordination protocol over trial logs.
+
+The analysis layer between the trial logs (:mod:`noisefloor.logs`) and the pure alarms of
+:mod:`noisefloor.stats.monitor`:
+
+* :mod:`noisefloor.monitoring.time_order` -- trial records in time order
+  (:func:`order_trials`);
+* :mod:`noisefloor.monitoring.passk_rounds` -- coordination-active pass^k of the golden tasks,
+  round by round (:func:`coordination_active_passk_rounds`);
+* :mod:`noisefloor.monitoring.pipeline` -- the three alarms over a monitored stream and its
+  release baseline, in one call (:func:`monitor_trials`), each alarm mapped to its record.
+"""
+
+from noisefloor.monitoring.passk_rounds import PassKRounds, coordination_active_passk_rounds
+from noisefloor.monitoring.pipeline import COORDINATION_KEYS_FIELD, MonitorReport, monitor_trials
+from noisefloor.monitoring.time_order import TIMESTAMP_FIELD, NaiveTimestampWarning, order_trials
+
+__all__ = [
+    "COORDINATION_KEYS_FIELD",
+    "TIMESTAMP_FIELD",
+    "MonitorReport",
+    "NaiveTimestampWarning",
+    "PassKRounds",
+    "coordination_active_passk_rounds",
+    "monitor_trials",
+    "order_trials",
+]
