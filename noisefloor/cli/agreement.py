@@ -1,7 +1,7 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.stats.agreement_table.agreement_by_label`, the plot is
+:func:`noisefloor.agreement_table.agreement_by_label`, the plot is
 :func:`noisefloor.agreement_plot.agreement_forest_plot`.
 """
 
@@ -21,7 +21,7 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
-from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 

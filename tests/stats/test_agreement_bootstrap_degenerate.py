@@ -21,7 +21,7 @@ from noisefloor.stats.agreement import (
     fleiss_kappa_from_counts,
     krippendorff_alpha,
 )
-from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 ONE_ITEM = np.array([["yes", "no", "yes"]], dtype=object)
 
