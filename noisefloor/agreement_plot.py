@@ -16,9 +16,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from noisefloor.agreement_table import AgreementTable
 from noisefloor.plots import forest_plot
 from noisefloor.stats.agreement import LANDIS_KOCH_BANDS
-from noisefloor.agreement_table import AgreementTable
 
 __all__ = ["PLOT_FORMATS", "agreement_forest_plot", "agreement_plot_rows", "save_agreement_plot"]
 

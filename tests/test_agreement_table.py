@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from noisefloor.agreement_table import agreement_by_label, majority_label
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.stats.agreement import (
     RawRatingsWarning,
@@ -19,7 +20,6 @@ from noisefloor.stats.agreement import (
     fleiss_kappa_from_counts,
     krippendorff_alpha,
 )
-from noisefloor.agreement_table import agreement_by_label, majority_label
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "agreement"
 

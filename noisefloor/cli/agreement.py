@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 from noisefloor.cli._common import handle_errors, os_error_text
 from noisefloor.logs.annotations import (
     LAYOUTS,
@@ -21,7 +22,6 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
-from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 

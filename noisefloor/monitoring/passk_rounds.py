@@ -130,18 +130,18 @@ def coordination_active_passk_rounds(
     Notes
     -----
     A trial is coordination-active when ``store_events_at_start > 0``; success is a reward
-    within 1e-6 of 1 (as in tau-bench, Yao et al. 2024). Trials are read in time order; a round completes at the first
-    trial after which every golden task has at least n coordination-active trials not yet used.
-    With ``"latest"`` the round takes each task's n most recent such trials and the older ones
-    are passed over (counted in ``n_skipped``), so a round always describes the recent past even
-    when one task becomes coordination-active late; with ``"blocks"`` each task's trials are cut
-    into consecutive blocks of n and round r is the r-th block of every task (nothing is passed
-    over, but rounds lag behind a task that is active often). In the paper's design (per round,
-    one trial 0 with an empty store and one coordination-active trial 1 per task) both agree.
-    A round's value is the tau-bench estimator averaged over tasks,
-    ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of task t in the round (Yao et
-    al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`; its ``row`` is the trial
-    that completed it.
+    within 1e-6 of 1 (as in tau-bench, Yao et al. 2024). Trials are read in time order; a round
+    completes at the first trial after which every golden task has at least n
+    coordination-active trials not yet used. With ``"latest"`` the round takes each task's n
+    most recent such trials and the older ones are passed over (counted in ``n_skipped``), so a
+    round always describes the recent past even when one task becomes coordination-active late;
+    with ``"blocks"`` each task's trials are cut into consecutive blocks of n and round r is the
+    r-th block of every task (nothing is passed over, but rounds lag behind a task that is
+    active often). In the paper's design (per round, one trial 0 with an empty store and one
+    coordination-active trial 1 per task) both agree. A round's value is the tau-bench estimator
+    averaged over tasks, ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of task t in
+    the round (Yao et al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`; its
+    ``row`` is the trial that completed it.
 
     References
     ----------

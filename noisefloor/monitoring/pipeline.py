@@ -295,7 +295,8 @@ def _one_configuration(
                 "like, or choose one with protocol="
             )
     if all("benchmark" in f.columns for f in frames.values()):
-        seen_b = {name: set(map(str, f["benchmark"].dropna().unique())) for name, f in frames.items()}
+        seen_b = {name: set(map(str, f["benchmark"].dropna().unique()))
+                  for name, f in frames.items()}
         if seen_b["frame"] and seen_b["baseline"] and seen_b["frame"] != seen_b["baseline"]:
             raise ValueError(
                 f"the monitored trials are benchmark {', '.join(sorted(seen_b['frame']))} but the "

@@ -34,7 +34,7 @@ def where(frame: pd.DataFrame, label: Any) -> str:
     """
     for src, line in (("source", "line"), ("source_file", "source_line"), ("file", "line")):
         if src in frame.columns and line in frame.columns:
-            return f"{str(frame.at[label, src])}:{str(frame.at[label, line])}"
+            return f"{frame.at[label, src]!s}:{frame.at[label, line]!s}"
     return f"row {label!r}"
 
 
@@ -53,7 +53,7 @@ def require_trial_frame(frame: object, name: str, columns: Sequence[str]) -> pd.
     >>> require_trial_frame(pd.DataFrame({"task_id": ["a"]}), "frame", ["reward"])
     Traceback (most recent call last):
     ...
-    ValueError: frame lacks column(s) 'reward'; expected the trial frame of noisefloor.logs.load_trials
+    ValueError: frame lacks column(s) 'reward'; expected the trial frame of ...
     """
     if not isinstance(frame, pd.DataFrame):
         raise TypeError(f"{name} must be a pandas DataFrame of trials, got {type(frame).__name__}")

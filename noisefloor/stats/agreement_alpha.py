@@ -16,14 +16,14 @@ import numpy as np
 
 from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.agreement_input import (
+    _is_missing,
+    _ratings_matrix,
+    _sort_key,
     check_choice,
     check_confidence,
     check_n_boot,
-    _is_missing,
-    _ratings_matrix,
-    resolve_categories,
-    _sort_key,
     ordered_categories,
+    resolve_categories,
 )
 from noisefloor.stats.agreement_interval import _with_bootstrap
 from noisefloor.stats.agreement_result import AgreementResult, _undefined

@@ -13,19 +13,19 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy import stats  # type: ignore[import-untyped]  # scipy ships no type information
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no stubs
+from scipy import stats  # type: ignore[import-untyped]  # no py.typed
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no py.typed
     cohens_kappa as _sm_cohens_kappa,
 )
 
 from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.agreement_input import (
+    _is_missing,
     check_choice,
     check_confidence,
     check_n_boot,
-    _is_missing,
-    resolve_categories,
     ordered_categories,
+    resolve_categories,
 )
 from noisefloor.stats.agreement_interval import _with_bootstrap
 from noisefloor.stats.agreement_result import (

@@ -14,20 +14,20 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no stubs
+from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no py.typed
     aggregate_raters,
 )
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no stubs
+from statsmodels.stats.inter_rater import (
     fleiss_kappa as _sm_fleiss_kappa,
 )
 
 from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.agreement_input import (
+    _is_missing,
+    _ratings_matrix,
     check_choice,
     check_confidence,
     check_n_boot,
-    _is_missing,
-    _ratings_matrix,
     resolve_categories,
 )
 from noisefloor.stats.agreement_interval import _with_bootstrap

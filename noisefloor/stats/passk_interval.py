@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import stats  # type: ignore[import-untyped]  # no py.typed
 
 from noisefloor.stats import _validate
 from noisefloor.stats.passk import pass_hat_k

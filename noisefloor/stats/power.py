@@ -29,10 +29,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
-from scipy.stats import binom, norm
-from statsmodels.stats.power import NormalIndPower
-from statsmodels.stats.proportion import proportion_effectsize
+from scipy import optimize  # type: ignore[import-untyped]  # no py.typed
+from scipy.stats import binom, norm  # type: ignore[import-untyped]  # no py.typed
+from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped]  # no py.typed
+from statsmodels.stats.proportion import proportion_effectsize  # type: ignore[import-untyped]  # no py.typed
 
 #: The designs planned for.
 TESTS = ("two_proportion", "mcnemar", "sign_test")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from noisefloor.logs import load_trials
-from noisefloor.protocols import Coordinator, Intercept
 from noisefloor.monitoring import monitor_trials
+from noisefloor.protocols import Coordinator, Intercept
 from noisefloor.store import SQLiteEventStore
 
 TASKS = [f"task-{i}" for i in range(8)]

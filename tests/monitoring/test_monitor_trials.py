@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import load_trials
-from noisefloor.stats.monitor import tabular_cusum
 from noisefloor.monitoring import (
     coordination_active_passk_rounds,
     monitor_trials,
     order_trials,
 )
+from noisefloor.stats.monitor import tabular_cusum
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
 

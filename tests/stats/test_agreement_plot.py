@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.agreement_plot import agreement_plot_rows, save_agreement_plot
+from noisefloor.agreement_table import agreement_by_label
 from noisefloor.cli.agreement import agreement
 from noisefloor.logs.annotations import read_annotations
-from noisefloor.agreement_table import agreement_by_label
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 
