@@ -205,6 +205,12 @@ def monitor_trials(
     ``injections`` columns, null counts left out and counted. R3: ``(fingerprint, key)`` pairs
     of ``extra[keys_field]``; trials without that field are left out and counted.
 
+    References
+    ----------
+    Kaliyev, A. & Maryanskyy, A. (2026). How Much Coordination Gain Is Real? A Paired
+    Noise-Floor Protocol for Multi-Agent LLM Benchmarks. KDD 2026 Workshop on Agentic AI
+    Evaluation and Trustworthiness (section "Runtime monitoring").
+
     Examples
     --------
     >>> base = pd.DataFrame({"task_id": ["a", "b"] * 4, "protocol": "intercept",

@@ -124,6 +124,12 @@ def collision_rate_monitor(
     set property of everything seen) and NaN before the first call. An alarm is reported at each
     onset: the first trial of every run with ``rate > threshold``.
 
+    References
+    ----------
+    Kaliyev, A. & Maryanskyy, A. (2026). How Much Coordination Gain Is Real? A Paired
+    Noise-Floor Protocol for Multi-Agent LLM Benchmarks. KDD 2026 Workshop on Agentic AI
+    Evaluation and Trustworthiness (section "Runtime monitoring").
+
     Examples
     --------
     >>> trials = [[("a", "k1"), ("b", "k2")], [("a", "k1")], [("c", "k2")]]

@@ -248,6 +248,9 @@ def tabular_cusum(
     ----------
     Page, E. S. (1954). Continuous inspection schemes. Biometrika 41, 100-115.
     Montgomery, D. C. (2009). *Introduction to Statistical Quality Control*, 6th ed., sec. 9.1.
+    Kaliyev, A. & Maryanskyy, A. (2026). How Much Coordination Gain Is Real? A Paired
+    Noise-Floor Protocol for Multi-Agent LLM Benchmarks. KDD 2026 Workshop on Agentic AI
+    Evaluation and Trustworthiness (section "Runtime monitoring").
 
     Examples
     --------

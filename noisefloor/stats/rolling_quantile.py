@@ -134,6 +134,9 @@ def rolling_quantile_monitor(
     ----------
     Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. The American
     Statistician 50(4), 361-365.
+    Kaliyev, A. & Maryanskyy, A. (2026). How Much Coordination Gain Is Real? A Paired
+    Noise-Floor Protocol for Multi-Agent LLM Benchmarks. KDD 2026 Workshop on Agentic AI
+    Evaluation and Trustworthiness (section "Runtime monitoring").
 
     Examples
     --------
