@@ -4,7 +4,7 @@
 monitored logs and for the release baseline, puts both in time order
 (:func:`noisefloor.monitoring.time_order.order_trials`), builds the coordination-active pass^k
 rounds of the golden tasks
-(:func:`noisefloor.monitoring.passk_rounds.coordination_active_passk_rounds`) and runs the
+(:func:`noisefloor.monitoring.pass_hat_k_rounds.coordination_active_pass_hat_k_rounds`) and runs the
 alarms of :mod:`noisefloor.stats.monitor`; every alarm is mapped back to the record (file and
 line) that raised it. No I/O happens here.
 """
@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.monitoring.passk_rounds import (
+from noisefloor.monitoring.pass_hat_k_rounds import (
     TRIAL_COLUMNS,
-    PassKRounds,
-    coordination_active_passk_rounds,
+    PassHatKRounds,
+    coordination_active_pass_hat_k_rounds,
 )
 from noisefloor.monitoring.time_order import (
     TIMESTAMP_FIELD,
@@ -59,8 +59,9 @@ class MonitorReport:
     n_trials, n_baseline_trials : int
         Rows of the monitored and baseline frames (after the protocol filter).
     r1 : CusumResult or None
-        The CUSUM on coordination-active pass^k per round; None when not evaluated.
-    r1_rounds, r1_baseline_rounds : PassKRounds
+        The CUSUM on coordination-active pass^k per round (trials with
+        ``store_events_at_start > 0``); None when not evaluated.
+    r1_rounds, r1_baseline_rounds : PassHatKRounds
         The monitored and baseline rounds R1 is computed from.
     r2 : RollingQuantileResult or None
         The injection-count quantile alarm; None when not evaluated.
@@ -81,8 +82,8 @@ class MonitorReport:
     n_trials: int
     n_baseline_trials: int
     r1: CusumResult | None
-    r1_rounds: PassKRounds
-    r1_baseline_rounds: PassKRounds
+    r1_rounds: PassHatKRounds
+    r1_baseline_rounds: PassHatKRounds
     r2: RollingQuantileResult | None
     r3: CollisionRateResult | None
     reasons: dict[str, str]
@@ -171,7 +172,7 @@ def monitor_trials(
         the baseline's round pass^k values, which needs two rounds (recorded in
         ``r1.sigma_source``).
     k, trials_per_round, tasks, infrastructure_errors, rounds
-        As for :func:`coordination_active_passk_rounds`; ``tasks=None`` makes the golden set
+        As for :func:`coordination_active_pass_hat_k_rounds`; ``tasks=None`` makes the golden set
         the baseline's coordination-active tasks.
     cusum_k, cusum_h : float, default 0.5, 1.5
         R1 reference value and decision interval in sigma units (:func:`tabular_cusum`).
@@ -316,15 +317,15 @@ def _r1(
     mon: pd.DataFrame, base: pd.DataFrame, *, sigma: Any, k: int, trials_per_round: int,
     tasks: Iterable[str] | None, cusum_k: float, cusum_h: float, infrastructure_errors: str,
     rounds: str, reasons: dict[str, str], excluded: dict[str, dict[str, int]],
-) -> tuple[CusumResult | None, PassKRounds, PassKRounds]:
+) -> tuple[CusumResult | None, PassHatKRounds, PassHatKRounds]:
     """R1: CUSUM of the monitored rounds' pass^k against the baseline rounds' mean."""
     if tasks is not None and not isinstance(tasks, str):
         tasks = list(tasks)  # read twice (baseline, monitored): an iterator would run dry
-    base_rounds = coordination_active_passk_rounds(
+    base_rounds = coordination_active_pass_hat_k_rounds(
         base, k=k, trials_per_round=trials_per_round, tasks=tasks,
         infrastructure_errors=infrastructure_errors, rounds=rounds)
     golden = list(base_rounds.tasks if tasks is None else tasks) or ["<none>"]
-    mon_rounds = coordination_active_passk_rounds(
+    mon_rounds = coordination_active_pass_hat_k_rounds(
         mon, k=k, trials_per_round=trials_per_round, tasks=golden,
         infrastructure_errors=infrastructure_errors, rounds=rounds)
     excluded["R1"] = mon_rounds.excluded

@@ -1,6 +1,6 @@
 """Coordination-active pass^k of a golden-task set, round by round, from a trial stream.
 
-:func:`coordination_active_passk_rounds` reads trials in time order, keeps the
+:func:`coordination_active_pass_hat_k_rounds` reads trials in time order, keeps the
 coordination-active ones (``store_events_at_start > 0``: the store holds peer events when the
 trial starts), cuts them into rounds over the golden tasks and computes pass^k of each round;
 these values are what alarm R1 (:func:`noisefloor.stats.cusum.tabular_cusum`) watches.
@@ -19,7 +19,7 @@ from noisefloor.monitoring.time_order import require_trial_frame
 from noisefloor.stats import _validate
 from noisefloor.stats.passk import pass_hat_k
 
-__all__ = ["TRIAL_COLUMNS", "PassKRounds", "coordination_active_passk_rounds"]
+__all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]
 
 #: Columns of the trial frame the rounds are built from.
 TRIAL_COLUMNS = ("task_id", "reward", "infrastructure_error", "store_events_at_start")
@@ -30,8 +30,11 @@ EXCLUSION_REASONS = ("infrastructure_error", "reward_null", "store_unknown", "st
 
 
 @dataclass(frozen=True)
-class PassKRounds:
+class PassHatKRounds:
     """Coordination-active pass^k of a golden-task set, one value per round.
+
+    Coordination-active here means ``store_events_at_start > 0``: the store held peer events
+    when the trial started.
 
     Attributes
     ----------
@@ -47,7 +50,7 @@ class PassKRounds:
         Label of the row that completed each round (the latest of its trials in time order).
     policy : str
         How rounds are formed: ``"latest"`` or ``"blocks"`` (see
-        :func:`coordination_active_passk_rounds`).
+        :func:`coordination_active_pass_hat_k_rounds`).
     n_pending : int
         Coordination-active golden trials after the last complete round, waiting for the next.
     n_skipped : int
@@ -85,7 +88,7 @@ class PassKRounds:
         )
 
 
-def coordination_active_passk_rounds(
+def coordination_active_pass_hat_k_rounds(
     frame: pd.DataFrame,
     *,
     k: int = 1,
@@ -93,7 +96,7 @@ def coordination_active_passk_rounds(
     tasks: Iterable[str] | None = None,
     infrastructure_errors: str = "exclude",
     rounds: str = "latest",
-) -> PassKRounds:
+) -> PassHatKRounds:
     """Split a time-ordered trial stream into rounds and compute pass^k of each.
 
     Parameters
@@ -118,7 +121,7 @@ def coordination_active_passk_rounds(
 
     Returns
     -------
-    PassKRounds
+    PassHatKRounds
         ``k, trials_per_round, tasks, values, rows, policy, n_pending, n_skipped, excluded,
         reason``.
 
@@ -152,7 +155,7 @@ def coordination_active_passk_rounds(
     --------
     >>> df = pd.DataFrame({"task_id": ["a", "b", "a", "b"], "reward": [1.0, 0.0, 1.0, 1.0],
     ...                    "infrastructure_error": False, "store_events_at_start": [2, 1, 3, 2]})
-    >>> coordination_active_passk_rounds(df).values
+    >>> coordination_active_pass_hat_k_rounds(df).values
     (0.5, 1.0)
     """
     require_trial_frame(frame, "frame", TRIAL_COLUMNS)
@@ -186,7 +189,7 @@ def coordination_active_passk_rounds(
         values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
         rows.append(frame.index[block.max()])
     reason = "" if blocks else _no_round_reason(golden, ever, n, excluded)
-    return PassKRounds(
+    return PassHatKRounds(
         k=kk,
         trials_per_round=n,
         tasks=tuple(golden),
