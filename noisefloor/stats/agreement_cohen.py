@@ -13,10 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from scipy import stats  # type: ignore[import-untyped]  # no py.typed
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no py.typed
-    cohens_kappa as _sm_cohens_kappa,
-)
+from scipy import stats
+from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 
 from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.agreement_input import (

@@ -14,12 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.inter_rater import (  # type: ignore[import-untyped]  # no py.typed
-    aggregate_raters,
-)
-from statsmodels.stats.inter_rater import (
-    fleiss_kappa as _sm_fleiss_kappa,
-)
+from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from noisefloor.stats import agreement_bootstrap as _boot
 from noisefloor.stats.agreement_input import (

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import norm  # type: ignore[import-untyped]  # no py.typed
+from scipy.stats import norm
 
 from noisefloor.stats import _validate
 

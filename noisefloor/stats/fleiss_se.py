@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats  # type: ignore[import-untyped]  # no py.typed
+from scipy import stats
 
 __all__ = ["ALTERNATIVES", "FleissNullTest", "RawRatingsWarning", "check_count_table",
            "fleiss_null_test"]

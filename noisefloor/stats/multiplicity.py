@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped]  # no py.typed
+from statsmodels.stats.multitest import multipletests
 
 from noisefloor.stats import _validate
 

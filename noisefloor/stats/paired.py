@@ -12,8 +12,8 @@ import math
 from dataclasses import asdict, dataclass
 
 import pandas as pd
-from scipy.stats import binomtest  # type: ignore[import-untyped]  # no py.typed
-from statsmodels.stats.proportion import proportion_confint  # type: ignore[import-untyped]  # no py.typed
+from scipy.stats import binomtest
+from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.stats import _validate
 

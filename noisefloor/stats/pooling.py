@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.meta_analysis import combine_effects  # type: ignore[import-untyped]  # no py.typed
+from statsmodels.stats.meta_analysis import combine_effects
 
 from noisefloor.stats import _validate
 from noisefloor.stats.paired import SignTest, sign_test

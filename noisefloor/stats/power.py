@@ -32,9 +32,9 @@ import math
 from dataclasses import asdict, dataclass
 
 import pandas as pd
-from scipy import optimize  # type: ignore[import-untyped]  # no py.typed
-from scipy.stats import norm  # type: ignore[import-untyped]  # no py.typed
-from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped]  # no py.typed
+from scipy import optimize
+from scipy.stats import norm
+from statsmodels.stats.power import NormalIndPower
 
 from noisefloor.stats.power_functions import (
     EFFECT_SIZES,

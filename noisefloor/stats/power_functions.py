@@ -12,11 +12,9 @@ import math
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, norm  # type: ignore[import-untyped]  # no py.typed
-from statsmodels.stats.power import NormalIndPower  # type: ignore[import-untyped]  # no py.typed
-from statsmodels.stats.proportion import (  # type: ignore[import-untyped]  # no py.typed
-    proportion_effectsize,
-)
+from scipy.stats import binom, norm
+from statsmodels.stats.power import NormalIndPower
+from statsmodels.stats.proportion import proportion_effectsize
 
 __all__ = ["EFFECT_SIZES", "MAX_EXACT_N", "TESTS", "power", "power_curve", "power_mcnemar",
            "power_sign_test", "power_two_proportion"]

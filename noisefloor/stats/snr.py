@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom  # type: ignore[import-untyped]  # no py.typed
+from scipy.stats import binom
 
 from noisefloor.stats import _validate
 
