@@ -198,3 +198,11 @@ def test_tau_method_pm_and_its_usage_error(tmp_path):
     assert r.exit_code == 2 and "--tau-method goes with --pooling random" in r.output
     r = invoke("audit", "--pooling", "mixed", "--out", str(tmp_path))
     assert r.exit_code == 2 and "Invalid value for '--pooling'" in r.output
+
+
+def test_agreement_header_shows_the_level_used_not_a_rounded_one():
+    # 0.975 was shown as "98% CI": the level shown must be the level used
+    r = invoke("agreement", "fixtures/agreement/tax_annotations.csv", "--metric", "fleiss",
+               "--confidence", "0.975", "--n-boot", "50")
+    assert r.exit_code == 0, r.output
+    assert "97.5% CI (bootstrap)" in r.output and "98% CI" not in r.output
