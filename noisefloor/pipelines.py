@@ -173,6 +173,9 @@ def floor_run(
     >>> sorted(set(r.to_frame()["certified_by"]))
     ['empty store at start', 'identical first requests', 'no injection']
     """
+    from noisefloor.stats import _validate
+
+    confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                              model=model, protocol=protocol)
     null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
@@ -517,6 +520,9 @@ def audit_run(
                                        read_claims, read_paired_counts)
     from noisefloor.stats.paired import sign_test_table
 
+    from noisefloor.stats import _validate
+
+    confidence = _validate.probability("confidence", confidence)  # before reading anything
     if logs is not None and counts is not None:
         raise ValueError("give either counts or logs, not both")
     others = own = None

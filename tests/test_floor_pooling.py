@@ -110,3 +110,25 @@ def test_random_floor_does_not_depend_on_which_arm_is_written_first(rows):
     # and it is random_effects_floor's floor (the module noise_floor delegates to)
     ref = random_effects_floor(t).floor
     assert (math.isnan(a.floor) and math.isnan(ref)) or a.floor == pytest.approx(ref)
+
+
+@pytest.mark.parametrize("call", ["floor_run", "contrast_run", "audit_run"])
+@pytest.mark.parametrize("level", [0.0, 1.0, 1.2, -0.5])
+def test_pipelines_refuse_a_level_outside_0_1_before_reading(call, level):
+    from noisefloor import pipelines
+
+    args = {"floor_run": ("no-such-log",), "contrast_run": ("no-such-log", "a", "b"),
+            "audit_run": ()}[call]
+    with pytest.raises(ValueError, match="confidence must lie strictly between 0 and 1"):
+        getattr(pipelines, call)(*args, confidence=level)
+
+
+def test_audit_run_pooling_is_one_call(tmp_path):
+    from noisefloor.pipelines import audit_run
+
+    r = audit_run(pooling="random", tau_method="pm", confidence=0.9)
+    assert (r.pooling, r.confidence, r.noise_floor.tau_method) == ("random", 0.9, "pm")
+    d = r.to_dict()
+    assert (d["pooling"], d["confidence"], d["tau_method"]) == ("random", 0.9, "pm")
+    with pytest.raises(ValueError, match="pooling must be one of"):
+        audit_run(pooling="median")
