@@ -310,12 +310,12 @@ def _which(contrast: str, pooling: str = "summed") -> str:
 def floor_text(run: FloorRun) -> str:
     """The terminal output of ``noisefloor floor``."""
     nf = run.noise_floor
-    how = f"; upper {level_text(nf.confidence)} bound, {POOLING_TEXT[nf.pooling]}"
+    how = f", upper {level_text(nf.confidence)} bound, {POOLING_TEXT[nf.pooling]}"
     lines = [f"{run.n_trials} trials, {run.n_tasks} tasks, {run.n_protocols} protocol(s), "
              f"{len(run.null_contrasts.table)} per-seed null contrast(s)",
              f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast, nf.pooling)}; "
-             f"basis: {nf.basis}"
-             f"{how})",
+             f"basis: {nf.basis})"
+             f"{how}",
              f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
              f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp; "

@@ -116,7 +116,7 @@ def test_floor_command_at_the_level(shared_data, level):
     # the bound is the larger excursion: here -ci_low
     assert doc["floor"] == pytest.approx(-TAU_BENCH_T0_T1[level][0], abs=1e-12)
     text = invoke("floor", log, "--confidence", str(level)).output
-    assert f"upper {level * 100:g}% bound, counts summed over seeds)" in text
+    assert f"; basis: null), upper {level * 100:g}% bound, counts summed over seeds" in text
     assert f"{level * 100:g}% CI pp" in text
 
 
