@@ -206,3 +206,16 @@ def test_agreement_header_shows_the_level_used_not_a_rounded_one():
                "--confidence", "0.975", "--n-boot", "50")
     assert r.exit_code == 0, r.output
     assert "97.5% CI (bootstrap)" in r.output and "98% CI" not in r.output
+
+
+def test_floor_log_options_build_the_floor_again(shared_data):
+    # plan/leaderboard/aa-sim --floor-log imported a helper that no longer existed (ImportError
+    # reported as an internal error on every use)
+    log = str(shared_data / "tau-bench" / "gpt-4o-airline.json")
+    r = invoke("plan", "--gap", "0.2", "--p-d", "0.3", "--floor-log", log)
+    assert r.exit_code == 0, r.output
+    assert "clearing a floor of 17.2 pp (floor of" in r.output
+    r = invoke("aa-sim", "--flip-rate", "0.2", "--n-sim", "20", "--claim", "0.1",
+               "--floor-log", log)
+    assert r.exit_code == 0, r.output
+    assert "null-gap SD" in r.output and "over 6" in r.output
