@@ -211,7 +211,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         ]
         click.echo(json.dumps(rows, indent=2))
         return
-    pct = round(confidence * 100)
+    pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
     click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
                f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else "")
                + (f"; ignored (not in --raters): {', '.join(table.ignored)}, "
