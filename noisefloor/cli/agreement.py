@@ -1,7 +1,7 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.stats.agreement_table.agreement_by_label`, the plot is
+:func:`noisefloor.agreement_table.agreement_by_label`, the plot is
 :func:`noisefloor.agreement_plot.agreement_forest_plot`.
 """
 
@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 from noisefloor.cli._common import handle_errors, os_error_text
 from noisefloor.logs.annotations import (
     LAYOUTS,
@@ -21,7 +22,6 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
-from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
