@@ -146,7 +146,7 @@ def agreement_by_label(
     fleiss_method: str = "fleiss",
     tie: str = "exclude",
     confidence: float = 0.95,
-    n_boot: int = 1000,
+    n_boot: int = 2000,
     rng: int | np.random.Generator | None = None,
 ) -> AgreementTable:
     """Agreement per label among human raters, and of a judge against their majority.
@@ -182,7 +182,7 @@ def agreement_by_label(
     tie : {"exclude", "lowest", "highest"}, default "exclude"
         Rule for a tied human majority (see :func:`majority_label`).
     confidence : float, default 0.95
-    n_boot : int, default 1000
+    n_boot : int, default 2000
         Bootstrap resamples of items for every interval.
     rng : int or numpy.random.Generator, optional
         Seeds every bootstrap. Each (label, metric) row gets its own stream derived from it,

@@ -150,9 +150,18 @@ def _read_rows(source, display: str, *, provenance: bool = False):
         row = _split(line, no, lines, display)
         if len(row) != len(header):
             raise TableError(display, no, None, f"expected {len(header)} fields "
-                             f"({', '.join(header)}), found {len(row)}")
+                             f"({', '.join(header)}), found {len(row)}"
+                             f"{_comment_hint(header)}")
         out.append((no, dict(zip(header, (v.strip() for v in row)))))
     return header_no, header, out
+
+
+def _comment_hint(header) -> str:
+    """The hint for a header that a user meant as a comment line (empty otherwise)."""
+    if header and header[0].startswith("#"):
+        return ("; a line starting with '#' is not a comment in these tables (they have no "
+                "comment syntax), so it was read as the header")
+    return ""
 
 
 def _resolve(header, spec, required, display, header_no):
@@ -167,9 +176,7 @@ def _resolve(header, spec, required, display, header_no):
             mapping[canon] = present[0]
     missing = [c for c in required if c not in mapping]
     if missing:
-        hint = ("; a line starting with '#' is not a comment in these tables (they have no "
-                "comment syntax), so it was read as the header"
-                if header and header[0].startswith("#") else "")
+        hint = _comment_hint(header)
         raise TableError(display, header_no, missing[0],
                          f"missing column; expected columns {', '.join(required)} (found "
                          f"{', '.join(header)}){hint}")

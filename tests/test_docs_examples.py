@@ -6,7 +6,8 @@ and stderr together, as a terminal shows them). A line ``...`` (or ``...`` insid
 matches anything, as doctest's ELLIPSIS option does; trailing white space is ignored.
 
 Commands run in a fresh folder per document, laid out as a clone is (``fixtures/``,
-``notebooks/`` and ``docs/`` of this repository, and ``../shared`` beside it), so the relative
+``notebooks/``, ``docs/``, ``benchmarks/`` and ``tests/`` of this repository, and ``../shared``
+beside it), so the relative
 paths the examples use resolve as they do for a user. A block preceded by the comment
 ``<!-- file: NAME -->`` is written to ``NAME`` in that folder before the sessions after it run
 (the small input files the examples talk about). A session preceded by ``<!-- background -->``
@@ -116,7 +117,7 @@ def _layout(tmp: Path) -> Path:
     """A folder laid out like a clone with ``shared/`` beside it; returns the clone's root."""
     root = tmp / "clone"
     root.mkdir()
-    for name in ("fixtures", "notebooks", "docs", "benchmarks"):
+    for name in ("fixtures", "notebooks", "docs", "benchmarks", "tests"):
         if (REPO / name).exists():
             (root / name).symlink_to(REPO / name)
     if SHARED.exists():
