@@ -20,7 +20,7 @@ from scipy.stats import norm
 from statsmodels.stats.meta_analysis import combine_effects
 
 from noisefloor.floor import excursion_bound
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.pooling import gap_variance
 
 #: What a contrast's bound is taken from.

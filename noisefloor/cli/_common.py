@@ -17,6 +17,8 @@ import click
 import numpy as np
 import pandas as pd
 
+from noisefloor.stats.validation import ParameterError, Spell, mention_text, python_spelling
+
 
 # Library messages name Python keywords (``protocol=``, ``allow_nan=True``), sometimes with the
 # command-line option beside them (``benchmark= / --benchmark``); on the command line only the
@@ -27,6 +29,76 @@ _BOTH = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|\"[^\"]*\"|[^\s,/()]*)
 _BRACKETED = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|[^\s,/()]*)\s*"
                         r"\((--[a-z][a-z-]*)(?: on the command line)?\)")
 _KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
+
+
+def option_spelling(command: click.Command | None = None) -> Spell:
+    """Spell a library parameter as the running command's option (``protocol`` -> ``--protocol``).
+
+    ``command`` defaults to the command of the current click context. The option is the one
+    whose destination is the parameter's name, else the one spelled ``--name-with-dashes``
+    (``format`` -> ``--format``, stored as ``log_format``), else the one named in
+    :data:`OPTION_DESTINATIONS`. A parameter that is no option of the command keeps its Python
+    spelling (``name=`` / ``name=value``). A mention's value follows the option
+    (``--k-exceeds-n nan``); a flag's ``True`` is the flag alone, a list ``[0]`` its items.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @click.option("--k-exceeds-n", type=click.Choice(["nan", "exclude"]))
+    ... @click.option("--allow-nan", is_flag=True)
+    ... def passk(k_exceeds_n, allow_nan): ...
+    >>> spell = option_spelling(passk)
+    >>> spell("k_exceeds_n", None), spell("k_exceeds_n", "'nan'"), spell("allow_nan", "True")
+    ('--k-exceeds-n', '--k-exceeds-n nan', '--allow-nan')
+    >>> spell("protocol", None)  # not an option of this command: the Python keyword
+    'protocol='
+    """
+    if command is None:
+        ctx = click.get_current_context(silent=True)
+        command = ctx.command if ctx is not None else None
+    by_dest: dict[str, click.Option] = {}
+    by_flag: dict[str, click.Option] = {}
+    for param in getattr(command, "params", ()):
+        if isinstance(param, click.Option) and param.name:
+            by_dest.setdefault(param.name, param)
+            for opt in param.opts:
+                by_flag.setdefault(opt, param)
+
+    def spell(name: str, value: str | None) -> str:
+        param = (by_dest.get(name) or by_flag.get("--" + name.replace("_", "-"))
+                 or by_dest.get(OPTION_DESTINATIONS.get(name, "")))
+        longs = [o for o in param.opts if o.startswith("--")] if param is not None else []
+        if param is None or not longs:
+            return python_spelling(name, value)
+        option = max(longs, key=len)
+        if value is None or (param.is_flag and value == "True"):
+            return option
+        return f"{option} {value.strip(chr(39) + chr(34) + '[]')}"
+
+    return spell
+
+
+#: Library parameters whose command-line option stores under another name (``contrast --trial``
+#: is ``trials=`` of :func:`noisefloor.pipelines.contrast_run`).
+OPTION_DESTINATIONS = {"trials": "trial_indices"}
+
+
+def parameter_message(exc: ParameterError, command: click.Command | None = None) -> str:
+    """The message of a :class:`ParameterError` with its parameters spelled as options.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @click.option("--n-boot", type=int)
+    ... def run(n_boot): ...
+    >>> parameter_message(ParameterError("n_boot", "an integer >= 100", 5), run)
+    '--n-boot must be an integer >= 100, got 5'
+    >>> parameter_message(ParameterError("n_sim", "an integer >= 1", 0), run)
+    'n_sim must be an integer >= 1, got 0'
+    """
+    spell = option_spelling(command)
+    return exc.render(lambda name, value: spell(name, value).removesuffix("=")
+                      if value is None and name == exc.parameter else spell(name, value))
 
 
 def _command_options() -> set[str]:
@@ -125,6 +197,8 @@ def handle_errors(func):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
+        except ParameterError as exc:
+            raise click.ClickException(parameter_message(exc)) from None
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
             if isinstance(exc, OSError):
