@@ -17,7 +17,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.validation import ParameterError, Spell, mention_text, python_spelling
+from noisefloor.stats.validation import MentionError, ParameterError, Spell, python_spelling
 
 
 # Library messages name Python keywords (``protocol=``, ``allow_nan=True``), sometimes with the
@@ -83,22 +83,41 @@ def option_spelling(command: click.Command | None = None) -> Spell:
 OPTION_DESTINATIONS = {"trials": "trial_indices"}
 
 
-def parameter_message(exc: ParameterError, command: click.Command | None = None) -> str:
-    """The message of a :class:`ParameterError` with its parameters spelled as options.
+def error_text(exc: BaseException, command: click.Command | None = None) -> str:
+    """An exception's message for the command line, its parameters spelled as options.
+
+    A :class:`~noisefloor.stats.validation.MentionError` (a
+    :class:`~noisefloor.stats.validation.ParameterError`, a log's
+    :class:`~noisefloor.logs.LogValidationError`, ...) is rendered with
+    :func:`option_spelling` of ``command`` (default: the running command); the subject of a
+    ``ParameterError`` that is no option keeps its bare Python name. A file-system error is
+    ``PATH: what went wrong``; a ``KeyError`` its message without quotes; anything else
+    ``str(exc)``.
 
     Examples
     --------
     >>> @click.command()
     ... @click.option("--n-boot", type=int)
     ... def run(n_boot): ...
-    >>> parameter_message(ParameterError("n_boot", "an integer >= 100", 5), run)
+    >>> error_text(ParameterError("n_boot", "an integer >= 100", 5), run)
     '--n-boot must be an integer >= 100, got 5'
-    >>> parameter_message(ParameterError("n_sim", "an integer >= 1", 0), run)
+    >>> error_text(ParameterError("n_sim", "an integer >= 1", 0), run)
     'n_sim must be an integer >= 1, got 0'
+    >>> error_text(KeyError("no task 'x'"), run)
+    "no task 'x'"
     """
-    spell = option_spelling(command)
-    return exc.render(lambda name, value: spell(name, value).removesuffix("=")
-                      if value is None and name == exc.parameter else spell(name, value))
+    if isinstance(exc, MentionError):
+        spell = option_spelling(command)
+        if isinstance(exc, ParameterError):
+            subject = exc.parameter
+            return exc.render(lambda name, value: spell(name, value).removesuffix("=")
+                              if value is None and name == subject else spell(name, value))
+        return exc.render(spell)
+    if isinstance(exc, OSError):
+        return os_error_text(exc)
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    return str(exc)
 
 
 def _command_options() -> set[str]:
@@ -197,13 +216,10 @@ def handle_errors(func):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
-        except ParameterError as exc:
-            raise click.ClickException(parameter_message(exc)) from None
+        except MentionError as exc:
+            raise click.ClickException(error_text(exc)) from None
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            if isinstance(exc, OSError):
-                message = os_error_text(exc)
-            raise click.ClickException(cli_message(str(message))) from None
+            raise click.ClickException(cli_message(error_text(exc))) from None
         except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
             if os.environ.get(TRACEBACK_ENV):
                 raise

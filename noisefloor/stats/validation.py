@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "MentionError",
     "ParameterError",
     "ParameterTypeError",
     "Spell",
@@ -117,7 +118,39 @@ def mention_text(text: str, spell: Spell | None = None) -> str:
     return _Mentions(spell or python_spelling).vformat(text, (), {})
 
 
-class ParameterError(ValueError):
+class MentionError(ValueError):
+    """A :class:`ValueError` whose message mentions parameters (``{name}``, ``{name=value}``).
+
+    ``str(error)`` spells them the Python way; :meth:`render` takes another spelling, so the
+    command line shows its options without rewriting the text.
+
+    Parameters
+    ----------
+    message : str
+        The message with mentions; data put into it go through :func:`literal`.
+
+    Examples
+    --------
+    >>> err = MentionError("no pair is certified; declare one with {null_pairs}")
+    >>> str(err)
+    'no pair is certified; declare one with null_pairs='
+    >>> err.render(lambda name, value: "--null")
+    'no pair is certified; declare one with --null'
+    """
+
+    def __init__(self, message: str) -> None:
+        self.template = message
+        super().__init__(mention_text(message))
+
+    def render(self, spell: Spell | None = None) -> str:
+        """The message with parameters spelled by ``spell(name, value)`` (default: Python)."""
+        return mention_text(self.template, spell)
+
+    def __reduce__(self):
+        return (type(self), (self.template,))
+
+
+class ParameterError(MentionError):
     """An argument outside what its parameter accepts.
 
     Parameters
@@ -168,7 +201,7 @@ class ParameterError(ValueError):
         self.has_got = got is not _NOTHING
         self.got = got if self.has_got else None
         self.message = message
-        super().__init__(self.render())
+        ValueError.__init__(self, self.render())
 
     def render(self, spell: Spell | None = None) -> str:
         """The message with parameters spelled by ``spell(name, value)`` (default: Python)."""
