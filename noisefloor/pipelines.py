@@ -25,6 +25,7 @@ from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.validation import ParameterError, literal
+from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
            "read_log_trials"]
@@ -67,7 +68,7 @@ def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
 def _quiet_nulls(trials: pd.DataFrame, **kwargs: Any) -> NullContrasts:
     # the unpaired-task count is part of the result (left_out), not a warning
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*present in one arm only")
+        warnings.simplefilter("ignore", UnpairedTasksWarning)
         return certified_null_contrasts(trials, **kwargs)
 
 

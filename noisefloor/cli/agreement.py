@@ -162,7 +162,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     try:
         chosen = detect_layout(file, layout)
     except (AnnotationError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(error_text(exc)) from None
     try:
         df = read_annotations(file, layout=chosen.layout)
         cats = _split(categories)

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field as dataclass_field
 from typing import Any
 
 from noisefloor.stats.validation import MentionError, Spell, mention_text
+from noisefloor.stats.warning_classes import InfrastructureRewardWarning, TruncatedLineWarning
 
 __all__ = [
     "LogProblem",
@@ -80,14 +81,18 @@ class LogProblem:
                    None if expected is None else mention_text(expected), received, kind,
                    templates=(message, expected))
 
+    def texts(self, spell: Spell | None = None) -> tuple[str, str | None]:
+        """``(message, expected)`` with parameters spelled by ``spell(name, value)``."""
+        if self.templates is None or spell is None:
+            return self.message, self.expected
+        message, expected = self.templates
+        return (mention_text(message, spell),
+                None if expected is None else mention_text(expected, spell))
+
     def render(self, spell: Spell | None = None) -> str:
         """``file:line: field: message (expected ..., received ...)``, parameters spelled by
         ``spell(name, value)`` (default: as in Python, ``name=value``)."""
-        message, expected = self.message, self.expected
-        if self.templates is not None and spell is not None:
-            message = mention_text(self.templates[0], spell)
-            expected = None if self.templates[1] is None else mention_text(self.templates[1],
-                                                                           spell)
+        message, expected = self.texts(spell)
         where = self.source if self.line is None else f"{self.source}:{self.line}"
         text = message
         if expected is not None:
@@ -158,16 +163,6 @@ class TruncatedLine:
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a plain dict (JSON-serialisable)."""
         return asdict(self)
-
-
-class TruncatedLineWarning(UserWarning):
-    """Warned when the last line of a JSONL file is cut off without a newline and skipped."""
-
-
-class InfrastructureRewardWarning(UserWarning):
-    """Warned (once per tau2-bench run) when simulations that ended in ``infrastructure_error``
-    carry a ``reward_info.reward``: they are read with a null reward, as documented in
-    :mod:`noisefloor.logs.tau2`, and the recorded reward is kept in ``extra["recorded_reward"]``."""
 
 
 _JSON_TYPE_NAMES = {
