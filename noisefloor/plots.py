@@ -576,7 +576,9 @@ def audit_forest(audit_result, noise_floor=None, *, title: str | None = None,
     kinds = rows["kind"] if not rows.empty else pd.Series([], dtype=object)
     if (kinds == "null").any():
         level = getattr(nf, "confidence", 0.95)
-        markers.append((f"null contrast ({level:.0%} CI)", NULL_COLOR, "o"))
+        pooled_by = ("; pooled rows by random effects"
+                     if getattr(nf, "pooling", "summed") == "random" else "")
+        markers.append((f"null contrast ({level * 100:g}% CI{pooled_by})", NULL_COLOR, "o"))
     for kind, what, marker in (("log", "contrast", "o"), ("claim", "claim", "D")):
         used = set(rows.loc[kinds == kind, "verdict"])
         markers += [(f"{what} {v}", c, marker) for v, c in VERDICT_COLORS.items() if v in used]

@@ -9,7 +9,7 @@ import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
 from noisefloor.cli._logs import log_options, read_logs
-from noisefloor.stats.monitor_frame import monitor_trials
+from noisefloor.monitoring import monitor_trials
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
 ALARM_EXIT_CODE = 3

@@ -391,8 +391,8 @@ def fleiss_null_test(
          _p_value(float(kappa_j[j] / se_j[j]), alternative))
         for j in range(k)
     )
-    base = {"alternative": alternative, "n_items": int(n_items), "n_raters": int(m),
-            "categories": cats, "per_category": per}
+    base: dict[str, Any] = {"alternative": alternative, "n_items": int(n_items),
+                            "n_raters": int(m), "categories": cats, "per_category": per}
     total = float(pq.sum())
     if total <= 0.0:
         only = cats[int(np.argmax(p))]

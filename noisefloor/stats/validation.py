@@ -275,10 +275,10 @@ def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     --------
     >>> choice("method", "holm", ("holm", "bonferroni"))
     'holm'
-    >>> choice("method", "sidak", ("holm", "bonferroni"))
+    >>> choice("tie", "drop", ("exclude", "first"))
     Traceback (most recent call last):
     ...
-    noisefloor.stats.validation.ParameterError: method must be one of 'holm', 'bonferroni', got 'sidak'
+    noisefloor.stats.validation.ParameterError: tie must be one of 'exclude', 'first', got 'drop'
     """
     if value not in allowed:
         raise ParameterError(name, "one of " + ", ".join(map(repr, allowed)), value)

@@ -25,6 +25,7 @@ __all__ = [
     "CountTotalsWarning",
     "ForestRowsLeftOutWarning",
     "InfrastructureRewardWarning",
+    "NaiveTimestampWarning",
     "NoisefloorWarning",
     "RawRatingsWarning",
     "TornJournalLineWarning",
@@ -85,6 +86,17 @@ class UnpairedTasksWarning(NoisefloorWarning):
 class RawRatingsWarning(NoisefloorWarning):
     """A count table that looks like raw ratings (item x rater labels); see
     :func:`noisefloor.stats.fleiss_se.check_count_table`."""
+
+
+class NaiveTimestampWarning(NoisefloorWarning):
+    """Time stamps without a UTC offset were read as UTC (see
+    :func:`noisefloor.monitoring.time_order.order_trials`).
+
+    Examples
+    --------
+    >>> issubclass(NaiveTimestampWarning, UserWarning)
+    True
+    """
 
 
 # ----------------------------------------------------------------------------- figures

@@ -161,11 +161,16 @@ def test_help_explains_difficulty_and_contrast_arms():
                          ids=lambda p: p.name)
 def test_benchmark_scripts_answer_help_without_running(script):
     # usertest2 item 15: monitor_alarms.py --help ran the whole simulation.
+    import os
     import subprocess
     import sys
 
+    # a script's own folder comes first on its sys.path: point it at this checkout's package
+    repo = str(script.parent.parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [repo, os.environ.get(
+        "PYTHONPATH")])))
     r = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
-                       timeout=60, cwd=script.parent.parent)
+                       timeout=60, cwd=repo, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"usage: {script.name}")
 
