@@ -33,6 +33,7 @@ from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
+from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 if TYPE_CHECKING:
     from noisefloor.floor_random import RandomEffectsFloor
@@ -533,7 +534,7 @@ def null_contrasts_from_trials(trials: pd.DataFrame, *, clean_pairs=(), null_pai
     n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
     if n_only:
         warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "
-                      "(counted in n_only_a / n_only_b)", stacklevel=2)
+                      "(counted in n_only_a / n_only_b)", UnpairedTasksWarning, stacklevel=2)
     return out
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 #: Tasks per domain in tau2-bench's ``base`` split (data/tau2/domains/<d>/split_tasks.json;
 #: banking_knowledge: its tasks.json), the split leaderboard submissions must run in full.
@@ -564,18 +564,19 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
     """
     conf = _validate.probability("confidence", confidence)
     if not math.isnan(floor) and floor < 0:
-        raise ValueError(f"floor= must be a proportion >= 0; got {floor!r}")
+        raise _validate.ParameterError("floor", "a proportion >= 0", floor)
     ia, ib = find_entry(board, a, "a"), find_entry(board, b, "b")
     if ia == ib:
-        raise ValueError(f"a= and b= are the same submission ({ia!r})")
+        raise _validate.ParameterError("b", "another submission than {a}", ia)
     ea = board.entries[board.entries["submission"] == ia].set_index("domain")
     eb = board.entries[board.entries["submission"] == ib].set_index("domain")
     shared = [d for d in DOMAIN_TASKS if d in ea.index and d in eb.index]
     if domain is not None:
         _validate.choice("domain", domain, tuple(DOMAIN_TASKS))
         if domain not in shared:
-            raise ValueError(f"domain={domain!r}: {ia} and {ib} do not both report it; shared: "
-                             f"{', '.join(shared) or 'none'}")
+            raise _validate.ParameterError(
+                "domain", f"a domain both {_validate.literal(ia)} and {_validate.literal(ib)} "
+                f"report (shared: {', '.join(shared) or 'none'})", domain)
         shared = [domain]
     if not shared:
         raise ValueError(f"{ia} and {ib} share no domain ({ia}: {', '.join(ea.index)}; "

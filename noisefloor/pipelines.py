@@ -25,6 +25,8 @@ from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
+from noisefloor.stats.validation import ParameterError, literal
+from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
            "read_log_trials"]
@@ -67,7 +69,7 @@ def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
 def _quiet_nulls(trials: pd.DataFrame, **kwargs: Any) -> NullContrasts:
     # the unpaired-task count is part of the result (left_out), not a warning
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*present in one arm only")
+        warnings.simplefilter("ignore", UnpairedTasksWarning)
         return certified_null_contrasts(trials, **kwargs)
 
 
@@ -347,9 +349,11 @@ def contrast_run(
                          coordination_active=coordination_active,
                          infrastructure_errors=infrastructure_errors, confidence=confidence)
     if rows.empty:
-        raise ValueError(f"{a} and {b} share no trial after trial 0; pass trials=[0] / --trial 0 "
-                         "to compare trial 0 (a null contrast when certified)"
-                         if a != b else f"{a} has fewer than two trials to compare")
+        if a == b:
+            raise ValueError(f"{a} has fewer than two trials to compare")
+        raise ParameterError("trials", "[0]", message=literal(
+            f"{a} and {b} share no trial after trial 0; ") + "pass {trials=[0]} to compare trial "
+            "0 (a null contrast when certified)")
     rows = rows.copy()
     rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
                                            family_size=family_size).p_adjusted[0]

@@ -18,6 +18,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from noisefloor.stats.warning_classes import ForestRowsLeftOutWarning
+
 VERDICT_COLORS = {"below": "#6b6b6b", "inside": "#d98c00", "above": "#1a7f37"}
 NULL_COLOR = "#2458a6"
 
@@ -440,16 +442,6 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
 #: the tables). A forest plot's height grows with its rows: 10,000 rows made a 4,000-inch
 #: figure that took minutes and gigabytes to render, and no reader can read it.
 MAX_FOREST_ROWS = 60
-
-
-class ForestRowsLeftOutWarning(UserWarning):
-    """:func:`audit_forest` drew only some rows (the figure's footnote says which).
-
-    Examples
-    --------
-    >>> issubclass(ForestRowsLeftOutWarning, UserWarning)
-    True
-    """
 
 
 def _farthest_from_zero(rows: pd.DataFrame) -> np.ndarray:

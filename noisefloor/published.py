@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from noisefloor.stats.warning_classes import CountTotalsWarning
+
 #: Accepted column names (first is canonical) of a paired-count table.
 COUNT_COLUMNS = {
     "model": ("model",),
@@ -58,23 +60,6 @@ PROPORTION_UNITS = ("proportion", "fraction")
 #: An integer cell: optional sign, then ASCII digits only (``int()`` alone would also take
 #: ``2_1`` as 21, ``\u0662`` as 2 and surrounding spaces).
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-class CountTotalsWarning(UserWarning):
-    """Rows of one seed, trial and ``all`` subset of a paired-count table count different tasks.
-
-    Every contrast of one seed and trial on the ``all`` subset compares the same task set, so
-    its ``wins + losses + ties`` should be equal on every row. When it is not, the rows are kept
-    as written (the table may have dropped infrastructure errors per contrast) but the signed
-    gaps of those rows have different denominators, which moves the floor; the warning names
-    the lines and their totals. The ``coordination_active`` subset (and any subset other than
-    ``all``) is per contrast by construction and is not compared.
-
-    Examples
-    --------
-    >>> issubclass(CountTotalsWarning, UserWarning)
-    True
-    """
 
 
 class TableError(ValueError):

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
-from noisefloor.cli._common import handle_errors, os_error_text
+from noisefloor.cli._common import error_text, handle_errors, os_error_text
 from noisefloor.logs.annotations import (
     LAYOUTS,
     AnnotationError,
@@ -162,7 +162,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     try:
         chosen = detect_layout(file, layout)
     except (AnnotationError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(error_text(exc)) from None
     try:
         df = read_annotations(file, layout=chosen.layout)
         cats = _split(categories)
@@ -183,7 +183,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     except AnnotationError as exc:  # names file, line and field already
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:
-        raise click.ClickException(f"{file}: {exc} (read in {chosen.describe()})") from None
+        raise click.ClickException(f"{file}: {error_text(exc)} (read in {chosen.describe()})"
+                                   ) from None
     if metric == "cohen" and table.judge is None and len(table.raters) != 2:
         # no pair to compare: the option that was asked for cannot be honoured
         raise click.UsageError(

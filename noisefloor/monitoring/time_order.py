@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from noisefloor.stats.warning_classes import NaiveTimestampWarning
+
 __all__ = ["TIMESTAMP_FIELD", "NaiveTimestampWarning", "order_trials", "require_trial_frame",
            "where"]
 
@@ -136,16 +138,6 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
             NaiveTimestampWarning, stacklevel=2)
     order = np.argsort(np.asarray(stamps, dtype=np.int64), kind="stable")
     return frame.iloc[order]
-
-
-class NaiveTimestampWarning(UserWarning):
-    """Time stamps without a UTC offset were read as UTC (see :func:`order_trials`).
-
-    Examples
-    --------
-    >>> issubclass(NaiveTimestampWarning, UserWarning)
-    True
-    """
 
 
 def _parse_stamp(value: Any, place: str) -> tuple[int, bool]:

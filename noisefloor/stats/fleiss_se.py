@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from noisefloor.stats.warning_classes import RawRatingsWarning
+
 __all__ = ["ALTERNATIVES", "FleissNullTest", "RawRatingsWarning", "check_count_table",
            "fleiss_null_test"]
 
@@ -97,10 +99,6 @@ def _p_value(z: float, alternative: str) -> float:
     if alternative == "less":
         return float(stats.norm.cdf(z))
     return float(min(1.0, 2.0 * stats.norm.sf(abs(z))))
-
-
-class RawRatingsWarning(UserWarning):
-    """A count table that looks like raw ratings (item x rater labels); see :func:`check_count_table`."""
 
 
 #: Column names that name a rater rather than a category (``rater_1``, ``coder B``, ``judge``,

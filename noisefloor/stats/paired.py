@@ -15,7 +15,7 @@ import pandas as pd
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 
 @dataclass(frozen=True)

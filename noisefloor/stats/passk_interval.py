@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import pass_hat_k
 
 METHODS = ("analytic", "percentile", "bca", "basic")
@@ -192,7 +192,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     conf = _validate.probability("confidence", confidence)
     boot = method != "analytic"
     if boot and (isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 100):
-        raise ValueError(f"n_boot= must be an integer >= 100; got {n_boot!r}")
+        raise _validate.ParameterError("n_boot", "an integer >= 100", n_boot)
     overall = pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors,
                          k_exceeds_n=k_exceeds_n)
     nan = math.nan

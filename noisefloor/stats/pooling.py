@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.meta_analysis import combine_effects
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import SignTest, sign_test
 
 
