@@ -22,10 +22,9 @@ from pathlib import Path
 LIMIT = 600
 #: Packages (directories under the repository root) and modules whose modules must keep to
 #: the limit.
-ENFORCED = ("harness", "noisefloor/protocols", "noisefloor/store", "noisefloor/stats",
-            "noisefloor/monitoring", "noisefloor/agreement_table.py")
+ENFORCED = ("harness", "noisefloor")
 #: Packages whose modules over the limit are listed but do not fail the test (yet).
-REPORTED = ("noisefloor",)
+REPORTED: tuple[str, ...] = ()
 
 ROOT = Path(__file__).resolve().parents[2]
 _NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
