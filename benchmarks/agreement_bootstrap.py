@@ -1,4 +1,4 @@
-"""Benchmark of the agreement bootstrap on 10^6 ratings (issue 13).
+"""Benchmark of the agreement bootstrap on 10^6 ratings.
 
 Generates ``--items`` items x 3 raters (default 333,334 items: 1,000,002 ratings, 3 categories,
 each rater agreeing with a hidden truth 70% of the time) and times, for each coefficient, the

@@ -1,4 +1,4 @@
-"""Benchmark of ``noisefloor audit --counts`` on a large paired-count table (issue 13).
+"""Benchmark of ``noisefloor audit --counts`` on a large paired-count table.
 
 Measures, for a generated table of ``--rows`` rows (three contrasts per seed at trials 0 and 1,
 100 tasks per seed): the library steps in one process (reading the table, the null contrasts
@@ -6,7 +6,7 @@ and the floor, the sign tests of the other contrasts, the audit, the report, the
 capped at ``MAX_FOREST_ROWS`` rows and saving it), then the whole command as a subprocess,
 with and without ``--no-plot``, reporting wall time and the child's peak resident memory.
 
-Before the cap the plot drew every row: 10,000 rows ran past 300 s at 9.8 GB (issue 13).
+Before the cap the plot drew every row: 10,000 rows ran past 300 s at 9.8 GB.
 
 Usage: ``python benchmarks/audit_counts.py [--rows 10000]``
 """

@@ -6,7 +6,7 @@ Builds N trial records in memory with the columns and dtypes of
 at trial 1, no_coord injecting nothing, no_coord and intercept sharing first requests at trial
 0, 1% infrastructure errors), then times :func:`noisefloor.pipelines.floor_run` on the frame
 (the certification and pairing of every null contrast, the sign tests and the floor). Loading is
-timed by ``benchmarks/ingest.py``. Target (issue 12): under 1 s. Wall-clock seconds and the
+timed by ``benchmarks/ingest.py``. Target: under 1 s. Wall-clock seconds and the
 process's CPU seconds are printed (on a shared machine the CPU figure is the one that does not
 depend on the other processes).
 

@@ -12,7 +12,7 @@ temporary directory, then times, each in a fresh subprocess so that peak memory 
   ``noise_floor_from_trials`` on the loaded frame and ``audit`` of the bundled published claims.
 
 Peak memory is the subprocess's maximum resident set size (``resource.getrusage``), interpreter
-and imports included. Targets (issue 2): strict loading faster than pandas, within 3x of
+and imports included. Targets: strict loading faster than pandas, within 3x of
 pyarrow, peak memory under 2 GB.
 
 Usage::

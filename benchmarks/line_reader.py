@@ -1,4 +1,4 @@
-"""Line-reader benchmark: time and peak memory on long unterminated tails (issue 13).
+"""Line-reader benchmark: time and peak memory on long unterminated tails.
 
 Makes sparse files in a temporary directory (one valid trial record, then a hole of zero
 bytes with no newline: what a crash or a full disk leaves at the end of a log) and reads each
@@ -7,7 +7,7 @@ set size (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` in the child, printed af
 imports and after the read) is the reader's own, interpreter and imports included. Also reads a tau2-bench ``results.json`` whose document is followed by
 the same kind of tail (refused from its last bytes, never read whole).
 
-Target (issue 13): linear in the tail's length, a 1 GiB tail in under 20 s and 300 MB.
+Target: linear in the tail's length, a 1 GiB tail in under 20 s and 300 MB.
 
 Usage::
 

@@ -18,12 +18,12 @@ import time
 import numpy as np
 import pandas as pd
 
+from noisefloor.monitoring import monitor_trials
 from noisefloor.stats.monitor import (
     rolling_quantile_monitor,
     siegmund_arl,
     simulate_cusum_run_lengths,
 )
-from noisefloor.stats.monitor_frame import monitor_trials
 
 
 def nb(rng, size, mean=2.77):

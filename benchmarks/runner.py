@@ -1,4 +1,4 @@
-"""Benchmark of the collaboration-tax runner (issue 8).
+"""Benchmark of the collaboration-tax runner.
 
 Measures
 --------

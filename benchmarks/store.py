@@ -11,7 +11,7 @@ Measures
    ``TrialSession.after_tool_call`` under ``Intercept`` minus the same call under ``NoCoord``
    (which still records the call and computes its key), for matching and non-matching calls.
 
-Targets (issue 5): the intercept hook adds < 1 ms per call at 10,000 events; 4 writers sustain
+Targets: the intercept hook adds < 1 ms per call at 10,000 events; 4 writers sustain
 >= 2,000 events/s without loss.
 
 Usage: ``python benchmarks/store.py [--events 10000] [--per-writer 3000] [--repeat 3]``

@@ -8,7 +8,7 @@ Usage::
 
     python benchmarks/tasks.py [--n 1000] [--difficulty 1] [--family spatial]
 
-Targets (issue 4): >= 1,000 instances/s for the suite as a whole, no task below 100/s at the
+Targets: >= 1,000 instances/s for the suite as a whole, no task below 100/s at the
 default difficulty.
 """
 

@@ -6,7 +6,7 @@ separately); the report (:func:`noisefloor.tax.tax_report` with ``out=``: cells 
 and model with 2,000 bootstrap replicates each, mixed pairs, the grouped ridge with 199
 permutations plus leave-one-task-out and leave-one-model-out, stage rates, figures, Markdown,
 JSON, CSV) runs in a fresh subprocess whose peak resident memory (``resource.getrusage``,
-interpreter and imports included) is reported. Targets (issue 10): under 60 s, under 4 GB.
+interpreter and imports included) is reported. Targets: under 60 s, under 4 GB.
 
 Usage::
 

@@ -2,7 +2,7 @@
 
 One section per label (e.g. failure stage L1-L4), one row per coefficient with its bootstrap
 interval, the Landis and Koch (1977) bands shaded behind, and a dashed line at 0 (chance
-agreement). Consumes an :class:`~noisefloor.stats.agreement_table.AgreementTable`; computes
+agreement). Consumes an :class:`~noisefloor.agreement_table.AgreementTable`; computes
 nothing.
 """
 
@@ -16,9 +16,9 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from noisefloor.agreement_table import AgreementTable
 from noisefloor.plots import forest_plot
 from noisefloor.stats.agreement import LANDIS_KOCH_BANDS
-from noisefloor.stats.agreement_table import AgreementTable
 
 __all__ = ["PLOT_FORMATS", "agreement_forest_plot", "agreement_plot_rows", "save_agreement_plot"]
 
@@ -57,7 +57,7 @@ def agreement_plot_rows(table: AgreementTable) -> pd.DataFrame:
     Examples
     --------
     >>> import pandas as pd
-    >>> from noisefloor.stats.agreement_table import agreement_by_label
+    >>> from noisefloor.agreement_table import agreement_by_label
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"),
     ...                    "label": [1, 1, 0, 0, 1, 0]})
     >>> agreement_plot_rows(agreement_by_label(df, metrics=("cohen",), n_boot=0))["row"].tolist()
@@ -92,7 +92,7 @@ def agreement_forest_plot(table: AgreementTable, *, title: str = "") -> Figure:
     Parameters
     ----------
     table : AgreementTable
-        From :func:`noisefloor.stats.agreement_table.agreement_by_label`.
+        From :func:`noisefloor.agreement_table.agreement_by_label`.
     title : str, optional
         Figure title (default: a description of the intervals).
 
@@ -163,7 +163,7 @@ def save_agreement_plot(
     Parameters
     ----------
     table : AgreementTable
-        From :func:`noisefloor.stats.agreement_table.agreement_by_label`.
+        From :func:`noisefloor.agreement_table.agreement_by_label`.
     path : str, Path or sequence of them
         Where to write; each suffix names the format, one of :data:`PLOT_FORMATS` (``.png`` at
         150 dpi, ``.svg``, ``.pdf``). Exactly these files are written, nothing beside them;
@@ -185,7 +185,7 @@ def save_agreement_plot(
     Examples
     --------
     >>> import tempfile, pandas as pd
-    >>> from noisefloor.stats.agreement_table import agreement_by_label
+    >>> from noisefloor.agreement_table import agreement_by_label
     >>> df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "rater": list("ababab"),
     ...                    "label": [1, 1, 0, 0, 1, 0]})
     >>> d = Path(tempfile.mkdtemp())

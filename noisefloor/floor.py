@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,6 +33,10 @@ from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
+from noisefloor.stats.warning_classes import UnpairedTasksWarning
+
+if TYPE_CHECKING:
+    from noisefloor.floor_random import RandomEffectsFloor
 
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
 NULL_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties")
@@ -39,6 +44,13 @@ NULL_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "lo
 #: ``level`` of a table row: one seed, or pooled over seeds (counts summed).
 SEED = "seed"
 POOLED = "pooled"
+
+#: How each null contrast is pooled over seeds: W/L/T summed (the paper's method), or the
+#: per-seed gaps combined by random effects (:mod:`noisefloor.floor_random`).
+POOLINGS = ("summed", "random")
+
+#: Estimators of the between-seed variance tau^2 for ``pooling="random"``.
+TAU_METHODS = ("dl", "pm")
 
 #: A floor whose contrast has fewer untied (informative) pairs than this gets a caution. With k
 #: untied pairs the exact two-sided sign test can reach at best p = 2 * 0.5**k: 0.0625 for k = 5,
@@ -114,6 +126,17 @@ class NoiseFloor:
         :data:`MIN_INFORMATIVE_PAIRS` untied pairs, or the whole floor rests on a single
         per-seed null contrast (no replicate shows how far it moves). Verdicts against such a
         floor are provisional.
+    pooling : str
+        ``"summed"`` (counts summed over seeds, the paper's method) or ``"random"`` (per-seed
+        gaps pooled by random effects: the pooled rows of :attr:`table` carry the
+        random-effects estimate, interval, bound and tau).
+    tau_method : str
+        Estimator of tau^2 of the pooled rows: ``"dl"`` (DerSimonian-Laird) or ``"pm"``
+        (Paule-Mandel, ``pooling="random"`` only).
+    random_effects : RandomEffectsFloor or None
+        With ``pooling="random"``: the per-contrast random-effects pooling
+        (:func:`noisefloor.floor_random.random_effects_floor`: ``k``, ``se``, ``tau2`` and the
+        prediction interval besides what the table shows); None otherwise.
     """
 
     floor: float
@@ -132,6 +155,9 @@ class NoiseFloor:
     table: pd.DataFrame = field(repr=False, compare=False)
     n_informative_floor: int = 0
     caution: str = ""
+    pooling: str = "summed"
+    tau_method: str = "dl"
+    random_effects: RandomEffectsFloor | None = field(default=None, repr=False, compare=False)
 
     def to_frame(self) -> pd.DataFrame:
         """Per-seed and pooled null contrasts.
@@ -206,6 +232,10 @@ class NoiseFloor:
             "reason": self.reason,
             "n_informative_floor": self.n_informative_floor,
             "caution": self.caution,
+            "pooling": self.pooling,
+            "tau_method": self.tau_method,
+            "random_effects": (None if self.random_effects is None
+                               else self.random_effects.to_dict()["table"]),
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
@@ -247,7 +277,8 @@ def _bonferroni(rows: list[dict], family_key) -> None:
             rows[i]["p_bonferroni"] = p
 
 
-def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> NoiseFloor:
+def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
+                pooling: str = "summed", tau_method: str = "dl") -> NoiseFloor:
     """The noise floor and envelope from per-seed counts of null contrasts.
 
     Parameters
@@ -259,7 +290,14 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         certified the contrast as null). Build it with :func:`null_contrasts_from_counts`
         or :func:`null_contrasts_from_trials`.
     confidence : float, default 0.95
-        Interval level.
+        Level of every interval and bound, strictly between 0 and 1.
+    pooling : {"summed", "random"}, default "summed"
+        How a contrast is pooled over seeds: W/L/T summed (the paper's method), or the
+        per-seed gaps pooled by random effects
+        (:func:`noisefloor.floor_random.random_effects_floor`, bound from the pooled
+        interval), for when the gap moves from seed to seed.
+    tau_method : {"dl", "pm"}, default "dl"
+        With ``pooling="random"``: the estimator of tau^2, DerSimonian-Laird or Paule-Mandel.
 
     Returns
     -------
@@ -270,7 +308,8 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     ------
     ValueError
         If the table is empty, a column is missing, a count is negative or not an integer, or
-        a (contrast, seed) pair appears twice.
+        a (contrast, seed) pair appears twice; ``confidence`` not in (0, 1), ``pooling`` or
+        ``tau_method`` not one of the choices, or ``tau_method="pm"`` with summed pooling.
 
     Notes
     -----
@@ -280,10 +319,19 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     clean contrasts, envelope = max bound over all null contrasts. The random-effects tau
     of each contrast (DerSimonian-Laird over per-seed gaps) is reported beside it.
 
+    With ``pooling="random"`` a pooled row holds instead the random-effects estimate
+    ``sum w_i y_i / sum w_i`` (``w_i = 1 / (v_i + tau^2)``, ``y_i`` the gap at seed ``i``),
+    its interval ``estimate -+ z se`` (``z`` the normal quantile at ``confidence``), the
+    excursion bound of that interval, tau, and the two-sided z-test
+    ``p = 2 (1 - Phi(|estimate| / se))`` (Bonferroni over the pooled contrasts); the W/L/T of
+    the row stay the summed counts.
+
     References
     ----------
     Kaliyev & Maryanskyy (2026), section "The noise floor": the clean-contrast pooled upper CI
     is about 12 pp and the largest pooled upper CI about 15 pp.
+    DerSimonian, R. & Laird, N. (1986). Meta-analysis in clinical trials. Controlled Clinical
+    Trials 7, 177-188 (``pooling="random"``).
 
     Examples
     --------
@@ -295,7 +343,18 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
     >>> f = noise_floor(t)
     >>> round(f.floor, 3), round(f.envelope, 3), f.envelope_contrast
     (0.118, 0.153, 'pull-intercept')
+    >>> r = noise_floor(t, pooling="random")
+    >>> round(r.floor, 4), round(r.envelope, 4), r.pooling
+    (0.1454, 0.2822, 'random')
     """
+    from noisefloor.stats import _validate
+
+    confidence = _validate.probability("confidence", confidence)
+    _validate.choice("pooling", pooling, POOLINGS)
+    _validate.choice("tau_method", tau_method, TAU_METHODS)
+    if pooling == "summed" and tau_method != "dl":
+        raise ValueError(f"tau_method={tau_method!r} applies to pooling='random' (the tau of "
+                         "summed pooling is DerSimonian-Laird); pass pooling='random'")
     if not isinstance(null_contrasts, pd.DataFrame):
         raise TypeError(f"null_contrasts must be a DataFrame, got {type(null_contrasts).__name__}")
     required = ("contrast", "clean", "seed", "wins", "losses", "ties")
@@ -353,6 +412,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         r["tau"] = pool.tau
         if pool.reason:
             r["reason"] = "; ".join(x for x in (r["reason"], f"tau undefined: {pool.reason}") if x)
+    random_effects = None
+    if pooling == "random":
+        random_effects = _pool_random(frame, pooled, confidence, tau_method)
 
     columns = ["contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses",
                "ties", "n", "gap",
@@ -371,7 +433,10 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
                        "is taken over all null contrasts and equals the envelope")
     floor, floor_contrast = _max_bound(clean_df)
     envelope, envelope_contrast = _max_bound(pooled_df)
-    if math.isnan(floor):
+    if math.isnan(floor) and pooling == "random":
+        why = "; ".join(dict.fromkeys(r for r in clean_df["reason"] if r)) or "undefined"
+        reasons.append(f"the random-effects floor is undefined ({why})")
+    elif math.isnan(floor):
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
     seed_rows = table[table["level"] == SEED]
@@ -404,7 +469,28 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95) -> No
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
         caution=("; ".join(cautions) + "; verdicts against it are provisional") if cautions else "",
+        pooling=pooling, tau_method=tau_method, random_effects=random_effects,
     )
+
+
+def _pool_random(frame: pd.DataFrame, pooled: list[dict], confidence: float,
+                 tau_method: str) -> RandomEffectsFloor:
+    """Overwrite the pooled rows' gap, interval, bound, tau and p with random-effects pooling."""
+    from scipy.stats import norm
+
+    from noisefloor.floor_random import random_effects_floor
+
+    re_floor = random_effects_floor(frame, confidence=confidence, method=tau_method)
+    by_contrast = re_floor.table.set_index("contrast")
+    for r in pooled:
+        row = by_contrast.loc[r["contrast"]]
+        est, se = float(row["estimate"]), float(row["se"])
+        r.update(gap=est, ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]),
+                 bound=float(row["bound"]), tau=float(row["tau"]),
+                 p_value=math.nan if math.isnan(se) else float(2 * norm.sf(abs(est) / se)),
+                 reason=str(row["reason"] or ""))
+    _bonferroni(pooled, lambda r: POOLED)
+    return re_floor
 
 
 def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
@@ -448,7 +534,7 @@ def null_contrasts_from_trials(trials: pd.DataFrame, *, clean_pairs=(), null_pai
     n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
     if n_only:
         warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "
-                      "(counted in n_only_a / n_only_b)", stacklevel=2)
+                      "(counted in n_only_a / n_only_b)", UnpairedTasksWarning, stacklevel=2)
     return out
 
 

@@ -20,7 +20,7 @@ from scipy.stats import norm
 from statsmodels.stats.meta_analysis import combine_effects
 
 from noisefloor.floor import excursion_bound
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.pooling import gap_variance
 
 #: What a contrast's bound is taken from.
@@ -47,7 +47,7 @@ class RandomEffectsFloor:
         ``"dl"`` (DerSimonian-Laird) or ``"pm"`` (Paule-Mandel) estimator of tau^2.
     confidence : float
     table : pandas.DataFrame
-        One row per contrast: ``contrast, clean, k, estimate, se, ci_low, ci_high, tau2, tau,
+        One row per contrast: ``contrast, clean, k, estimate, se, ci_low, ci_high, tau_squared, tau,
         pi_low, pi_high, bound, reason``.
     reason : str
         Why the floor is NaN, if it is.
@@ -104,7 +104,7 @@ class RandomEffectsFloor:
 def _pool(y: np.ndarray, v: np.ndarray, method: str, conf: float) -> dict:
     nan = math.nan
     k = int(y.size)
-    out = {"k": k, "estimate": nan, "se": nan, "ci_low": nan, "ci_high": nan, "tau2": nan,
+    out = {"k": k, "estimate": nan, "se": nan, "ci_low": nan, "ci_high": nan, "tau_squared": nan,
            "tau": nan, "pi_low": nan, "pi_high": nan, "reason": ""}
     if k < 2:
         out["reason"] = f"random-effects pooling needs at least two seeds; got {k}"
@@ -114,15 +114,15 @@ def _pool(y: np.ndarray, v: np.ndarray, method: str, conf: float) -> dict:
                          "inverse-variance weights are undefined")
         return out
     with np.errstate(divide="ignore", invalid="ignore"):
-        tau2 = float(combine_effects(y, v, method_re=method).tau2)
-    tau2 = max(tau2, 0.0)  # DerSimonian-Laird truncate the moment estimate at 0
-    w = 1.0 / (v + tau2)
+        tau_squared = float(combine_effects(y, v, method_re=method).tau2)
+    tau_squared = max(tau_squared, 0.0)  # DerSimonian-Laird truncate the moment estimate at 0
+    w = 1.0 / (v + tau_squared)
     est = float(np.sum(w * y) / np.sum(w))
     se = float(1.0 / math.sqrt(np.sum(w)))
     z = float(norm.ppf(0.5 + conf / 2))
-    half_pi = z * math.sqrt(tau2 + se * se)
-    out.update(estimate=est, se=se, ci_low=est - z * se, ci_high=est + z * se, tau2=tau2,
-               tau=math.sqrt(tau2), pi_low=est - half_pi, pi_high=est + half_pi)
+    half_pi = z * math.sqrt(tau_squared + se * se)
+    out.update(estimate=est, se=se, ci_low=est - z * se, ci_high=est + z * se,
+               tau_squared=tau_squared, tau=math.sqrt(tau_squared), pi_low=est - half_pi, pi_high=est + half_pi)
     return out
 
 
@@ -208,7 +208,7 @@ def random_effects_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.
                     else (pooled["pi_low"], pooled["pi_high"]))
         rows.append({"contrast": str(label), "clean": bool(grp["clean"].astype(bool).all()),
                      **pooled, "bound": excursion_bound(lo_, hi_)})
-    cols = ["contrast", "clean", "k", "estimate", "se", "ci_low", "ci_high", "tau2", "tau",
+    cols = ["contrast", "clean", "k", "estimate", "se", "ci_low", "ci_high", "tau_squared", "tau",
             "pi_low", "pi_high", "bound", "reason"]
     table = pd.DataFrame(rows, columns=cols)
 

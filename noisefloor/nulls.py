@@ -49,6 +49,7 @@ import pandas as pd
 
 from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
+from noisefloor.stats.validation import MentionError, literal
 
 #: Values of ``certified_by``.
 EMPTY_STORE = "empty store at start"
@@ -66,9 +67,10 @@ COUNT_TABLE = "count table: trial 0 declared null"
 NO_STORE_READER_PROTOCOLS = ("default",)
 
 #: What a user can do when nothing certifies any contrast.
+#: Written with a parameter mention (``{null_pairs}``, see :class:`NoNullContrastError`).
 REMEDIES = ("record store_events_at_start (0 at trial 0, when every store is empty) and "
             "first_request_sha256 in the trial records, or declare a pair you know cannot "
-            "differ with null_pairs= / --null, as 'a-b' (trial 0 of protocols a and b) or 'a-a' "
+            "differ with {null_pairs} as 'a-b' (trial 0 of protocols a and b) or 'a-a' "
             "(the re-runs of a)")
 
 #: Columns of :attr:`NullContrasts.table`.
@@ -77,8 +79,12 @@ TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "l
                  "trial_b")
 
 
-class NoNullContrastError(ValueError):
-    """No pair of arms in the log is a certified null contrast (the message names remedies)."""
+class NoNullContrastError(MentionError):
+    """No pair of arms in the log is a certified null contrast (the message names remedies).
+
+    A :class:`ValueError` whose message mentions ``null_pairs``: ``null_pairs=`` in Python,
+    the command's option (``--null``) on the command line.
+    """
 
 
 @dataclass(frozen=True)
@@ -432,8 +438,8 @@ def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
                                        (reruns, "two trials of one configuration, or two runs "
                                                 "of it")) if on]
         return "no null contrast can be formed: the log needs " + ", or ".join(needs)
-    shown = "; ".join(f"{r['contrast']}{' at trial 0' if r['kind'] == 'trial0' else ''}: "
-                      f"{r['reason']}" for r in skipped[:3])
+    shown = literal("; ".join(f"{r['contrast']}{' at trial 0' if r['kind'] == 'trial0' else ''}"
+                              f": {r['reason']}" for r in skipped[:3]))
     more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
     return (f"no null contrast can be formed: nothing certifies any of the {len(skipped)} "
             f"candidate pair(s) as null ({shown}{more}). Remedies: {REMEDIES}")

@@ -10,6 +10,7 @@ the same content.
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
+from noisefloor.stats.validation import ParameterError, literal
+from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
            "read_log_trials"]
@@ -66,7 +69,7 @@ def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
 def _quiet_nulls(trials: pd.DataFrame, **kwargs: Any) -> NullContrasts:
     # the unpaired-task count is part of the result (left_out), not a warning
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r".*present in one arm only")
+        warnings.simplefilter("ignore", UnpairedTasksWarning)
         return certified_null_contrasts(trials, **kwargs)
 
 
@@ -132,6 +135,7 @@ def floor_run(
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
     clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
     reruns: bool = True, infrastructure_errors: str = "exclude", confidence: float = 0.95,
+    pooling: str = "summed", tau_method: str = "dl",
 ) -> FloorRun:
     """The noise floor of per-trial logs, from their certified null contrasts.
 
@@ -145,7 +149,12 @@ def floor_run(
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`.
     confidence : float, default 0.95
-        Interval level of the floor.
+        Level of every interval and bound of the floor, strictly between 0 and 1.
+    pooling : {"summed", "random"}, default "summed"
+        How each null contrast is pooled over seeds: counts summed, or random effects (see
+        :func:`noisefloor.floor.noise_floor`).
+    tau_method : {"dl", "pm"}, default "dl"
+        With ``pooling="random"``: DerSimonian-Laird or Paule-Mandel tau^2.
 
     Returns
     -------
@@ -166,11 +175,14 @@ def floor_run(
     >>> sorted(set(r.to_frame()["certified_by"]))
     ['empty store at start', 'identical first requests', 'no injection']
     """
+    from noisefloor.stats import _validate
+
+    confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                              model=model, protocol=protocol)
     null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
                         reruns=reruns, infrastructure_errors=infrastructure_errors)
-    nf = noise_floor(null.table, confidence=confidence)
+    nf = noise_floor(null.table, confidence=confidence, pooling=pooling, tau_method=tau_method)
     return FloorRun(noise_floor=nf, null_contrasts=null, sources=_sources(logs, trials),
                     n_trials=len(trials), n_tasks=int(trials["task_id"].nunique()),
                     n_protocols=int(trials["protocol"].nunique()))
@@ -192,6 +204,8 @@ class ContrastRun:
         :func:`~noisefloor.nulls.certified_null_contrasts` decides; empty for a real contrast).
     family_size : int
         Contrasts in the family for the Bonferroni correction.
+    confidence : float
+        Level of the Wilson-mapped intervals (``ci_low``, ``ci_high``).
     left_out : dict
         :func:`~noisefloor.arm_contrasts.left_out_totals` of the rows.
     sources : tuple of str
@@ -205,6 +219,7 @@ class ContrastRun:
     family_size: int = 1
     left_out: dict = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    confidence: float = 0.95
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -216,9 +231,9 @@ class ContrastRun:
         return self.contrasts.copy()
 
     def to_dict(self) -> dict:
-        """``logs, a, b, by, family_size, contrasts`` (records) and ``left_out``."""
+        """``logs, a, b, by, family_size, confidence, contrasts`` (records) and ``left_out``."""
         return {"logs": list(self.sources), "a": self.a, "b": self.b, "by": self.by,
-                "family_size": self.family_size,
+                "family_size": self.family_size, "confidence": self.confidence,
                 "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
                     orient="records"),
                 "left_out": dict(self.left_out)}
@@ -274,7 +289,7 @@ def contrast_run(
     format: str | None = None, allow_nan: bool = False, benchmark: str | None = None,
     model: str | None = None, protocol: str | None = None, clean_pairs: Sequence = (),
     null_pairs: Sequence = (), trial0: bool = True, reruns: bool = True,
-    infrastructure_errors: str = "exclude",
+    infrastructure_errors: str = "exclude", confidence: float = 0.95,
 ) -> ContrastRun:
     """One paired contrast ``a-b`` of per-trial logs, per trial and seed.
 
@@ -301,6 +316,8 @@ def contrast_run(
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
         certified null contrasts (``certified_null``).
+    confidence : float, default 0.95
+        Level of the Wilson-mapped intervals, strictly between 0 and 1.
 
     Returns
     -------
@@ -320,18 +337,23 @@ def contrast_run(
     >>> row["contrast"], (int(row["wins"]), int(row["losses"]), int(row["ties"])), row["certified_null"]
     ('no_coord[t0]-no_coord[t1]', (0, 1, 2), 'no injection')
     """
+    from noisefloor.stats import _validate
+
     if not isinstance(family_size, int) or family_size < 1:
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
+    confidence = _validate.probability("confidence", confidence)
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol)
     by = _infer_by(frame, a, b, by)
     rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
                          coordination_active=coordination_active,
-                         infrastructure_errors=infrastructure_errors)
+                         infrastructure_errors=infrastructure_errors, confidence=confidence)
     if rows.empty:
-        raise ValueError(f"{a} and {b} share no trial after trial 0; pass trials=[0] / --trial 0 "
-                         "to compare trial 0 (a null contrast when certified)"
-                         if a != b else f"{a} has fewer than two trials to compare")
+        if a == b:
+            raise ValueError(f"{a} has fewer than two trials to compare")
+        raise ParameterError("trials", "[0]", message=literal(
+            f"{a} and {b} share no trial after trial 0; ") + "pass {trials=[0]} to compare trial "
+            "0 (a null contrast when certified)")
     rows = rows.copy()
     rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
                                            family_size=family_size).p_adjusted[0]
@@ -341,7 +363,8 @@ def contrast_run(
     certified = _certified_rows(frame, rows, a, b, by, null_options)
     rows["certified_null"] = [c if s == "all" else "" for c, s in zip(certified, rows["subset"])]
     return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
-                       left_out=left_out_totals(rows), sources=_sources(logs, frame))
+                       left_out=left_out_totals(rows), sources=_sources(logs, frame),
+                       confidence=confidence)
 
 
 @dataclass(frozen=True)
@@ -393,6 +416,16 @@ class AuditRun:
         return left_out_records(self.null_table)
 
     @property
+    def confidence(self) -> float:
+        """Level of every interval and bound (that of :attr:`noise_floor`)."""
+        return self.noise_floor.confidence
+
+    @property
+    def pooling(self) -> str:
+        """How the null contrasts were pooled over seeds (``"summed"`` or ``"random"``)."""
+        return self.noise_floor.pooling
+
+    @property
     def log_contrasts_left_out(self) -> dict | None:
         """:func:`~noisefloor.arm_contrasts.left_out_totals` of the log's contrasts."""
         return None if self.log_contrasts is None else left_out_totals(self.log_contrasts)
@@ -407,6 +440,8 @@ class AuditRun:
                    for r in self.skipped]
         return {
             "floor": self.result.floor, "envelope": self.result.envelope,
+            "confidence": self.confidence, "pooling": self.pooling,
+            "tau_method": self.noise_floor.tau_method,
             "counts": dict(self.result.counts), "claims_source": self.claims_source,
             "claims": [v.to_dict() for v in self.result.verdicts],
             "log_contrasts": ([] if self.log_contrasts is None
@@ -426,6 +461,7 @@ def audit_run(
     reruns: bool = True, by: str = "protocol", format: str | None = None,
     allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
     protocol: str | None = None, out: str | Path | None = None, plot: bool = True,
+    confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
 ) -> AuditRun:
     """Place claims against a noise floor from a count table or from logs.
 
@@ -455,6 +491,13 @@ def audit_run(
         :data:`noisefloor.plots.MAX_FOREST_ROWS` rows, those farthest from 0, with a
         :class:`noisefloor.plots.ForestRowsLeftOutWarning` when rows are left out of the
         picture). False writes ``report.md`` only, without a figure.
+    confidence : float, default 0.95
+        Level of every interval and bound (the floor, the envelope, the log's and the count
+        table's contrasts), strictly between 0 and 1.
+    pooling : {"summed", "random"}, default "summed"
+        How each null contrast is pooled over seeds (see :func:`noisefloor.floor.noise_floor`).
+    tau_method : {"dl", "pm"}, default "dl"
+        With ``pooling="random"``: DerSimonian-Laird or Paule-Mandel tau^2.
 
     Returns
     -------
@@ -464,18 +507,26 @@ def audit_run(
     ------
     ValueError
         Both ``counts`` and ``logs``; null options with a count table; a bad table, log or
-        claim (file, line and field named); nothing certified in the logs.
+        claim (file, line and field named); nothing certified in the logs; a bad
+        ``confidence``, ``pooling`` or ``tau_method``; a random-effects floor that is
+        undefined (fewer than two seeds: the message says why).
 
     Examples
     --------
     >>> r = audit_run()
     >>> round(r.noise_floor.floor, 3), r.result.counts
     (0.118, {'below': 7, 'inside': 1, 'above': 2})
+    >>> r = audit_run(confidence=0.90, pooling="random", out=None)
+    >>> round(r.noise_floor.floor, 4), round(r.noise_floor.envelope, 4)
+    (0.1296, 0.2492)
     """
     from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
                                        read_claims, read_paired_counts)
     from noisefloor.stats.paired import sign_test_table
 
+    from noisefloor.stats import _validate
+
+    confidence = _validate.probability("confidence", confidence)  # before reading anything
     if logs is not None and counts is not None:
         raise ValueError("give either counts or logs, not both")
     others = own = None
@@ -491,7 +542,7 @@ def audit_run(
         arm_col = "model" if by == "model" else "protocol"
         n_arms = int(trials[arm_col].nunique())
         if n_arms >= 2:
-            own = log_contrasts(trials, coordination_active=True, by=by)
+            own = log_contrasts(trials, coordination_active=True, by=by, confidence=confidence)
     else:
         if null_pairs or not trial0 or not reruns:
             raise ValueError("null_pairs, trial0 and reruns apply to logs: a count table's "
@@ -504,8 +555,11 @@ def audit_run(
         source = str(counts) if counts else BUNDLED_COUNTS_SOURCE
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
         if not rest.empty:
-            others = sign_test_table(rest.drop(columns=["line"]))
-    nf = noise_floor(null_table)
+            others = sign_test_table(rest.drop(columns=["line"]), confidence=confidence)
+    nf = noise_floor(null_table, confidence=confidence, pooling=pooling, tau_method=tau_method)
+    if pooling == "random" and math.isnan(nf.floor):
+        raise ValueError(f"pooling='random': no floor to place claims "
+                         f"against: {nf.reason}; pool by summed counts instead")
     claim_table = read_claims(claims)
     if claims:
         claim_table.attrs["source"] = str(claims)

@@ -19,6 +19,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from noisefloor.stats.warning_classes import ForestRowsLeftOutWarning
+
 VERDICT_COLORS = {"below": "#6b6b6b", "inside": "#d98c00", "above": "#1a7f37"}
 NULL_COLOR = "#2458a6"
 
@@ -443,16 +445,6 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
 MAX_FOREST_ROWS = 60
 
 
-class ForestRowsLeftOutWarning(UserWarning):
-    """:func:`audit_forest` drew only some rows (the figure's footnote says which).
-
-    Examples
-    --------
-    >>> issubclass(ForestRowsLeftOutWarning, UserWarning)
-    True
-    """
-
-
 def _farthest_from_zero(rows: pd.DataFrame) -> np.ndarray:
     ends = rows[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
     ends = np.where(np.isfinite(ends), np.abs(ends), np.where(np.isinf(ends), np.inf, -1.0))
@@ -585,7 +577,9 @@ def audit_forest(audit_result, noise_floor=None, *, title: str | None = None,
     kinds = rows["kind"] if not rows.empty else pd.Series([], dtype=object)
     if (kinds == "null").any():
         level = getattr(nf, "confidence", 0.95)
-        markers.append((f"null contrast ({level:.0%} CI)", NULL_COLOR, "o"))
+        pooled_by = ("; pooled rows by random effects"
+                     if getattr(nf, "pooling", "summed") == "random" else "")
+        markers.append((f"null contrast ({level * 100:g}% CI{pooled_by})", NULL_COLOR, "o"))
     for kind, what, marker in (("log", "contrast", "o"), ("claim", "claim", "D")):
         used = set(rows.loc[kinds == kind, "verdict"])
         markers += [(f"{what} {v}", c, marker) for v, c in VERDICT_COLORS.items() if v in used]

@@ -23,6 +23,8 @@ from typing import Any
 
 import pandas as pd
 
+from noisefloor.stats.warning_classes import CountTotalsWarning
+
 #: Accepted column names (first is canonical) of a paired-count table.
 COUNT_COLUMNS = {
     "model": ("model",),
@@ -59,23 +61,6 @@ PROPORTION_UNITS = ("proportion", "fraction")
 #: An integer cell: optional sign, then ASCII digits only (``int()`` alone would also take
 #: ``2_1`` as 21, ``\u0662`` as 2 and surrounding spaces).
 _INTEGER = re.compile(r"[+-]?[0-9]+")
-
-
-class CountTotalsWarning(UserWarning):
-    """Rows of one seed, trial and ``all`` subset of a paired-count table count different tasks.
-
-    Every contrast of one seed and trial on the ``all`` subset compares the same task set, so
-    its ``wins + losses + ties`` should be equal on every row. When it is not, the rows are kept
-    as written (the table may have dropped infrastructure errors per contrast) but the signed
-    gaps of those rows have different denominators, which moves the floor; the warning names
-    the lines and their totals. The ``coordination_active`` subset (and any subset other than
-    ``all``) is per contrast by construction and is not compared.
-
-    Examples
-    --------
-    >>> issubclass(CountTotalsWarning, UserWarning)
-    True
-    """
 
 
 class TableError(ValueError):
@@ -151,9 +136,18 @@ def _read_rows(source, display: str, *, provenance: bool = False):
         row = _split(line, no, lines, display)
         if len(row) != len(header):
             raise TableError(display, no, None, f"expected {len(header)} fields "
-                             f"({', '.join(header)}), found {len(row)}")
+                             f"({', '.join(header)}), found {len(row)}"
+                             f"{_comment_hint(header)}")
         out.append((no, dict(zip(header, (v.strip() for v in row)))))
     return header_no, header, out
+
+
+def _comment_hint(header) -> str:
+    """The hint for a header that a user meant as a comment line (empty otherwise)."""
+    if header and header[0].startswith("#"):
+        return ("; a line starting with '#' is not a comment in these tables (they have no "
+                "comment syntax), so it was read as the header")
+    return ""
 
 
 def _resolve(header, spec, required, display, header_no):
@@ -168,9 +162,7 @@ def _resolve(header, spec, required, display, header_no):
             mapping[canon] = present[0]
     missing = [c for c in required if c not in mapping]
     if missing:
-        hint = ("; a line starting with '#' is not a comment in these tables (they have no "
-                "comment syntax), so it was read as the header"
-                if header and header[0].startswith("#") else "")
+        hint = _comment_hint(header)
         raise TableError(display, header_no, missing[0],
                          f"missing column; expected columns {', '.join(required)} (found "
                          f"{', '.join(header)}){hint}")

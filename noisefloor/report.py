@@ -35,6 +35,43 @@ def pp(value: float, digits: int = 1, signed: bool = False) -> str:
     return f"{value * 100:+.{digits}f}" if signed else f"{value * 100:.{digits}f}"
 
 
+def level_text(confidence: float) -> str:
+    """An interval level as a person reads it: ``0.95`` -> ``"95%"``.
+
+    Examples
+    --------
+    >>> level_text(0.95), level_text(0.9), level_text(0.975)
+    ('95%', '90%', '97.5%')
+    """
+    return f"{confidence * 100:g}%"
+
+
+#: How a floor's pooling over seeds reads in text, by :attr:`NoiseFloor.pooling`.
+POOLING_TEXT = {"summed": "counts summed over seeds", "random": "random effects over seeds"}
+
+#: Estimators of tau^2 by name.
+TAU_METHOD_TEXT = {"dl": "DerSimonian-Laird", "pm": "Paule-Mandel"}
+
+
+def pooling_line(nf: NoiseFloor) -> str:
+    """With random-effects pooling: the method and the tau of the floor's and the envelope's
+    contrasts, in one line; ``""`` for summed counts."""
+    if nf.pooling != "random":
+        return ""
+    pooled = nf.table[nf.table["level"] == "pooled"].set_index("contrast")["tau"]
+
+    def tau(contrast: str) -> str:
+        return f"tau {pp(float(pooled[contrast]))} pp" if contrast in pooled.index else "tau n/a"
+
+    parts = [f"{c} {tau(c)}" for c in dict.fromkeys((nf.floor_contrast, nf.envelope_contrast))
+             if c]
+    if not parts:
+        return (f"pooling: random effects over seeds ({TAU_METHOD_TEXT[nf.tau_method]} tau): "
+                "undefined for every contrast (see the note)")
+    return (f"pooling: random effects over seeds ({TAU_METHOD_TEXT[nf.tau_method]} tau; "
+            f"{', '.join(parts)}); bounds from the pooled {level_text(nf.confidence)} interval")
+
+
 def count_noun(n: int, noun: str, plural: str | None = None) -> str:
     """``"1 informative pair"``, ``"2 informative pairs"``.
 
@@ -84,8 +121,8 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
         "seed": [seed_text(level, seed) for level, seed in zip(t["level"], t["seed"])],
         "W/L/T": [f"{w}/{lo}/{ti}" for w, lo, ti in zip(t["wins"], t["losses"], t["ties"])],
         "gap pp": [pp(g, signed=True) for g in t["gap"]],
-        "95% CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
-                      for a, b in zip(t["ci_low"], t["ci_high"])],
+        f"{level_text(nf.confidence)} CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
+                                               for a, b in zip(t["ci_low"], t["ci_high"])],
         "p": [_p(p) for p in t["p_value"]],
         "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
         "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["level"])],
@@ -137,10 +174,11 @@ def verdict_table(result: AuditResult) -> pd.DataFrame:
     })
 
 
-def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False) -> pd.DataFrame:
+def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False,
+                   confidence: float = 0.95) -> pd.DataFrame:
     """Human-facing table of sign-tested contrasts (``sign_test_table`` or
-    :func:`~noisefloor.audit.log_contrasts` rows; gaps in pp), with the 95% interval when
-    ``ci`` and the verdict columns of :func:`~noisefloor.audit.place_contrasts` when present
+    :func:`~noisefloor.audit.log_contrasts` rows; gaps in pp), with the interval (computed at
+    ``confidence``, which heads its column) when ``ci`` and the verdict columns of :func:`~noisefloor.audit.place_contrasts` when present
     (a verdict marked ``*`` has a flag: too few informative pairs).
 
     Examples
@@ -159,7 +197,7 @@ def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False) -> pd.DataFrame
                       zip(contrasts["wins"], contrasts["losses"], contrasts["ties"])]
     shown["gap pp"] = [pp(g, signed=True) for g in contrasts["gap"]]
     if ci:
-        shown["95% CI pp"] = [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
+        shown[f"{level_text(confidence)} CI pp"] = [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                               for a, b in zip(contrasts["ci_low"], contrasts["ci_high"])]
     shown["p"] = [_p(p) for p in contrasts["p_value"]]
     shown["p_adj"] = [_p(p) for p in contrasts["p_adjusted"]]
@@ -243,9 +281,12 @@ def skipped_line(skipped) -> str:
 
 
 def floor_facts(nf: NoiseFloor, null_table: pd.DataFrame, skipped=()) -> list[tuple[str, str]]:
-    """The floor's facts after its three headline lines, as ``(kind, text)``: ``certified``,
-    ``note``, ``caution``, ``left_out``, ``skipped`` (only those that apply), in that order."""
+    """The floor's facts after its three headline lines, as ``(kind, text)``: ``pooling``
+    (random effects only), ``certified``, ``note``, ``caution``, ``left_out``, ``skipped``
+    (only those that apply), in that order."""
     facts = []
+    if pooling_line(nf):
+        facts.append(("pooling", pooling_line(nf)))
     cert = certification_line(null_table)
     if cert:
         facts.append(("certified", cert))
@@ -259,17 +300,23 @@ def floor_facts(nf: NoiseFloor, null_table: pd.DataFrame, skipped=()) -> list[tu
     return facts
 
 
-def _which(contrast: str) -> str:
-    return contrast or "no contrast has an untied pair"
+def _which(contrast: str, pooling: str = "summed") -> str:
+    if contrast:
+        return contrast
+    return ("no contrast has two seeds with variance to pool" if pooling == "random"
+            else "no contrast has an untied pair")
 
 
 def floor_text(run: FloorRun) -> str:
     """The terminal output of ``noisefloor floor``."""
     nf = run.noise_floor
+    how = f", upper {level_text(nf.confidence)} bound, {POOLING_TEXT[nf.pooling]}"
     lines = [f"{run.n_trials} trials, {run.n_tasks} tasks, {run.n_protocols} protocol(s), "
              f"{len(run.null_contrasts.table)} per-seed null contrast(s)",
-             f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast)}; basis: {nf.basis})",
-             f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast)})",
+             f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast, nf.pooling)}; "
+             f"basis: {nf.basis})"
+             f"{how}",
+             f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
              f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp; "
              f"{count_noun(nf.n_informative, 'informative pair')}"]
@@ -302,7 +349,8 @@ def contrast_text(run: ContrastRun) -> str:
     arms = "models" if run.by == "model" else "records"
     lines = [f"{run.a}-{run.b} from {', '.join(run.sources)}: {arms} paired by task and trial; "
              "wins = tasks where a succeeded and b failed"]
-    shown = contrast_table(rows.assign(p_adjusted=rows["p_bonferroni"]), ci=True)
+    shown = contrast_table(rows.assign(p_adjusted=rows["p_bonferroni"]), ci=True,
+                           confidence=run.confidence)
     column = f"p Bonferroni (m = {run.family_size})"
     shown = shown.rename(columns={"p_adj": column})
     if run.family_size == 1:
@@ -362,10 +410,11 @@ _OTHERS_HEAD = "Other contrasts in the count table (sign test; Bonferroni within
 def audit_text(run: AuditRun) -> str:
     """The terminal output of ``noisefloor audit`` (without the ``Wrote`` line)."""
     nf = run.noise_floor
+    pooled = "pooled" if nf.pooling == "summed" else "random-effects"
     lines = [f"Noise floor from {run.floor_source}",
-             f"  floor     {pp(nf.floor)} pp  pooled upper 95% bound of {nf.floor_contrast}"
-             f" ({'clean' if nf.basis == 'clean' else 'no clean contrast'})",
-             f"  envelope  {pp(nf.envelope)} pp  largest pooled upper bound "
+             f"  floor     {pp(nf.floor)} pp  {pooled} upper {level_text(nf.confidence)} bound "
+             f"of {nf.floor_contrast} ({'clean' if nf.basis == 'clean' else 'no clean contrast'})",
+             f"  envelope  {pp(nf.envelope)} pp  largest {pooled} upper bound "
              f"({nf.envelope_contrast})",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
              f"{pp(nf.null_gap_max, signed=True)} pp over {nf.n_seeds} seed(s); "
@@ -375,7 +424,8 @@ def audit_text(run: AuditRun) -> str:
     if run.from_logs:
         lines += ["", _LOG_HEAD]
         if run.log_contrasts is not None and not run.log_contrasts.empty:
-            lines.append(text_table(contrast_table(run.log_contrasts, ci=True)))
+            lines.append(text_table(contrast_table(run.log_contrasts, ci=True,
+                                                   confidence=nf.confidence)))
         lines += [f"  {text}" for _, text in log_contrast_facts(run)]
     if run.other_contrasts is not None:
         lines += ["", _OTHERS_HEAD, text_table(contrast_table(run.other_contrasts))]
@@ -409,13 +459,15 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
     """
     nf = run.noise_floor
     c = run.result.counts
+    level = level_text(nf.confidence)
+    pooled = "pooled" if nf.pooling == "summed" else "random-effects pooled"
     lines = ["# Noise-floor audit", "",
              f"- Floor from: {run.floor_source}",
              f"- Claims: {run.claims_source}", "",
              "## The floor", "",
-             f"- **Noise floor: {pp(nf.floor)} pp**, the pooled upper 95% bound of "
+             f"- **Noise floor: {pp(nf.floor)} pp**, the {pooled} upper {level} bound of "
              f"`{nf.floor_contrast}` ({'a clean null contrast' if nf.basis == 'clean' else 'no contrast is certified clean'}).",
-             f"- **Envelope: {pp(nf.envelope)} pp**, the largest pooled upper bound over all null "
+             f"- **Envelope: {pp(nf.envelope)} pp**, the largest {pooled} upper bound over all null "
              f"contrasts (`{nf.envelope_contrast}`).",
              f"- Null gaps per seed range from {pp(nf.null_gap_min, signed=True)} to "
              f"{pp(nf.null_gap_max, signed=True)} pp (SD {pp(nf.null_gap_sd)} pp) over "
@@ -423,16 +475,20 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
              f"{count_noun(nf.n_informative, 'informative (untied) pair')}."]
     lines += [_md_fact(kind, text) for kind, text in floor_facts(nf, run.null_table, run.skipped)]
     lines += ["", _markdown(floor_table(nf)), "",
-              "Gaps are (wins - losses) / n; intervals are Wilson 95% intervals on wins / (wins + "
-              "losses) mapped to the gap; p is the exact two-sided sign test (ties dropped), "
-              "Bonferroni over the contrasts of one seed (or of the pooled family).", ""]
+              f"Gaps are (wins - losses) / n; intervals are Wilson {level} intervals on wins / "
+              "(wins + losses) mapped to the gap; p is the exact two-sided sign test (ties "
+              "dropped), Bonferroni over the contrasts of one seed (or of the pooled family)."
+              + ("" if nf.pooling == "summed" else
+                 f" Pooled rows: the random-effects estimate of the per-seed gaps, its {level} "
+                 f"interval and the z-test p ({TAU_METHOD_TEXT[nf.tau_method]} tau)."), ""]
     if run.from_logs:
         lines += ["## Contrasts in this log", "",
                   "Each protocol pair compared on the same tasks at each trial after trial 0 (and "
                   "on the coordination-active subset at trial 1), its gap placed against the floor "
                   "like a claim; Bonferroni within seed, trial and subset.", ""]
         if run.log_contrasts is not None and not run.log_contrasts.empty:
-            lines += [_markdown(contrast_table(run.log_contrasts, ci=True)), ""]
+            lines += [_markdown(contrast_table(run.log_contrasts, ci=True,
+                                               confidence=nf.confidence)), ""]
         lines += [("\\" + text if kind == "flag" else _md_fact(kind, text))
                   for kind, text in log_contrast_facts(run)] + [""]
     if run.other_contrasts is not None and not run.other_contrasts.empty:

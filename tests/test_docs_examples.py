@@ -6,12 +6,16 @@ and stderr together, as a terminal shows them). A line ``...`` (or ``...`` insid
 matches anything, as doctest's ELLIPSIS option does; trailing white space is ignored.
 
 Commands run in a fresh folder per document, laid out as a clone is (``fixtures/``,
-``notebooks/`` and ``docs/`` of this repository, and ``../shared`` beside it), so the relative
+``notebooks/``, ``docs/``, ``benchmarks/`` and ``tests/`` of this repository, and ``../shared``
+beside it), so the relative
 paths the examples use resolve as they do for a user. A block preceded by the comment
 ``<!-- file: NAME -->`` is written to ``NAME`` in that folder before the sessions after it run
-(the small input files the examples talk about). A plain ``noisefloor ...`` command runs in
-process through click's test runner; anything with shell syntax (pipes, redirections, ``$?``)
-runs under bash with ``noisefloor`` on the PATH running this checkout.
+(the small input files the examples talk about). A session preceded by ``<!-- background -->``
+starts each of its commands in the background (a server the later examples talk to): its first
+output lines are compared as they arrive, and it is stopped when the document ends. A plain
+``noisefloor ...`` command runs in process through click's test runner; anything with shell
+syntax (pipes, redirections, ``$?``) runs under bash with ``noisefloor`` on the PATH running this
+checkout. A ``pycon`` block (``>>>`` prompts) runs as a doctest in the same folder.
 """
 
 from __future__ import annotations
@@ -19,9 +23,12 @@ from __future__ import annotations
 import doctest
 import os
 import re
+import select
 import shlex
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 DOCS = sorted([REPO / "README.md", *(REPO / "docs").glob("*.md")])
 _FILE_COMMENT = re.compile(r"^<!--\s*file:\s*(\S+)\s*-->\s*$")
+_BACKGROUND_COMMENT = re.compile(r"^<!--\s*background\s*-->\s*$")
 _SHELL_SYNTAX = re.compile(r"[|<>;&$`()*?]")
 
 
@@ -48,6 +56,8 @@ class Block:
     file_name: str | None = None
     content: str = ""
     commands: list[Command] = field(default_factory=list)
+    background: bool = False
+    doctest: str = ""
 
 
 def parse_markdown(text: str) -> list[Block]:
@@ -55,12 +65,17 @@ def parse_markdown(text: str) -> list[Block]:
     blocks: list[Block] = []
     lines = text.splitlines()
     pending_file: str | None = None
+    pending_background = False
     i = 0
     while i < len(lines):
         line = lines[i]
         match = _FILE_COMMENT.match(line.strip())
         if match:
             pending_file = match.group(1)
+            i += 1
+            continue
+        if _BACKGROUND_COMMENT.match(line.strip()):
+            pending_background = True
             i += 1
             continue
         if line.startswith("```"):
@@ -76,17 +91,24 @@ def parse_markdown(text: str) -> list[Block]:
                 blocks.append(Block(start + 1, file_name=pending_file,
                                     content="\n".join(body) + "\n"))
                 pending_file = None
+            elif line.strip() == "```pycon":
+                blocks.append(Block(start + 1, doctest="\n".join(body) + "\n"))
             elif body and body[0].startswith("$ "):
-                block = Block(start + 1)
+                block = Block(start + 1, background=pending_background)
+                continued = False
                 for offset, row in enumerate(body):
-                    if row.startswith("$ "):
+                    if continued:  # a command continued with a trailing backslash
+                        block.commands[-1].command += "\n" + row
+                    elif row.startswith("$ "):
                         block.commands.append(Command(start + 2 + offset, row[2:]))
                     else:
                         block.commands[-1].expected.append(row)
+                    continued = (row.startswith("$ ") or continued) and row.endswith("\\")
                 blocks.append(block)
+            pending_background = False
             continue
-        if line.strip():
-            pending_file = None if not line.strip().startswith("<!--") else pending_file
+        if line.strip() and not line.strip().startswith("<!--"):
+            pending_file, pending_background = None, False
         i += 1
     return blocks
 
@@ -95,7 +117,7 @@ def _layout(tmp: Path) -> Path:
     """A folder laid out like a clone with ``shared/`` beside it; returns the clone's root."""
     root = tmp / "clone"
     root.mkdir()
-    for name in ("fixtures", "notebooks", "docs", "benchmarks"):
+    for name in ("fixtures", "notebooks", "docs", "benchmarks", "tests"):
         if (REPO / name).exists():
             (root / name).symlink_to(REPO / name)
     if SHARED.exists():
@@ -115,11 +137,36 @@ def _run_in_process(args: list[str]) -> tuple[str, int]:
     return result.output, result.exit_code
 
 
-def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
+def _shell_env(cwd: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PATH"] = f"{cwd.parent / 'bin'}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("NOISEFLOOR_TRACEBACK", None)
+    return env
+
+
+def start_background(command: str, cwd: Path, n_lines: int,
+                     timeout: float = 120.0) -> tuple[subprocess.Popen, str]:
+    """Start ``command`` under bash; return it and its first ``n_lines`` lines of output."""
+    proc = subprocess.Popen(["bash", "-c", f"exec {command}"], cwd=cwd, env=_shell_env(cwd),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    assert proc.stdout is not None
+    while len(lines) < n_lines and time.monotonic() < deadline:
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if not ready:
+            break
+        row = proc.stdout.readline()
+        if not row:
+            break
+        lines.append(row)
+    return proc, "".join(lines)
+
+
+def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
+    env = _shell_env(cwd)
     proc = subprocess.run(["bash", "-c", f"(exit {last_status}); {command}"], cwd=cwd, env=env,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           timeout=300)
@@ -128,12 +175,24 @@ def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
 
 def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     """Run one example command; returns (output, exit status)."""
+    command = command.replace("\\\n", " ")  # continuation lines
     words = shlex.split(command, comments=True)
     plain = words and words[0] == "noisefloor" and not _SHELL_SYNTAX.search(
         command.split("#", 1)[0])
     if plain:
         return _run_in_process(words[1:])
     return _run_shell(command, cwd, last_status)
+
+
+def _run_doctest(text: str, where: str) -> list[str]:
+    """Run a ``pycon`` block as a doctest; returns the failure reports."""
+    import io
+
+    test = doctest.DocTestParser().get_doctest(text, {}, where, where, 0)
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    runner.run(test, out=out.write)
+    return [out.getvalue()] if runner.failures else []
 
 
 def _normalise(lines: list[str]) -> str:
@@ -158,6 +217,12 @@ def test_parser_reads_sessions_and_files():
     assert blocks[0].content == "x,y\n1,2\n"
     assert [(c.command, c.expected) for c in blocks[1].commands] == [
         ("noisefloor one", ["out 1", "..."]), ("echo $?", ["0"])]
+    assert not blocks[1].background
+    multi = parse_markdown("```\n$ noisefloor a \\\n    --b 1\nout\n```\n")
+    assert [(c.command, c.expected) for c in multi[0].commands] == [
+        ("noisefloor a \\\n    --b 1", ["out"])]
+    bg = parse_markdown("<!-- background -->\n```\n$ server --port 1\nlistening\n```\n")
+    assert bg[0].background and bg[0].commands[0].expected == ["listening"]
     assert _matches(_normalise(["out 1", "..."]), "out 1\nmore\nlines\n")
     assert not _matches(_normalise(["out 2"]), "out 1\n")
 
@@ -165,7 +230,7 @@ def test_parser_reads_sessions_and_files():
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
 def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     blocks = parse_markdown(doc.read_text(encoding="utf-8"))
-    sessions = [b for b in blocks if b.commands]
+    sessions = [b for b in blocks if b.commands or b.doctest]
     if not sessions:
         pytest.skip(f"{doc.name} has no terminal example")
     if not SHARED.exists():
@@ -175,17 +240,34 @@ def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("COLUMNS", "200")
     failures: list[str] = []
     status = 0
-    for block in blocks:
-        if block.file_name is not None:
-            target = root / block.file_name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(block.content, encoding="utf-8")
-            continue
-        for cmd in block.commands:
-            got, status = run_command(cmd.command, root, status)
-            want = _normalise(cmd.expected)
-            got_norm = _normalise(got.splitlines())
-            if not _matches(want, got_norm):
-                failures.append(f"{doc.relative_to(REPO)}:{cmd.line}: $ {cmd.command}\n"
-                                f"--- expected\n{want}--- got\n{got_norm}")
+    servers: list[subprocess.Popen] = []
+    try:
+        for block in blocks:
+            if block.file_name is not None:
+                target = root / block.file_name
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(block.content, encoding="utf-8")
+                continue
+            if block.doctest:
+                failures += _run_doctest(block.doctest, f"{doc.relative_to(REPO)}:{block.line}")
+                continue
+            for cmd in block.commands:
+                if block.background:
+                    want_lines = [row for row in cmd.expected if row.strip()]
+                    proc, got = start_background(cmd.command, root, len(want_lines))
+                    servers.append(proc)
+                else:
+                    got, status = run_command(cmd.command, root, status)
+                want = _normalise(cmd.expected)
+                got_norm = _normalise(got.splitlines())
+                if not _matches(want, got_norm):
+                    failures.append(f"{doc.relative_to(REPO)}:{cmd.line}: $ {cmd.command}\n"
+                                    f"--- expected\n{want}--- got\n{got_norm}")
+    finally:
+        for proc in servers:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
     assert not failures, "\n\n".join(failures)

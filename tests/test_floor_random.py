@@ -42,7 +42,7 @@ def test_matches_metafor_dl(null, level):
     for label, ref in (("pull-intercept", PULL_INTERCEPT[level]),
                        ("no_coord-intercept", NO_COORD_INTERCEPT[level])):
         row = t.loc[label]
-        got = (row.estimate, row.se, row.ci_low, row.ci_high, row.tau2, row.pi_low, row.pi_high)
+        got = (row.estimate, row.se, row.ci_low, row.ci_high, row.tau_squared, row.pi_low, row.pi_high)
         assert got == pytest.approx(ref, abs=1e-10)
     # floor: the clean contrast's excursion bound; envelope: the largest over all
     assert f.floor == pytest.approx(NO_COORD_INTERCEPT[level][3], abs=1e-10)

@@ -201,4 +201,4 @@ def test_false_positives_command_json_and_claim():
 
 def test_false_positives_bad_flip_rate_names_option():
     r = run("aa-sim", "--flip-rate", "0.7")
-    assert r.exit_code != 0 and "--flip-rate must lie in [0, 0.5]" in r.output
+    assert r.exit_code != 0 and "--flip-rate must be in [0, 0.5]" in r.output

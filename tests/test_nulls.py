@@ -60,7 +60,7 @@ def test_two_systems_without_store_fields_have_no_null_contrast(nulls_dir):
         certified_null_contrasts(trials)
     message = str(info.value)
     assert "baseline-swarm at trial 0" in message and "a contrast of two systems" in message
-    for remedy in ("store_events_at_start", "first_request_sha256", "--null"):
+    for remedy in ("store_events_at_start", "first_request_sha256", "null_pairs="):
         assert remedy in message
 
 

@@ -60,6 +60,14 @@ def test_empty_and_missing_files(tmp_path):
         read_claims(tmp_path / "nope.csv")
 
 
+def test_a_hash_line_before_the_header_gets_the_comment_hint(tmp_path):
+    # a '#' line read as the header makes the real header row a row of the wrong width: that
+    # error, too, says that '#' is not a comment (it used to stop at "expected 1 fields")
+    p = write(tmp_path, "# counts from our paper\n" + HEADER + "1,0,all,a-b,3,1,5\n")
+    with pytest.raises(TableError, match=r":2: expected 1 fields .*'#' is not a comment"):
+        read_paired_counts(p)
+
+
 @pytest.mark.parametrize("row,field,match", [
     ("X,b,r,5,abc,pp", "effect_high", "number"),
     ("X,b,r,5,,pp", "effect_high", "upper end"),
@@ -68,6 +76,7 @@ def test_empty_and_missing_files(tmp_path):
     (",b,r,1,2,pp", "paper", "non-empty"),
     ("X,b,r,1,inf,pp", "effect_high", "finite"),
 ])
+
 def test_claim_errors(tmp_path, row, field, match):
     p = write(tmp_path, "paper,benchmark,reported,effect_low,effect_high,unit\n" + row + "\n")
     with pytest.raises(TableError, match=match) as info:

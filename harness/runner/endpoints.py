@@ -45,6 +45,8 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletion
 
+from noisefloor.stats.warning_classes import UnknownPriceWarning
+
 logger = logging.getLogger(__name__)
 
 #: HTTP statuses that end a run at once: no retry or later rollout can succeed.
@@ -485,7 +487,7 @@ class Endpoints:
                     if cost is None and spec.name not in self._warned_price:
                         self._warned_price.add(spec.name)
                         warnings.warn(f"no price known for model {spec.name!r}: its costs are "
-                                      "recorded as null", stacklevel=2)
+                                      "recorded as null", UnknownPriceWarning, stacklevel=2)
                     return Completion(
                         model=model, text=response.choices[0].message.content,
                         tokens_in=t_in, tokens_out=t_out, cost_usd=cost, latency_s=latency,

@@ -35,6 +35,8 @@ from typing import Any
 
 import orjson
 
+from noisefloor.stats.warning_classes import TornJournalLineWarning
+
 JOURNAL = "journal.ndjson"
 RUN_META = "run.json"
 TRIALS = "trials.jsonl"
@@ -155,7 +157,7 @@ def _parse_journal(path: Path, data: bytes, repair: bool) -> JournalState:
         offset = end
     if torn:
         warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
-                      "that rollout runs again", stacklevel=3)
+                      "that rollout runs again", TornJournalLineWarning, stacklevel=3)
         if repair:
             with open(path, "r+b") as fh:
                 fh.truncate(good_end)

@@ -27,6 +27,7 @@ from harness.runner.keys import (
     BASELINE, MODE_CHOICES, RolloutSpec, canonical_json, in_shard, settings_id,
 )
 from harness.runner.variants import load_variants
+from noisefloor.stats.validation import MentionError, literal
 
 #: Version of the dialogue protocol (prompts, relaying, marker rule); part of every key.
 PROTOCOL_VERSION = 1
@@ -290,8 +291,9 @@ class Progress:
     errors: int
 
 
-class SettingsMismatchError(ValueError):
-    """The run directory was made with other outcome-changing settings."""
+class SettingsMismatchError(MentionError):
+    """The run directory was made with other outcome-changing settings (a :class:`ValueError`;
+    the message mentions ``allow_changed_settings``, spelled as the option on the command line)."""
 
 
 @dataclass(frozen=True)
@@ -380,8 +382,8 @@ def _check_meta(directory: Path, settings: RunSettings, ids: dict[str, str],
             what = diffs + [f"text of prompt variant {v!r}" for v in changed_variants
                             if not diffs]
             raise SettingsMismatchError(
-                f"{directory} was run with other settings ({'; '.join(what)}); use another "
-                "directory, or pass allow_changed_settings=True / --allow-changed-settings "
+                literal(f"{directory} was run with other settings ({'; '.join(what)}); ")
+                + "use another directory, or pass {allow_changed_settings=True} "
                 "to start over in it (earlier entries stay in the journal but leave "
                 "trials.jsonl)")
         variants = dict(ids) if diffs else {**meta.get("variant_settings", {}), **ids}

@@ -17,56 +17,126 @@ import click
 import numpy as np
 import pandas as pd
 
-
-# Library messages name Python keywords (``protocol=``, ``allow_nan=True``), sometimes with the
-# command-line option beside them (``benchmark= / --benchmark``); on the command line only the
-# option is meant. Both the keyword-and-option forms and a keyword that is an option of the
-# running command are rewritten; anything else is left as the library wrote it.
-_BOTH = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|\"[^\"]*\"|[^\s,/()]*)"
-                   r"(?:\s*/\s*|,\s*or\s+)(--[a-z][a-z-]*),?")
-_BRACKETED = re.compile(r"\b[a-z][a-z_]*=(?:True|False|'[^']*'|[^\s,/()]*)\s*"
-                        r"\((--[a-z][a-z-]*)(?: on the command line)?\)")
-_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
+from noisefloor.stats.validation import MentionError, ParameterError, Spell, python_spelling
+from noisefloor.stats.warning_classes import NoisefloorWarning
 
 
-def _command_options() -> set[str]:
-    ctx = click.get_current_context(silent=True)
-    if ctx is None:
-        return set()
-    return {opt for param in ctx.command.params for opt in getattr(param, "opts", ())
-            if opt.startswith("--")}
+def option_spelling(command: click.Command | None = None) -> Spell:
+    """Spell a library parameter as the running command's option (``protocol`` -> ``--protocol``).
 
-
-def cli_message(text: str, options: set[str] | None = None) -> str:
-    """Rewrite a library message for the command line: name options, not Python keywords.
-
-    ``options`` are the long options of the running command (default: read from the click
-    context); a bare keyword is rewritten only when it is one of them.
+    ``command`` defaults to the command of the current click context. The option is the one
+    whose destination is the parameter's name, else the one spelled ``--name-with-dashes``
+    (``format`` -> ``--format``, stored as ``log_format``), else the one named in
+    :data:`OPTION_DESTINATIONS`. A parameter that is no option of the command keeps its Python
+    spelling (``name=`` / ``name=value``). A mention's value follows the option
+    (``--k-exceeds-n nan``); a flag's ``True`` is the flag alone, a list ``[0]`` its items.
 
     Examples
     --------
-    >>> cli_message("NaN (pass allow_nan=True, or --allow-nan, to accept it)")
-    'NaN (pass --allow-nan to accept it)'
-    >>> cli_message("cannot name the benchmark (or pass benchmark= / --benchmark)")
-    'cannot name the benchmark (or pass --benchmark)'
-    >>> cli_message("pass format= (--format on the command line) one of jsonl")
-    'pass --format one of jsonl'
-    >>> cli_message("2 protocols; choose one with protocol=", {"--protocol"})
-    '2 protocols; choose one with --protocol'
-    >>> cli_message("pass k_exceeds_n='nan' to decide", {"--k-exceeds-n"})
-    'pass --k-exceeds-n nan to decide'
-    >>> cli_message("choose one with protocol=", set())  # no such option: left as written
-    'choose one with protocol='
+    >>> @click.command()
+    ... @click.option("--k-exceeds-n", type=click.Choice(["nan", "exclude"]))
+    ... @click.option("--allow-nan", is_flag=True)
+    ... def passk(k_exceeds_n, allow_nan): ...
+    >>> spell = option_spelling(passk)
+    >>> spell("k_exceeds_n", None), spell("k_exceeds_n", "'nan'"), spell("allow_nan", "True")
+    ('--k-exceeds-n', '--k-exceeds-n nan', '--allow-nan')
+    >>> spell("protocol", None)  # not an option of this command: the Python keyword
+    'protocol='
     """
-    text = _BRACKETED.sub(r"\1", _BOTH.sub(r"\1", text))
-    known = _command_options() if options is None else options
+    if command is None:
+        ctx = click.get_current_context(silent=True)
+        command = ctx.command if ctx is not None else None
+    by_dest: dict[str, click.Option] = {}
+    by_flag: dict[str, click.Option] = {}
+    for param in getattr(command, "params", ()):
+        if isinstance(param, click.Option) and param.name:
+            by_dest.setdefault(param.name, param)
+            for opt in param.opts:
+                by_flag.setdefault(opt, param)
+
+    def spell(name: str, value: str | None) -> str:
+        param = (by_dest.get(name) or by_flag.get("--" + name.replace("_", "-"))
+                 or by_dest.get(OPTION_DESTINATIONS.get(name, "")))
+        longs = [o for o in param.opts if o.startswith("--")] if param is not None else []
+        if param is None or not longs:
+            return python_spelling(name, value)
+        option = max(longs, key=len)
+        if value is None or (param.is_flag and value == "True"):
+            return option
+        return f"{option} {value.strip(chr(39) + chr(34) + '[]')}"
+
+    return spell
+
+
+#: Library parameters whose command-line option stores under another name (``contrast --trial``
+#: is ``trials=`` of :func:`noisefloor.pipelines.contrast_run`).
+OPTION_DESTINATIONS = {"trials": "trial_indices"}
+
+
+def error_text(exc: BaseException, command: click.Command | None = None) -> str:
+    """An exception's message for the command line, its parameters spelled as options.
+
+    A :class:`~noisefloor.stats.validation.MentionError` (a
+    :class:`~noisefloor.stats.validation.ParameterError`, a log's
+    :class:`~noisefloor.logs.LogValidationError`, ...) is rendered with
+    :func:`option_spelling` of ``command`` (default: the running command); the subject of a
+    ``ParameterError`` that is no option keeps its bare Python name. A file-system error is
+    ``PATH: what went wrong``; a ``KeyError`` its message without quotes; anything else
+    ``str(exc)``.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @click.option("--n-boot", type=int)
+    ... def run(n_boot): ...
+    >>> error_text(ParameterError("n_boot", "an integer >= 100", 5), run)
+    '--n-boot must be an integer >= 100, got 5'
+    >>> error_text(ParameterError("n_sim", "an integer >= 1", 0), run)
+    'n_sim must be an integer >= 1, got 0'
+    >>> error_text(KeyError("no task 'x'"), run)
+    "no task 'x'"
+    """
+    if isinstance(exc, MentionError):
+        spell = option_spelling(command)
+        if isinstance(exc, ParameterError):
+            subject = exc.parameter
+            return exc.render(lambda name, value: spell(name, value).removesuffix("=")
+                              if value is None and name == subject else spell(name, value))
+        return exc.render(spell)
+    if isinstance(exc, OSError):
+        return os_error_text(exc)
+    if isinstance(exc, KeyError) and exc.args:
+        return str(exc.args[0])
+    return str(exc)
+
+
+# Messages of the modules not converted to mentions yet (noisefloor.stats.power_functions'
+# checks, noisefloor.monitoring.pipeline's protocol= hints) still write a bare keyword; one
+# that is an option of the running command is shown as that option. Goes when those modules
+# raise ParameterError / MentionError (every other library message carries its parameters).
+_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
+
+
+def legacy_keywords(text: str, command: click.Command | None = None) -> str:
+    """Show a bare ``name=`` of a not yet converted message as the command's option.
+
+    Examples
+    --------
+    >>> @click.command()
+    ... @click.option("--protocol")
+    ... def monitor(protocol): ...
+    >>> legacy_keywords("2 protocols; choose one with protocol=", monitor)
+    '2 protocols; choose one with --protocol'
+    >>> legacy_keywords("p_d= must lie in [0, 1]", monitor)  # no such option: as written
+    'p_d= must lie in [0, 1]'
+    """
+    spell = option_spelling(command)
 
     def keyword(match: re.Match) -> str:
-        option = "--" + match.group(1).replace("_", "-")
-        if option not in known:
-            return match.group(0)
-        value = match.group(3)
-        return option if value is None else f"{option} {value}"
+        value = match.group(3) if match.group(3) is not None else (
+            "True" if match.group(2) == "True" else None)
+        spelled = spell(match.group(1), value)
+        return match.group(0) if spelled == python_spelling(match.group(1), value) else spelled
 
     return _KEYWORD.sub(keyword, text)
 
@@ -75,19 +145,22 @@ def cli_message(text: str, options: set[str] | None = None) -> str:
 def clean_warnings() -> Iterator[None]:
     """Show warnings as one ``warning: message`` line each on stderr (no file path or source).
 
-    noisefloor's own warnings (a truncated final line, tasks left unpaired) are shown every
-    time they are raised, but each distinct message once.
+    noisefloor's own warnings (every :class:`~noisefloor.stats.warning_classes.NoisefloorWarning`
+    subclass: a truncated final line, tasks left unpaired) are chosen by class, never by
+    message or module: each is shown whenever it is raised (not once per code location, as
+    Python's default filter would), and each distinct message once. Other libraries' warnings
+    keep Python's filters and are shown the same way.
     """
     shown: set[str] = set()
 
     def show(message, category, filename, lineno, file=None, line=None):
-        text = cli_message(str(message))
+        text = str(message)
         if text not in shown:
             shown.add(text)
             click.echo(f"warning: {text}", err=True)
 
     with warnings.catch_warnings():
-        warnings.filterwarnings("always", module=r"(noisefloor|harness)(\.|$)")
+        warnings.simplefilter("always", NoisefloorWarning)
         warnings.showwarning = show
         yield
 
@@ -125,11 +198,10 @@ def handle_errors(func):
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             sys.exit(141)
+        except MentionError as exc:
+            raise click.ClickException(error_text(exc)) from None
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
-            message = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-            if isinstance(exc, OSError):
-                message = os_error_text(exc)
-            raise click.ClickException(cli_message(str(message))) from None
+            raise click.ClickException(legacy_keywords(error_text(exc))) from None
         except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
             if os.environ.get(TRACEBACK_ENV):
                 raise

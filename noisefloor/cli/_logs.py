@@ -64,7 +64,7 @@ def _refuse_unrecognised(paths) -> None:
     The reader stops at the first; a directory holding a results table besides its logs would
     then be fixed one file per run.
     """
-    from noisefloor.cli._common import cli_message
+    from noisefloor.cli._common import option_spelling
     from noisefloor.logs import LogValidationError, detect_format
     from noisefloor.logs.detect import expand_paths
 
@@ -78,12 +78,13 @@ def _refuse_unrecognised(paths) -> None:
             pass  # the reader reports it with the file name
     if len(problems) < 2:
         return  # none, or one: the reader's own message names it
-    expected = {p.expected for p in problems}
+    spell = option_spelling()
+    expected = {p.texts(spell)[1] for p in problems}
     lines = [f"{len(problems)} file(s) are not recognised trial logs:"]
-    lines += [f"  {p.source}: {p.received or p.message}" for p in problems]
+    lines += [f"  {p.source}: {p.received or p.texts(spell)[0]}" for p in problems]
     if len(expected) == 1 and None not in expected:
         lines.append(f"expected {expected.pop()}")
-    raise click.ClickException(cli_message("\n".join(lines)))
+    raise click.ClickException("\n".join(lines))
 
 
 def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None,

@@ -1,7 +1,7 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.stats.agreement_table.agreement_by_label`, the plot is
+:func:`noisefloor.agreement_table.agreement_by_label`, the plot is
 :func:`noisefloor.agreement_plot.agreement_forest_plot`.
 """
 
@@ -13,7 +13,8 @@ from pathlib import Path
 
 import click
 
-from noisefloor.cli._common import handle_errors, os_error_text
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
+from noisefloor.cli._common import error_text, handle_errors, os_error_text
 from noisefloor.logs.annotations import (
     LAYOUTS,
     AnnotationError,
@@ -21,7 +22,6 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
-from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
@@ -162,7 +162,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     try:
         chosen = detect_layout(file, layout)
     except (AnnotationError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(error_text(exc)) from None
     try:
         df = read_annotations(file, layout=chosen.layout)
         cats = _split(categories)
@@ -183,7 +183,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     except AnnotationError as exc:  # names file, line and field already
         raise click.ClickException(str(exc)) from None
     except ValueError as exc:
-        raise click.ClickException(f"{file}: {exc} (read in {chosen.describe()})") from None
+        raise click.ClickException(f"{file}: {error_text(exc)} (read in {chosen.describe()})"
+                                   ) from None
     if metric == "cohen" and table.judge is None and len(table.raters) != 2:
         # no pair to compare: the option that was asked for cannot be honoured
         raise click.UsageError(
@@ -211,7 +212,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         ]
         click.echo(json.dumps(rows, indent=2))
         return
-    pct = round(confidence * 100)
+    pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
     click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
                f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else "")
                + (f"; ignored (not in --raters): {', '.join(table.ignored)}, "

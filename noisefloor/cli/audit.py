@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._intervals import confidence_option, pooling_options, tau_method_for
 from noisefloor.cli._logs import log_call_options, null_options
 
 
@@ -19,13 +20,16 @@ from noisefloor.cli._logs import log_call_options, null_options
                    "noise-floor paper, labelled as such in the output).")
 @click.option("--out", type=click.Path(file_okay=False), default="noisefloor-report",
               show_default=True, help="Directory for forest.png, forest.svg and report.md.")
+@confidence_option
+@pooling_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @click.option("--no-plot", "no_plot", is_flag=True,
               help="Write no forest plot (report.md only). The plot draws at most 60 rows, those "
                    "farthest from 0, and says what it left out.")
 @handle_errors
 def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol, clean,
-          null_pairs, no_trial0, no_reruns, by, claims, out, as_json, no_plot) -> None:
+          null_pairs, no_trial0, no_reruns, by, claims, out, confidence, pooling, tau_method,
+          as_json, no_plot) -> None:
     """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
 
     Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
@@ -33,7 +37,9 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     published claims they list. With --log, the floor comes from the log's certified null
     contrasts, and the log's own contrasts (each trial after trial 0, and the
     coordination-active subset) are placed against it; without --claims the bundled claims are
-    still placed, and the output says so. Python: noisefloor.pipelines.audit_run.
+    still placed, and the output says so. Every interval and bound is at --confidence;
+    --pooling random pools each null contrast over seeds by random effects instead of summed
+    counts. Python: noisefloor.pipelines.audit_run.
     """
     from noisefloor.pipelines import audit_run
     from noisefloor.report import audit_text
@@ -43,6 +49,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     if not logs and (null_pairs or no_trial0 or no_reruns or by != "protocol"):
         raise click.UsageError("--null, --no-trial0, --no-reruns and --by go with --log: a "
                                "count table's trial-0 rows are its null contrasts")
+    tau_method = tau_method_for(pooling, tau_method)
     kwargs = {}
     if logs:
         kwargs = log_call_options(list(logs), log_format, label_benchmark, label_model,
@@ -50,7 +57,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
         kwargs.update(logs=list(logs), null_pairs=null_pairs, trial0=not no_trial0,
                       reruns=not no_reruns, by=by)
     run = audit_run(counts=counts, claims=claims, clean_pairs=clean, out=out, plot=not no_plot,
-                    **kwargs)
+                    confidence=confidence, pooling=pooling, tau_method=tau_method, **kwargs)
     if as_json:
         emit_json(run.to_dict())
         return

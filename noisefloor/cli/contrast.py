@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
 from noisefloor.report import _p_sentence as _p
-from noisefloor.report import pp
+from noisefloor.report import level_text, pp
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 
@@ -41,12 +42,14 @@ COUNT = click.IntRange(min=0, max=2**63 - 1)
               help="With --log: also compare trial 1 on the tasks both protocols failed at trial 0.")
 @click.option("--family-size", type=int, default=1, show_default=True,
               help="Number of contrasts in the family, for the Bonferroni correction.")
+@confidence_option(help="Level of the Wilson-mapped interval (0.90 gives a 90% interval).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model, label_protocol,
              clean, null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-             coordination_active, family_size: int, as_json: bool) -> None:
-    """Exact sign test, signed gap and Wilson-mapped 95% CI of one paired contrast a-b.
+             coordination_active, family_size: int, confidence: float, as_json: bool) -> None:
+    """Exact sign test, signed gap and Wilson-mapped CI (--confidence, default 95%) of one
+    paired contrast a-b.
 
     From counts (--wins, --losses, --ties), or from logs: --log LOG --a P --b Q pairs each
     record of P with the record of Q for the same task and trial (within one benchmark,
@@ -63,7 +66,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
             raise click.UsageError("give either --log or --wins/--losses/--ties, not both")
         _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                    null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-                   coordination_active, family_size, as_json)
+                   coordination_active, family_size, confidence, as_json)
         return
     if (arm_a or arm_b or by or trial_indices or trial_b is not None or coordination_active
             or clean or null_pairs or no_trial0 or no_reruns):
@@ -72,7 +75,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
     if wins is None or losses is None:
         raise click.UsageError("give --wins and --losses (and --ties), or --log LOG --a P --b Q")
     ties = 0 if ties is None else ties
-    r = sign_test(wins, losses, ties)
+    r = sign_test(wins, losses, ties, confidence=confidence)
     p_bonf = adjust_pvalues([r.p_value], method="bonferroni", family_size=family_size)
     p_corr = p_bonf.p_adjusted[0]
     if as_json:
@@ -83,8 +86,8 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
         return
     click.echo(f"W/L/T {r.wins}/{r.losses}/{r.ties}  (n = {r.n}, {r.informative} untied)")
     click.echo(f"gap        {pp(r.gap, signed=True)} pp")
-    click.echo(f"95% CI     [{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}] pp "
-               "(Wilson-mapped)")
+    click.echo(f"{level_text(r.confidence) + ' CI':<10} [{pp(r.ci_low, signed=True)}, "
+               f"{pp(r.ci_high, signed=True)}] pp (Wilson-mapped)")
     click.echo(f"sign test  p {_p(r.p_value)}")
     if family_size > 1:
         click.echo(f"Bonferroni p {_p(p_corr)} (m = {family_size})")
@@ -94,7 +97,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-               coordination_active, family_size, as_json) -> None:
+               coordination_active, family_size, confidence, as_json) -> None:
     from noisefloor.pipelines import contrast_run, read_log_trials
     from noisefloor.report import contrast_text
 
@@ -113,7 +116,8 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, c
     run = contrast_run(list(logs), arm_a, arm_b, by=by, trials=trial_indices or None,
                        trial_b=trial_b, coordination_active=coordination_active,
                        family_size=family_size, clean_pairs=clean, null_pairs=null_pairs,
-                       trial0=not no_trial0, reruns=not no_reruns, **options)
+                       trial0=not no_trial0, reruns=not no_reruns, confidence=confidence,
+                       **options)
     if as_json:
         emit_json(run.to_dict())
         return

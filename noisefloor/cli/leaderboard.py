@@ -8,6 +8,7 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
 from noisefloor.leaderboard import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
 from noisefloor.report import pp
@@ -31,8 +32,7 @@ def _p(p: float) -> str:
               help="Trial LOG(s) whose noise floor the gap is placed against (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: the clean-contrast floor or the envelope.")
-@click.option("--confidence", type=float, default=0.95, show_default=True,
-              help="Level of every interval printed.")
+@confidence_option(help="Level of every interval printed, and of the floor of --floor-log.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
@@ -57,7 +57,7 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         return
     env = math.nan
     if floor_logs:
-        floor, source = floor_from_logs(floor_logs, floor_kind)
+        floor, source = floor_from_logs(floor_logs, floor_kind, confidence=confidence)
     elif floor is not None:
         source, env = "--floor", (math.nan if envelope is None else envelope)
     elif not math.isnan(aa.floor):

@@ -10,7 +10,7 @@ import warnings
 
 import click
 
-from noisefloor.cli._common import cli_message, handle_errors
+from noisefloor.cli._common import error_text, handle_errors, option_spelling
 from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
@@ -61,10 +61,11 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     # A path that cannot be read at all (missing, an empty directory, a named pipe, a broken
     # link) is one problem among the others: report each and go on with the files found.
     readable, found_problems = walk_paths(list(files))
-    path_problems = [str(p) for p in found_problems]
+    spell = option_spelling()
+    path_problems = [p.render(spell) for p in found_problems]
     if not readable:
         for problem in path_problems:
-            click.echo(cli_message(problem))
+            click.echo(problem)
         click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
                    f"{len(path_problems)} problem(s)")
         raise SystemExit(1)
@@ -75,7 +76,7 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
                                    benchmark=benchmark, model=model, protocol=protocol,
                                    score=score, max_line_bytes=max_line_bytes)
     except (LogValidationError, ValueError, OSError) as exc:
-        raise click.ClickException(cli_message(str(exc))) from None
+        raise click.ClickException(error_text(exc)) from None
     ok = report.ok and not path_problems
     if as_json:
         doc = report.to_dict()
@@ -84,9 +85,9 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
         click.echo(json.dumps(doc, indent=2))
     else:
         for problem in path_problems:
-            click.echo(cli_message(problem))
-        for problem in map(str, report.problems):
-            click.echo(cli_message(str(problem)))
+            click.echo(problem)
+        for log_problem in report.problems:
+            click.echo(log_problem.render(spell))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")
         n_problems = len(report.problems) + len(path_problems)

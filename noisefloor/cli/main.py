@@ -45,7 +45,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class _Root(click.Group):
-    """The root group: commands load lazily; error messages name options, not Python keywords."""
+    """The root group: commands load lazily (their error messages name options: see
+    :func:`noisefloor.cli._common.error_text`)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(set(COMMANDS) | set(self.commands))
@@ -70,29 +71,6 @@ class _Root(click.Group):
         if rows:
             with formatter.section("Commands"):
                 formatter.write_dl(rows)
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except click.ClickException as exc:
-            if not isinstance(exc, click.UsageError):
-                from noisefloor.cli._common import cli_message
-
-                exc.message = cli_message(exc.message, self._options(ctx))
-            raise
-
-    def _options(self, ctx: click.Context) -> set[str]:
-        # The long options of the command that ran (of any subcommand, for a group).
-        name = ctx.invoked_subcommand or ""
-        command = self.get_command(ctx, name) if name else None
-        options: set[str]
-        stack, options = [command] if command is not None else [], set()
-        while stack:
-            cmd = stack.pop()
-            options.update(o for p in cmd.params for o in getattr(p, "opts", ())
-                           if o.startswith("--"))
-            stack.extend(getattr(cmd, "commands", {}).values())
-        return options
 
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})

@@ -7,9 +7,9 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
 from noisefloor.cli._logs import log_options, read_logs
-from noisefloor.stats.monitor_frame import monitor_trials
+from noisefloor.monitoring import monitor_trials
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
 ALARM_EXIT_CODE = 3
@@ -324,7 +324,8 @@ def monitor(
         try:
             sigma = noise_floor_from_trials(floor_trials)
         except ValueError as exc:
-            raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: {exc}") from None
+            raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: "
+                                       f"{error_text(exc)}") from None
         if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:
             raise click.ClickException(
                 f"--floor-log {', '.join(floor_logs)}: the floor's null_gap_sd is "

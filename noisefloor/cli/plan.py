@@ -18,22 +18,25 @@ _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNema
           "sign_test": "exact sign test"}
 
 
-def floor_from_logs(paths, kind: str = "floor") -> tuple[float, str]:
-    """The noise floor (or envelope) of trial LOG files and a line saying where it came from.
+def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tuple[float, str]:
+    """The noise floor (or envelope, an upper ``confidence`` bound) of trial LOG files and a
+    line saying where it came from.
 
     Used by ``plan --floor-log`` and ``leaderboard --floor-log``.
     """
     from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines import floor_run
+    from noisefloor.floor import noise_floor
+    from noisefloor.pipelines import _quiet_nulls
 
     trials = read_logs(paths, "auto")
-    nf = floor_run(trials).noise_floor
+    nf = noise_floor(_quiet_nulls(trials).table, confidence=confidence)
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
         raise click.ClickException(f"--floor-log {', '.join(paths)}: the {kind} is undefined "
                                    f"({nf.reason or 'no informative null contrast'})")
-    return float(value), f"{kind} of {', '.join(paths)} ({contrast})"
+    level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
+    return float(value), f"{kind} of {', '.join(paths)} ({contrast}{level})"
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -223,10 +226,10 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
 
 def _null_gaps_of(paths) -> list[float]:
     from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines import floor_run
+    from noisefloor.pipelines import _quiet_nulls
 
     if not paths:
         raise click.UsageError("--claim needs --null-gap or --floor-log")
-    null = floor_run(read_logs(paths, "auto")).null_contrasts.table
+    null = _quiet_nulls(read_logs(paths, "auto")).table
     n = null["wins"] + null["losses"] + null["ties"]
     return [float(g) for g in ((null["wins"] - null["losses"]) / n)[n > 0]]

@@ -13,7 +13,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
 
 
 @click.group("tax", short_help="Run the collaboration-tax suite; merge runs; report on them.")
@@ -163,7 +163,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
                          allow_changed_settings=opt["allow_changed_settings"],
                          on_progress=on_progress)
     except (EndpointFatalError, SettingsMismatchError, RuntimeError) as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(error_text(exc)) from None
     finally:
         if bar is not None:
             bar.close()

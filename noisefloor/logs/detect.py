@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, LogValidationError
 from noisefloor.logs.files import regular_file_problem, stat_problem
 from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
@@ -164,10 +165,10 @@ def _json_document_format(path: Path, first: bytes) -> tuple[str | None, str]:
 
 def not_a_log(path: str | Path, received: str) -> LogProblem:
     """The problem reported for a file that no reader recognises."""
-    return LogProblem(str(path), None, None,
-                      "not a recognised trial log",
-                      FORMAT_NEEDS + " (or name the format with format= (--format) to force "
-                      "its reader)", received, kind="format")
+    return LogProblem.mentioning(str(path), None, None,
+                                 "not a recognised trial log",
+                                 literal(FORMAT_NEEDS) + " (or name the format with {format} to "
+                                 "force its reader)", received, kind="format")
 
 
 def _first_objects(path: Path, limit: int | None = None, max_lines: int = 50) -> Iterator[Any]:

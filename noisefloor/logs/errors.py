@@ -7,8 +7,11 @@ and fix it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field as dataclass_field
 from typing import Any
+
+from noisefloor.stats.validation import MentionError, Spell, mention_text
+from noisefloor.stats.warning_classes import InfrastructureRewardWarning, TruncatedLineWarning
 
 __all__ = [
     "LogProblem",
@@ -42,6 +45,11 @@ class LogProblem:
     kind : str
         Machine-readable category: ``"json"``, ``"encoding"``, ``"duplicate_key"``,
         ``"validation"``, ``"duplicate_row"``, ``"format"``, ``"io"``.
+    templates : tuple of (str, str or None), optional
+        ``message`` and ``expected`` as written with parameter mentions (``{allow_nan=True}``,
+        see :func:`noisefloor.stats.validation.mention_text`), so a front end can spell the
+        parameters its own way (:meth:`render`); made by :meth:`mentioning`. Not part of
+        :meth:`to_dict` or of equality.
     """
 
     source: str
@@ -51,21 +59,58 @@ class LogProblem:
     expected: str | None = None
     received: str | None = None
     kind: str = "validation"
+    templates: tuple[str, str | None] | None = dataclass_field(default=None, compare=False,
+                                                              repr=False)
 
-    def __str__(self) -> str:
+    @classmethod
+    def mentioning(cls, source: str, line: int | None, field: str | None, message: str,
+                   expected: str | None = None, received: str | None = None,
+                   kind: str = "validation") -> LogProblem:
+        """A problem whose ``message`` / ``expected`` mention parameters as ``{name=value}``.
+
+        Examples
+        --------
+        >>> p = LogProblem.mentioning("a.json", None, None, "cannot name the model (or pass "
+        ...                           "{model})", "a non-empty string")
+        >>> str(p)
+        'a.json: cannot name the model (or pass model=) (expected a non-empty string)'
+        >>> p.render(lambda name, value: "--" + name)
+        'a.json: cannot name the model (or pass --model) (expected a non-empty string)'
+        """
+        return cls(source, line, field, mention_text(message),
+                   None if expected is None else mention_text(expected), received, kind,
+                   templates=(message, expected))
+
+    def texts(self, spell: Spell | None = None) -> tuple[str, str | None]:
+        """``(message, expected)`` with parameters spelled by ``spell(name, value)``."""
+        if self.templates is None or spell is None:
+            return self.message, self.expected
+        message, expected = self.templates
+        return (mention_text(message, spell),
+                None if expected is None else mention_text(expected, spell))
+
+    def render(self, spell: Spell | None = None) -> str:
+        """``file:line: field: message (expected ..., received ...)``, parameters spelled by
+        ``spell(name, value)`` (default: as in Python, ``name=value``)."""
+        message, expected = self.texts(spell)
         where = self.source if self.line is None else f"{self.source}:{self.line}"
-        text = self.message
-        if self.expected is not None:
-            text += f" (expected {self.expected}"
+        text = message
+        if expected is not None:
+            text += f" (expected {expected}"
             text += f", received {self.received})" if self.received is not None else ")"
         return f"{where}: {self.field}: {text}" if self.field else f"{where}: {text}"
 
+    def __str__(self) -> str:
+        return self.render()
+
     def to_dict(self) -> dict[str, Any]:
         """Return the problem as a plain dict (JSON-serialisable)."""
-        return asdict(self)
+        out = asdict(self)
+        del out["templates"]
+        return out
 
 
-class LogValidationError(ValueError):
+class LogValidationError(MentionError):
     """A trial log cannot be loaded as it stands.
 
     ``str(error)`` is the first problem on one line (plus a count of the others);
@@ -76,9 +121,16 @@ class LogValidationError(ValueError):
         if not problems:
             raise ValueError("LogValidationError needs at least one problem")
         self.problems = list(problems)
-        first = str(self.problems[0])
+        ValueError.__init__(self, self.render())
+
+    def render(self, spell: Spell | None = None) -> str:
+        """The first problem (plus a count of the others), parameters spelled by ``spell``."""
+        first = self.problems[0].render(spell)
         more = len(self.problems) - 1
-        super().__init__(first if more == 0 else f"{first} (and {more} more problem(s))")
+        return first if more == 0 else f"{first} (and {more} more problem(s))"
+
+    def __reduce__(self):
+        return (type(self), (self.problems,))
 
 
 @dataclass(frozen=True)
@@ -111,16 +163,6 @@ class TruncatedLine:
     def to_dict(self) -> dict[str, Any]:
         """Return the report as a plain dict (JSON-serialisable)."""
         return asdict(self)
-
-
-class TruncatedLineWarning(UserWarning):
-    """Warned when the last line of a JSONL file is cut off without a newline and skipped."""
-
-
-class InfrastructureRewardWarning(UserWarning):
-    """Warned (once per tau2-bench run) when simulations that ended in ``infrastructure_error``
-    carry a ``reward_info.reward``: they are read with a null reward, as documented in
-    :mod:`noisefloor.logs.tau2`, and the recorded reward is kept in ``extra["recorded_reward"]``."""
 
 
 _JSON_TYPE_NAMES = {

@@ -61,6 +61,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.files import regular_file_problem
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
@@ -222,7 +223,8 @@ def _decode(raw: bytes, source: str, sink: ProblemSink, record: int | None = Non
     try:
         return parse_strict(raw, allow_nan=True, document=True)
     except JSONProblem as exc:
-        sink.add([LogProblem(source, record, exc.field, str(exc), kind=exc.kind)])
+        sink.add([LogProblem(source, record, exc.field, str(exc), kind=exc.kind,
+                                   templates=exc.templates)])
         return None
 
 
@@ -370,10 +372,10 @@ def map_sample(
         if score is None:
             have = sorted(sample.get("scores") or {}) if isinstance(sample.get("scores"), dict) \
                 else []
-            what = (f"no score from scorer {used!r}" + (f" (it has {', '.join(map(repr, have))}"
-                                                        "; choose one with score= / --score)"
-                                                        if have else ""))
-            problems.append(LogProblem(
+            what = (literal(f"no score from scorer {used!r}")
+                    + (literal(f" (it has {', '.join(map(repr, have))}")
+                       + "; choose one with {score})" if have else ""))
+            problems.append(LogProblem.mentioning(
                 source, index, f"scores.{used}", f"the sample has {what}",
                 "a score for every sample that did not end in an error",
                 "none" if not have else f"scores {', '.join(map(repr, have))}"))
@@ -385,11 +387,11 @@ def map_sample(
             extra["score_value"] = value
             reward = value_to_float(value)
             if reward is None:
-                problems.append(LogProblem(
+                problems.append(LogProblem.mentioning(
                     source, index, f"scores.{used}.value",
                     "cannot map the score value to a reward (inspect's value_to_float would "
                     "count it as 0 with a warning)" + ("" if chosen else
-                                                       "; choose a scorer with score= / --score"),
+                                                       "; choose a scorer with {score}"),
                     "C/I/P/N, yes/no, true/false, a number or a boolean", describe_value(value)))
             else:
                 rec["reward"] = reward
@@ -411,14 +413,14 @@ def _run_labels(header: dict[str, Any], source: str, benchmark: str | None, mode
     if benchmark is None:
         benchmark = spec.get("task")
         if not isinstance(benchmark, str) or not benchmark:
-            problems.append(LogProblem(source, None, "eval.task", "cannot name the benchmark "
-                                       "(or pass benchmark= / --benchmark)", "a non-empty string",
+            problems.append(LogProblem.mentioning(source, None, "eval.task", "cannot name the "
+                                       "benchmark (or pass {benchmark})", "a non-empty string",
                                        describe_value(benchmark)))
     if model is None:
         model = spec.get("model")
         if not isinstance(model, str) or not model:
-            problems.append(LogProblem(source, None, "eval.model", "cannot name the model "
-                                       "(or pass model= / --model)", "a non-empty string",
+            problems.append(LogProblem.mentioning(source, None, "eval.model", "cannot name the "
+                                       "model (or pass {model})", "a non-empty string",
                                        describe_value(model)))
     config = spec.get("model_generate_config")
     seed = config.get("seed") if isinstance(config, dict) else None

@@ -25,18 +25,24 @@ from typing import Any
 import numpy as np
 import orjson
 
+from noisefloor.stats.validation import mention_text
+
 __all__ = ["JSONProblem", "parse_fast", "parse_strict"]
 
 
 class JSONProblem(ValueError):
     """A line is not one strict JSON value. ``kind`` is ``"json"``, ``"encoding"``,
     ``"duplicate_key"`` or ``"non_finite"``; ``field`` is the dotted path of the value at
-    fault when it is known (a lone surrogate), else None."""
+    fault when it is known (a lone surrogate), else None. With ``mentions=True`` the message
+    mentions parameters as ``{allow_nan=True}`` (rendered ``allow_nan=True``); ``templates``
+    then keeps it as written, for :class:`~noisefloor.logs.errors.LogProblem`."""
 
-    def __init__(self, message: str, kind: str = "json", field: str | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, kind: str = "json", field: str | None = None, *,
+                 mentions: bool = False) -> None:
+        super().__init__(mention_text(message) if mentions else message)
         self.kind = kind
         self.field = field
+        self.templates = (message, None) if mentions else None
 
 
 # A \uXXXX escape of a UTF-16 surrogate; json.loads turns a lone one into a str that cannot be
@@ -90,19 +96,18 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _reject_constant(name: str) -> float:
     raise JSONProblem(
-        f"non-finite number literal {name} (pass allow_nan=True, or --allow-nan, to accept it "
-        "where a field may hold it, e.g. extra; a reward must be finite)", "non_finite"
-    )
+        f"non-finite number literal {name} (pass {{allow_nan=True}} to accept it "
+        "where a field may hold it, e.g. extra; a reward must be finite)", "non_finite",
+        mentions=True)
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if math.isinf(value):
         raise JSONProblem(
-            f"number {text} overflows to infinity (pass allow_nan=True, or --allow-nan, to accept "
+            f"number {text} overflows to infinity (pass {{allow_nan=True}} to accept "
             "it where a field may hold it, e.g. extra; a reward must be finite)",
-            "non_finite",
-        )
+            "non_finite", mentions=True)
     return value
 
 
@@ -147,7 +152,7 @@ def parse_strict(
     >>> parse_strict(b'{"reward": NaN}')
     Traceback (most recent call last):
     ...
-    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True, or --allow-nan, to accept it where a field may hold it, e.g. extra; a reward must be finite)
+    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True to accept it where a field may hold it, e.g. extra; a reward must be finite)
     >>> try:
     ...     parse_strict(b'{"extra": {"note": "\\\\ud800"}}')
     ... except JSONProblem as exc:

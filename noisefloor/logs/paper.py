@@ -120,10 +120,10 @@ def iter_paper_blocks(
                            if n not in obj and given is None]
                 if missing:
                     if not reported_missing:
-                        problems.append(LogProblem(
+                        problems.append(LogProblem.mentioning(
                             block.source, line, missing[0],
                             f"the line does not record {' or '.join(missing)}; pass "
-                            + " and ".join(f"{n}= (--{n})" for n in missing)
+                            + " and ".join(f"{{{n}}}" for n in missing)
                             + " (reported once per file)", "a non-empty string",
                             "no such key"))
                         reported_missing = True

@@ -133,7 +133,7 @@ def iter_jsonl_blocks(
                     sink.add_truncated(TruncatedLine(source, block.first_line, len(raw), str(exc)))
                     continue
                 sink.add([LogProblem(source, block.first_line, exc.field, str(exc),
-                                     kind=exc.kind)])
+                                     kind=exc.kind, templates=exc.templates)])
                 continue
             yield RecordBlock(source, [block.first_line], [obj], [raw], expect)
             continue
@@ -163,7 +163,8 @@ def iter_jsonl_blocks(
             except JSONProblem as exc:
                 if not raw.strip():
                     continue
-                problems.append(LogProblem(source, number, exc.field, str(exc), kind=exc.kind))
+                problems.append(LogProblem(source, number, exc.field, str(exc), kind=exc.kind,
+                                   templates=exc.templates))
                 continue
             records.append(obj)
             lines.append(number)
@@ -289,7 +290,8 @@ def _validate_each(
             try:
                 rec = parse_strict(block.raws[pos], allow_nan=allow_nan)
             except JSONProblem as exc:
-                found.append(LogProblem(block.source, line, exc.field, str(exc), kind=exc.kind))
+                found.append(LogProblem(block.source, line, exc.field, str(exc), kind=exc.kind,
+                                   templates=exc.templates))
                 continue
         result = validate_record(rec, block.source, line)
         if isinstance(result, TrialRecord):

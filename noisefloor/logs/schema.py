@@ -96,7 +96,7 @@ class TrialRecord(BaseModel):
     task_id: str = Field(min_length=1)
     trial: int = Field(ge=0)
     # The [0, 1] range is enforced (with its own message) by the validator below; the schema
-    # states it so that external validators reject 1.5 too (usertest 2, item 8).
+    # states it so that external validators reject 1.5 too.
     reward: float | None = Field(json_schema_extra=lambda schema: _unit_interval(schema))
     termination_reason: str | None
     infrastructure_error: bool

@@ -147,7 +147,8 @@ def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
     try:
         return parse_strict(raw, allow_nan=allow_nan, document=True)
     except JSONProblem as exc:
-        sink.add([LogProblem(str(path), None, exc.field, str(exc), kind=exc.kind)])
+        sink.add([LogProblem(str(path), None, exc.field, str(exc), kind=exc.kind,
+                                   templates=exc.templates)])
         return None
 
 
@@ -168,18 +169,18 @@ def _run_labels(
     if benchmark is None:
         domain = _get(info, "environment_info", "domain_name")
         if not isinstance(domain, str) or not domain:
-            problems.append(LogProblem(
+            problems.append(LogProblem.mentioning(
                 source, None, "info.environment_info.domain_name",
-                "cannot name the benchmark (or pass benchmark= / --benchmark)", "a non-empty string",
+                "cannot name the benchmark (or pass {benchmark})", "a non-empty string",
                 describe_value(domain)))
         else:
             benchmark = f"tau2/{domain}"
     if model is None:
         llm = _get(info, "agent_info", "llm")
         if not isinstance(llm, str) or not llm:
-            problems.append(LogProblem(
+            problems.append(LogProblem.mentioning(
                 source, None, "info.agent_info.llm",
-                "cannot name the model (or pass model= / --model)", "a non-empty string",
+                "cannot name the model (or pass {model})", "a non-empty string",
                 describe_value(llm)))
         else:
             model = llm
@@ -294,9 +295,9 @@ def iter_tau2_blocks(
         # missing info labels would be a misleading complaint; say it is not a tau2 run at all.
         # Auto-detection applies the same test (noisefloor.logs.detect).
         keys = ", ".join(map(repr, list(meta)[:5])) + (", ..." if len(meta) > 5 else "")
-        sink.add([LogProblem(
+        sink.add([LogProblem.mentioning(
             source, None, None,
-            "not a tau2-bench results.json; name its format with format= (--format) if it is "
+            "not a tau2-bench results.json; name its format with {format} if it is "
             "another one",
             "an object with info and simulations (or tasks and simulation_index)",
             f"an object with keys {keys}" if keys else "an empty object", kind="format")])
@@ -412,10 +413,10 @@ def _iter_bare_list(
     missing = [name for name, value in (("benchmark", benchmark), ("model", model))
                if value is None]
     if missing:
-        sink.add([LogProblem(
+        sink.add([LogProblem.mentioning(
             source, None, None,
             "a bare array of tau2-bench simulations has no 'info' to name the "
-            f"{' and '.join(missing)}: pass " + " and ".join(f"{n}= (--{n})" for n in missing),
+            f"{' and '.join(missing)}: pass " + " and ".join(f"{{{n}}}" for n in missing),
             kind="format")])
         return
     kwargs = {"benchmark": benchmark, "model": model, "protocol": protocol or "default",

@@ -42,6 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
@@ -166,13 +167,13 @@ def iter_taubench_blocks(
             model = model or run["model"]
         else:
             missing = [n for n, v in (("model", model), ("benchmark", benchmark)) if v is None]
-            sink.add([LogProblem(
+            sink.add([LogProblem.mentioning(
                 source, None, None,
-                f"cannot infer {' and '.join(missing)} from the file name "
-                f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json or run.py's "
-                "<strategy>-<model>-<temperature>_range_<start>-<end>_user-<user model>-"
-                "<user strategy>_<time>.json); pass "
-                + " and ".join(f"{n}= (--{n})" for n in missing), kind="format")])
+                literal(f"cannot infer {' and '.join(missing)} from the file name "
+                        f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json or run.py's "
+                        "<strategy>-<model>-<temperature>_range_<start>-<end>_user-<user model>-"
+                        "<user strategy>_<time>.json); pass ")
+                + " and ".join(f"{{{n}}}" for n in missing), kind="format")])
             return
     else:
         run = run_labels_from_filename(path)
@@ -186,11 +187,11 @@ def iter_taubench_blocks(
     if benchmark is None:
         domain = domain_from_trajectory(doc[0]) if doc else None
         if domain is None:
-            sink.add([LogProblem(
+            sink.add([LogProblem.mentioning(
                 source, None, None,
                 "cannot tell the tau-bench domain: run.py's file name does not hold it and the "
                 "first trajectory's system message does not start with a known policy heading; "
-                "pass benchmark= (--benchmark)", kind="format")])
+                "pass {benchmark}", kind="format")])
             return
         benchmark = f"tau/{domain}"
     prot = protocol or (run["strategy"] if run is not None else "default")

@@ -1,23 +1,49 @@
 """Pure statistics: paired tests, intervals, multiplicity, pooling, pass^k, agreement, monitors.
 
 No I/O and no plotting live in this package; every function returns a frozen result object.
+
+The names below are imported on first use, so importing a light module of the package
+(:mod:`noisefloor.stats.validation`, :mod:`noisefloor.stats.warning_classes`) does not load
+scipy and statsmodels.
 """
 
-from noisefloor.stats.multiplicity import MultiplicityResult, adjust_pvalues
-from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
-from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
-from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
+from __future__ import annotations
 
-__all__ = [
-    "MultiplicityResult",
-    "PassHatK",
-    "RandomEffectsPool",
-    "SignTest",
-    "adjust_pvalues",
-    "pass_hat_k",
-    "pass_hat_k_table",
-    "pool_counts",
-    "pool_random_effects",
-    "sign_test",
-    "wilson_mapped_ci",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from noisefloor.stats.multiplicity import MultiplicityResult, adjust_pvalues
+    from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
+    from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
+    from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
+
+#: Public name -> the module that defines it.
+_HOMES = {
+    "MultiplicityResult": "multiplicity",
+    "adjust_pvalues": "multiplicity",
+    "SignTest": "paired",
+    "sign_test": "paired",
+    "wilson_mapped_ci": "paired",
+    "PassHatK": "passk",
+    "pass_hat_k": "passk",
+    "pass_hat_k_table": "passk",
+    "RandomEffectsPool": "pooling",
+    "pool_counts": "pooling",
+    "pool_random_effects": "pooling",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'noisefloor.stats' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"noisefloor.stats.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

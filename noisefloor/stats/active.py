@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.contrasts import Contrast, paired_contrast
 from noisefloor.stats.passk import PassHatK, is_success, pass_hat_k
 

@@ -335,7 +335,7 @@ def krippendorff_resampler(values: np.ndarray, level: str) -> Resampler | None:
     else:
         fixed = None
 
-    def statistic(w: np.ndarray) -> np.ndarray:
+    def matrix_statistic(w: np.ndarray) -> np.ndarray:
         o = (w @ coinc).reshape(-1, k, k)
         nc = o.sum(axis=2)
         n = nc.sum(axis=1)
@@ -354,4 +354,4 @@ def krippendorff_resampler(values: np.ndarray, level: str) -> Resampler | None:
         alpha[(nc > 0).sum(axis=1) < 2] = np.nan
         return alpha
 
-    return Resampler(inverse, patterns.shape[0], statistic)
+    return Resampler(inverse, patterns.shape[0], matrix_statistic)

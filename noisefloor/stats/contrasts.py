@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import sign_test
 from noisefloor.stats.passk import is_success
 

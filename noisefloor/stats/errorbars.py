@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 CLUSTER_CORRECTIONS = ("miller", "inspect_ai")
 

@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from noisefloor.stats.warning_classes import RawRatingsWarning
+
 __all__ = ["ALTERNATIVES", "FleissNullTest", "RawRatingsWarning", "check_count_table",
            "fleiss_null_test"]
 
@@ -97,10 +99,6 @@ def _p_value(z: float, alternative: str) -> float:
     if alternative == "less":
         return float(stats.norm.cdf(z))
     return float(min(1.0, 2.0 * stats.norm.sf(abs(z))))
-
-
-class RawRatingsWarning(UserWarning):
-    """A count table that looks like raw ratings (item x rater labels); see :func:`check_count_table`."""
 
 
 #: Column names that name a rater rather than a category (``rater_1``, ``coder B``, ``judge``,
@@ -393,8 +391,8 @@ def fleiss_null_test(
          _p_value(float(kappa_j[j] / se_j[j]), alternative))
         for j in range(k)
     )
-    base = {"alternative": alternative, "n_items": int(n_items), "n_raters": int(m),
-            "categories": cats, "per_category": per}
+    base: dict[str, Any] = {"alternative": alternative, "n_items": int(n_items),
+                            "n_raters": int(m), "categories": cats, "per_category": per}
     total = float(pq.sum())
     if total <= 0.0:
         only = cats[int(np.argmax(p))]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.multitest import multipletests
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 #: User-facing method names -> statsmodels names.
 METHODS = {"bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh", "bh": "fdr_bh"}

@@ -15,7 +15,7 @@ import pandas as pd
 from scipy.stats import binomtest
 from statsmodels.stats.proportion import proportion_confint
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 
 @dataclass(frozen=True)
@@ -142,14 +142,17 @@ def wilson_mapped_ci(
     Notes
     -----
     The gap equals ``(2 W / (W + L) - 1) (W + L) / n``; the map is monotone, so it carries the
-    Wilson interval of the win share among untied pairs onto the gap (noise-floor paper,
-    DESIGN.md "Wilson-mapped CI"). The Wilson interval comes from
-    ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+    Wilson interval of the win share among untied pairs onto the gap: the interval the
+    noise-floor paper reports for a gap (Kaliyev & Maryanskyy 2026). The Wilson interval comes
+    from ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
 
     References
     ----------
     Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
     inference. JASA 22(158), 209-212.
+    Kaliyev, A. & Maryanskyy, A. (2026). How Much Coordination Gain Is Real? A Paired
+    Noise-Floor Protocol for Multi-Agent LLM Benchmarks. KDD 2026 Workshop on Agentic AI
+    Evaluation and Trustworthiness.
 
     Examples
     --------

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 SUCCESS_TOLERANCE = 1e-6
 #: Columns that identify one configuration; pass^k is computed within one of them.
@@ -152,11 +152,13 @@ def _counts(trials: pd.DataFrame, infrastructure_errors: str, unequal_trials: st
         sizes = kept.groupby("task_id", sort=False).size()
         if sizes.min() != sizes.max():
             if unequal_trials == "error":
-                raise ValueError(
-                    f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
-                    f"{int(sizes.max())}; e.g. task {sizes.idxmin()!r} has {int(sizes.min())}); "
-                    "pass unequal_trials='allow' (per-task n, the tau-bench estimator) or "
-                    "unequal_trials='truncate' (every task's first m trials) to decide")
+                raise _validate.ParameterError("unequal_trials", "'allow' or 'truncate'", message=(
+                    _validate.literal(
+                        f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
+                        f"{int(sizes.max())}; e.g. task {sizes.idxmin()!r} has "
+                        f"{int(sizes.min())}); ")
+                    + "pass {unequal_trials='allow'} (per-task n, the tau-bench estimator) or "
+                    "{unequal_trials='truncate'} (every task's first m trials) to decide"))
             if unequal_trials == "truncate":
                 kept, n_truncated = _truncate(kept)
     per_task = kept.groupby("task_id", sort=False)["success"].agg(["size", "sum"])
@@ -262,11 +264,11 @@ def pass_hat_k(
                     "infrastructure error or not run)" if empty else "")
     if len(short) and k_exceeds_n == "error":
         first = empty[0] if empty else short.index[0]
-        raise ValueError(
-            f"k={k} exceeds the trial count of {len(short)} task(s){none_counted}, e.g. task "
-            f"{first!r} has {int(short.loc[first, 'size'])}; pass k_exceeds_n='nan' or "
-            "k_exceeds_n='exclude' to decide explicitly"
-        )
+        raise _validate.ParameterError("k_exceeds_n", "'nan' or 'exclude'", message=(
+            _validate.literal(f"k={k} exceeds the trial count of {len(short)} task(s)"
+                              f"{none_counted}, e.g. task {first!r} has "
+                              f"{int(short.loc[first, 'size'])}")
+            + "; pass {k_exceeds_n='nan'} or {k_exceeds_n='exclude'} to decide explicitly"))
     if len(short) and k_exceeds_n == "nan":
         return PassHatK(k, math.nan, n_tasks_used=0, tasks_excluded=(),
                         reason=f"k={k} exceeds the trial count of {len(short)} task(s) (fewest "

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import pass_hat_k
 
 METHODS = ("analytic", "percentile", "bca", "basic")
@@ -191,7 +192,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     conf = _validate.probability("confidence", confidence)
     boot = method != "analytic"
     if boot and (isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 100):
-        raise ValueError(f"n_boot= must be an integer >= 100; got {n_boot!r}")
+        raise _validate.ParameterError("n_boot", "an integer >= 100", n_boot)
     overall = pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors,
                          k_exceeds_n=k_exceeds_n)
     nan = math.nan
@@ -217,8 +218,9 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
                       tasks)
     gen = np.random.default_rng(rng)
     with np.errstate(invalid="ignore", divide="ignore"):
-        res = stats.bootstrap((v,), np.mean, n_resamples=nb, confidence_level=conf,
-                              method=method, random_state=gen, vectorized=True)
+        res = stats.bootstrap((v,), _mean, n_resamples=nb, confidence_level=conf,
+                              method=_BOOTSTRAP_METHODS[method], random_state=gen,
+                              vectorized=True)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     reason = overall.reason
     if math.isnan(lo) or math.isnan(hi):
@@ -226,3 +228,13 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
                f"{v[0]:g}): no {method} interval")
         reason = "; ".join(filter(None, [reason, why]))
     return result(float(res.standard_error), lo, hi, tasks, reason)
+
+
+#: The bootstrap methods of ``method`` as scipy.stats.bootstrap types them.
+_BOOTSTRAP_METHODS: dict[str, Literal["percentile", "bca", "basic"]] = {
+    "percentile": "percentile", "bca": "bca", "basic": "basic"}
+
+
+def _mean(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Mean along ``axis``, the statistic of the vectorised bootstrap."""
+    return np.mean(x, axis=axis)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.meta_analysis import combine_effects
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import SignTest, sign_test
 
 
@@ -103,7 +103,7 @@ class RandomEffectsPool:
         Random-effects pooled gap (proportion).
     ci_low, ci_high : float
         Normal-theory interval of the pooled gap at ``confidence``.
-    tau2, tau : float
+    tau_squared, tau : float
         Between-seed variance of the true gap and its square root (proportion units).
     i2 : float
         Higgins' I^2, share of variation due to heterogeneity (0..1).
@@ -131,7 +131,7 @@ class RandomEffectsPool:
     estimate: float
     ci_low: float
     ci_high: float
-    tau2: float
+    tau_squared: float
     tau: float
     i2: float
     q: float
@@ -163,7 +163,8 @@ class RandomEffectsPool:
         Returns
         -------
         pandas.DataFrame, shape (1, 11)
-            Columns ``estimate, ci_low, ci_high, tau2, tau, i2, q, k, method, confidence, reason``.
+            Columns ``estimate, ci_low, ci_high, tau_squared, tau, i2, q, k, method, confidence,
+            reason``.
 
         Examples
         --------
@@ -221,7 +222,7 @@ def pool_random_effects(
     ``rma(c(.18, -.03), c(.0036, .0031), method = "DL", level = 90)``):
 
     >>> r = pool_random_effects([0.18, -0.03], [0.0036, 0.0031], confidence=0.90)
-    >>> round(r.estimate, 6), round(r.tau2, 4), r.k
+    >>> round(r.estimate, 6), round(r.tau_squared, 4), r.k
     (0.07381, 0.0187, 2)
     >>> round(r.ci_low, 6), round(r.ci_high, 6)
     (-0.098889, 0.246508)
@@ -250,17 +251,17 @@ def pool_random_effects(
         # summary_frame has its own alpha (default 0.05) and ignores the one given to
         # combine_effects: without it every level gave the 95% interval
         frame = res.summary_frame(alpha=1.0 - conf)
-    tau2 = float(res.tau2)
-    if tau2 <= 0.0:
+    tau_squared = float(res.tau2)
+    if tau_squared <= 0.0:
         # statsmodels (0.14-0.15) returns the untruncated moment estimate (Q - df) / C, which is
         # negative when Q < df; DerSimonian-Laird truncate it at 0, and with tau^2 = 0 the
         # random-effects model is the fixed-effect model.
         row = frame.loc["fixed effect"]
-        estimate, tau2, i2 = float(res.mean_effect_fe), 0.0, 0.0
+        estimate, tau_squared, i2 = float(res.mean_effect_fe), 0.0, 0.0
     else:
         row = frame.loc["random effect"]
         estimate, i2 = float(res.mean_effect_re), max(0.0, float(res.i2))
     return RandomEffectsPool(
-        estimate, float(row["ci_low"]), float(row["ci_upp"]), tau2, math.sqrt(tau2), i2,
-        float(res.q), k, method, conf, "",
+        estimate, float(row["ci_low"]), float(row["ci_upp"]), tau_squared,
+        math.sqrt(tau_squared), i2, float(res.q), k, method, conf, "",
     )

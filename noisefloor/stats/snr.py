@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import binom
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 
 @dataclass(frozen=True)
@@ -155,8 +155,8 @@ def flip_rate_to_success_prob(flip_rate: float) -> float:
     """
     f = float(flip_rate)
     if not 0.0 <= f <= 0.5:
-        raise ValueError(f"flip_rate= must lie in [0, 0.5] (2 p (1 - p) of independent runs); "
-                         f"got {flip_rate!r}")
+        raise _validate.ParameterError(
+            "flip_rate", "in [0, 0.5] (2 p (1 - p) of independent runs)", flip_rate)
     return (1.0 - math.sqrt(1.0 - 2.0 * f)) / 2.0
 
 
@@ -298,9 +298,12 @@ def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float
     n_seeds = _validate.count("n_seeds", n_seeds)
     n_arms = _validate.count("n_arms", n_arms)
     n_sim = _validate.count("n_sim", n_sim)
-    if n_seeds < 1 or n_arms < 2 or not 1 <= n_sim <= 200_000:
-        raise ValueError(f"need n_seeds >= 1, n_arms >= 2 and 1 <= n_sim <= 200000; got "
-                         f"n_seeds={n_seeds}, n_arms={n_arms}, n_sim={n_sim}")
+    if n_seeds < 1:
+        raise _validate.ParameterError("n_seeds", "at least 1", n_seeds)
+    if n_arms < 2:
+        raise _validate.ParameterError("n_arms", "at least 2", n_arms)
+    if not 1 <= n_sim <= 200_000:
+        raise _validate.ParameterError("n_sim", "in 1..200000", n_sim)
     a = _validate.probability("alpha", alpha)
     gen = np.random.default_rng(rng)
     pairs = [(i, j) for i in range(n_arms) for j in range(i + 1, n_arms)]

@@ -17,6 +17,7 @@ from typing import Any
 
 from harness.runner.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
 from noisefloor.tax.cascade import JudgeRun, collect_labels, judge_requests
+from noisefloor.stats.warning_classes import UnknownPriceWarning
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["judge_with_endpoint"]
@@ -78,7 +79,7 @@ def judge_with_endpoint(
 
     with warnings.catch_warnings():
         # the judge's cost is not part of any result, so an unknown price is not news
-        warnings.filterwarnings("ignore", message="no price known")
+        warnings.simplefilter("ignore", UnknownPriceWarning)
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # no loop in this thread: the usual case

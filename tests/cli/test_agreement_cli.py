@@ -384,3 +384,18 @@ def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
     assert "z(H0): no z-test: the null standard error of Fleiss, Nee and Landis" in text
     fleiss = json.loads(_run(p, "--metric", "fleiss", "--json", "--n-boot", "0").output)[0]
     assert fleiss["null_reason"] == ""
+
+
+def test_the_command_and_agreement_by_label_give_the_same_intervals_by_default():
+    # one call reproduces the command: the library's default resample count is the command's
+    # (it was 1,000 against the command's 2,000, so the same seed gave other intervals)
+    from noisefloor.logs.annotations import read_annotations
+    from noisefloor.agreement_table import agreement_by_label
+
+    res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--metric", "fleiss", "--json")
+    assert res.exit_code == 0, res.output
+    rows = json.loads(res.output)
+    frame = agreement_by_label(read_annotations(FIX / "tax_annotations.csv"), judge="judge",
+                               metrics=("fleiss",), rng=0).to_frame()
+    assert [r["ci_low"] for r in rows] == frame["ci_low"].tolist()
+    assert [r["ci_high"] for r in rows] == frame["ci_high"].tolist()

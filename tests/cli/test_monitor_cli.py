@@ -41,7 +41,7 @@ def test_text_output_lists_every_alarm_with_the_trial_that_raised_it():
     for row in rows:
         firsts.setdefault(row[0], row[1].rsplit(":", 1)[1])
     # R1 at the row completing round 6, R2 at the onset in row 168, R3 at line 224 (the second
-    # {"amount": 20} / {"amount": 20.0} pair) -- see tests/stats/test_monitor_frame.py
+    # {"amount": 20} / {"amount": 20.0} pair) -- see tests/monitoring/test_monitor_trials.py
     assert firsts == {"R1": "140", "R2": "168", "R3": "224"}
 
 

@@ -20,10 +20,11 @@ from pathlib import Path
 
 #: Largest number of lines of code a module may have.
 LIMIT = 600
-#: Packages (directories under the repository root) whose modules must keep to the limit.
-ENFORCED = ("harness", "noisefloor/protocols", "noisefloor/store")
+#: Packages (directories under the repository root) and modules whose modules must keep to
+#: the limit.
+ENFORCED = ("harness", "noisefloor")
 #: Packages whose modules over the limit are listed but do not fail the test (yet).
-REPORTED = ("noisefloor",)
+REPORTED: tuple[str, ...] = ()
 
 ROOT = Path(__file__).resolve().parents[2]
 _NOT_CODE = {tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT,
@@ -42,7 +43,8 @@ def lines_of_code(source: str) -> int:
 def over_limit(package: str) -> dict[str, int]:
     """``{path relative to the root: lines of code}`` of the package's modules over the limit."""
     out = {}
-    for path in sorted((ROOT / package).rglob("*.py")):
+    root = ROOT / package
+    for path in [root] if root.is_file() else sorted(root.rglob("*.py")):
         n = lines_of_code(path.read_text(encoding="utf-8"))
         if n > LIMIT:
             out[path.relative_to(ROOT).as_posix()] = n
@@ -56,7 +58,7 @@ def test_counting_rule():
 
 def test_enforced_packages_keep_to_the_limit():
     big = {pkg: over_limit(pkg) for pkg in ENFORCED}
-    assert all((ROOT / pkg).is_dir() for pkg in ENFORCED)
+    assert all((ROOT / pkg).exists() for pkg in ENFORCED)
     assert not any(big.values()), f"modules over {LIMIT} lines of code: {big}"
 
 

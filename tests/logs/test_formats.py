@@ -199,7 +199,7 @@ def test_paper_layout_directory():
 def test_paper_layout_needs_benchmark_and_model():
     with pytest.raises(LogValidationError,
                        match=r"intercept/trials\.jsonl:1: benchmark: the line does not record "
-                             r"benchmark or model; pass benchmark= \(--benchmark\) and model="):
+                             r"benchmark or model; pass benchmark= and model="):
         load_trials(FIX / "paper")
 
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 from noisefloor.stats.agreement import (
     MIN_BOOTSTRAP_ITEMS,
     cohen_kappa,
@@ -21,7 +22,6 @@ from noisefloor.stats.agreement import (
     fleiss_kappa_from_counts,
     krippendorff_alpha,
 )
-from noisefloor.stats.agreement_table import SUMMARY_KEYS, agreement_by_label
 
 ONE_ITEM = np.array([["yes", "no", "yes"]], dtype=object)
 

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.agreement_plot import agreement_plot_rows, save_agreement_plot
+from noisefloor.agreement_table import agreement_by_label
 from noisefloor.cli.agreement import agreement
 from noisefloor.logs.annotations import read_annotations
-from noisefloor.stats.agreement_table import agreement_by_label
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 
@@ -117,7 +117,7 @@ def test_bands_are_opaque_and_step_in_lightness():
 
 def test_empty_table_rejected():
     from noisefloor.agreement_plot import agreement_forest_plot
-    from noisefloor.stats.agreement_table import AgreementTable
+    from noisefloor.agreement_table import AgreementTable
 
     with pytest.raises(ValueError, match="no results"):
         agreement_forest_plot(AgreementTable(results=(), judge=None, raters=(), tie="exclude"))

@@ -52,7 +52,8 @@ def test_canonical_keys_are_quiet_on_distinct_calls():
         [("get_order", '{ "order_id" : "#W000007" }')],
         [("get_order", {"order_id": "#W000008"})],
     ]
-    res = collision_rate_monitor(trials, key_function=canonical_key)
+    res = collision_rate_monitor(trials, key_function=canonical_key,
+                                 identity_function=call_fingerprint)
     assert res.alarms == () and res.n_colliding_calls[-1] == 0
     assert res.n_distinct_calls[-1] == 2000  # reformatted repeats are the same call
 
@@ -66,7 +67,8 @@ def test_number_formatting_is_a_collision_of_literal_calls():
     pairs = [
         [("refund", {"amount": v}), ("refund", {"amount": float(v)})] for v in (10, 20, 30, 40)
     ]
-    res = collision_rate_monitor(base + pairs, key_function=canonical_key)
+    res = collision_rate_monitor(base + pairs, key_function=canonical_key,
+                                 identity_function=call_fingerprint)
     assert res.rate[1000] == pytest.approx(2 / 1002)
     assert res.rate[1001] == pytest.approx(4 / 1004)
     assert [a.index for a in res.alarms] == [1002]
@@ -82,7 +84,7 @@ def test_fires_at_expected_trial_with_a_truncated_key():
 
     calls = _distinct_calls(300)
     trials = [[c] for c in calls]
-    res = collision_rate_monitor(trials, key_function=short_key)
+    res = collision_rate_monitor(trials, key_function=short_key, identity_function=call_fingerprint)
     pairs = [[(call_fingerprint(*c), short_key(*c))] for c in calls]
     naive = np.array(_naive_rates(pairs))
     expected = int(np.flatnonzero(naive > 0.005)[0])
@@ -106,6 +108,10 @@ def test_one_call_under_two_keys_is_an_error():
         ([], {"threshold": 1.0}, ValueError, r"threshold must lie in \[0, 1\)"),
         ([], {"key_function": 3}, TypeError, "key_function must be callable"),
         ([], {"identity_function": call_fingerprint}, ValueError, "only used together"),
+        # the monitor knows no key scheme: the caller passes the literal-call identity too
+        ([], {"key_function": canonical_key}, ValueError, "key_function needs identity_function"),
+        ([], {"key_function": canonical_key, "identity_function": 3}, TypeError,
+         "identity_function must be callable"),
     ],
 )
 def test_bad_input_raises(trials, kwargs, exc, match):

@@ -103,7 +103,7 @@ def test_short_stream_has_no_full_window():
         (([1, float("nan")], [1]), {}, ValueError, "x must be finite"),
         (([1], []), {}, ValueError, "baseline must hold at least one trial"),
         (([1], [1]), {"window": 0}, ValueError, "window must be a positive integer"),
-        (([1], [1]), {"q": 1.0}, ValueError, "q must lie strictly between 0 and 1"),
+        (([1], [1]), {"q": 1.0}, ValueError, "q must be strictly between 0 and 1"),
         (([1], [1]), {"rel_increase": 0}, ValueError, "rel_increase must be > 0"),
         ((["a"], [1]), {}, TypeError, "x must be a 1-D sequence of numbers"),
     ],

@@ -39,7 +39,7 @@ def test_random_effects_matches_dersimonian_laird_formula():
     est, tau2, lo, hi = _dl_by_hand(y, v)
     r = pool_random_effects(y, v)
     assert r.estimate == pytest.approx(est)
-    assert r.tau2 == pytest.approx(tau2)
+    assert r.tau_squared == pytest.approx(tau2)
     assert r.tau == pytest.approx(math.sqrt(tau2))
     assert (r.ci_low, r.ci_high) == pytest.approx((lo, hi))
 
@@ -66,7 +66,7 @@ def test_random_effects_matches_metafor_bcg_dersimonian_laird():
     r = pool_random_effects(y, v, method="dl")
     assert round(r.estimate, 4) == -0.7141
     assert (round(r.ci_low, 4), round(r.ci_high, 4)) == (-1.0644, -0.3638)
-    assert round(r.tau2, 4) == 0.3088
+    assert round(r.tau_squared, 4) == 0.3088
     assert round(100 * r.i2, 2) == 92.12
     assert round(r.q, 4) == 152.2330
     assert r.k == 13
@@ -77,7 +77,7 @@ def test_paule_mandel_solves_its_estimating_equation():
     # sum w_i (y_i - mu_w)^2 = k - 1 with w_i = 1 / (v_i + tau^2) (when Q(0) > k - 1).
     y, v = map(np.asarray, _bcg_log_risk_ratios())
     r = pool_random_effects(y, v, method="pm")
-    w = 1 / (v + r.tau2)
+    w = 1 / (v + r.tau_squared)
     mu = np.sum(w * y) / np.sum(w)
     assert np.sum(w * (y - mu) ** 2) == pytest.approx(len(y) - 1, rel=1e-4)
     assert r.estimate == pytest.approx(mu, abs=1e-8)
@@ -85,7 +85,7 @@ def test_paule_mandel_solves_its_estimating_equation():
 
 def test_homogeneous_seeds_give_zero_tau():
     r = pool_random_effects([0.05, 0.05, 0.05], [0.002, 0.003, 0.004])
-    assert r.tau2 == 0.0 and r.estimate == pytest.approx(0.05)
+    assert r.tau_squared == 0.0 and r.estimate == pytest.approx(0.05)
 
 
 def test_gap_variance_by_hand():
@@ -115,7 +115,7 @@ def test_bad_input():
 def test_estimate_inside_interval_and_tau_nonnegative(rows):
     y, v = zip(*rows)
     r = pool_random_effects(y, v)
-    assert r.tau2 >= 0
+    assert r.tau_squared >= 0
     assert r.ci_low <= r.estimate <= r.ci_high
     assert min(y) - 1e-9 <= r.estimate <= max(y) + 1e-9
 
@@ -170,7 +170,7 @@ def test_bcg_interval_matches_metafor_at_90_and_99(level, method, lo, hi):
 ])
 def test_homogeneous_interval_matches_metafor_at_90_and_99(level, lo, hi):
     r = pool_random_effects([0.05, 0.05, 0.05], [0.002, 0.003, 0.004], confidence=level)
-    assert r.tau2 == 0.0
+    assert r.tau_squared == 0.0
     assert (round(r.ci_low, 6), round(r.ci_high, 6)) == (lo, hi)
 
 

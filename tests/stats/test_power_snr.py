@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.stats.passk_interval import per_task_pass_hat_k
+from noisefloor.stats.validation import ParameterError
 from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_aa
 
 # The noise-floor paper's trial-0 per-seed gaps (shared/data/noise-floor-paper/paired_counts.csv):
@@ -44,7 +45,7 @@ def test_snr_sign_free_and_percentile_in_range(effect, gaps):
 def test_flip_rate_inverse():
     p = flip_rate_to_success_prob(0.36)
     assert 2 * p * (1 - p) == pytest.approx(0.36, abs=1e-14)
-    with pytest.raises(ValueError, match="flip_rate= must lie in"):
+    with pytest.raises(ValueError, match=r"flip_rate must be in \[0, 0.5\]"):
         flip_rate_to_success_prob(0.6)
 
 
@@ -79,5 +80,9 @@ def test_simulation_reproducible_and_from_a_log(shared_data):
 def test_simulation_bad_input():
     with pytest.raises(ValueError, match=r"success_prob\[1\] must lie in \[0, 1\]"):
         simulate_aa([0.5, 1.2])
-    with pytest.raises(ValueError, match="n_arms >= 2"):
+    # each bound is its own ParameterError naming the parameter (was one "need ..." sentence)
+    with pytest.raises(ParameterError, match="n_arms must be at least 2, got 1") as err:
         simulate_aa([0.5], n_arms=1)
+    assert err.value.parameter == "n_arms"
+    with pytest.raises(ParameterError, match=r"n_sim must be in 1\.\.200000, got 0"):
+        simulate_aa([0.5], n_sim=0)

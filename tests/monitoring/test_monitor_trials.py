@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import load_trials
-from noisefloor.stats.monitor import tabular_cusum
-from noisefloor.stats.monitor_frame import (
-    coordination_active_passk_rounds,
+from noisefloor.monitoring import (
+    coordination_active_pass_hat_k_rounds,
     monitor_trials,
     order_trials,
 )
+from noisefloor.stats.monitor import tabular_cusum
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
 
@@ -77,7 +77,7 @@ def test_rounds_pass_hat_k_hand_computed():
             if i < len(rewards[t]):
                 rows.append({"task_id": t, "reward": float(rewards[t][i])})
     df = _frame(rows, infrastructure_error=False, store_events_at_start=2)
-    res = coordination_active_passk_rounds(df, k=2, trials_per_round=3)
+    res = coordination_active_pass_hat_k_rounds(df, k=2, trials_per_round=3)
     assert res.values == pytest.approx((2 / 3, 1 / 2))
     assert res.tasks == ("a", "b") and res.n_pending == 1
     # the second round is completed by b's 6th trial (row 11), the later of the two blocks
@@ -94,7 +94,7 @@ def test_rounds_exclusions_are_counted_not_silent():
             "store_events_at_start": pd.array([0, 3, 3, pd.NA, 2, 1], dtype="Int64"),
         }
     )
-    res = coordination_active_passk_rounds(df, tasks=["a"])
+    res = coordination_active_pass_hat_k_rounds(df, tasks=["a"])
     assert res.excluded == {
         "infrastructure_error": 1,
         "reward_null": 1,
@@ -103,7 +103,7 @@ def test_rounds_exclusions_are_counted_not_silent():
         "not_golden": 1,
     }
     assert res.values == (1.0,)
-    failing = coordination_active_passk_rounds(df, tasks=["a"], infrastructure_errors="fail")
+    failing = coordination_active_pass_hat_k_rounds(df, tasks=["a"], infrastructure_errors="fail")
     assert failing.values == (0.0, 1.0) and failing.excluded["infrastructure_error"] == 0
 
 
@@ -111,27 +111,27 @@ def test_rounds_reasons_and_errors():
     df = _frame(
         [{"task_id": "a", "reward": 1.0}], infrastructure_error=False, store_events_at_start=0
     )
-    assert "no coordination-active trial" in coordination_active_passk_rounds(df).reason
-    short = coordination_active_passk_rounds(df.assign(store_events_at_start=1), trials_per_round=2)
+    assert "no coordination-active trial" in coordination_active_pass_hat_k_rounds(df).reason
+    short = coordination_active_pass_hat_k_rounds(df.assign(store_events_at_start=1), trials_per_round=2)
     assert short.values == () and "'a' has 1" in short.reason
     with pytest.raises(ValueError, match="k must be at most trials_per_round"):
-        coordination_active_passk_rounds(df, k=2, trials_per_round=1)
+        coordination_active_pass_hat_k_rounds(df, k=2, trials_per_round=1)
     with pytest.raises(ValueError, match="lacks column"):
-        coordination_active_passk_rounds(df.drop(columns="reward"))
+        coordination_active_pass_hat_k_rounds(df.drop(columns="reward"))
     with pytest.raises(TypeError, match="not a single string"):
-        coordination_active_passk_rounds(df, tasks="a")
+        coordination_active_pass_hat_k_rounds(df, tasks="a")
 
 
 @settings(max_examples=40, deadline=None)
 @given(outcomes=st.lists(st.booleans(), min_size=12, max_size=12), k=st.integers(1, 2))
-def test_passk_rounds_bounded_and_non_increasing_in_k(outcomes, k):
+def test_pass_hat_k_rounds_bounded_and_non_increasing_in_k(outcomes, k):
     df = _frame(
         [{"task_id": f"t{i % 2}", "reward": float(o)} for i, o in enumerate(outcomes)],
         infrastructure_error=False,
         store_events_at_start=1,
     )
-    lo = coordination_active_passk_rounds(df, k=k, trials_per_round=3).values
-    hi = coordination_active_passk_rounds(df, k=k + 1, trials_per_round=3).values
+    lo = coordination_active_pass_hat_k_rounds(df, k=k, trials_per_round=3).values
+    hi = coordination_active_pass_hat_k_rounds(df, k=k + 1, trials_per_round=3).values
     assert len(lo) == len(hi) == 2
     assert all(0.0 <= b <= a <= 1.0 for a, b in zip(lo, hi))
 
@@ -329,15 +329,15 @@ def test_latest_and_blocks_policies_differ_when_a_task_activates_late():
         infrastructure_error=False,
         store_events_at_start=1,
     )
-    latest = coordination_active_passk_rounds(df)
-    blocks = coordination_active_passk_rounds(df, rounds="blocks")
+    latest = coordination_active_pass_hat_k_rounds(df)
+    blocks = coordination_active_pass_hat_k_rounds(df, rounds="blocks")
     # latest: one round at b's trial, with a's newest trial (0) -> (0 + 0) / 2; 3 passed over
     assert latest.values == (0.0,) and latest.rows == (4,) and latest.n_skipped == 3
     # blocks: a's first trial pairs with b's first -> (1 + 0) / 2; 3 of a's trials wait
     assert blocks.values == (0.5,) and blocks.rows == (4,) and blocks.n_pending == 3
     assert blocks.n_skipped == 0 and latest.n_pending == 0
     with pytest.raises(ValueError, match="rounds must be one of"):
-        coordination_active_passk_rounds(df, rounds="newest")
+        coordination_active_pass_hat_k_rounds(df, rounds="newest")
 
 
 def test_monitor_rejects_a_baseline_of_another_protocol():

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from noisefloor.logs import load_trials
+from noisefloor.monitoring import monitor_trials
 from noisefloor.protocols import Coordinator, Intercept
-from noisefloor.stats.monitor_frame import monitor_trials
 from noisefloor.store import SQLiteEventStore
 
 TASKS = [f"task-{i}" for i in range(8)]

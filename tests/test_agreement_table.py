@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from noisefloor.agreement_table import agreement_by_label, majority_label
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.stats.agreement import (
     RawRatingsWarning,
@@ -19,9 +20,8 @@ from noisefloor.stats.agreement import (
     fleiss_kappa_from_counts,
     krippendorff_alpha,
 )
-from noisefloor.stats.agreement_table import agreement_by_label, majority_label
 
-FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "agreement"
 
 
 def _long(rows):

@@ -7,7 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from noisefloor.stats.monitor_frame import NaiveTimestampWarning, order_trials
+from noisefloor.monitoring import NaiveTimestampWarning, order_trials
 
 
 def _frame(stamps):

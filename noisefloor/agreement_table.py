@@ -23,16 +23,18 @@ from noisefloor.stats.agreement import (
     LEVELS,
     WEIGHTS,
     AgreementResult,
-    _as_generator,
-    _check_choice,
-    _check_confidence,
-    _check_n_boot,
-    _resolve_categories,
     cohen_kappa,
     fleiss_kappa,
     krippendorff_alpha,
     ordered_categories,
 )
+from noisefloor.stats.agreement_input import (
+    check_choice,
+    check_confidence,
+    check_n_boot,
+    resolve_categories,
+)
+from noisefloor.stats.agreement_interval import as_generator
 
 __all__ = ["METRICS", "TIE_RULES", "AgreementTable", "agreement_by_label", "majority_label"]
 
@@ -120,7 +122,7 @@ def majority_label(labels: Sequence[Any], categories: Sequence[Any], tie: str) -
     >>> majority_label([1, 0, 1, 0], [0, 1], "highest")
     1
     """
-    _check_choice("tie", tie, TIE_RULES)
+    check_choice("tie", tie, TIE_RULES)
     if len(labels) == 0:
         return None
     values, counts = np.unique(np.array([categories.index(x) for x in labels]), return_counts=True)
@@ -144,7 +146,7 @@ def agreement_by_label(
     fleiss_method: str = "fleiss",
     tie: str = "exclude",
     confidence: float = 0.95,
-    n_boot: int = 1000,
+    n_boot: int = 2000,
     rng: int | np.random.Generator | None = None,
 ) -> AgreementTable:
     """Agreement per label among human raters, and of a judge against their majority.
@@ -180,7 +182,7 @@ def agreement_by_label(
     tie : {"exclude", "lowest", "highest"}, default "exclude"
         Rule for a tied human majority (see :func:`majority_label`).
     confidence : float, default 0.95
-    n_boot : int, default 1000
+    n_boot : int, default 2000
         Bootstrap resamples of items for every interval.
     rng : int or numpy.random.Generator, optional
         Seeds every bootstrap. Each (label, metric) row gets its own stream derived from it,
@@ -217,25 +219,62 @@ def agreement_by_label(
     >>> t.to_frame()[["label", "metric", "value", "n_items"]].round(3).values.tolist()
     [['all', 'fleiss', 0.732, 5], ['all', 'cohen', 0.167, 5], ['all', 'krippendorff', 0.75, 5]]
     """
+    metrics = _check_options(annotations, metrics, weights, level, fleiss_method, tie)
+    confidence = check_confidence(confidence)
+    n_boot = check_n_boot(n_boot)
+    root = int(as_generator(rng).integers(2**63))
+    df = _long_table(annotations)
+    humans, ignored = _choose_raters(list(dict.fromkeys(df["rater"])), judge, raters)
+    if ignored:  # a chosen subset: the others' ratings play no part (nor their items)
+        df = df[df["rater"].isin(humans + ([judge] if judge is not None else []))]
+    needs_order = _order_needed(metrics, weights, level)
+    several = df["category"].nunique() > 1  # name the label in messages only if there are more
+    results = []
+    for label, sub in df.groupby("category", sort=False):
+        # a missing label (NaN) is a missing rating, never a category of its own
+        observed = list(sub["label"].dropna())
+        if needs_order:  # weighted kappa or ordinal alpha: the order is declared or numeric
+            where = f"label {label!r}: " if several else ""
+            cats, order = ordered_categories(observed, categories, where + needs_order)
+        else:
+            cats, order = resolve_categories(observed, categories), ""
+        wide = sub.pivot(index="item", columns="rater", values="label")
+        for metric in metrics:
+            stream = np.random.SeedSequence(
+                root, spawn_key=(zlib.crc32(str(label).encode()), zlib.crc32(metric.encode())))
+            common: dict[str, Any] = dict(
+                confidence=confidence, n_boot=n_boot, rng=np.random.default_rng(stream))
+            res = _metric_row(metric, wide, humans, judge, cats, order, weights=weights,
+                              level=level, fleiss_method=fleiss_method, tie=tie, common=common)
+            results.append(replace(res, label=str(label)))
+    return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie,
+                          ignored=ignored)
+
+
+def _check_options(annotations: pd.DataFrame, metrics: Sequence[str], weights: str, level: str,
+                   fleiss_method: str, tie: str) -> tuple[str, ...]:
+    """The columns and the choices of :func:`agreement_by_label`; returns ``metrics``."""
     for name in ("item", "rater", "label"):
         if name not in annotations.columns:
             raise ValueError(
                 f"annotations needs columns item, rater, label; {name!r} is missing "
                 f"(columns: {list(annotations.columns)})"
             )
-    metrics = tuple(metrics)
-    if not metrics:
+    chosen = tuple(metrics)
+    if not chosen:
         raise ValueError("metrics is empty; choose from " + ", ".join(METRICS))
-    for m in metrics:
-        _check_choice("metrics", m, METRICS)
-    _check_choice("weights", weights, WEIGHTS)
-    _check_choice("level", level, LEVELS)
-    _check_choice("fleiss_method", fleiss_method, FLEISS_METHODS)
-    _check_choice("tie", tie, TIE_RULES)
-    confidence = _check_confidence(confidence)
-    n_boot = _check_n_boot(n_boot)
-    root = int(_as_generator(rng).integers(2**63))
+    for m in chosen:
+        check_choice("metrics", m, METRICS)
+    check_choice("weights", weights, WEIGHTS)
+    check_choice("level", level, LEVELS)
+    check_choice("fleiss_method", fleiss_method, FLEISS_METHODS)
+    check_choice("tie", tie, TIE_RULES)
+    return chosen
 
+
+def _long_table(annotations: pd.DataFrame) -> pd.DataFrame:
+    """Items, raters and labels as strings, the question in ``category`` (``"all"`` if none);
+    an item rated twice by one rater for one question is an error."""
     df = annotations.copy()
     df["item"] = df["item"].astype(str)
     df["rater"] = df["rater"].astype(str)
@@ -249,7 +288,12 @@ def agreement_by_label(
             f"item {first['item']!r} is rated more than once by rater {first['rater']!r} "
             f"for label {first['category']!r}"
         )
-    all_raters = list(dict.fromkeys(df["rater"]))
+    return df
+
+
+def _choose_raters(all_raters: list[str], judge: str | None,
+                   raters: Sequence[str] | None) -> tuple[list[str], tuple[str, ...]]:
+    """The human raters (at least two) and the raters left out because ``raters`` chose."""
     if judge is not None and judge not in all_raters:
         raise ValueError(f"judge {judge!r} is not a rater in the table; raters: {all_raters}")
     if raters is None:
@@ -275,49 +319,35 @@ def agreement_by_label(
             where = f"the table has {len(humans)}" + (
                 f" besides the judge {judge!r}" if judge is not None else "")
         raise ValueError(f"agreement needs at least two human raters; {where}: {names}")
-    ignored = tuple(r for r in all_raters if r not in humans and r != judge)
-    if ignored:  # a chosen subset: the others' ratings play no part (nor their items)
-        df = df[df["rater"].isin(humans + ([judge] if judge is not None else []))]
+    return humans, tuple(r for r in all_raters if r not in humans and r != judge)
 
+
+def _order_needed(metrics: tuple[str, ...], weights: str, level: str) -> str:
+    """The coefficients asked for whose value depends on the category order ("" if none)."""
     wanted = []
     if "cohen" in metrics and weights != "none":
         wanted.append(f"{weights}-weighted Cohen's kappa")
     if "krippendorff" in metrics and level == "ordinal":
         wanted.append("ordinal Krippendorff's alpha")
-    needs_order = " and ".join(wanted)
+    return " and ".join(wanted)
 
-    several = df["category"].nunique() > 1  # name the label in messages only if there are more
 
-    results = []
-    for label, sub in df.groupby("category", sort=False):
-        # a missing label (NaN) is a missing rating, never a category of its own
-        observed = list(sub["label"].dropna())
-        if needs_order:  # weighted kappa or ordinal alpha: the order is declared or numeric
-            where = f"label {label!r}: " if several else ""
-            cats, order = ordered_categories(observed, categories, where + needs_order)
-        else:
-            cats, order = _resolve_categories(observed, categories), ""
-        wide = sub.pivot(index="item", columns="rater", values="label")
-        human = wide.reindex(columns=humans)
-        for metric in metrics:
-            stream = np.random.SeedSequence(
-                root, spawn_key=(zlib.crc32(str(label).encode()), zlib.crc32(metric.encode())))
-            common = dict(confidence=confidence, n_boot=n_boot, rng=np.random.default_rng(stream))
-            if metric == "fleiss":
-                res = _fleiss_row(human, cats, fleiss_method, common)
-            elif metric == "krippendorff":
-                res = krippendorff_alpha(
-                    human.to_numpy(dtype=object), level=level, categories=cats, **common
-                )
-                res = replace(res, comparison=f"{len(humans)} raters")
-                if level == "ordinal":
-                    res = replace(res, category_order=order)
-            else:
-                res = _cohen_row(wide, humans, judge, cats, weights, tie, common)
-                res = replace(res, category_order=order if weights != "none" else "")
-            results.append(replace(res, label=str(label)))
-    return AgreementTable(results=tuple(results), judge=judge, raters=tuple(humans), tie=tie,
-                          ignored=ignored)
+def _metric_row(metric: str, wide: pd.DataFrame, humans: list[str], judge: str | None,
+                cats: tuple, order: str, *, weights: str, level: str, fleiss_method: str,
+                tie: str, common: dict[str, Any]) -> AgreementResult:
+    """One coefficient for one label from its item x rater table ``wide``."""
+    human = wide.reindex(columns=humans)
+    if metric == "fleiss":
+        return _fleiss_row(human, cats, fleiss_method, common)
+    if metric == "krippendorff":
+        res = krippendorff_alpha(
+            human.to_numpy(dtype=object), level=level, categories=cats, **common
+        )
+        res = replace(res, comparison=f"{len(humans)} raters")
+        return replace(res, category_order=order) if level == "ordinal" else res
+    res = _cohen_row(wide, humans, judge, cats, weights, tie, common)
+    return replace(res, category_order=order if weights != "none" else "")
+
 
 
 def _undefined(metric: str, reason: str, n_items: int, n_raters: int, cats: tuple,

@@ -1,0 +1,126 @@
+"""Every warning noisefloor and its harness raise, one class per kind, under one base.
+
+A caller filters by class, never by message text::
+
+    warnings.simplefilter("ignore", UnpairedTasksWarning)    # one kind
+    warnings.simplefilter("error", NoisefloorWarning)        # all of them
+
+Each class is also importable from the module that raises it (``noisefloor.logs``,
+``noisefloor.published``, ``noisefloor.plots``, ...). This module is pure (it imports nothing),
+so :mod:`noisefloor.stats` raises its warnings without leaving the package.
+
+Examples
+--------
+>>> import warnings
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     warnings.warn("2 task(s) left unpaired", UnpairedTasksWarning)
+>>> [issubclass(w.category, NoisefloorWarning) for w in caught]
+[True]
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CountTotalsWarning",
+    "ForestRowsLeftOutWarning",
+    "InfrastructureRewardWarning",
+    "NaiveTimestampWarning",
+    "NoisefloorWarning",
+    "RawRatingsWarning",
+    "TornJournalLineWarning",
+    "TruncatedLineWarning",
+    "UnknownPriceWarning",
+    "UnpairedTasksWarning",
+]
+
+
+class NoisefloorWarning(UserWarning):
+    """Base of every warning noisefloor raises (the command line shows each as one line).
+
+    Examples
+    --------
+    >>> issubclass(TruncatedLineWarning, NoisefloorWarning)
+    True
+    """
+
+
+# ----------------------------------------------------------------------------- reading logs
+
+
+class TruncatedLineWarning(NoisefloorWarning):
+    """Warned when the last line of a JSONL file is cut off without a newline and skipped."""
+
+
+class InfrastructureRewardWarning(NoisefloorWarning):
+    """Warned (once per tau2-bench run) when simulations that ended in ``infrastructure_error``
+    carry a ``reward_info.reward``: they are read with a null reward, as documented in
+    :mod:`noisefloor.logs.tau2`, and the recorded reward is kept in ``extra["recorded_reward"]``."""
+
+
+class CountTotalsWarning(NoisefloorWarning):
+    """Rows of one seed, trial and ``all`` subset of a paired-count table count different tasks.
+
+    Every contrast of one seed and trial on the ``all`` subset compares the same task set, so
+    its ``wins + losses + ties`` should be equal on every row. When it is not, the rows are kept
+    as written (the table may have dropped infrastructure errors per contrast) but the signed
+    gaps of those rows have different denominators, which moves the floor; the warning names
+    the lines and their totals. The ``coordination_active`` subset (and any subset other than
+    ``all``) is per contrast by construction and is not compared.
+
+    Examples
+    --------
+    >>> issubclass(CountTotalsWarning, UserWarning)
+    True
+    """
+
+
+# ----------------------------------------------------------------------------- statistics
+
+
+class UnpairedTasksWarning(NoisefloorWarning):
+    """Tasks present in one arm of a null contrast only were left unpaired (they are counted
+    in ``n_only_a`` / ``n_only_b`` of the null-contrast table, never paired with a guess)."""
+
+
+class RawRatingsWarning(NoisefloorWarning):
+    """A count table that looks like raw ratings (item x rater labels); see
+    :func:`noisefloor.stats.fleiss_se.check_count_table`."""
+
+
+class NaiveTimestampWarning(NoisefloorWarning):
+    """Time stamps without a UTC offset were read as UTC (see
+    :func:`noisefloor.monitoring.time_order.order_trials`).
+
+    Examples
+    --------
+    >>> issubclass(NaiveTimestampWarning, UserWarning)
+    True
+    """
+
+
+# ----------------------------------------------------------------------------- figures
+
+
+class ForestRowsLeftOutWarning(NoisefloorWarning):
+    """:func:`noisefloor.plots.audit_forest` drew only some rows (the figure's footnote says
+    which; the tables and the report keep every row).
+
+    Examples
+    --------
+    >>> issubclass(ForestRowsLeftOutWarning, UserWarning)
+    True
+    """
+
+
+# ----------------------------------------------------------------------------- the harness runner
+
+
+class UnknownPriceWarning(NoisefloorWarning):
+    """A model has no known price: the costs of its completions are recorded as null (once
+    per model and client)."""
+
+
+class TornJournalLineWarning(NoisefloorWarning):
+    """The last line of a run's journal is torn (the runner stopped while writing it): that
+    rollout runs again."""

@@ -1,0 +1,76 @@
+"""noisefloor.stats is pure statistics: none of its modules imports another part of noisefloor.
+
+Statistics work on arrays and counts; reading logs (:mod:`noisefloor.logs`), the store
+(:mod:`noisefloor.store`) and anything else of the package sit above them. Every module of
+``noisefloor/stats`` is parsed (never imported, so a function-local import is caught too) and
+each ``import`` / ``from ... import`` is checked.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+STATS = Path(__file__).resolve().parents[2] / "noisefloor" / "stats"
+PACKAGE = "noisefloor.stats"
+
+
+def _absolute(module: str | None, level: int, here: str) -> str:
+    """The absolute module name of ``from <level dots><module> import ...`` in module ``here``."""
+    if level == 0:
+        return module or ""
+    base = here.split(".")[:-level]  # the package a relative import starts from
+    return ".".join(base + ([module] if module else []))
+
+
+def upward_imports(source: str, module_name: str) -> list[tuple[int, str]]:
+    """``(line, imported module)`` of every import of noisefloor outside noisefloor.stats."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [_absolute(node.module, node.level, module_name)]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            inside = name == PACKAGE or name.startswith(PACKAGE + ".")
+            if top == "noisefloor" and not inside:
+                found.append((node.lineno, name))
+    return sorted(found)
+
+
+def test_the_rule_catches_upward_imports():
+    # a module that reaches the store, the logs or the package root in any spelling
+    source = (
+        "import numpy as np\n"
+        "from noisefloor.stats import _validate\n"
+        "from . import passk\n"
+        "def f():\n"
+        "    from noisefloor.store.keys import call_fingerprint\n"
+        "import noisefloor.logs\n"
+        "from .. import floor\n"
+        "from ..store import keys\n"
+        "import noisefloor\n"
+    )
+    assert upward_imports(source, "noisefloor.stats.example") == [
+        (5, "noisefloor.store.keys"),
+        (6, "noisefloor.logs"),
+        (7, "noisefloor"),
+        (8, "noisefloor.store"),
+        (9, "noisefloor"),
+    ]
+
+
+@pytest.mark.parametrize("path", sorted(STATS.rglob("*.py")), ids=lambda p: p.name)
+def test_stats_module_imports_nothing_above_stats(path: Path):
+    rel = path.relative_to(STATS.parents[1]).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1] + ["__init__"]  # relative imports start from the package itself
+    bad = upward_imports(path.read_text(encoding="utf-8"), ".".join(parts))
+    assert not bad, f"{path.name} imports outside noisefloor.stats: " + ", ".join(
+        f"line {line}: {name}" for line, name in bad)
