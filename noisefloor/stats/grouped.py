@@ -148,7 +148,8 @@ def spearman_test(
         return np.sum(u * v, axis=axis) / np.sqrt(np.sum(u * u, axis=axis) * np.sum(v * v))
 
     exact = n <= EXACT_MAX_N
-    res = sps.permutation_test(
+    # scipy documents n_resamples=np.inf (exact test); scipy-stubs types it as int only
+    res = sps.permutation_test(  # type: ignore[call-overload]
         (ra,), stat, permutation_type="pairings", vectorized=True,
         n_resamples=np.inf if exact else int(n_resamples), alternative="two-sided",
         rng=None if exact else _generator(rng),
