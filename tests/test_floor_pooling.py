@@ -61,8 +61,8 @@ def test_summed_pooling_is_unchanged_and_has_no_random_effects():
     ({"pooling": "mixed"}, "pooling must be one of 'summed', 'random'"),
     ({"pooling": "random", "tau_method": "reml"}, "tau_method must be one of 'dl', 'pm'"),
     ({"tau_method": "pm"}, "tau_method='pm' applies to pooling='random'"),
-    ({"confidence": 1.0}, "confidence must lie strictly between 0 and 1"),
-    ({"confidence": 0.0}, "confidence must lie strictly between 0 and 1"),
+    ({"confidence": 1.0}, "confidence must be strictly between 0 and 1"),
+    ({"confidence": 0.0}, "confidence must be strictly between 0 and 1"),
 ])
 def test_bad_options_name_the_parameter(kwargs, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
@@ -119,7 +119,7 @@ def test_pipelines_refuse_a_level_outside_0_1_before_reading(call, level):
 
     args = {"floor_run": ("no-such-log",), "contrast_run": ("no-such-log", "a", "b"),
             "audit_run": ()}[call]
-    with pytest.raises(ValueError, match="confidence must lie strictly between 0 and 1"):
+    with pytest.raises(ValueError, match="confidence must be strictly between 0 and 1"):
         getattr(pipelines, call)(*args, confidence=level)
 
 
