@@ -256,7 +256,7 @@ def test_weighted_scale_declared_order_matters():
     assert ordered.value != pytest.approx(alpha.value)
 
 
-# The spec-audit example (issue 3, "for weights the category order is explicit"): two raters
+# The spec-audit example ("for weights the category order is explicit"): two raters
 # on a low < mid < high scale.
 R1 = ["low", "mid", "high", "low", "mid", "high", "mid"]
 R2 = ["mid", "mid", "high", "low", "high", "high", "low"]

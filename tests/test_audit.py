@@ -65,7 +65,7 @@ def test_invalid_floor():
         audit(c, 0.2, 0.1)
 
 
-# --- usertest2 item 16: a claim without 'reported' text is shown in its own unit -------------
+# --- a claim without 'reported' text is shown in its own unit -------------
 
 def test_reported_column_uses_the_claims_own_unit(tmp_path):
     from noisefloor.report import verdict_table
@@ -98,7 +98,7 @@ def test_a_comparable_claim_beyond_100_pp_is_a_unit_slip_not_above(tmp_path):
     assert audit(other, 0.118, 0.153).verdicts[0].flag
 
 
-# --- a log's own protocol contrasts (usertest2 item 1) ----------------------------------------
+# --- a log's own protocol contrasts ----------------------------------------
 
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402

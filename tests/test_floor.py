@@ -28,7 +28,7 @@ def test_floor_and_envelope_match_paper(paper_floor):
 
 def test_per_seed_bonferroni_matches_paper(paper_floor):
     # Same source: seed 1 pull-intercept p_corr = 0.012, seed 2 p_corr = 1.0, pooled 0.316.
-    # (issue 12: the table's seed is a nullable integer and pooled rows have level "pooled")
+    # (the table's seed is a nullable integer and pooled rows have level "pooled")
     frame = paper_floor.to_frame()
     t = frame[frame["level"] == "seed"].set_index(["contrast", "seed"])
     pooled = frame[frame["level"] == "pooled"].set_index("contrast")
@@ -238,7 +238,7 @@ def test_a_count_beyond_64_bits_is_a_located_error_not_an_overflow():
     assert len(null_contrasts_from_counts(t)) == 1  # a huge trial index is simply not trial 0
 
 
-# --- a floor on almost no data is cautioned (usertest2 item 2) --------------------------------
+# --- a floor on almost no data is cautioned --------------------------------
 
 def _one(wins, losses, ties, clean=True, seeds=(1,)):
     return pd.DataFrame({"contrast": ["x-y"] * len(seeds), "clean": [clean] * len(seeds),
@@ -283,7 +283,7 @@ def test_undefined_floor_gets_a_reason_not_a_caution():
     assert math.isnan(f.floor) and "undefined" in f.reason and f.caution == ""
 
 
-# --- a user-named clean contrast keeps the user's order (usertest2 item 14) ------------------
+# --- a user-named clean contrast keeps the user's order ------------------
 
 def test_named_clean_pair_from_trials_is_oriented_as_written():
     t = _trials().drop(columns=["first_request_sha256"])

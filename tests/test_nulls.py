@@ -1,4 +1,4 @@
-"""A contrast is null only when something certifies it (issue 9, section 1), and runs and models
+"""A contrast is null only when something certifies it, and runs and models
 as contrast arms (section 2). Fixtures: ``fixtures/nulls/`` (``make_fixtures.py`` beside them).
 
 Reference values are counted from the fixture files with plain Python (json, no noisefloor),

@@ -63,7 +63,7 @@ def test_audit_forest_has_every_claim_and_contrast(tmp_path):
     assert all(p.stat().st_size > 0 for p in paths)
 
 
-# --- usertest2 item 20: one seed is drawn once; a log's own contrasts are drawn ----------------
+# --- one seed is drawn once; a log's own contrasts are drawn ----------------
 
 def _one_seed_audit():
     t = pd.DataFrame({"contrast": ["no_coord-intercept", "pull-intercept"], "clean": [True, False],
@@ -102,7 +102,7 @@ def test_log_contrasts_are_drawn_with_their_verdicts(tmp_path):
     assert all(p.stat().st_size > 0 for p in save_figure(fig, tmp_path, "own"))
 
 
-# --- issue 9 section 5: plots and tables a reader trusts ------------------------------------
+# --- plots and tables a reader trusts ------------------------------------
 
 def _bundled():
     nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))

@@ -50,7 +50,7 @@ def test_missing_column(tmp_path):
 def test_empty_and_missing_files(tmp_path):
     with pytest.raises(TableError, match="no header row: the file is empty"):
         read_paired_counts(write(tmp_path, "\n  \n"))
-    # '#' is not comment syntax (issue 13): a lone '#' line is the header, and the error says so
+    # '#' is not comment syntax: a lone '#' line is the header, and the error says so
     with pytest.raises(TableError, match="'#' is not a comment in these tables") as info:
         read_paired_counts(write(tmp_path, "# only a comment\n"))
     assert info.value.line == 1 and info.value.field == "seed"
@@ -181,7 +181,7 @@ def test_a_quote_inside_an_unquoted_field_is_legal_csv(tmp_path):
     assert claims["benchmark"].tolist() == ['b 5" bench']
 
 
-# --- issue 13: rows starting with '#' are data, '2_1' is not 21, n and W+L+T must agree ---
+# --- rows starting with '#' are data, '2_1' is not 21, n and W+L+T must agree ---
 
 def test_a_claim_whose_paper_starts_with_hash_is_kept(tmp_path):
     p = write(tmp_path, "paper,effect_high,unit\n#1 Agents (2025),12,pp\nB,3,pp\n")

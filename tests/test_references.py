@@ -22,6 +22,22 @@ def test_no_reference_points_outside_the_repository():
     assert not hits, "\n".join(hits)
 
 
+_NOTES = re.compile(r"\busertest\s?\d|\breview\s?\d|\bissue\s+\d+\b|/work/|/home/|/root/")
+
+
+def test_tests_fixtures_and_notebooks_cite_no_internal_notes():
+    # They read ../shared/data in place (allowed); they name no review notes or machine paths.
+    hits = []
+    for folder in ("tests", "fixtures", "notebooks"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.name == Path(__file__).name:
+                continue
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if _NOTES.search(line):
+                    hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not hits, "\n".join(hits)
+
+
 def test_the_pattern_catches_what_it_is_for():
     for bad in ("see shared/seeds/000_x.txt", "(usertest 2, item 8)", "review3 item 13",
                 "fixed in issue 13", "/work/main/x.py"):

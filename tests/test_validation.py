@@ -1,4 +1,4 @@
-"""One validation module (issue 12): ParameterError names its parameter, the CLI spells it as the
+"""One validation module: ParameterError names its parameter, the CLI spells it as the
 running command's option, and every warning has its own NoisefloorWarning class.
 
 Bugs these tests catch: a message that loses the parameter or the value received; an exception

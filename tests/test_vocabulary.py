@@ -1,4 +1,4 @@
-"""One name per concept across the package and the harness (issue 12).
+"""One name per concept across the package and the harness.
 
 The names, decided once:
 

@@ -22,7 +22,7 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
 
-@click.command("report")
+@click.command("report", short_help="Tax per cell, mixed pairs, cascade, prediction, intervention.")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory for report.md, report.json, the CSV tables and Figures 3-7.")

@@ -371,7 +371,7 @@ def test_audit_out_names_the_path_the_same_way(tmp_path):
 
 
 def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
-    # review3 item 13: "z": null, "p_value": null came with "reason": "" and nothing else
+    # "z": null, "p_value": null came with "reason": "" and nothing else
     p = _diagnoses_wide(tmp_path)
     res = _run(p, "--metric", "fleiss", "--randolph", "--json", "--n-boot", "0")
     assert res.exit_code == 0, res.output

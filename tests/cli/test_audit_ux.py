@@ -1,4 +1,4 @@
-"""audit / floor / contrast as a new user meets them (usertest2 items 1, 2, 14, 16, 20)."""
+"""audit / floor / contrast as a new user meets them."""
 
 import json
 
@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
 
-# The user's log of usertest2: benchmark mybench/shop, 5 tasks, protocols no_coord and
+# The user's log: benchmark mybench/shop, 5 tasks, protocols no_coord and
 # intercept, 3 trials each; the store is populated from trial 1 on (so no A/A re-run is a null
 # contrast) and the trial-0 first requests match (the trial-0 contrast is clean).
 REWARDS = {  # protocol -> task -> rewards of trials 0, 1, 2

@@ -1,4 +1,4 @@
-"""Regressions from the second new-user test (/work/notes/usertest2.md): log options shared by
+"""Regressions found by a new-user test: log options shared by
 every command, clean warnings and messages, help texts, passk --k lists."""
 
 import json
@@ -19,7 +19,7 @@ def _run(*args):
 
 
 def test_passk_infrastructure_errors_fail_still_counts_them():
-    # usertest2 item 17: under --infrastructure-errors fail the row showed 0.
+    # under --infrastructure-errors fail the row showed 0.
     r = _run("passk", TAU2_DIR, "--k", "1", "--infrastructure-errors", "fail")
     assert r.exit_code == 0, r.output
     header, row = r.stdout.splitlines()[:2]
@@ -35,7 +35,7 @@ def test_passk_infrastructure_errors_fail_still_counts_them():
 
 
 def test_passk_k_accepts_a_comma_list_and_repetition():
-    # usertest2 item 15: --k 1,2,3 gave "not a valid integer range".
+    # --k 1,2,3 gave "not a valid integer range".
     doc = json.loads(_run("passk", TAU2_DIR, "--k", "1,2", "--k", "3", "--k", "2",
                           "--json").stdout)
     assert list(doc["pass_hat_k"]) == ["1", "2", "3"]
@@ -59,7 +59,7 @@ def _nan_log(tmp_path):
                                      ["monitor", "{log}", "--baseline", "{log}"],
                                      ["log", "validate", "{log}"]])
 def test_every_log_reading_command_has_allow_nan(tmp_path, command):
-    # usertest2 item 3: the NaN error recommended --allow-nan, which only log validate had.
+    # the NaN error recommended --allow-nan, which only log validate had.
     log = _nan_log(tmp_path)
     args = [a.replace("{log}", str(log)).replace("{out}", str(tmp_path / "rep"))
             for a in command]
@@ -73,7 +73,7 @@ def test_every_log_reading_command_has_allow_nan(tmp_path, command):
 
 
 def test_truncated_line_is_one_clean_warning_line_on_stderr(tmp_path):
-    # usertest2 item 6: floor/passk showed a raw Python warning with internal paths.
+    # floor/passk showed a raw Python warning with internal paths.
     lines = (FIXTURES / "logs" / "trials.jsonl").read_bytes().rstrip(b"\n")
     log = tmp_path / "trunc.jsonl"
     log.write_bytes(lines[:-60])
@@ -91,14 +91,14 @@ def test_truncated_line_is_one_clean_warning_line_on_stderr(tmp_path):
 
 
 def test_log_validate_format_auto():
-    # usertest2 item 9: every other command lists and defaults to 'auto'.
+    # every other command lists and defaults to 'auto'.
     log = FIXTURES / "logs" / "trials.jsonl"
     assert _run("log", "validate", "--format", "auto", log).exit_code == 0
     assert "[default: auto]" in _run("log", "validate", "--help").output
 
 
 def test_python_keywords_are_cli_options_in_messages(tmp_path):
-    # usertest2 item 13: "choose one with protocol=" on the command line.
+    # "choose one with protocol=" on the command line.
     paper = FIXTURES / "logs" / "paper"  # three protocols, no benchmark/model recorded
     r = _run("monitor", paper, "--baseline", paper)
     assert r.exit_code == 1 and "pass --benchmark and --model" in r.output
@@ -111,7 +111,7 @@ def test_python_keywords_are_cli_options_in_messages(tmp_path):
 
 
 def test_a_searched_directory_names_every_non_log_file(tmp_path):
-    # usertest2 item 4: ``floor ../shared/data`` stopped at the first non-log JSON file; every
+    # ``floor ../shared/data`` stopped at the first non-log JSON file; every
     # such file is named at once (never skipped silently).
     (tmp_path / "runs").mkdir()
     (tmp_path / "runs" / "trials.jsonl").write_bytes((FIXTURES / "logs" / "trials.jsonl")
@@ -135,12 +135,16 @@ def _all_commands(group=cli, path=()):
 
     yield path, group
     if isinstance(group, click.Group):
-        for name, command in group.commands.items():
+        # every command, loaded or not: the root group loads its commands lazily
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, (path, name)
             yield from _all_commands(command, path + (name,))
 
 
 def test_help_summaries_fit_and_show_no_rest_markup():
-    # usertest2 item 15: summaries cut mid-sentence ("..."), ``double backticks`` in help.
+    # summaries cut mid-sentence ("..."), ``double backticks`` in help.
     for path, command in _all_commands():
         r = _run(*path, "--help")
         assert r.exit_code == 0, path
@@ -160,7 +164,7 @@ def test_help_explains_difficulty_and_contrast_arms():
 @pytest.mark.parametrize("script", sorted((FIXTURES.parent / "benchmarks").glob("*.py")),
                          ids=lambda p: p.name)
 def test_benchmark_scripts_answer_help_without_running(script):
-    # usertest2 item 15: monitor_alarms.py --help ran the whole simulation.
+    # monitor_alarms.py --help ran the whole simulation.
     import os
     import subprocess
     import sys
@@ -176,7 +180,7 @@ def test_benchmark_scripts_answer_help_without_running(script):
 
 
 def test_a_parameter_error_names_the_option_of_the_command_that_ran():
-    # usertest2 item 13: messages on the command line name options, not Python keywords. The
+    # messages on the command line name options, not Python keywords. The
     # parameter travels in the exception (ParameterError.parameter, a mention {name=value}) and
     # is looked up in the click params of the running command, within a group too; the regex
     # rewriting of message text this replaced is gone.

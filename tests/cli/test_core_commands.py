@@ -125,7 +125,7 @@ def _record(**kw):
     rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "no_coord",
            "seed": 1, "task_id": "t1", "trial": 0, "reward": 1.0, "termination_reason": None,
            "infrastructure_error": False,
-           # an empty store at the start certifies trial 0 across protocols as null (issue 9:
+           # an empty store at the start certifies trial 0 across protocols as null (
            # without it, two protocols at trial 0 are a real contrast, not a null one)
            "store_events_at_start": 0}
     rec.update(kw)
@@ -266,7 +266,7 @@ def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
     paper = fixtures_dir / "logs" / "paper"
     args = ("--benchmark", "tau2/retail", "--model", "m", "--out", tmp_path)
     text = run("audit", "--log", paper, *args).output
-    # issue 9: the line names every candidate nothing certifies (trial-0 pairs too), so it no
+    # the line names every candidate nothing certifies (trial-0 pairs too), so it no
     # longer says "re-run pair(s) whose reader injected peer events"
     assert ("skipped: 2 pair(s) nothing certifies as null (not null contrasts): "
             "intercept[t0]-intercept[t1], pull[t0]-pull[t1]") in text

@@ -1,4 +1,4 @@
-"""review3 item 3: the 'left out' totals of contrast --log and audit --log count each task once.
+"""the 'left out' totals of contrast --log and audit --log count each task once.
 
 With several seeds, log_contrasts adds rows pooled over seeds (their counts are the per-seed
 counts summed) and, in audit, coordination-active rows (a subset of the trial-1 tasks). Adding
@@ -32,7 +32,7 @@ def _two_seed_log(path):
                         "infrastructure_error": infra,
                         "reward": None if infra else float((i + trial + seed) % 3 == 0),
                         "termination_reason": "user_stop",
-                        # an empty store certifies the null contrasts (issue 9: a log that does
+                        # an empty store certifies the null contrasts (a log that does
                         # not record the store has none)
                         "store_events_at_start": 0}))
     path.write_text("\n".join(lines) + "\n")

@@ -1,5 +1,5 @@
-"""audit, floor and contrast on certified null contrasts, labelled runs and models (issue 9),
-and the audit's terminal output and report.md carrying the same content (issue 12)."""
+"""audit, floor and contrast on certified null contrasts, labelled runs and models,
+and the audit's terminal output and report.md carrying the same content."""
 
 from __future__ import annotations
 

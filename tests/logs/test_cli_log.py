@@ -47,7 +47,7 @@ def test_validate_reports_every_problem_and_exits_1(tmp_path):
     assert "received an integer 7" in lines[1]
     assert lines[2].startswith(f"{path}:4: duplicate trial") and f"{path}:1" in lines[2]
     assert lines[3].startswith(f"warning: {path}:5: final line is truncated")
-    # The duplicate row is a problem, not a valid record (usertest2 item 18).
+    # The duplicate row is a problem, not a valid record.
     assert lines[4] == "1 file(s), 1 valid record(s), 1 truncated line(s): 3 problem(s)"
     assert "Traceback" not in result.output
 

@@ -1,4 +1,4 @@
-"""The strict JSONL reader: every bad-input kind of issue 2, each with a small file."""
+"""The strict JSONL reader: every bad-input kind, each with a small file."""
 
 from __future__ import annotations
 

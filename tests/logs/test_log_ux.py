@@ -1,4 +1,4 @@
-"""Regressions from the second new-user test (/work/notes/usertest2.md) in noisefloor.logs."""
+"""Regressions found by a new-user test in noisefloor.logs."""
 
 from pathlib import Path
 
@@ -12,7 +12,7 @@ FIX = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 
 
 def test_duplicate_rows_are_not_counted_as_valid(tmp_path):
-    # usertest2 item 18: 30 records plus a copy of line 2 gave "31 valid record(s)".
+    # 30 records plus a copy of line 2 gave "31 valid record(s)".
     lines = (FIX / "trials.jsonl").read_text().splitlines()
     log = tmp_path / "dup.jsonl"
     log.write_text("\n".join(lines + [lines[1], lines[1]]) + "\n")
@@ -36,7 +36,7 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
     ("lines.jsonl", '{"a": 1}\n', "lines holding JSON objects with keys 'a'"),
 ])
 def test_a_non_log_is_not_taken_for_a_tau2_run(tmp_path, name, text, received):
-    # usertest2 item 4: any JSON object was read as tau2 ("cannot name the benchmark").
+    # any JSON object was read as tau2 ("cannot name the benchmark").
     path = tmp_path / name
     path.write_text(text)
     with pytest.raises(LogValidationError) as err:
@@ -79,7 +79,7 @@ def test_validate_shared_data_names_each_non_log_file():
 
 
 def test_schema_states_the_reward_range_and_plain_description():
-    # usertest2 item 8: external validators accepted reward 1.5; the description was numpydoc.
+    # external validators accepted reward 1.5; the description was numpydoc.
     jsonschema = pytest.importorskip("jsonschema")
     from noisefloor.logs import TrialRecord, trial_record_json_schema
 

@@ -292,7 +292,7 @@ def test_z_has_the_sign_of_kappa(mk, alternative):
 
 
 def test_randolph_says_why_it_has_no_null_test():
-    # review3 item 13: se_null, z, p_value NaN for Randolph's kappa came with an empty reason
+    # se_null, z, p_value NaN for Randolph's kappa came with an empty reason
     from noisefloor.stats.agreement import RANDOLPH_NULL_REASON
 
     rand = fleiss_kappa_from_counts(_diagnoses_counts(), method="randolph", n_boot=0)
