@@ -121,6 +121,9 @@ class PowerPlan:
     def to_dict(self) -> dict:
         """Plain-dict view, one key per field (JSON-ready; NaN stays NaN).
 
+        An ``n`` (or ``n_stable``) of -1, no n reaching the power, is ``None`` here (JSON
+        ``null``), never a number a reader could take for a sample size; ``reason`` says why.
+
         Returns
         -------
         dict
@@ -129,8 +132,14 @@ class PowerPlan:
         --------
         >>> sample_size(0.1, test="mcnemar", p_d=0.3).to_dict()["n"]
         234
+        >>> sample_size(0.05, test="mcnemar", p_d=0.3, floor=0.12).to_dict()["n"] is None
+        True
         """
-        return asdict(self)
+        out = asdict(self)
+        for key in ("n", "n_stable"):
+            if out[key] is not None and out[key] < 0:
+                out[key] = None
+        return out
 
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame with one column per field.
@@ -229,8 +238,9 @@ def sample_size(gap, *, test="mcnemar", baseline=None, p_d=None, alpha=0.05, pow
         return PowerPlan(test, "n", n, n_exact, n_stable, g, b, d, a, pw, achieved, f, es, reason)
 
     if abs(g) <= f or g == 0:
-        what = "no gain" if g == 0 else f"a gain of {abs(g):g} no larger than the floor {f:g}"
-        return plan(-1, nan, -1, nan, f"{what} reaches the power at any n")
+        what = ("a gain of 0" if g == 0
+                else f"a gain of {abs(g):g}, no larger than the floor {f:g},")
+        return plan(-1, nan, -1, nan, f"{what} cannot reach the power at any n")
     if test == "two_proportion":
         if es == "pooled":
             p2 = b + g

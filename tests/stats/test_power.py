@@ -170,6 +170,8 @@ def test_floor_raises_n_and_gain_below_floor_never_clears():
     assert power_mcnemar(floored.n, 0.1, 0.3, floor=0.05) >= 0.8
     below = sample_size(0.05, test="mcnemar", p_d=0.3, floor=0.12)
     assert below.n == -1 and "no larger than the floor" in below.reason
+    # in JSON an impossible plan has no sample size (null), never -1
+    assert below.to_dict()["n"] is None and below.to_dict()["n_stable"] is None
 
 
 def test_floor_power_calibrated_by_simulation():
