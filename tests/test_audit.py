@@ -197,7 +197,7 @@ def test_log_contrast_orientation_swaps_wins_and_losses(outcomes):
     assert ab["wins"] + ab["losses"] + ab["ties"] == len(outcomes)
 
 
-# --- a claimed loss is placed by its end farthest from zero (notes/hostile.md item 13) --------
+# --- a claimed loss is placed by its end farthest from zero --------
 
 @pytest.mark.parametrize("low,high,effect,verdict", [
     (-0.10, -0.02, -0.10, "above"),   # a loss of up to 10 pp: 10 pp from noise, not 2 pp

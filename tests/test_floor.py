@@ -323,7 +323,7 @@ def test_no_null_contrast_message_names_only_the_kinds_asked_for():
         null_contrasts_from_trials(t, trial0=False, reruns=False)
 
 
-# --- protocol names containing '-' (notes/hostile.md "found but not fixed", item 10) ----------
+# --- protocol names containing '-' ----------
 
 def test_clean_pair_split_where_both_sides_are_protocols_of_the_log():
     t = _trials(protocols=("no-coord", "intercept", "pull")).drop(columns="first_request_sha256")
@@ -347,7 +347,7 @@ def test_clean_pair_that_splits_two_ways_is_an_error_listing_protocols():
     t = t.drop(columns="first_request_sha256")  # clean only when named
     null = null_contrasts_from_trials(t, clean_pairs=[("a-b", "c")], reruns=False)
     assert null[null["clean"]]["contrast"].tolist() == ["a-b-c"]
-    # (the output label "a-b-c" is shared by a vs b-c and a-b vs c: see notes/leftovers.md)
+    # (the output label "a-b-c" is shared by a vs b-c and a-b vs c)
     assert null["contrast"].tolist().count("a-b-c") == 2
 
 

@@ -96,7 +96,7 @@ def test_proportion_unit_is_not_divided_again(tmp_path):
     assert c["effect_high"].tolist() == [0.2, 0.2]
 
 
-# --- hostile-input regressions (notes/hostile.md, "found but not fixed", item 1) ---
+# --- hostile-input regressions ---
 
 def test_non_utf8_claims_name_file_line_and_column(tmp_path):
     p = tmp_path / "latin1.csv"

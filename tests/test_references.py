@@ -22,7 +22,16 @@ def test_no_reference_points_outside_the_repository():
     assert not hits, "\n".join(hits)
 
 
-_NOTES = re.compile(r"\busertest\s?\d|\breview\s?\d|\bissue\s+\d+\b|/work/|/home/|/root/")
+_NOTES = re.compile(r"\busertest\s?\d|\breview\s?\d|\bissue\s+\d+\b|\bnotes/|/work/|/home/|/root/")
+
+
+def test_docs_name_no_machine_path_or_notes():
+    hits = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"/tmp/|/work/|/home/|/root/|\bnotes/|\bissue\s+\d+\b", line):
+                hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not hits, "\n".join(hits)
 
 
 def test_tests_fixtures_and_notebooks_cite_no_internal_notes():

@@ -318,7 +318,7 @@ def test_numeric_labels_show_the_numeric_scale(tmp_path):
         in res.output
 
 
-# --- hostile-input regressions (notes/hostile.md, items 3 and 12) ---
+# --- hostile-input regressions ---
 
 def _one_item(tmp_path):
     p = tmp_path / "one.csv"

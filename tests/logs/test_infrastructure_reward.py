@@ -1,6 +1,6 @@
 """An infrastructure error never produced a result: a reward beside it is refused or counted.
 
-Regression for notes/hostile.md ("found but not fixed", item 5): ``infrastructure_error: true``
+Regression: ``infrastructure_error: true``
 with ``reward: 1.0`` was accepted, and pass^k then silently dropped the recorded success
 (``--infrastructure-errors exclude``) or turned it into a failure (``fail``).
 """

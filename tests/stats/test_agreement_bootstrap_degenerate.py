@@ -1,6 +1,6 @@
 """A bootstrap over items that cannot vary gives no interval (NaN + ci_reason), never a zero-width one.
 
-Regression for notes/hostile.md ("found but not fixed", item 3): one item gave Fleiss' kappa
+Regression: one item gave Fleiss' kappa
 -0.500 with the "interval" [-0.500, -0.500] and Krippendorff's alpha 0.000 with [0.000, 0.000].
 """
 

@@ -236,7 +236,7 @@ def test_reopen_and_format_check(tmp_path):
         closed.count("A")
 
 
-# --- someone else's SQLite database is refused and left unchanged (notes/hostile.md item 4) ---
+# --- someone else's SQLite database is refused and left unchanged ---
 
 def _foreign(path, *statements):
     conn = sqlite3.connect(path)
