@@ -395,6 +395,37 @@ class Task(ABC):
             f"{self.answer_format}"
         )
 
+    def split_solo_prompt(self, view: View) -> str:
+        """Prompt of the split_solo control: one agent with one view and no partner (the
+        control that shows a view alone does not determine the answer).
+
+        Parameters
+        ----------
+        view : View
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("csp_sudoku4")
+        >>> a, _ = task.split(task.generate(0, 0))
+        >>> prompt = task.split_solo_prompt(a)
+        >>> print(prompt.splitlines()[0])
+        You are solving a constraint puzzle on your own, holding only part of the information about it; no one can give you the rest.
+        >>> task.render_view(a) in prompt, "[other agent]:" in prompt
+        (True, False)
+        """
+        return (
+            f"You are solving a {self.puzzle_kind} puzzle on your own, holding only part of the "
+            "information about it; no one can give you the rest.\n\n"
+            f"Your information:\n{self.render_view(view)}\n\n"
+            f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
+            f"your answer in this format: {self.answer_format}"
+        )
+
     # ----- answers -------------------------------------------------------------------
     def extract_answer(self, text: str) -> Any:
         """Find the last termination marker in ``text`` and parse what follows it.

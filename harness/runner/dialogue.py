@@ -49,35 +49,17 @@ def _task(name: str) -> Task:
 
 
 def split_solo_prompt(task: Task, view: Any) -> str:
-    """Prompt of the split_solo control: one view, no partner.
-
-    Parameters
-    ----------
-    task : Task
-    view : View
-
-    Returns
-    -------
-    str
+    """Prompt of the split_solo control: :meth:`harness.base.Task.split_solo_prompt`.
 
     Examples
     --------
     >>> from harness.registry import get_task
     >>> task = get_task("csp_sudoku4")
     >>> a, _ = task.split(task.generate(0, 0))
-    >>> prompt = split_solo_prompt(task, a)
-    >>> print(prompt.splitlines()[0])
-    You are solving a constraint puzzle on your own, holding only part of the information about it; no one can give you the rest.
-    >>> task.render_view(a) in prompt, "[other agent]:" in prompt
-    (True, False)
+    >>> split_solo_prompt(task, a) == task.split_solo_prompt(a)
+    True
     """
-    return (
-        f"You are solving a {task.puzzle_kind} puzzle on your own, holding only part of the "
-        "information about it; no one can give you the rest.\n\n"
-        f"Your information:\n{task.render_view(view)}\n\n"
-        f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
-        f"your answer in this format: {task.answer_format}"
-    )
+    return task.split_solo_prompt(view)
 
 
 def extractor_messages(task: Task, text: str) -> list[dict[str, str]]:
