@@ -347,7 +347,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     >>> round(r.floor, 4), round(r.envelope, 4), r.pooling
     (0.1454, 0.2822, 'random')
     """
-    from noisefloor.stats import _validate
+    from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)
     _validate.choice("pooling", pooling, POOLINGS)

@@ -175,7 +175,7 @@ def floor_run(
     >>> sorted(set(r.to_frame()["certified_by"]))
     ['empty store at start', 'identical first requests', 'no injection']
     """
-    from noisefloor.stats import _validate
+    from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
@@ -337,7 +337,7 @@ def contrast_run(
     >>> row["contrast"], (int(row["wins"]), int(row["losses"]), int(row["ties"])), row["certified_null"]
     ('no_coord[t0]-no_coord[t1]', (0, 1, 2), 'no injection')
     """
-    from noisefloor.stats import _validate
+    from noisefloor.stats import validation as _validate
 
     if not isinstance(family_size, int) or family_size < 1:
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
@@ -524,7 +524,7 @@ def audit_run(
                                        read_claims, read_paired_counts)
     from noisefloor.stats.paired import sign_test_table
 
-    from noisefloor.stats import _validate
+    from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)  # before reading anything
     if logs is not None and counts is not None:

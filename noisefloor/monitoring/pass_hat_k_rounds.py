@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.monitoring.time_order import require_trial_frame
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import pass_hat_k
 
 __all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]

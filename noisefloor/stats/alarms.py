@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 
 __all__ = ["ALARM_COLUMNS", "Alarm", "alarms_frame"]
 

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import _validate
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.alarms import Alarm, _positive_int, _real, _rising_edges, _series
 
 __all__ = ["RollingQuantileResult", "rolling_quantile_monitor"]
