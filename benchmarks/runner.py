@@ -39,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harness.runner import journal as jr  # noqa: E402
-from harness.runner.endpoints import Endpoints, ModelEndpoint  # noqa: E402
+from noisefloor.endpoints import Endpoints, ModelEndpoint  # noqa: E402
 from harness.runner.run import RunSettings, _check_meta, _variant_ids, plan_rollouts  # noqa: E402
 from harness.runner.run import run_tax, variant_texts  # noqa: E402
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.runner.endpoints import ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
 
 if sys.version_info >= (3, 11):
     import tomllib

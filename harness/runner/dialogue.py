@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX, UNPARSED, Task
-from harness.runner.endpoints import Completion, EndpointError, EndpointFatalError
+from noisefloor.endpoints import Completion, EndpointError, EndpointFatalError
 from harness.runner.keys import RolloutSpec
 from harness.runner.variants import apply_variant
 
@@ -182,7 +182,7 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
         What to run.
     complete : async callable
         ``await complete(model, messages, **params) -> Completion``, e.g.
-        :meth:`harness.runner.endpoints.Endpoints.complete`.
+        :meth:`noisefloor.endpoints.Endpoints.complete`.
     turn_cap : int
         Most assistant messages in the dialogue (>= 1).
     params : dict, optional
@@ -204,7 +204,7 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
     Examples
     --------
     >>> import asyncio
-    >>> from harness.runner.endpoints import Endpoints, ModelEndpoint
+    >>> from noisefloor.endpoints import Endpoints, ModelEndpoint
     >>> from harness.runner.scripted import ScriptedServer, answer_book
     >>> spec = RolloutSpec("csp_sudoku4", 0, 0, "pair", "solver", "solver", "a", 0,
     ...                    "baseline", 0, "")

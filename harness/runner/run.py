@@ -22,7 +22,7 @@ import pandas as pd
 
 from harness.runner import journal as jr
 from harness.runner.dialogue import RolloutOutcome, run_rollout
-from harness.runner.endpoints import Endpoints, ModelEndpoint
+from noisefloor.endpoints import Endpoints, ModelEndpoint
 from harness.runner.keys import (
     BASELINE, MODE_CHOICES, RolloutSpec, canonical_json, in_shard, settings_id,
 )
@@ -439,7 +439,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         The directory was made with other settings.
     RuntimeError
         Another process is using the directory.
-    harness.runner.endpoints.EndpointFatalError
+    noisefloor.endpoints.EndpointFatalError
         An endpoint answered 401, 403 or 404 (finished rollouts stay journalled).
 
     Examples

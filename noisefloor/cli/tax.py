@@ -99,7 +99,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     """
     from harness.registry import list_tasks
     from harness.runner.config import load_config
-    from harness.runner.endpoints import EndpointFatalError, ModelEndpoint
+    from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
     from harness.runner.keys import parse_shard
     from harness.runner.run import RunSettings, SettingsMismatchError, run_tax
 

@@ -71,7 +71,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
             raise click.UsageError("--judge-model and --judge-url go together")
         if labels is not None:
             raise click.UsageError("give either --labels or --judge-model/--judge-url, not both")
-        from harness.runner.endpoints import ModelEndpoint
+        from noisefloor.endpoints import ModelEndpoint
         judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
                               concurrency=judge_concurrency)
     r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,

@@ -1,7 +1,7 @@
 """The cascade judge on an OpenAI-compatible endpoint, through the runner's endpoint layer.
 
 :func:`judge_with_endpoint` sends every judge request through
-:class:`harness.runner.endpoints.Endpoints` (per-URL concurrency limits, 429 back-off,
+:class:`noisefloor.endpoints.Endpoints` (per-URL concurrency limits, 429 back-off,
 retries), concurrently. A call whose retries are spent (:class:`EndpointError`) is an
 infrastructure failure: the rollout is listed in ``JudgeRun.failures`` and stays unlabelled,
 never scored. An authentication or not-found error (401/403/404) stops the labelling at once.
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from harness.runner.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
+from noisefloor.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
 from noisefloor.tax.cascade import JudgeRun, collect_labels, judge_requests
 from noisefloor.stats.warning_classes import UnknownPriceWarning
 from noisefloor.tax.run import TaxRun
@@ -33,7 +33,7 @@ def judge_with_endpoint(
     Parameters
     ----------
     run : TaxRun
-    endpoint : harness.runner.endpoints.ModelEndpoint
+    endpoint : noisefloor.endpoints.ModelEndpoint
         The judge model and its base URL(s); its ``concurrency`` bounds requests in flight.
     rater : str, default "judge"
     keys : sequence of str, optional
@@ -53,7 +53,7 @@ def judge_with_endpoint(
 
     Raises
     ------
-    harness.runner.endpoints.EndpointFatalError
+    noisefloor.endpoints.EndpointFatalError
         HTTP 401, 403 or 404 from the endpoint (no request can succeed).
     TaxRunError
         A selected rollout's transcript is missing.

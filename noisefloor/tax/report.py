@@ -156,7 +156,7 @@ def tax_report(
     labels : path or pandas.DataFrame, optional
         Cascade labels in the long annotation layout (``item`` = rollout key, ``rater``,
         ``category`` L1-L4, ``label`` 0/1).
-    judge : callable or harness.runner.endpoints.ModelEndpoint, optional
+    judge : callable or noisefloor.endpoints.ModelEndpoint, optional
         A judge to label the pair rollouts now: ``judge(messages) -> str`` (see
         :func:`noisefloor.tax.cascade.judge_rollouts`) or a judge model at an
         OpenAI-compatible endpoint, called through the runner's endpoint layer

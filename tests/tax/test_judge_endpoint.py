@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from harness.runner.endpoints import EndpointFatalError, ModelEndpoint
+from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
 from noisefloor.cli.tax_report import report
 from noisefloor.tax.judge import judge_with_endpoint
 from noisefloor.tax.run import read_run

@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from harness.runner.endpoints import ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
 from harness.runner.scripted import ScriptedServer, answer_book
 
 TASKS = ("csp_sudoku4", "spatial_one_way")

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from harness.runner import journal as jr
-from harness.runner.endpoints import ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
 from harness.runner.run import RunSettings, plan_rollouts, run_tax
 
 KILLS = 24

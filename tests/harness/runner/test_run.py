@@ -274,7 +274,7 @@ def test_missing_endpoint_and_bad_settings(server, tmp_path):
 
 
 def test_an_auth_failure_stops_the_run_and_keeps_finished_work(server, tmp_path):
-    from harness.runner.endpoints import EndpointFatalError
+    from noisefloor.endpoints import EndpointFatalError
 
     server.fail_always("solver", "401")
     with pytest.raises(EndpointFatalError, match="http_401"):
@@ -304,7 +304,7 @@ def test_extractor_failures_are_infrastructure_errors_and_none_is_no_answer(serv
 
 
 def test_cost_matches_a_published_price_example():
-    from harness.runner.endpoints import ModelEndpoint
+    from noisefloor.endpoints import ModelEndpoint
 
     # OpenAI's list price of gpt-4o-mini (July 2024): $0.15 per 1M input tokens and $0.60 per
     # 1M output tokens, so 2,000 input + 500 output tokens cost 0.0003 + 0.0003 = $0.0006

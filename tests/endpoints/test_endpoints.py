@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.runner.endpoints import (
+from noisefloor.endpoints.client import (
     Endpoints, EndpointError, EndpointFatalError, ModelEndpoint, _Endpoint, retry_after_seconds,
 )
 from harness.runner.scripted import ScriptedServer

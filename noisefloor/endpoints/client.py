@@ -10,20 +10,18 @@ multiplicative decrease). Timeouts, dropped connections, 5xx, malformed bodies a
 :class:`EndpointError`, which the runner records as an infrastructure error, never a score.
 401, 403 and 404 raise :class:`EndpointFatalError` at once (the run cannot succeed).
 
+The client is used by every part of noisefloor that calls a model: the collaboration-tax
+runner (:mod:`harness.runner`), the judge of ``tax report`` and the protocols runner. An
+example against a live server is in ``docs/tax-run.md``.
+
 Examples
 --------
->>> import asyncio
->>> from harness.runner.scripted import ScriptedServer
->>> async def ask(url):
-...     async with Endpoints([ModelEndpoint("silent", (url,), price_input_per_mtok=1.0,
-...                                         price_output_per_mtok=2.0)]) as endpoints:
-...         return await endpoints.complete("silent", [{"role": "user", "content": "hi"}])
->>> with ScriptedServer() as server:
-...     done = asyncio.run(ask(server.base_url))
->>> done.text, done.tokens_in, done.tokens_out, done.retries
-('I need to think about this some more.', 1, 10, 0)
->>> print(f"{done.cost_usd:.6f}")
+>>> endpoint = ModelEndpoint("m", ("http://127.0.0.1:8000/v1",), price_input_per_mtok=1.0,
+...                          price_output_per_mtok=2.0)
+>>> print(f"{endpoint.cost(1, 10):.6f}")
 0.000021
+>>> retry_after_seconds({"retry-after": "3"}, default=1.0)
+3.0
 """
 
 from __future__ import annotations
