@@ -134,7 +134,7 @@ def arm_labels(trials: pd.DataFrame) -> pd.Series:
     ----------
     trials : pandas.DataFrame
         Trial records with ``protocol`` and optionally ``run`` (as
-        :func:`noisefloor.logs.runs.load_runs` adds), ``benchmark, model, seed``.
+        :func:`noisefloor.logs.load_trials` adds), ``benchmark, model, seed``.
 
     Returns
     -------
@@ -303,7 +303,7 @@ def certified_null_contrasts(
     Parameters
     ----------
     trials : pandas.DataFrame
-        Output of :func:`noisefloor.logs.load_trials` or :func:`noisefloor.logs.runs.load_runs`
+        Output of :func:`noisefloor.logs.load_trials`
         (``protocol, task_id, trial, reward`` and optionally ``benchmark, model, seed, run,
         logged_protocol, infrastructure_error, store_events_at_start, injections,
         first_request_sha256``).
