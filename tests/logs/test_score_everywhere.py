@@ -86,3 +86,17 @@ def test_cli_score_changes_floor_and_passk(systems):
         outputs[scorer] = (floor.output, passk.output)
     assert outputs["match"][0] != outputs["includes"][0]
     assert outputs["match"][1] != outputs["includes"][1]
+
+
+def test_inspect_configuration_is_task_solver_scorers_and_the_scorer_read(systems):
+    import json
+
+    from noisefloor.logs import load_trials
+
+    for scorer in SCORERS:
+        frame = load_trials(systems["a"], score=scorer)
+        (text,) = set(frame["configuration"])
+        conf = json.loads(text)
+        assert conf["task"] == "two_scorers" and conf["score"] == scorer
+        assert [s["name"] for s in conf["scorers"]] == ["match", "includes"]
+        assert [s["solver"] for s in conf["solver"]] == ["generate"]
