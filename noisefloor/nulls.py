@@ -94,8 +94,11 @@ class NoNullContrastError(MentionError):
     """No pair of arms in the log is a certified null contrast (the message names remedies).
 
     A :class:`ValueError` whose message mentions ``null_pairs``: ``null_pairs=`` in Python,
-    the command's option (``--null``) on the command line.
+    the command's option (``--null``) on the command line. ``skipped`` holds every candidate
+    pair with the reason nothing certifies it (as :attr:`NullContrasts.skipped`).
     """
+
+    skipped: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -447,7 +450,9 @@ def certified_null_contrasts(
                              "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
                                                      or "none"))
     if not rows:
-        raise NoNullContrastError(_no_null_message(trial0, reruns, skipped))
+        error = NoNullContrastError(_no_null_message(trial0, reruns, skipped))
+        error.skipped = tuple(skipped)  # every candidate with its reason, for the renderers
+        raise error
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     table["seed"] = pd.array([_plain_seed(x) for x in table["seed"]], dtype="Int64")
     return NullContrasts(table=table, skipped=tuple(skipped))
