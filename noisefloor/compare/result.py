@@ -46,6 +46,10 @@ __all__ = ["BY", "VERDICTS", "ComparisonRow", "Comparison", "compare"]
 BY = ("protocol", "model", "agent", "run")
 #: Values of :attr:`Comparison.verdict`.
 VERDICTS = ("above", "inside", "below", "no floor")
+#: Columns of the trial frame that a comparison reads.
+_USED = ("benchmark", "model", "protocol", "seed", "task_id", "trial", "reward",
+         "infrastructure_error", "store_events_at_start", "injections", "first_request_sha256",
+         "run", "logged_protocol", "configuration")
 #: Columns of :meth:`Comparison.to_frame`.
 ROW_COLUMNS = ("level", "seed", "trial", "wins", "losses", "ties", "n", "gap", "ci_low",
                "ci_high", "p_value", "mde", "reason")
@@ -75,9 +79,12 @@ class ComparisonRow:
     p_value : float
         Exact two-sided sign test (ties dropped); NaN without untied pairs.
     mde : float
-        Minimum detectable effect at this n: the smallest gap the exact sign test detects with
-        the comparison's power at level ``1 - confidence``, the discordance (W + L) / n held
-        at its observed value. NaN with ``reason`` when undefined (no discordant task).
+        Minimum detectable effect at this n: the smallest gap the paired test detects with the
+        comparison's power at two-sided level ``1 - confidence``, the discordance (W + L) / n
+        held at its observed value (Connor's 1987 normal approximation for paired proportions,
+        :func:`noisefloor.stats.power.minimum_detectable_effect` with ``test="mcnemar"``, as
+        ``noisefloor plan --test mcnemar``). NaN with ``reason`` when undefined (no discordant
+        task).
     reason : str
         Why a value is NaN; empty otherwise.
     """
@@ -213,11 +220,20 @@ def _arm_values(trials: pd.DataFrame, by: str) -> pd.Series:
         conf = trials["configuration"] if "configuration" in trials.columns else None
         if conf is None:
             return pd.Series([None] * len(trials), index=trials.index, dtype=object)
-        agents = {c: parse_configuration(c).get("agent") for c in conf.dropna().unique()}
-        return conf.map(agents).astype(object)
+        known = conf.dropna()
+        out = pd.Series([None] * len(trials), index=trials.index, dtype=object)
+        if len(known):
+            agents = {c: parse_configuration(c).get("agent") for c in known.unique()}
+            out.loc[known.index] = known.map(agents).to_numpy(dtype=object)
+        return out
     if by not in trials.columns:
         return pd.Series([None] * len(trials), index=trials.index, dtype=object)
-    return trials[by].astype(object)
+    return trials[by]
+
+
+def _names(trials: pd.DataFrame, by: str) -> set[str]:
+    """The distinct names along ``by``."""
+    return {str(x) for x in _arm_values(trials, by).dropna().unique()}
 
 
 def _resolve_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
@@ -225,13 +241,12 @@ def _resolve_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
         if by not in BY:
             raise ParameterError("by", "one of " + ", ".join(map(repr, BY)), by)
         return by
-    fits = [d for d in BY if {a, b} <= set(_arm_values(trials, d).dropna().astype(str))]
+    fits = [d for d in BY if {a, b} <= _names(trials, d)]
     if len(fits) == 1:
         return fits[0]
     if not fits:
         shown = "; ".join(
-            f"{d}: " + ", ".join(sorted(map(str, _arm_values(trials, d).dropna().unique()))[:8])
-            for d in BY if _arm_values(trials, d).notna().any())
+            f"{d}: " + ", ".join(sorted(_names(trials, d))[:8]) for d in BY if _names(trials, d))
         raise ParameterError("a", "", message=literal(
             f"{a!r} and {b!r} are not both names of one protocol, model, agent or run of the "
             f"logs ({shown})") + "; name the arms as the logs do")
@@ -247,7 +262,7 @@ def _identity_of_runs(rows: pd.DataFrame) -> list[tuple[str, dict]]:
     for run, g in rows.groupby("run", sort=False) if "run" in rows.columns else [("", rows)]:
         first = g.iloc[0]
         logged = first["logged_protocol"] if "logged_protocol" in g.columns else first["protocol"]
-        models = g["model"].dropna().unique() if "model" in g.columns else []
+        models: Any = g["model"].dropna().unique() if "model" in g.columns else []
         protos = g["logged_protocol" if "logged_protocol" in g.columns else "protocol"]
         identity = {"protocol": str(logged) if protos.nunique() == 1 else
                     ", ".join(sorted(map(str, protos.unique()))),
@@ -299,7 +314,7 @@ def _mde(n: int, discordant: int, confidence: float, power: float) -> tuple[floa
         return math.nan, "no paired task"
     if discordant == 0:
         return math.nan, "no discordant task: the paired test has no information at this n"
-    plan = minimum_detectable_effect(n, test="sign_test", p_d=discordant / n,
+    plan = minimum_detectable_effect(n, test="mcnemar", p_d=discordant / n,
                                      alpha=1 - confidence, power=power)
     return float(plan.gap), plan.reason
 
@@ -353,10 +368,10 @@ def _advice(pooled: ComparisonRow, a: str, b: str, n_tasks: int, n_trials: int,
     p_d = (pooled.wins + pooled.losses) / pooled.n if pooled.n else 0.0
     if p_d > 0:
         target = min(max(abs(pooled.gap), 0.02), p_d)
-        plan = sample_size(target, test="sign_test", p_d=p_d, alpha=1 - confidence, power=power)
+        plan = sample_size(target, test="mcnemar", p_d=p_d, alpha=1 - confidence, power=power)
         if plan.n > 0:
             text += (f"; to detect a gap of {target * 100:.1f} pp at power {power:g} "
-                     f"(discordance {p_d:.2f} held fixed) the sign test needs {plan.n} tasks "
+                     f"(discordance {p_d:.2f} held fixed) the paired test needs {plan.n} tasks "
                      f"(these logs pair {n_tasks}; see noisefloor plan)")
     return text
 
@@ -457,11 +472,12 @@ def compare(
                 "re-runs of one arm ('a-a') with {null_pairs}")
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                              model=model, protocol=protocol, score=score)
+    trials = trials[[c for c in _USED if c in trials.columns]]
     by = _resolve_by(trials, a, b, by)
-    names = _arm_values(trials, by).astype(str)
+    names = _arm_values(trials, by)
     arms: dict[str, pd.DataFrame] = {}
     for name in (a, b):
-        rows = trials[(names == name).to_numpy()]
+        rows = trials[(names == name).fillna(False).to_numpy(dtype=bool)]
         if rows.empty:
             raise ParameterError("a" if name == a else "b", "", message=literal(
                 f"no record of {by} {name!r} in the logs"))

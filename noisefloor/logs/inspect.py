@@ -438,7 +438,8 @@ def run_configuration(header: dict[str, Any], scorer: str | None) -> dict[str, A
     """The configuration an inspect_ai log records (see :mod:`noisefloor.logs.configuration`):
     task, task arguments, the plan's solvers with their parameters, the scorers with their
     options, the scorer read as the reward, and the generation settings without the seed."""
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    eval_spec = header.get("eval")
+    spec: dict[str, Any] = eval_spec if isinstance(eval_spec, dict) else {}
     plan = header.get("plan")
     steps = plan.get("steps") if isinstance(plan, dict) else None
     solver = ([{"solver": s.get("solver"), "params": s.get("params")} for s in steps
