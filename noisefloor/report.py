@@ -318,7 +318,8 @@ def floor_text(run: FloorRun) -> str:
              f"{how}",
              f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
-             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp; "
+             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp "
+             "(each contrast signed so its pooled gap is >= 0; the table signs them as written); "
              f"{count_noun(nf.n_informative, 'informative pair')}"]
     lines += [f"  {text}" for _, text in floor_facts(nf, run.null_contrasts.table, run.skipped)]
     return "\n".join(lines + ["", text_table(floor_table(nf))])
