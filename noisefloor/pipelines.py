@@ -25,7 +25,8 @@ from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
-from noisefloor.stats.validation import ParameterError, literal
+from noisefloor.pairs import split_protocol_pair
+from noisefloor.stats.validation import ParameterError, literal, mention_text
 from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
@@ -36,9 +37,9 @@ _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
 def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
                     benchmark: str | None = None, model: str | None = None,
-                    protocol: str | None = None) -> pd.DataFrame:
+                    protocol: str | None = None, score: str | None = None) -> pd.DataFrame:
     """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
-    :func:`noisefloor.logs.runs.load_runs` (each path one run; ``"PATH=LABEL"`` labels it).
+    :func:`noisefloor.logs.load_trials` (each path one run; ``"PATH=LABEL"`` labels it).
 
     Raises
     ------
@@ -47,10 +48,10 @@ def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = F
     """
     if isinstance(logs, pd.DataFrame):
         return logs
-    from noisefloor.logs.runs import load_runs
+    from noisefloor.logs import load_trials
 
-    trials = load_runs(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                       model=model, protocol=protocol)
+    trials = load_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                         model=model, protocol=protocol, score=score)
     if trials.empty:
         read = trials.attrs.get("sources") or [str(logs)]
         raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
@@ -133,6 +134,7 @@ class FloorRun:
 def floor_run(
     logs: Any, *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None,
     clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
     reruns: bool = True, infrastructure_errors: str = "exclude", confidence: float = 0.95,
     pooling: str = "summed", tau_method: str = "dl",
@@ -142,9 +144,9 @@ def floor_run(
     Parameters
     ----------
     logs : path, ``"PATH=LABEL"``, (path, label), a sequence of them, or a DataFrame
-        The logs (each path one run, see :func:`noisefloor.logs.runs.load_runs`), or trials
+        The logs (each path one run, see :func:`noisefloor.logs.load_trials`), or trials
         already loaded.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`.
@@ -179,7 +181,7 @@ def floor_run(
 
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                             model=model, protocol=protocol)
+                             model=model, protocol=protocol, score=score)
     null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
                         reruns=reruns, infrastructure_errors=infrastructure_errors)
     nf = noise_floor(null.table, confidence=confidence, pooling=pooling, tau_method=tau_method)
@@ -210,6 +212,10 @@ class ContrastRun:
         :func:`~noisefloor.arm_contrasts.left_out_totals` of the rows.
     sources : tuple of str
         The logs read, as given.
+    left_out_trials : tuple of str
+        One sentence per trial the two arms share that is not compared, saying why and how to
+        compare it; parameters are mentioned as ``{name}`` (rendered by
+        :func:`noisefloor.stats.validation.mention_text`). A trial is never left out silently.
     """
 
     a: str
@@ -220,6 +226,7 @@ class ContrastRun:
     left_out: dict = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     confidence: float = 0.95
+    left_out_trials: tuple[str, ...] = ()
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -236,7 +243,8 @@ class ContrastRun:
                 "family_size": self.family_size, "confidence": self.confidence,
                 "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
                     orient="records"),
-                "left_out": dict(self.left_out)}
+                "left_out": dict(self.left_out),
+                "left_out_trials": [mention_text(t) for t in self.left_out_trials]}
 
 
 def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
@@ -287,7 +295,8 @@ def contrast_run(
     logs: Any, a: str, b: str, *, by: str | None = None, trials: Sequence[int] | None = None,
     trial_b: int | None = None, coordination_active: bool = False, family_size: int = 1,
     format: str | None = None, allow_nan: bool = False, benchmark: str | None = None,
-    model: str | None = None, protocol: str | None = None, clean_pairs: Sequence = (),
+    model: str | None = None, protocol: str | None = None, score: str | None = None,
+    clean_pairs: Sequence = (),
     null_pairs: Sequence = (), trial0: bool = True, reruns: bool = True,
     infrastructure_errors: str = "exclude", confidence: float = 0.95,
 ) -> ContrastRun:
@@ -311,7 +320,7 @@ def contrast_run(
         Also compare trial 1 on the tasks both arms failed at trial 0.
     family_size : int, default 1
         Contrasts in the family, for the Bonferroni correction of each row.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
@@ -342,8 +351,17 @@ def contrast_run(
     if not isinstance(family_size, int) or family_size < 1:
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
     confidence = _validate.probability("confidence", confidence)
+    if a != b:
+        for pair in null_pairs:
+            parts = split_protocol_pair(pair, {a, b}, what="null pair") \
+                if isinstance(pair, str) else tuple(pair)
+            if set(parts) == {a, b}:
+                raise ParameterError("null_pairs", "", message=literal(
+                    f"{pair!r} declares the contrast under test ({a}-{b}) null") + ": it "
+                    "cannot certify itself; declare only pairs that cannot differ with "
+                    "{null_pairs}")
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                            model=model, protocol=protocol)
+                            model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
     rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
                          coordination_active=coordination_active,
@@ -362,9 +380,19 @@ def contrast_run(
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)
     rows["certified_null"] = [c if s == "all" else "" for c, s in zip(certified, rows["subset"])]
+    compared = set(rows["trial"].astype(int))
+    left_trials: list[str] = []
+    if trials is None and a != b and 0 not in compared:
+        column = frame["model"] if by == "model" else frame["protocol"]
+        at0 = set(column[frame["trial"] == 0].astype(str))
+        if {a, b} <= at0:
+            left_trials.append(
+                "trial 0 is not compared: by default a contrast of two arms starts at trial 1 "
+                "(at trial 0 every coordination store is empty, so trial 0 is a null contrast "
+                "when certified, not the gain under test); pass {trials=[0]} to compare it")
     return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
                        left_out=left_out_totals(rows), sources=_sources(logs, frame),
-                       confidence=confidence)
+                       confidence=confidence, left_out_trials=tuple(left_trials))
 
 
 @dataclass(frozen=True)
@@ -460,7 +488,8 @@ def audit_run(
     clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
     reruns: bool = True, by: str = "protocol", format: str | None = None,
     allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
-    protocol: str | None = None, out: str | Path | None = None, plot: bool = True,
+    protocol: str | None = None, score: str | None = None, out: str | Path | None = None,
+    plot: bool = True,
     confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
 ) -> AuditRun:
     """Place claims against a noise floor from a count table or from logs.
@@ -482,7 +511,7 @@ def audit_run(
         Logs only: as in :func:`noisefloor.nulls.certified_null_contrasts`.
     by : {"protocol", "model"}, default "protocol"
         Logs only: the arms of the log's own contrasts.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         Logs only: as in :func:`noisefloor.logs.load_trials`.
     out : path, optional
         Directory to write ``forest.png``, ``forest.svg`` and ``report.md`` to.
@@ -534,7 +563,7 @@ def audit_run(
     skipped: tuple = ()
     if logs is not None:
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                                 model=model, protocol=protocol)
+                                 model=model, protocol=protocol, score=score)
         null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
                             trial0=trial0, reruns=reruns)
         null_table, skipped = null.table, null.skipped

@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._logs import LOG_SPEC, spec_text
 from noisefloor.report import pp
 from noisefloor.stats.power import TESTS, power_curve
 from noisefloor.stats.power import plan as plan_designs
@@ -18,25 +19,38 @@ _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNema
           "sign_test": "exact sign test"}
 
 
-def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tuple[float, str]:
+def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
+                    null_pairs=(), clean_pairs=()) -> tuple[float, str]:
     """The noise floor (or envelope, an upper ``confidence`` bound) of trial LOG files and a
     line saying where it came from.
 
     Used by ``plan --floor-log`` and ``leaderboard --floor-log``.
     """
+    value, source, _ = measured_floor(paths, kind, confidence, null_pairs=null_pairs,
+                                      clean_pairs=clean_pairs)
+    return value, source
+
+
+def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
+                   clean_pairs=()) -> tuple[float, str, int]:
+    """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
+    sets it (the n at which the floor was measured)."""
     from noisefloor.cli._logs import read_logs
     from noisefloor.floor import noise_floor
     from noisefloor.pipelines import _quiet_nulls
 
     trials = read_logs(paths, "auto")
-    nf = noise_floor(_quiet_nulls(trials).table, confidence=confidence)
+    table = _quiet_nulls(trials, null_pairs=null_pairs, clean_pairs=clean_pairs).table
+    nf = noise_floor(table, confidence=confidence)
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
-        raise click.ClickException(f"--floor-log {', '.join(paths)}: the {kind} is undefined "
-                                   f"({nf.reason or 'no informative null contrast'})")
+        raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is "
+                                   f"undefined ({nf.reason or 'no informative null contrast'})")
+    rows = table[table["contrast"] == contrast]
+    n0 = int((rows["wins"] + rows["losses"] + rows["ties"]).max()) if len(rows) else 0
     level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return float(value), f"{kind} of {', '.join(paths)} ({contrast}{level})"
+    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})", n0
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -60,16 +74,21 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tup
                    "(R power.prop.test).")
 @click.option("--floor", type=float, default=None,
               help="A floor or envelope (proportion) the gain must clear with the stated power.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+@click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose noise floor the gain must clear (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: clear the clean-contrast floor or the envelope.")
+@click.option("--null", "null_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: declare a pair null ('a-b' at trial 0, 'a-a' re-runs), as "
+                   "for noisefloor floor. Repeatable.")
+@click.option("--clean", "clean_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: a null pair certified clean, as for noisefloor floor.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write power against n to this file (.png, .svg or .pdf).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, floor_logs,
-         floor_kind, plot_path, as_json) -> None:
+         floor_kind, null_pairs, clean_pairs, plot_path, as_json) -> None:
     """Tasks needed for a gain of --gap, or the minimum detectable effect with --n tasks.
 
     Gains and floors are proportions (0.06 for 6 pp); the text output shows percentage points.
@@ -81,9 +100,14 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
                                "the MDE)")
     if floor is not None and floor_logs:
         raise click.UsageError("give --floor or --floor-log, not both")
+    if (null_pairs or clean_pairs) and not floor_logs:
+        raise click.UsageError("--null and --clean go with --floor-log (they decide which "
+                               "contrasts of the log are null)")
     source = ""
+    n0 = 0
     if floor_logs:
-        floor, source = floor_from_logs(floor_logs, floor_kind)
+        floor, source, n0 = measured_floor(floor_logs, floor_kind, null_pairs=null_pairs,
+                                           clean_pairs=clean_pairs)
     elif floor is not None:
         source = "--floor"
     result = plan_designs(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,
@@ -99,6 +123,24 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     click.echo(f"{what}: alpha {first.alpha:g} (two-sided), power {first.power:g}")
     if first.floor > 0:
         click.echo(f"clearing a floor of {pp(first.floor)} pp ({source})")
+    if n0:
+        click.echo(f"held fixed in the table: the floor as measured, on n = {n0} paired tasks")
+        if result.solve_for == "n" and gap is not None and gap > 0:
+            from noisefloor.stats.power_floor import sample_size_shrinking_floor
+
+            for p in result.plans:
+                if p.test == "two_proportion":
+                    continue
+                shrink = sample_size_shrinking_floor(gap, first.floor, n0, test=p.test,
+                                                     p_d=p.p_d, alpha=alpha, power=power)
+                if shrink.n > 0:
+                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}; held fixed: "
+                               f"{shrink.held_fixed}): n = {shrink.n} tasks, where the floor "
+                               f"would be {pp(shrink.floor_at_n)} pp (power "
+                               f"{shrink.achieved_power:.3f}); measure the floor again at that n")
+                else:
+                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}): "
+                               f"{shrink.reason}")
     rows = []
     for p in result.plans:
         rows.append({
@@ -150,7 +192,7 @@ def _plot(result, path) -> str:
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
 @click.option("--tasks", "n_tasks", type=int, default=100, show_default=True,
               help="Tasks per seed, with --flip-rate.")
-@click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
+@click.option("--log", "logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s): simulate at each task's success share over all its records.")
 @click.option("--seeds", "n_seeds", type=int, default=2, show_default=True, help="Seeds per run.")
 @click.option("--arms", "n_arms", type=int, default=3, show_default=True,
@@ -165,7 +207,7 @@ def _plot(result, path) -> str:
                    "or --null-gap.")
 @click.option("--null-gap", "null_gaps", multiple=True, type=float,
               help="A null contrast's gap (proportion), repeatable.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+@click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose per-seed null-contrast gaps rate --claim.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
@@ -188,7 +230,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
     if logs:
         from noisefloor.cli._logs import read_logs
         p = per_task_success_share(read_logs(logs, "auto")).to_numpy()
-        source = f"per-task success shares of {', '.join(logs)}"
+        source = f"per-task success shares of {', '.join(spec_text(logs))}"
     else:
         if n_tasks < 1:
             raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
