@@ -23,11 +23,17 @@ from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
 from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
+from noisefloor.logs.harbor import iter_harbor_blocks
+from noisefloor.logs.terminalbench import iter_terminal_bench_blocks
 from noisefloor.logs.validation import FIELDS
 
 __all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
 
 PathLike = str | Path
+
+#: Readers of the Terminal-Bench and Harbor formats.
+_BENCH_READERS: dict[str, Callable[..., Iterator[RecordBlock]]] = {
+    "terminal-bench": iter_terminal_bench_blocks, "harbor": iter_harbor_blocks}
 
 
 def _check_options(format: str | None, labels: dict[str, Any]) -> None:
@@ -65,6 +71,8 @@ def _blocks(
                                            score=opts.get("score"), **labels)
         elif fmt == "tau2":
             yield from iter_tau2_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+        elif fmt in _BENCH_READERS:  # Terminal-Bench and Harbor
+            yield from _BENCH_READERS[fmt](path, allow_nan=allow_nan, sink=sink, **labels)
         else:
             yield from iter_taubench_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
     except OSError as exc:
@@ -160,8 +168,8 @@ def load_trials(
         ``*.eval`` logs, e.g. the paper layout ``<protocol>/trials.jsonl``. Only regular files
         are read: a named pipe, device or socket among them, or a symbolic link that leads
         nowhere, is an error naming it (see :func:`noisefloor.logs.detect.expand_paths`).
-    format : {"jsonl", "paper", "tau2", "tau-bench", "inspect"} or None, default None
-        Reader to use for every path; None detects it per file
+    format : {"jsonl", "paper", "tau2", "tau-bench", "inspect", "terminal-bench", "harbor"} or None
+        Reader to use for every path (default None); None detects it per file
         (:func:`noisefloor.logs.detect_format`).
     allow_nan : bool, default False
         Accept ``NaN``/``Infinity`` literals in the JSON (a NaN reward is still rejected by
