@@ -83,7 +83,7 @@ class LeaderboardTiers:
         Pairs whose Holm-adjusted p-value is below ``alpha``.
     pairs : pandas.DataFrame
         One row per pair ``a``, ``b`` (a ranked above b): ``gap`` (score difference),
-        ``p_value``, ``p_holm``, ``distinguishable`` (Holm), ``rank_separated`` (Bonferroni),
+        ``p_value``, ``p_adjusted``, ``distinguishable`` (Holm), ``rank_separated`` (Bonferroni),
         and for the paired test ``wins``, ``losses``, ``ties``.
     domain : str or None
         The leaderboard domain, for a tau2-bench leaderboard.
@@ -236,7 +236,7 @@ def tiers_from_pvalues(scores: Sequence[float], p_values: np.ndarray, *,
 
     Returns
     -------
-    (tiers, rank_low, rank_high, p_holm, rank_separated)
+    (tiers, rank_low, rank_high, p_adjusted, rank_separated)
 
     Examples
     --------
@@ -251,11 +251,11 @@ def tiers_from_pvalues(scores: Sequence[float], p_values: np.ndarray, *,
     k = len(s)
     p = np.where(np.isnan(p_values), 1.0, p_values)
     m = len(p)
-    p_holm = holm(p)
+    p_adjusted = holm(p)
     i, j = _pair_index(k)
     beats = np.zeros((k, k), dtype=bool)  # beats[a, b]: a significantly above b (Holm)
     sep = p < alpha / m if m else np.zeros(0, dtype=bool)
-    dist = p_holm < alpha
+    dist = p_adjusted < alpha
     upper = s[i] > s[j]
     lower = s[i] < s[j]
     beats[i[dist & upper], j[dist & upper]] = True
@@ -271,23 +271,23 @@ def tiers_from_pvalues(scores: Sequence[float], p_values: np.ndarray, *,
     above[j[sep & lower], i[sep & lower]] = True
     rank_low = 1 + above.sum(axis=0)
     rank_high = k - above.sum(axis=1)
-    return tiers, rank_low, rank_high, p_holm, sep
+    return tiers, rank_low, rank_high, p_adjusted, sep
 
 
 def _assemble(names, scores, n_items, lo, hi, pvals, method, confidence, domain, notes,
               extra_cols=None) -> LeaderboardTiers:
-    tiers, r_lo, r_hi, p_holm, sep = tiers_from_pvalues(scores, pvals, confidence=confidence)
+    tiers, r_lo, r_hi, p_adjusted, sep = tiers_from_pvalues(scores, pvals, confidence=confidence)
     i, j = _pair_index(len(names))
     pairs = pd.DataFrame({"a": np.asarray(names, dtype=object)[i],
                           "b": np.asarray(names, dtype=object)[j],
                           "gap": np.asarray(scores)[i] - np.asarray(scores)[j],
-                          **(extra_cols or {}), "p_value": pvals, "p_holm": p_holm,
-                          "distinguishable": p_holm < 1 - confidence, "rank_separated": sep})
+                          **(extra_cols or {}), "p_value": pvals, "p_adjusted": p_adjusted,
+                          "distinguishable": p_adjusted < 1 - confidence, "rank_separated": sep})
     return LeaderboardTiers(
         tuple(names), tuple(float(v) for v in scores), tuple(int(v) for v in n_items),
         tuple(float(v) for v in lo), tuple(float(v) for v in hi),
         tuple(int(v) for v in tiers), tuple(int(v) for v in r_lo), tuple(int(v) for v in r_hi),
-        method, float(confidence), len(pvals), int((p_holm < 1 - confidence).sum()), pairs,
+        method, float(confidence), len(pvals), int((p_adjusted < 1 - confidence).sum()), pairs,
         domain, tuple(notes))
 
 

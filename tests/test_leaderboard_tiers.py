@@ -57,9 +57,9 @@ def test_sign_tests_are_sign_test():
 def test_tiers_and_rank_intervals_by_hand():
     # four entries; p-values of pairs (0,1) (0,2) (0,3) (1,2) (1,3) (2,3)
     p = np.array([0.2, 0.004, 0.001, 0.03, 0.002, 0.5])
-    tiers, lo, hi, p_holm, sep = tiers_from_pvalues([0.9, 0.85, 0.7, 0.65], p, confidence=0.95)
+    tiers, lo, hi, p_adjusted, sep = tiers_from_pvalues([0.9, 0.85, 0.7, 0.65], p, confidence=0.95)
     # Holm (Holm 1979): sorted 0.001*6, 0.002*5, 0.004*4, 0.03*3, 0.2*2, 0.5 -> monotone max
-    assert p_holm.tolist() == pytest.approx([0.4, 0.016, 0.006, 0.09, 0.01, 0.5])
+    assert p_adjusted.tolist() == pytest.approx([0.4, 0.016, 0.006, 0.09, 0.01, 0.5])
     # entry 0 beats 2 and 3 -> tier 2 starts at entry 2; entry 2 does not beat 3
     assert tiers.tolist() == [1, 1, 2, 2]
     # Bonferroni at 0.05 / 6 = 0.00833: pairs (0,2) (0,3) (1,3) separate ranks
@@ -181,7 +181,7 @@ def test_paired_entries_from_trial_logs_cli(tmp_path):
                                               "--json"]).output)
     (part,) = doc["tiers"]
     assert part["tiers"][-1] == ["weak"] and part["n_pairs"] == 3
-    assert {"wins", "losses", "ties", "p_holm"} <= part["pairs"][0].keys()
+    assert {"wins", "losses", "ties", "p_adjusted"} <= part["pairs"][0].keys()
 
 
 @pytest.mark.skipif(not BOARD.exists(), reason="shared data not found")
