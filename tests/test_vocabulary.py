@@ -8,7 +8,7 @@ The names, decided once:
   (``tau2`` alone is tau2-bench, the benchmark and log format: ``iter_tau2_blocks``);
 * an adjusted p-value column is ``p_adjusted`` with its method beside it; ``p_bonferroni`` is
   the one older spelling still in the floor and contrast tables (see ``LEFT``), and no other
-  (``p_adj``, ``p_corr``, ``p_adjusted``, ...) may appear.
+  (``p_adj``, ``p_corr``, ``p_holm``, ...) may appear.
 
 What is checked, read from the parsed source (nothing is imported): every public name a module
 defines (functions, classes, their parameters, dataclass fields, module and class constants)
@@ -110,13 +110,13 @@ def test_the_check_catches_other_spellings():
         "    passk = 1  # a local: not a public name\n"
         "COLUMNS = ['estimate', 'ci_low', 'p_adj', 'tau_sq', 'p_adjusted']\n"
         "def iter_tau2_blocks(): ...\n"
-        "row = {'p_value': 0.1, 'p_adjusted': 0.2}\n"
+        "row = {'p_value': 0.1, 'p_holm': 0.2}\n"
         "LABELS = ['p_adj']  # not a result's columns\n"
         "def coordination_active_pass_hat_k_rounds(): ...\n"
     )
     assert off_vocabulary(source) == [
         (1, "PassKTable"), (2, "tau2"), (4, "pass_at_k"), (4, "passk_rounds"),
-        (6, "p_adj"), (6, "tau_sq"), (8, "p_adjusted")]
+        (6, "p_adj"), (6, "tau_sq"), (8, "p_holm")]
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
