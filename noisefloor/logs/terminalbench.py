@@ -43,7 +43,8 @@ would. Runs of one configuration kept in different folders keep their own number
 their repeated trials are reported as duplicates.
 
 The reader checks the run's own figures: when the file's ``accuracy`` is not the share of
-resolved attempts it holds, a :class:`TerminalBenchFiguresWarning` says so.
+resolved attempts it holds, a :class:`~noisefloor.stats.warning_classes.PublishedFiguresWarning`
+says so.
 """
 
 from __future__ import annotations
@@ -60,8 +61,9 @@ from typing import Any
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
+from noisefloor.stats.warning_classes import PublishedFiguresWarning
 
-__all__ = ["TerminalBenchFiguresWarning", "is_terminal_bench_run", "iter_terminal_bench_blocks",
+__all__ = ["PublishedFiguresWarning", "is_terminal_bench_run", "iter_terminal_bench_blocks",
            "looks_like_terminal_bench", "published_figures", "split_trial_name"]
 
 #: ``<task_id>.<k>-of-<n>.<run_id>`` (``terminal_bench/harness/harness.py``).
@@ -70,8 +72,6 @@ _METADATA = "run_metadata.json"
 _RESULT_KEYS = ("trial_name", "task_id", "is_resolved")
 
 
-class TerminalBenchFiguresWarning(UserWarning):
-    """A Terminal-Bench run's own ``accuracy`` disagrees with the attempts it holds."""
 
 
 def split_trial_name(name: str) -> tuple[str, int, int, str] | None:
@@ -333,4 +333,4 @@ def _check_accuracy(source: str, doc: dict[str, Any], results: list[Any]) -> Non
             f"{source}: the run reports accuracy {published:.6g} but {resolved} of its "
             f"{len(results)} attempts are resolved ({own:.6g}); the attempts are read as "
             "written (was the file edited, or merged from several runs?)",
-            TerminalBenchFiguresWarning, stacklevel=4)
+            PublishedFiguresWarning, stacklevel=4)

@@ -19,7 +19,7 @@ from click.testing import CliRunner
 from noisefloor.cli.main import cli
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
 from noisefloor.logs.errors import InfrastructureRewardWarning
-from noisefloor.logs.terminalbench import TerminalBenchFiguresWarning, published_figures
+from noisefloor.logs.terminalbench import PublishedFiguresWarning, published_figures
 from noisefloor.stats.passat import pass_at_k
 from noisefloor.stats.passk import pass_hat_k
 
@@ -105,7 +105,7 @@ def test_terminal_bench_edited_accuracy_warns(tmp_path, tb_run):
     doc = json.loads(tb_run.read_text())
     doc["accuracy"] = 0.9
     tb_run.write_text(json.dumps(doc))
-    with pytest.warns(TerminalBenchFiguresWarning, match="8 of its 15 attempts"):
+    with pytest.warns(PublishedFiguresWarning, match="8 of its 15 attempts"):
         load_trials(tb_run)
 
 
