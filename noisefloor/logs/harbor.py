@@ -32,6 +32,9 @@ termination_reason     ``"exception: <exception_type>"``, else null
 infrastructure_error   true when ``exception_info`` is set: the reward is then null whatever
                        the verifier recorded (kept in ``extra.recorded_reward``, with a
                        warning counting such trials)
+source, line           a job folder: the folder, and the trial folder's 1-based place in
+                       name order (its name in ``extra.trial_dir``); a trial read alone: its
+                       ``result.json``, line 1
 extra                  ``trial_name``, ``agent_version``, ``exception_type`` and
                        ``exception_message``, the token counts and ``cost_usd`` of
                        ``agent_result``, ``started_at``, ``finished_at``
@@ -46,6 +49,7 @@ default leaves such trials out of the counts and says how many. Harbor's rewards
 from __future__ import annotations
 
 import json
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -225,8 +229,15 @@ def map_trial(doc: Any, *, source: str, sink: ProblemSink, versions: dict[str, s
 
 
 def _trial_files(job: Path) -> list[Path]:
-    return sorted(entry / _RESULT for entry in job.iterdir()
-                  if entry.is_dir() and (entry / _RESULT).is_file())
+    """The ``result.json`` of every trial folder of a job, in folder-name order."""
+    with os.scandir(job) as entries:
+        names = sorted(e.name for e in entries if e.is_dir())
+    out = []
+    for name in names:
+        result = os.path.join(job, name, _RESULT)
+        if os.path.isfile(result):
+            out.append(Path(result))
+    return out
 
 
 def iter_harbor_blocks(
@@ -234,7 +245,7 @@ def iter_harbor_blocks(
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
 ) -> Iterator[RecordBlock]:
     """Read a Harbor job folder, a trial folder or one trial's ``result.json`` as record
-    blocks (one per trial file, ``line`` 1)."""
+    blocks (see the table above for ``source`` and ``line``)."""
     path = Path(path)
     kind = harbor_kind(path)
     if kind == "job":
@@ -269,5 +280,17 @@ def iter_harbor_blocks(
             f"({shown}): read as infrastructure errors with a null reward; the recorded reward "
             "is kept in extra['recorded_reward']",
             InfrastructureRewardWarning, stacklevel=4)
-    for file, rec, _ in mapped:
-        yield RecordBlock(str(file), [1], [rec])
+    if kind != "job":
+        for file, rec, _ in mapped:
+            yield RecordBlock(str(file), [1], [rec])
+        return
+    # One block per 10,000 trials (validation has a fixed cost per block): the source is the
+    # job folder, the line the trial folder's 1-based place in name order (its name is in
+    # extra["trial_dir"]); problems the reader itself finds name the trial's own file.
+    position = {file: i for i, file in enumerate(files, 1)}
+    for start in range(0, len(mapped), 10_000):
+        chunk = mapped[start:start + 10_000]
+        for file, rec, _ in chunk:
+            rec["extra"]["trial_dir"] = file.parent.name
+        yield RecordBlock(str(job), [position[file] for file, _, _ in chunk],
+                          [rec for _, rec, _ in chunk])

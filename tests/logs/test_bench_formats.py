@@ -202,3 +202,16 @@ def test_passk_cli_reads_harbor_and_terminal_bench(tmp_path, tb_run):
     tb = next(g for g in doc["groups"] if g["protocol"] == "terminus")
     assert tb["pass_at_k"]["2"] == pytest.approx(1.9 / 3)
     assert tb["pass_hat_k"]["1"] == pytest.approx(8 / 15)
+
+
+def test_harbor_schema_problem_names_the_trial(tmp_path):
+    job = write_harbor_job(tmp_path / "jobs", "job-e", [("t", 1.0, None), ("t", 0.0, None)])
+    trials = sorted(p.parent for p in job.glob("*/result.json"))
+    doc = json.loads((trials[1] / "result.json").read_text())
+    doc["verifier_result"]["rewards"]["reward"] = 1.5
+    (trials[1] / "result.json").write_text(json.dumps(doc))
+    report = validate_logs(job)
+    (problem,) = report.problems
+    assert (problem.source, problem.line, problem.field) == (str(job), 2, "reward")
+    good = load_trials(trials[0])  # a trial read alone: its own file, line 1
+    assert good["source"].tolist() == [str(trials[0] / "result.json")]
