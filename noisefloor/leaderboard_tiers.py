@@ -488,7 +488,7 @@ def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = N
     import matplotlib.pyplot as plt
 
     k = len(result.entries)
-    height = max(2.5, 0.22 * k + 1.2)
+    height = min(max(2.5, 0.22 * k + 1.2), 30.0)  # a long board gets smaller labels
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, height), sharey=True,
                                       gridspec_kw={"width_ratios": [3, 2]})
     cmap = plt.get_cmap("tab10")
@@ -509,7 +509,7 @@ def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = N
                   va="center", fontsize=8, color=cmap((t - 1) % 10))
     left.set_yticks(y)
     left.set_yticklabels([e if len(e) <= 42 else e[:40] + "..." for e in result.entries],
-                         fontsize=7 if k > 30 else 8)
+                         fontsize=8 if k <= 30 else max(3, min(7, int(1300 / k))))
     left.invert_yaxis()
     level = f"{result.confidence * 100:g}%"
     left.set_xlabel(f"score (%), {level} interval of each entry")
@@ -522,5 +522,5 @@ def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = N
     fig.suptitle(title or (f"{k} entries in {result.n_tiers} tier(s) ({result.method}, Holm, "
                            f"{level})"), fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    fig.savefig(path, dpi=130 if k <= 60 else 100)
     plt.close(fig)
