@@ -482,10 +482,12 @@ def tiers_from_shares(names: Sequence[str], matrix: np.ndarray, *, confidence: f
 
 def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = None) -> None:
     """Draw the entries' scores with their intervals, coloured by tier, and their simultaneous
-    rank intervals; write to ``path`` (``.png``, ``.svg`` or ``.pdf``)."""
+    rank intervals beside their rank by score; write to ``path`` (``.png``, ``.svg`` or
+    ``.pdf``)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     k = len(result.entries)
     height = min(max(2.5, 0.22 * k + 1.2), 30.0)  # a long board gets smaller labels
@@ -515,10 +517,13 @@ def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = N
     left.set_xlabel(f"score (%), {level} interval of each entry")
     r_lo, r_hi = np.array(result.rank_low), np.array(result.rank_high)
     right.hlines(y, r_lo, r_hi, colors=colours, linewidth=3)
-    right.scatter(np.arange(1, k + 1), y, c="black", s=8, zorder=3, label="published rank")
+    # end caps, so that an interval of one rank is seen too
+    right.scatter(np.r_[r_lo, r_hi], np.r_[y, y], c=colours + colours, marker="|", s=60)
+    right.scatter(np.arange(1, k + 1), y, c="black", s=8, zorder=3, label="rank by score")
     right.set_xlabel(f"rank, simultaneous {level} intervals")
     right.set_xlim(0.5, k + 0.5)
-    right.legend(loc="lower right", fontsize=7)
+    right.xaxis.set_major_locator(MaxNLocator(integer=True))
+    right.legend(loc="upper right", fontsize=7)
     fig.suptitle(title or (f"{k} entries in {result.n_tiers} tier(s) ({result.method}, Holm, "
                            f"{level})"), fontsize=9)
     fig.tight_layout()

@@ -12,7 +12,9 @@ tasks with at least k attempts, for k in the powers of 2 up to the fewest attemp
 10), written here from binomial coefficients, not from noisefloor's product form; Harbor's
 mean reward (a trial without a verifier result counts 0).
 
-Run as a script to write an example: ``python tests/logs/make_bench_logs.py OUT_DIR``.
+Run as a script to write an example: ``python tests/logs/make_bench_logs.py OUT_DIR`` writes
+``tb-runs/`` (one run, 3 tasks x 5 attempts), ``harbor-jobs/`` (one job, 6 trials) and
+``tb-board/`` (four agents, three single-attempt runs each over 80 tasks).
 """
 
 from __future__ import annotations
@@ -311,6 +313,22 @@ def write_harbor_job(
     return job
 
 
+def write_board(out: Path, n_tasks: int = 80, n_runs: int = 3, seed: int = 7) -> None:
+    """Four agents, ``n_runs`` single-attempt runs each over ``n_tasks`` tasks, with true
+    success rates 0.85, 0.83, 0.60 and 0.40 and a shared per-task difficulty (seeded)."""
+    import random
+
+    rng = random.Random(seed)
+    tasks = [f"task-{i:03d}" for i in range(n_tasks)]
+    difficulty = {t: rng.uniform(-0.15, 0.15) for t in tasks}
+    for agent, rate in (("alpha", 0.85), ("beta", 0.83), ("gamma", 0.60), ("delta", 0.40)):
+        for run in range(n_runs):
+            outcomes = {t: [rng.random() < min(1.0, max(0.0, rate + difficulty[t]))]
+                        for t in tasks}
+            write_terminal_bench_run(out, f"2025-07-0{run + 1}__12-00-00-{agent}", outcomes,
+                                     agent=agent)
+
+
 if __name__ == "__main__":  # pragma: no cover - example writer
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "bench-logs")
     write_terminal_bench_run(target / "tb-runs", "2025-06-01__12-00-00",
@@ -321,4 +339,5 @@ if __name__ == "__main__":  # pragma: no cover - example writer
                      [("hello-world", 1.0, None), ("hello-world", 0.0, None),
                       ("fix-git", None, "AgentSetupError"), ("fix-git", 0.0, None),
                       ("csv-to-parquet", 1.0, None), ("csv-to-parquet", 1.0, None)])
+    write_board(target / "tb-board")
     print(target)
