@@ -18,7 +18,7 @@ from noisefloor.logs.harbor import harbor_kind
 from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
-from noisefloor.logs.terminalbench import is_terminal_bench_run
+from noisefloor.logs.terminalbench import is_terminal_bench_run, is_terminal_bench_trial
 
 __all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
            "walk_paths"]
@@ -67,7 +67,7 @@ def _bench_dir_format(path: Path) -> str | None:
     trial folder, else None (a folder holding ``results.json`` is then a tau2-bench run)."""
     results = path / "results.json"
     if results.is_file() and not (path / "simulations").is_dir() \
-            and is_terminal_bench_run(results):
+            and (is_terminal_bench_run(results) or is_terminal_bench_trial(results)):
         return "terminal-bench"
     if harbor_kind(path) is not None:
         return "harbor"
@@ -77,7 +77,7 @@ def _bench_dir_format(path: Path) -> str | None:
 def _bench_file_format(path: Path, head: bytes) -> str | None:
     """The same for one ``.json`` file, from its first bytes ``head``: a Terminal-Bench run
     file, a Harbor trial ``result.json``, or the ``result.json`` of a Harbor job folder."""
-    if is_terminal_bench_run(path, head):
+    if is_terminal_bench_run(path, head) or is_terminal_bench_trial(path, head):
         return "terminal-bench"
     if harbor_kind(path) == "trial":
         return "harbor"

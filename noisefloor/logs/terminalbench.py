@@ -42,6 +42,11 @@ start time). So five single-attempt runs give trials 0..4 of every task, as five
 would. Runs of one configuration kept in different folders keep their own numbering, and
 their repeated trials are reported as duplicates.
 
+**One attempt's own file.** A leaderboard submission may keep only the attempts'
+``results.json`` (``<task>/<trial_name>/results.json``). Such a file is one record; the run's
+``run_metadata.json`` is looked for two folders up, and the attempts of other runs of the same
+task beside it are re-runs, numbered in run-id order.
+
 The reader checks the run's own figures: when the file's ``accuracy`` is not the share of
 resolved attempts it holds, a :class:`~noisefloor.stats.warning_classes.PublishedFiguresWarning`
 says so.
@@ -51,6 +56,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import warnings
 from collections.abc import Iterator
@@ -63,7 +69,8 @@ from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
 from noisefloor.stats.warning_classes import PublishedFiguresWarning
 
-__all__ = ["PublishedFiguresWarning", "is_terminal_bench_run", "iter_terminal_bench_blocks",
+__all__ = ["PublishedFiguresWarning", "is_terminal_bench_run", "is_terminal_bench_trial",
+           "looks_like_terminal_bench_trial", "iter_terminal_bench_blocks",
            "looks_like_terminal_bench", "published_figures", "split_trial_name"]
 
 #: ``<task_id>.<k>-of-<n>.<run_id>`` (``terminal_bench/harness/harness.py``).
@@ -118,6 +125,29 @@ def is_terminal_bench_run(path: Path, head: bytes | None = None) -> bool:
         except OSError:
             return False
     return bool(_HEAD_PATTERN.search(head)) and b'"task_id"' in head
+
+
+_TRIAL_KEYS = ("trial_name", "task_id", "instruction", "is_resolved")
+
+
+def looks_like_terminal_bench_trial(doc: Any) -> bool:
+    """True for a decoded Terminal-Bench ``TrialResults`` (one attempt's own
+    ``results.json``: ``trial_name``, ``task_id``, ``instruction``, ``is_resolved``)."""
+    return isinstance(doc, dict) and all(k in doc for k in _TRIAL_KEYS) and "results" not in doc
+
+
+def is_terminal_bench_trial(path: Path, head: bytes | None = None) -> bool:
+    """True when the JSON file at ``path`` (or its first bytes ``head``) opens like one
+    attempt's ``TrialResults``: ``trial_name``, ``task_id`` and ``instruction`` keys and no
+    ``results`` array."""
+    if head is None:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(1 << 16)
+        except OSError:
+            return False
+    return (all(f'"{k}"'.encode() in head for k in _TRIAL_KEYS[:3])
+            and not _HEAD_PATTERN.search(head) and b'"task_name"' not in head)
 
 
 def _metadata(run_file: Path) -> dict[str, Any] | None:
@@ -299,6 +329,9 @@ def iter_terminal_bench_blocks(
     doc = _load_document(run_file, allow_nan, sink)
     if doc is None:
         return
+    if looks_like_terminal_bench_trial(doc):
+        yield from _iter_trial(run_file, doc, sink, benchmark, model, protocol)
+        return
     if not looks_like_terminal_bench(doc):
         sink.add([LogProblem.mentioning(
             source, None, "results",
@@ -334,3 +367,49 @@ def _check_accuracy(source: str, doc: dict[str, Any], results: list[Any]) -> Non
             f"{len(results)} attempts are resolved ({own:.6g}); the attempts are read as "
             "written (was the file edited, or merged from several runs?)",
             PublishedFiguresWarning, stacklevel=4)
+
+
+def _trial_run_offset(trial_file: Path, task: str, n: int, run: str) -> int:
+    """Attempts numbered before this attempt's run: the runs of the same task beside it
+    (``<task>/<task>.<k>-of-<n>.<run_id>/``), in run-id order, times ``n``."""
+    task_dir = trial_file.parent.parent
+    runs = set()
+    try:
+        with os.scandir(task_dir) as entries:
+            for entry in entries:
+                parts = split_trial_name(entry.name)
+                if parts is not None and parts[0] == task and parts[2] == n and entry.is_dir():
+                    runs.add(parts[3])
+    except OSError:
+        return 0
+    ordered = sorted(runs)
+    return ordered.index(run) * n if run in runs else 0
+
+
+def _iter_trial(trial_file: Path, doc: dict[str, Any], sink: ProblemSink,
+                benchmark: str | None, model: str | None, protocol: str | None
+                ) -> Iterator[RecordBlock]:
+    """One attempt's own ``results.json``: one record. The run's ``run_metadata.json`` is
+    looked for two folders up (``<run>/<task>/<trial>/results.json``); attempts of other runs
+    of the task beside it (a leaderboard submission's layout, ``<task>/<trial>/``) are
+    re-runs, numbered in run-id order."""
+    source = str(trial_file)
+    meta_path = trial_file.parent.parent.parent / _METADATA
+    meta = None
+    if meta_path.is_file():
+        try:
+            loaded = json.loads(meta_path.read_bytes())
+            meta = loaded if isinstance(loaded, dict) else None
+        except (OSError, ValueError):
+            meta = None
+    labels = _labels(trial_file, meta, sink, benchmark, model, protocol)
+    if labels is None:
+        return
+    name = doc.get("trial_name")
+    parts = split_trial_name(name) if isinstance(name, str) else None
+    offset = 0 if parts is None else _trial_run_offset(trial_file, parts[0], parts[2], parts[3])
+    run_id = meta.get("run_id") if meta and isinstance(meta.get("run_id"), str) else None
+    rec = map_result(doc, offset=offset, run_id=run_id, labels=labels, source=source, line=1,
+                     sink=sink)
+    if rec is not None:
+        yield RecordBlock(source, [1], [rec])

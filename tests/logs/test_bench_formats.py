@@ -215,3 +215,30 @@ def test_harbor_schema_problem_names_the_trial(tmp_path):
     assert (problem.source, problem.line, problem.field) == (str(job), 2, "reward")
     good = load_trials(trials[0])  # a trial read alone: its own file, line 1
     assert good["source"].tolist() == [str(trials[0] / "result.json")]
+
+
+def test_per_attempt_files_in_a_submission_layout_are_re_runs(tmp_path):
+    # a leaderboard submission keeps only the attempts' own results.json:
+    # <agent>/<task>/<task>.1-of-1.<run_id>/results.json, one folder per run
+    import shutil
+
+    runs = tmp_path / "runs"
+    for i in range(3):
+        write_terminal_bench_run(runs, f"2025-06-0{i + 1}__12-00-00",
+                                 {t: [v[i]] for t, v in OUTCOMES.items()})
+    submission = tmp_path / "submission" / "terminus"
+    for trial in runs.glob("*/*/*/results.json"):
+        target = submission / trial.parent.parent.name / trial.parent.name
+        shutil.copytree(trial.parent, target)
+    one = next(submission.glob("hello-world/*/results.json"))
+    assert detect_format(one) == "terminal-bench" and detect_format(one.parent) == "terminal-bench"
+    with pytest.raises(LogValidationError, match="model"):
+        load_trials(submission)
+    frame = load_trials(submission, model="m", protocol="terminus")
+    assert len(frame) == 9
+    hello = frame[frame["task_id"] == "hello-world"].sort_values("trial")
+    assert hello["trial"].tolist() == [0, 1, 2]
+    assert hello["reward"].tolist() == [1.0, 1.0, 0.0]  # run order: attempts 1, 2, 3
+    # inside a run folder, the run's metadata names the configuration
+    inside = load_trials(next(runs.glob("*/hello-world")))
+    assert set(inside["model"]) == {"anthropic/claude-sonnet-4"} and len(inside) == 1
