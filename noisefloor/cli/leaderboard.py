@@ -20,7 +20,7 @@ def _p(p: float) -> str:
 
 
 @click.command(short_help="tau2-bench leaderboard: entries, gaps between two, an A/A floor.")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--domain", type=click.Choice(list(DOMAIN_TASKS)), default=None,
               help="Only this domain.")
 @click.option("--a", "entry_a", default=None, help="Entry a: a submission id or a model name.")
@@ -34,17 +34,34 @@ def _p(p: float) -> str:
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: the clean-contrast floor or the envelope.")
 @confidence_option(help="Level of every interval printed, and of the floor of --floor-log.")
+@click.option("--tiers", is_flag=True,
+              help="Rank the whole leaderboard into tiers of entries that cannot be told apart, "
+                   "with simultaneous rank intervals.")
+@click.option("--log", "tier_logs", multiple=True, type=click.Path(exists=True),
+              help="With --tiers: trial LOG(s) whose configurations are the entries (paired "
+                   "tests over tasks) instead of FILE (repeatable).")
+@click.option("--plot", default=None, type=click.Path(dir_okay=False),
+              help="With --tiers: write the tier figure here (.png, .svg, .pdf; one per domain).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
-                confidence, as_json) -> None:
+                confidence, tiers, tier_logs, plot, as_json) -> None:
     """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
     with the unpaired two-proportion z-test on the domain's task count. Without --floor or
     --floor-log it is placed against the leaderboard's own A/A floor (re-submissions of one
     model), or its A/A envelope when every re-submission differs in setup.
+
+    --tiers ranks every entry into tiers (Holm over all pairs) with simultaneous rank
+    intervals; with --log the entries are the configurations of trial logs, tested pairwise
+    over their shared tasks.
     """
+    if tiers or tier_logs or plot:  # leaderboard tiers (noisefloor.leaderboard_tiers)
+        _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json)
+        return
+    if file is None:
+        raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
     if (entry_a is None) != (entry_b is None):
         raise click.UsageError("give both --a and --b to compare two entries")
     if floor is not None and floor_logs:
@@ -116,3 +133,25 @@ def _listing(board, aa, domain, as_json) -> None:
     click.echo(f"  A/A gaps SD {pp(aa.null_gap_sd)} pp")
     if aa.reason:
         click.echo(f"  note: {aa.reason}")
+
+
+def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -> None:
+    from noisefloor.cli._logs import read_logs
+    from noisefloor.cli.leaderboard_tiers import tiers_command
+
+    if not tiers:
+        raise click.UsageError("--log and --plot go with --tiers")
+    if entry_a is not None:
+        raise click.UsageError("--tiers ranks the whole leaderboard: give it without --a/--b")
+    if bool(file) == bool(tier_logs):
+        raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), one "
+                               "of the two")
+    if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
+        raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
+    board = aa = frame = None
+    if file:
+        board = read_leaderboard(file)
+        aa = aa_floor(board, confidence=confidence)
+    else:
+        frame = read_logs(tier_logs, "auto")
+    tiers_command(board, aa, domain, frame, confidence, plot, as_json)

@@ -7,7 +7,13 @@ import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
+from noisefloor.stats.passat import pass_at_k_table
 from noisefloor.stats.passk import CONFIG_COLUMNS, default_max_k, pass_hat_k_table
+
+#: The line under the table saying which figure is which.
+WHICH_IS_WHICH = ("pass^k: all k of k attempts at a task succeed (tau-bench, Yao et al. 2024); "
+                  "pass@k: at least one of k succeeds (unbiased estimator of Chen et al. 2021); "
+                  "pass@k_ci: {level:g}% interval over tasks")
 
 
 class _KList(click.ParamType):
@@ -32,7 +38,7 @@ class _KList(click.ParamType):
         return tuple(ks)
 
 
-@click.command(short_help="pass^k of each configuration in LOG files (tau-bench).")
+@click.command(short_help="pass^k and pass@k of each configuration in LOG files.")
 @click.argument("logs", nargs=-1, required=True, type=LOG_SPEC)
 @log_options
 @label_options
@@ -47,10 +53,12 @@ class _KList(click.ParamType):
               default="allow", show_default=True,
               help="Tasks with different numbers of counted trials: use each task's own n "
                    "(tau-bench), keep every task's first m trials (m the fewest), or fail.")
+@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
+              default=0.95, show_default=True, help="Level of the pass@k interval.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, as_json) -> None:
-    """pass^k of each configuration in LOG files (tau-bench estimator)."""
+def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json) -> None:
+    """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     # two runs of one configuration are two samples of it, each its own row (as floor keeps
     # them apart): their trials share keys and are never merged into one run
@@ -64,12 +72,24 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
                                           unequal_trials=unequal_trials) + 1))
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
                              k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, by=by)
+    at = pass_at_k_table(trials, ks, by=by, confidence=confidence,
+                         infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
+                         unequal_trials=unequal_trials)
+    table["pass_at_k"] = at["value"].to_numpy()
+    table["pass_at_k_ci_low"] = at["ci_low"].to_numpy()
+    table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
+    table["pass_at_k_se"] = at["se"].to_numpy()
     keys = [c for c in by if c in table.columns]
     groups = []
     for key, g in table.groupby(keys, sort=True, dropna=False):
         key = key if isinstance(key, tuple) else (key,)
         groups.append({**dict(zip(keys, key)),
                        "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
+                       "pass_at_k": {int(k): v for k, v in zip(g["k"], g["pass_at_k"])},
+                       "pass_at_k_interval": {
+                           int(k): [lo, hi] for k, lo, hi in zip(
+                               g["k"], g["pass_at_k_ci_low"], g["pass_at_k_ci_high"])},
+                       "confidence": confidence,
                        "n_tasks": int(g["n_tasks"].iloc[0]),
                        "n_infrastructure_errors": int(g["n_infrastructure_errors"].iloc[0]),
                        "infrastructure_errors": infrastructure_errors,
@@ -77,17 +97,24 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     if as_json:
         doc = {"groups": groups}
         if len(groups) == 1:
-            doc = {"pass_hat_k": groups[0]["pass_hat_k"], **doc}
+            doc = {"pass_hat_k": groups[0]["pass_hat_k"],
+                   "pass_at_k": groups[0]["pass_at_k"], **doc}
         emit_json(doc)
         return
     # n_not_run: trials with a null reward that are not infrastructure errors; they are left
     # out of pass^k, so the table must show them (never drop records silently).
-    shown = table[keys + ["k", "value", "n_tasks_used", "n_trials", "n_infrastructure_errors",
+    shown = table[keys + ["k", "value", "pass_at_k", "pass_at_k_ci_low", "n_tasks_used", "n_trials", "n_infrastructure_errors",
                           "n_not_run", "trials_min", "trials_max", "reason"]].copy()
     shown["value"] = shown["value"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
+    shown["pass_at_k"] = shown["pass_at_k"].map(lambda v: "n/a" if v != v else f"{v:.3f}")
+    shown["pass_at_k_ci_low"] = [
+        "n/a" if lo != lo else f"[{lo:.3f}, {hi:.3f}]"
+        for lo, hi in zip(table["pass_at_k_ci_low"], table["pass_at_k_ci_high"])]
     if "seed" in shown.columns:  # a log without seeds: "none", as floor, contrast and audit print it
         shown["seed"] = shown["seed"].map(lambda s: "none" if pd.isna(s) else s)
-    echo_table(shown.rename(columns={"value": "pass^k"}))
+    echo_table(shown.rename(columns={"value": "pass^k", "pass_at_k": "pass@k",
+                                     "pass_at_k_ci_low": "pass@k_ci"}))
+    click.echo(WHICH_IS_WHICH.format(level=100 * confidence))
     n_infra = int(sum(g["n_infrastructure_errors"] for g in groups))
     if n_infra:
         how = ("dropped before counting (--infrastructure-errors exclude)"

@@ -14,15 +14,17 @@ from typing import Any
 from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, LogValidationError
 from noisefloor.logs.files import regular_file_problem, stat_problem
+from noisefloor.logs.harbor import harbor_kind
 from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
+from noisefloor.logs.terminalbench import is_terminal_bench_run, is_terminal_bench_trial
 
 __all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
            "walk_paths"]
 
 #: Format names accepted by ``format=`` / ``--format``.
-FORMATS = ("jsonl", "paper", "tau2", "tau-bench", "inspect")
+FORMATS = ("jsonl", "paper", "tau2", "tau-bench", "inspect") + ("terminal-bench", "harbor")
 
 #: File name endings taken from a directory (inspect_ai writes ``.eval`` and ``.json``).
 LOG_SUFFIXES = (".jsonl", ".json", ".eval")
@@ -33,6 +35,9 @@ FORMAT_NEEDS = (
     "or its run directory, or an array of its simulations; tau-bench results (an array of "
     "objects with task_id and reward); an inspect_ai log (.eval archive, or .json with "
     "'version' and 'eval'); "
+    "a Terminal-Bench results.json (an object whose 'results' hold trial_name, task_id and "
+    "is_resolved) or its run folder; a Harbor job folder or trial result.json (task_name, "
+    "trial_name, config, agent_info); "
     "noisefloor JSONL (lines with schema_version); the paper layout (JSONL lines with "
     "protocol, task_id and trial)"
 )
@@ -53,6 +58,35 @@ _NATIVE_ARRAY = ("a JSON array of noisefloor trial records (it has {key!r}): wri
                  "per line (JSONL), which noisefloor reads as is; a tau-bench list has no {key!r}")
 _HEAD = 1 << 20
 _KEY = r'"{}"\s*:'
+
+
+# --- Terminal-Bench and Harbor (readers: noisefloor.logs.terminalbench, noisefloor.logs.harbor).
+# Kept in one place so that the formats' registration stays apart from the rules above.
+def _bench_dir_format(path: Path) -> str | None:
+    """``"terminal-bench"`` for a Terminal-Bench run folder, ``"harbor"`` for a Harbor job or
+    trial folder, else None (a folder holding ``results.json`` is then a tau2-bench run)."""
+    results = path / "results.json"
+    if results.is_file() and not (path / "simulations").is_dir() \
+            and (is_terminal_bench_run(results) or is_terminal_bench_trial(results)):
+        return "terminal-bench"
+    if harbor_kind(path) is not None:
+        return "harbor"
+    return None
+
+
+def _bench_file_format(path: Path, head: bytes) -> str | None:
+    """The same for one ``.json`` file, from its first bytes ``head``: a Terminal-Bench run
+    file, a Harbor trial ``result.json``, or the ``result.json`` of a Harbor job folder."""
+    if is_terminal_bench_run(path, head) or is_terminal_bench_trial(path, head):
+        return "terminal-bench"
+    if harbor_kind(path) == "trial":
+        return "harbor"
+    if path.name == "result.json" and harbor_kind(path.parent) == "job":
+        return "harbor"
+    return None
+# --- end of Terminal-Bench and Harbor
+
+
 
 
 def _describe_keys(keys: list[str]) -> str:
@@ -140,6 +174,9 @@ def _json_document_format(path: Path, first: bytes) -> tuple[str | None, str]:
     text = head[:_HEAD].decode("utf-8", errors="replace")
     if _INSPECT_HEAD.match(text):
         return "inspect", ""
+    bench = _bench_file_format(path, head[:1 << 16])
+    if bench is not None:
+        return bench, ""
     if len(head) <= _HEAD:
         try:
             doc = json.loads(text)
@@ -254,6 +291,9 @@ def detect_format(path: str | Path) -> str:
     """
     path = Path(path)
     if path.is_dir():
+        bench = _bench_dir_format(path)
+        if bench is not None:
+            return bench
         if (path / "results.json").is_file():
             return "tau2"
         raise LogValidationError([LogProblem(str(path), None, None,
@@ -349,7 +389,8 @@ def describe_file(path: str | Path) -> str | None:
         return received or "a JSON document"
     return {"jsonl": "a noisefloor trial log (JSONL)", "paper": "a trial log in the paper layout",
             "tau2": "a tau2-bench run (results.json)", "tau-bench": "a tau-bench results list",
-            "inspect": "an inspect_ai log"}[fmt]
+            "inspect": "an inspect_ai log", "terminal-bench": "a Terminal-Bench run (results.json)",
+            "harbor": "a Harbor trial result"}[fmt]
 
 
 def expand_paths(paths: str | Path | Sequence[str | Path]) -> list[Path]:
@@ -455,7 +496,7 @@ def _walk(top: Path) -> tuple[list[Path], list[LogProblem]]:
                                        kind="io"))
             return None
 
-    if (top / "results.json").is_file():
+    if (top / "results.json").is_file() or _bench_dir_format(top) == "harbor":
         return [top], problems
     st = os.stat(top)
     first = listing(top)
@@ -481,7 +522,7 @@ def _walk(top: Path) -> tuple[list[Path], list[LogProblem]]:
             key = (st.st_dev, st.st_ino)
             if any(key == ancestor for _, ancestor in stack):
                 continue  # a link back into the walk: its files are read through the original
-            if (entry / "results.json").is_file():
+            if (entry / "results.json").is_file() or _bench_dir_format(entry) == "harbor":
                 found.append(entry)
                 continue
             sub = listing(entry)

@@ -12,9 +12,13 @@ in one of two formats:
   ``results``, ``samples``, ...). inspect writes non-finite numbers as ``NaN``/``Infinity``
   literals, so they are accepted in these logs (a reward must still be finite).
 
-Log versions 1 and 2 are read: version 1 stores a sample's single score under ``score``,
-version 2 a dict of scores by scorer name under ``scores`` (inspect reads a version-1
-``score`` as the score of the first scorer, and so does this reader).
+Log versions 1, 2 and 3 are read: version 1 stores a sample's single score under ``score``,
+versions 2 and 3 a dict of scores by scorer name under ``scores`` (inspect reads a version-1
+``score`` as the score of the first scorer, and so does this reader). inspect_ai validates
+every log version with its one ``EvalLog`` model and refuses only a version newer than it
+knows, so a version-3 log is read with the version-2 sample schema. A log with no scorer at
+all (an eval run without one) has no reward to read: it is one problem naming the file, not
+one per sample.
 
 Each sample (one ``EvalSample``: a dataset sample at one epoch) maps to one
 :class:`~noisefloor.logs.TrialRecord`:
@@ -84,7 +88,7 @@ ZIP_MAGIC = b"PK\x03\x04"
 MAX_MEMBER_BYTES = 1 << 30
 _ZIP_ZSTD = 93  # the zip compression method number of Zstandard (APPNOTE 4.4.5)
 _SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
-_VERSIONS = (1, 2)
+_VERSIONS = (1, 2, 3)
 _NUMBER = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
 
 
@@ -504,6 +508,17 @@ def iter_inspect_blocks(
                                  "one of " + ", ".join(map(repr, sorted(known))), repr(score),
                                  kind="format")])
             return
+    if score is None and not _known_scorers(header, samples) and not _has_v1_scores(samples):
+        scored = [i for i, smp in samples if isinstance(smp, dict) and smp.get("error") is None]
+        if scored:
+            sink.add([LogProblem(
+                source, None, "scores",
+                f"the log has no scorer at all (the eval ran without one): none of its "
+                f"{len(scored)} sample(s) has a score to read as the reward; score the log "
+                "first (inspect's 'inspect score' command) and read the scored log",
+                "a scorer in eval.scorers or results.scores, and scores in the samples",
+                "no scorer", kind="format")])
+            return
     run = {**run, "configuration": run_configuration(header, scorer)}
     records, lines, found = [], [], []
     for index, sample in samples:
@@ -531,3 +546,8 @@ def _known_scorers(header: dict[str, Any], samples: list[tuple[int, Any]]) -> se
         if isinstance(sample, dict) and isinstance(sample.get("scores"), dict):
             names.update(sample["scores"])
     return names
+
+
+def _has_v1_scores(samples: list[tuple[int, Any]]) -> bool:
+    """True when some sample carries a version-1 ``score``."""
+    return any(isinstance(smp, dict) and smp.get("score") is not None for _, smp in samples)

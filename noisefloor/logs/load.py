@@ -23,11 +23,17 @@ from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
 from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
+from noisefloor.logs.harbor import iter_harbor_blocks
+from noisefloor.logs.terminalbench import iter_terminal_bench_blocks
 from noisefloor.logs.validation import FIELDS
 
 __all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
 
 PathLike = str | Path
+
+#: Readers of the Terminal-Bench and Harbor formats.
+_BENCH_READERS: dict[str, Callable[..., Iterator[RecordBlock]]] = {
+    "terminal-bench": iter_terminal_bench_blocks, "harbor": iter_harbor_blocks}
 
 
 def _check_options(format: str | None, labels: dict[str, Any]) -> None:
@@ -65,6 +71,8 @@ def _blocks(
                                            score=opts.get("score"), **labels)
         elif fmt == "tau2":
             yield from iter_tau2_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
+        elif fmt in _BENCH_READERS:  # Terminal-Bench and Harbor
+            yield from _BENCH_READERS[fmt](path, allow_nan=allow_nan, sink=sink, **labels)
         else:
             yield from iter_taubench_blocks(path, allow_nan=allow_nan, sink=sink, **labels)
     except OSError as exc:
@@ -168,7 +176,7 @@ def load_trials(
         :func:`noisefloor.logs.detect.expand_paths`). A label names the run's arm: it replaces
         the protocol of every record of that run (the protocol the log gave stays in
         ``logged_protocol``). A string is read by :func:`noisefloor.logs.runs.parse_log_spec`.
-    format : {"jsonl", "paper", "tau2", "tau-bench", "inspect"} or None, default None
+    format : {"jsonl", "paper", "tau2", "tau-bench", "inspect", "terminal-bench", "harbor"} or None, default None
         Reader to use for every path; None detects it per file
         (:func:`noisefloor.logs.detect_format`).
     allow_nan : bool, default False

@@ -15,7 +15,9 @@ benchmark              ``benchmark=``, else ``"tau/<domain>"`` from a ``<model>-
                        a file named by ``run.py``, from the policy heading of the first
                        trajectory's system message (``# Airline Agent Policy`` ->
                        ``tau/airline``, ``# Retail agent policy`` -> ``tau/retail``)
-model                  ``model=``, else ``<model>`` from the file name (``gpt-4o``)
+model                  ``model=``, else ``<model>`` from the file name (``gpt-4o``); a
+                       file named otherwise needs ``model=`` (its domain still comes from
+                       the policy heading)
 protocol               ``protocol=``, else the agent strategy of a ``run.py`` file name
                        (``tool-calling``, ``act``, ``react``, ``few-shot``), else
                        ``"default"``
@@ -33,16 +35,24 @@ tau-bench's ``run.py`` names its output
 ``{agent_strategy}-{model}-{temperature}_range_{start}-{end}_user-{user_model}-{user_strategy}_{time}.json``
 (``model`` is the part after the last ``/`` of the model name); the historical trajectories
 are named ``<model>-<domain>.json``. Either name gives the labels without flags.
+
+Rewards may be partial (tau-bench's retail reward is 0 or 1, but a rescored or custom run may
+hold fractions): pass^k counts a trial as a success only at reward 1 (within 1e-6), so the
+reader warns (:class:`~noisefloor.stats.warning_classes.PartialRewardWarning`) with the number
+of partial rewards, the mean reward and the share of successes, which part ways.
 """
 
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from noisefloor.stats.passk import SUCCESS_TOLERANCE
 from noisefloor.stats.validation import literal
+from noisefloor.stats.warning_classes import PartialRewardWarning
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
@@ -165,15 +175,19 @@ def iter_taubench_blocks(
             benchmark = benchmark or inferred[1]
         elif run is not None:
             model = model or run["model"]
-        else:
-            missing = [n for n, v in (("model", model), ("benchmark", benchmark)) if v is None]
+        elif model is None:
+            # a renamed file: the domain can still come from the policy text (below); the
+            # model cannot
+            missing = ["model"]
             sink.add([LogProblem.mentioning(
                 source, None, None,
                 literal(f"cannot infer {' and '.join(missing)} from the file name "
                         f"(expected <model>-<{'|'.join(TAU_BENCH_DOMAINS)}>.json or run.py's "
                         "<strategy>-<model>-<temperature>_range_<start>-<end>_user-<user model>-"
                         "<user strategy>_<time>.json); pass ")
-                + " and ".join(f"{{{n}}}" for n in missing), kind="format")])
+                + " and ".join(f"{{{n}}}" for n in missing)
+                + literal(" (the domain is read from the policy text of the first trajectory)")
+                , kind="format")])
             return
     else:
         run = run_labels_from_filename(path)
@@ -189,7 +203,7 @@ def iter_taubench_blocks(
         if domain is None:
             sink.add([LogProblem.mentioning(
                 source, None, None,
-                "cannot tell the tau-bench domain: run.py's file name does not hold it and the "
+                "cannot tell the tau-bench domain: the file name does not hold it and the "
                 "first trajectory's system message does not start with a known policy heading; "
                 "pass {benchmark}", kind="format")])
             return
@@ -202,6 +216,7 @@ def iter_taubench_blocks(
         "configuration": {"strategy": run["strategy"], "temperature": float(run["temperature"]),
                           "user_model": run["user_model"],
                           "user_strategy": run["user_strategy"]}}
+    _warn_partial(source, doc)
     for start in range(0, len(doc), 10_000):
         chunk = doc[start:start + 10_000]
         records = [map_trajectory(i, benchmark=benchmark, model=model, protocol=prot)
@@ -211,3 +226,23 @@ def iter_taubench_blocks(
                 if isinstance(rec, dict):
                     rec["extra"] = {**run_extra, **(rec.get("extra") or {})}
         yield RecordBlock(source, list(range(start + 1, start + 1 + len(chunk))), records)
+
+
+def _warn_partial(source: str, doc: list[Any]) -> None:
+    """Warn, with counts, when rewards are partial (strictly between 0 and 1)."""
+    rewards = [item["reward"] for item in doc if isinstance(item, dict)
+               and isinstance(item.get("reward"), (int, float))
+               and not isinstance(item.get("reward"), bool)
+               and not (isinstance(item.get("info"), dict) and item["info"].get("error"))]
+    if not rewards:
+        return
+    partial = [r for r in rewards if SUCCESS_TOLERANCE < r < 1 - SUCCESS_TOLERANCE]
+    if not partial:
+        return
+    successes = sum(1 for r in rewards if abs(r - 1) <= SUCCESS_TOLERANCE)
+    warnings.warn(
+        f"{source}: {len(partial)} of {len(rewards)} trials have a partial reward (strictly "
+        f"between 0 and 1; mean reward {sum(rewards) / len(rewards):.3f}): pass^k and pass@k "
+        f"count a trial as a success only when its reward is within {SUCCESS_TOLERANCE:g} of 1, "
+        f"so these {len(partial)} count as failures ({successes} successes, pass^1 "
+        f"{successes / len(rewards):.3f} over trials)", PartialRewardWarning, stacklevel=4)

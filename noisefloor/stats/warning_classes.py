@@ -27,6 +27,8 @@ __all__ = [
     "InfrastructureRewardWarning",
     "NaiveTimestampWarning",
     "NoisefloorWarning",
+    "PartialRewardWarning",
+    "PublishedFiguresWarning",
     "RawRatingsWarning",
     "TornJournalLineWarning",
     "TruncatedLineWarning",
@@ -46,6 +48,16 @@ class NoisefloorWarning(UserWarning):
 
 
 # ----------------------------------------------------------------------------- reading logs
+
+
+class PartialRewardWarning(NoisefloorWarning):
+    """Warned when a log holds partial rewards (strictly between 0 and 1): pass^k and pass@k
+    count such a trial as a failure, so the mean reward and pass^1 part ways."""
+
+
+class PublishedFiguresWarning(NoisefloorWarning):
+    """Warned when a run's own published figures (Terminal-Bench's ``accuracy``) disagree with
+    the trials the run holds."""
 
 
 class TruncatedLineWarning(NoisefloorWarning):

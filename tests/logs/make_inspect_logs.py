@@ -10,6 +10,13 @@
   of older inspect releases); the bytes of each member are unchanged.
 * ``v1/*.json``: the ``.json`` log rewritten to log version 1 (a sample's single ``score``
   instead of the ``scores`` dict), which inspect still reads; current inspect cannot write it.
+* ``v3/*.eval`` and ``v3/*.json``: the ``eval`` and ``json`` logs stamped log version 3 (the
+  ``version`` of the ``.json`` document, of the archive's ``header.json`` and
+  ``_journal/start.json``), the rest unchanged. The installed inspect_ai writes version 2 and
+  refuses to read a newer one; inspect_ai validates every version with its one ``EvalLog``
+  model, so a version-3 log of the same content reads as the version-2 log does
+  (``expected.json`` holds the version-2 readings under ``v3_eval`` and ``v3_json``).
+* ``noscore/*.eval``: task ``unscored``, two samples and no scorer at all.
 * ``more/*.eval``: task ``values``, one sample per score value type (C/I/P/N, yes/no,
   true/false, numbers, booleans), one epoch; task ``limited``, one sample stopped by a message
   limit.
@@ -129,6 +136,27 @@ def main(out: Path) -> None:
     v1.write_text(json.dumps(doc))
     logs["v1"] = v1
 
+    # log version 3: the same logs with the version stamped 3 (see the module docstring)
+    (out / "v3").mkdir()
+    v3_json = out / "v3" / logs["json"].name
+    doc = json.loads(logs["json"].read_text())
+    doc["version"] = 3
+    v3_json.write_text(json.dumps(doc))
+    v3_eval = out / "v3" / logs["eval"].name
+    with zipfile.ZipFile(logs["eval"]) as src, zipfile.ZipFile(v3_eval, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename in ("header.json", "_journal/start.json"):
+                member = json.loads(data)
+                member["version"] = 3
+                data = json.dumps(member).encode()
+            dst.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+
+    # no scorer at all
+    unscored = Task(dataset=[Sample(input="hi", target="x", id=i) for i in range(2)],
+                    solver=[generate()], name="unscored")
+    inspect_eval(unscored, model="mockllm/model", log_dir=str(out / "noscore"), display="none")
+
     to_float = value_to_float()
     expected = {}
     for key, path in logs.items():
@@ -151,6 +179,8 @@ def main(out: Path) -> None:
             "mean": metrics["mean"].value if "mean" in metrics else None,
             "samples": samples,
         }
+    expected["v3_eval"] = {**expected["eval"], "path": str(v3_eval), "version": 3}
+    expected["v3_json"] = {**expected["json"], "path": str(v3_json), "version": 3}
     (out / "expected.json").write_text(json.dumps(expected, indent=1))
 
 

@@ -61,8 +61,10 @@ def test_tau_bench_null_reward_info_keeps_reward(airline):
 def test_tau_bench_labels_from_parameters(tmp_path, airline):
     renamed = tmp_path / "run.json"
     shutil.copy(airline, renamed)
-    with pytest.raises(LogValidationError, match=r"run\.json: cannot infer model and benchmark"):
+    # the domain comes from the policy text; only the model must be given
+    with pytest.raises(LogValidationError, match=r"run\.json: cannot infer model from the file"):
         load_trials(renamed)
+    assert set(load_trials(renamed, model="gpt-4o")["benchmark"]) == {"tau/airline"}
     df = load_trials(renamed, model="gpt-4o-2024-05-13", benchmark="tau/airline",
                      protocol="solo")
     assert set(df["model"]) == {"gpt-4o-2024-05-13"} and set(df["protocol"]) == {"solo"}

@@ -27,7 +27,8 @@ from noisefloor.logs import LogValidationError, detect_format, load_trials, vali
 from noisefloor.logs.inspect import value_to_float
 from noisefloor.stats.passk import pass_hat_k
 
-ARITH = ("eval", "json", "deflate", "v1")  # the same eval: .eval zstd, .json, .eval deflate, v1
+#: the same eval: .eval zstd, .json, .eval deflate, log version 1, log version 3 (.eval, .json)
+ARITH = ("eval", "json", "deflate", "v1", "v3_eval", "v3_json")
 
 
 def _pass1(frame) -> float:
@@ -224,3 +225,24 @@ def test_eval_set_manifests_beside_the_logs_are_not_read_as_logs(inspect_logs, t
     # a file that merely has the name is read (and refused) as what it is
     (run / "logs.json").write_text(json.dumps({"a": 1}))
     assert not validate_logs(run).ok
+
+
+def test_a_newer_log_version_is_refused_by_name(inspect_logs, tmp_path):
+    doc = json.loads(Path(inspect_logs["json"]["path"]).read_text())
+    doc["version"] = 4
+    path = tmp_path / "v4.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(LogValidationError, match=r"unsupported inspect_ai log version \(expected "
+                                                 r"1 or 2 or 3, received an integer 4\)"):
+        load_trials(path)
+
+
+def test_a_log_without_any_scorer_says_so_once(inspect_logs):
+    folder = Path(inspect_logs["eval"]["path"]).parent.parent / "noscore"
+    (log,) = sorted(folder.glob("*.eval"))
+    report = validate_logs(log)
+    (problem,) = report.problems
+    assert "no scorer at all" in problem.message and "2 sample(s)" in problem.message
+    assert "'?'" not in problem.message
+    result = CliRunner().invoke(cli, ["passk", str(log)])
+    assert result.exit_code == 1 and "no scorer at all" in result.output
