@@ -4,7 +4,7 @@ A :class:`Coordinator` binds a store, a reader and a writer (one configuration, 
 For each trial, :meth:`Coordinator.start_trial` returns a :class:`TrialSession` with four plain
 calls an agent loop makes:
 
-1. ``session.system_prompt(base)`` -- the system prompt to send (pull appends its summary);
+1. ``session.system_prompt(base)`` -- the system prompt to send (pull prepends its summary);
 2. ``session.tools`` -- extra tools to offer the agent (pull: ``trace_query``), each a
    :class:`~noisefloor.protocols.readers.ToolSpec` with a JSON Schema and a callable;
 3. ``session.after_tool_call(name, arguments, response)`` -- after every tool call; returns the
@@ -277,7 +277,11 @@ class TrialSession:
 
     # -- the plain callables -------------------------------------------------------------------
     def system_prompt(self, base: str) -> str:
-        """The system prompt to send: ``base`` plus the reader's addition (pull), unchanged otherwise.
+        """The system prompt to send: the reader's addition (pull) before ``base``, else ``base``.
+
+        The noise-floor paper prepends pull's peer-warnings summary to the system prompt at
+        trial start; every framework adapter (LangChain, tau2-bench) goes through this method,
+        so the rule is the same everywhere.
 
         Parameters
         ----------
@@ -287,7 +291,7 @@ class TrialSession:
         Returns
         -------
         str
-            ``base``, or ``base + "\\n\\n" + addition`` (just the addition when ``base`` is
+            ``base``, or ``addition + "\\n\\n" + base`` (just the addition when ``base`` is
             empty).
 
         Examples
@@ -300,12 +304,15 @@ class TrialSession:
         'You are an agent.'
         >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0,
         ...                                    position=1, k=3))
-        >>> print(Coordinator(store, Pull()).start_trial("T", 1).system_prompt("").splitlines()[1])
+        >>> print(Coordinator(store, Pull()).start_trial("T", 1).system_prompt("BASE"))
+        Peer warnings for this task (calls made just before earlier attempts failed; they may or may not have caused the failure):
         - f({}) -- in 1 failed attempt; last outcome: (empty)
+        <BLANKLINE>
+        BASE
         """
         if not self.start.prompt_addition:
             return base
-        return f"{base}\n\n{self.start.prompt_addition}" if base else self.start.prompt_addition
+        return f"{self.start.prompt_addition}\n\n{base}" if base else self.start.prompt_addition
 
     @property
     def tools(self) -> list[ToolSpec]:
