@@ -220,6 +220,41 @@ class Coordinator:
             raise ValueError(f"trial must be an int >= 0, got {trial!r}")
         return TrialSession(self, self.store.task(task_id), trial)
 
+    def write(self, trace: TrialTrace) -> list[int]:
+        """Run the writer(s) on a finished trial and append their events in one transaction.
+
+        :meth:`TrialSession.finish` calls it unless told ``write=False``; a runner that orders
+        its phases (every trial 0 before any trial 1) finishes with ``write=False``, journals
+        the record, and writes between phases.
+
+        Parameters
+        ----------
+        trace : TrialTrace
+            The finished trial (:attr:`TrialSession.trace`).
+
+        Returns
+        -------
+        list of int
+            Store ids of the events written (empty for a successful or unscored trial).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Intercept
+        >>> coord = Coordinator(SQLiteEventStore(":memory:"), Intercept())
+        >>> session = coord.start_trial("T", 0)
+        >>> _ = session.call_tool("f", {}, lambda: "no")
+        >>> record = session.finish(0.0, write=False)
+        >>> record.extra["store"]["events_written"], coord.store.count("T")
+        (0, 0)
+        >>> coord.write(session.trace), coord.store.count("T")
+        ([1], 1)
+        """
+        events: list[Any] = []
+        for w in self.writers:
+            events.extend(w.events_for(trace))
+        return self.store.append_many(events) if events else []
+
     def __repr__(self) -> str:
         return (f"Coordinator(protocol={self.protocol!r}, reader={self.reader!r}, "
                 f"writers={[w.name for w in self.writers]})")
@@ -271,6 +306,7 @@ class TrialSession:
         self._calls: list[ToolCall] = []
         self._keys: list[dict[str, Any]] = []
         self._finished: TrialRecord | None = None
+        self._trace: TrialTrace | None = None
         self.start: ReaderStart = coordinator.reader.start(view, self.state)
         self.state.injections += self.start.injections
         self._tools = {t.name: t for t in self.start.tools}
@@ -476,6 +512,7 @@ class TrialSession:
         infrastructure_error: bool = False,
         first_request_sha256: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        write: bool = True,
     ) -> TrialRecord:
         """End the trial: run the writer(s), then return the trial record.
 
@@ -492,6 +529,9 @@ class TrialSession:
             Hash of the first model request (see :func:`request_sha256`).
         extra : mapping, optional
             Merged into the record's ``extra`` (cannot override the coordination fields).
+        write : bool, default True
+            Run the writer(s) now. With ``False`` nothing is written (``events_written`` is 0)
+            and the caller passes :attr:`trace` to :meth:`Coordinator.write` later.
 
         Returns
         -------
@@ -537,13 +577,10 @@ class TrialSession:
         if isinstance(reward, int) and not isinstance(reward, bool):
             reward = float(reward)
         trace = TrialTrace(task_id=self.task_id, trial=self.trial, protocol=coord.protocol,
-                           calls=tuple(self._calls), reward=reward, run_id=coord.run_id,
-                           attempt_id=self.attempt_id)
-        events: list[Any] = []
-        if not infrastructure_error:
-            for w in coord.writers:
-                events.extend(w.events_for(trace))
-        ids = coord.store.append_many(events) if events else []
+                           calls=tuple(self._calls), reward=None if infrastructure_error else reward,
+                           run_id=coord.run_id, attempt_id=self.attempt_id)
+        self._trace = trace
+        ids = coord.write(trace) if write and not infrastructure_error else []
         info: dict[str, Any] = {
             "timestamp": self.started_at.isoformat(),
             "attempt_id": self.attempt_id,
@@ -583,6 +620,33 @@ class TrialSession:
         )
         self._finished = record
         return record
+
+    @property
+    def trace(self) -> TrialTrace:
+        """The finished trial as the writers see it (its task calls and reward).
+
+        Returns
+        -------
+        TrialTrace
+            An infrastructure error's trace has reward ``None`` (writers write nothing for it).
+
+        Raises
+        ------
+        RuntimeError
+            Before :meth:`finish`.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, NoCoord
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), NoCoord()).start_trial("T", 0)
+        >>> _ = session.finish(1.0)
+        >>> session.trace.reward, session.trace.calls
+        (1.0, ())
+        """
+        if self._trace is None:
+            raise RuntimeError(f"trial {self.trial} of task {self.task_id!r} is not finished")
+        return self._trace
 
     @property
     def calls(self) -> list[ToolCall]:
