@@ -51,14 +51,15 @@ error: order is shipped
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
+from noisefloor.protocols.payload import as_arguments as _as_arguments
+from noisefloor.protocols.payload import as_text as _as_text
+from noisefloor.protocols.payload import request_sha256
 from noisefloor.protocols.reader_interface import (
     CallContext,
     Reader,
@@ -74,35 +75,6 @@ from noisefloor.store.keys import call_fingerprint, canonical_key
 __all__ = ["Coordinator", "TrialSession", "request_sha256"]
 
 logger = logging.getLogger(__name__)
-
-
-def request_sha256(payload: Any) -> str:
-    """Hex SHA-256 of a model request (JSON-serialisable), for ``first_request_sha256``.
-
-    Keys are sorted and separators fixed, so byte-identical requests hash alike.
-
-    Parameters
-    ----------
-    payload : object
-        The request body (messages, tools, sampling parameters); values JSON cannot encode are
-        written with ``str()``.
-
-    Returns
-    -------
-    str
-        64 lowercase hex digits.
-
-    Examples
-    --------
-    >>> from noisefloor.protocols import request_sha256
-    >>> request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    >>> len(request_sha256(request))
-    64
-    >>> request_sha256(request) == request_sha256(dict(reversed(list(request.items()))))
-    True
-    """
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 class Coordinator:
@@ -223,19 +195,9 @@ class Coordinator:
     def write(self, trace: TrialTrace) -> list[int]:
         """Run the writer(s) on a finished trial and append their events in one transaction.
 
-        :meth:`TrialSession.finish` calls it unless told ``write=False``; a runner that orders
-        its phases (every trial 0 before any trial 1) finishes with ``write=False``, journals
-        the record, and writes between phases.
-
-        Parameters
-        ----------
-        trace : TrialTrace
-            The finished trial (:attr:`TrialSession.trace`).
-
-        Returns
-        -------
-        list of int
-            Store ids of the events written (empty for a successful or unscored trial).
+        :meth:`TrialSession.finish` calls it unless ``write=False``: a phased runner journals
+        the record first and writes between phases. ``trace`` is :attr:`TrialSession.trace`;
+        returns the store ids written (empty for a successful or unscored trial).
 
         Examples
         --------
@@ -530,8 +492,7 @@ class TrialSession:
         extra : mapping, optional
             Merged into the record's ``extra`` (cannot override the coordination fields).
         write : bool, default True
-            Run the writer(s) now. With ``False`` nothing is written (``events_written`` is 0)
-            and the caller passes :attr:`trace` to :meth:`Coordinator.write` later.
+            ``False``: write nothing now; pass :attr:`trace` to :meth:`Coordinator.write` later.
 
         Returns
         -------
@@ -623,17 +584,8 @@ class TrialSession:
 
     @property
     def trace(self) -> TrialTrace:
-        """The finished trial as the writers see it (its task calls and reward).
-
-        Returns
-        -------
-        TrialTrace
-            An infrastructure error's trace has reward ``None`` (writers write nothing for it).
-
-        Raises
-        ------
-        RuntimeError
-            Before :meth:`finish`.
+        """The finished trial as writers see it (an infrastructure error's reward is ``None``);
+        ``RuntimeError`` before :meth:`finish`.
 
         Examples
         --------
@@ -671,25 +623,3 @@ class TrialSession:
     def _check_open(self) -> None:
         if self._finished is not None:
             raise RuntimeError(f"trial {self.trial} of task {self.task_id!r} is already finished")
-
-
-def _as_arguments(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
-    if arguments is None:
-        return {}
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"tool arguments string is not JSON: {exc.msg}") from None
-    if not isinstance(arguments, Mapping):
-        raise TypeError(f"tool arguments must be a mapping, got {type(arguments).__name__}")
-    return dict(arguments)
-
-
-def _as_text(response: Any) -> str:
-    if isinstance(response, str):
-        return response
-    try:
-        return json.dumps(response, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return str(response)
