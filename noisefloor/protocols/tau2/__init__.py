@@ -1,0 +1,1 @@
+"""tau2-bench integration (optional extra ``tau2``)."""
