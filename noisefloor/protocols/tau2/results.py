@@ -37,7 +37,7 @@ def _task_order(task_id: str) -> tuple[int, Any]:
 
 
 def write_results(out: Path, settings: Any, tasks: list[Any], entries: dict[str, dict[str, Any]]) -> dict[str, Path]:
-    """Write ``<protocol>/results.json`` for every arm as tau2-bench's ``Results`` (json layout):
+    """Write ``simulations/<protocol>/results.json`` for every arm as tau2-bench's ``Results`` (json layout):
     the run's ``info``, its tasks, and the arm's simulations that produced a result."""
     from tau2.data_model.simulation import Results, SimulationRun
     from tau2.run import get_info
@@ -61,7 +61,7 @@ def write_results(out: Path, settings: Any, tasks: list[Any], entries: dict[str,
                         max_steps=settings.max_steps, max_errors=settings.max_errors,
                         seed=settings.seed)
         results = Results(info=info, tasks=tasks, simulations=sims)
-        path = out / protocol / "results.json"
+        path = out / "simulations" / protocol / "results.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(path, results.model_dump_json(indent=2).encode())
         paths[protocol] = path

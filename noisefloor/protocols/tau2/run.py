@@ -13,19 +13,23 @@ Run directory ``DIR``:
     appended and fsynced before the next one. A killed run resumes from it: a simulation is
     recorded exactly once, and the writer pass is idempotent (an attempt whose events are in
     the store is not written again; events go in one transaction).
-``simulations/<protocol>/<task>-<trial>.json``
+``simulations/<protocol>/runs/<task>-<trial>.json``
     tau2-bench's ``SimulationRun``, written atomically before its journal entry.
 ``stores/<protocol>.db``
     The arm's :class:`~noisefloor.store.SQLiteEventStore`.
-``<protocol>/results.json``
+``simulations/<protocol>/results.json``
     tau2-bench's ``Results`` of the arm (``info``, ``tasks``, ``simulations``): loadable by
     ``tau2.data_model.simulation.Results`` and by ``noisefloor``'s tau2 reader. Simulations that
     ended in an infrastructure error are left out (they never produced a result).
 ``trials.jsonl``
     One noisefloor :class:`~noisefloor.logs.TrialRecord` per simulation (see
     :func:`run_protocols`), with ``extra.store.events_written`` read back from the store.
-``run.json``
+``simulations/run.json``
     The settings of the run (a changed outcome-relevant setting refuses to resume).
+
+Everything but ``trials.jsonl`` sits in ``simulations/``, ``stores/`` or the journal, so
+``noisefloor floor DIR`` and ``noisefloor audit --log DIR`` read each simulation once (as its
+trial record); the tau2 files are read on their own (``noisefloor floor DIR/simulations/pull``).
 
 An infrastructure error (a model call whose retries are spent, a simulation that crashed) is
 recorded with ``infrastructure_error`` true and no reward; it is never scored and never written
@@ -69,7 +73,7 @@ SPLITS = ("test", "train", "base")
 WRITERS = ("last_k",)
 JOURNAL = "journal.ndjson"
 TRIALS = "trials.jsonl"
-RUN_META = "run.json"
+RUN_META = "simulations/run.json"
 
 
 @dataclass(frozen=True)
@@ -236,7 +240,7 @@ def _key(protocol: str, task_id: str, trial: int) -> str:
 
 def _sim_path(protocol: str, task_id: str, trial: int) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in task_id)
-    return f"simulations/{protocol}/{safe}-{trial}.json"
+    return f"simulations/{protocol}/runs/{safe}-{trial}.json"
 
 
 class _Arm:
@@ -388,6 +392,7 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
         meta = {"settings_id": settings.settings_id(), "outcome_settings": settings.outcome_settings(),
                 "protocols": list(settings.protocols), "trials": settings.trials}
         old = out / RUN_META
+        old.parent.mkdir(exist_ok=True)
         if old.exists():
             previous = json.loads(old.read_text())
             if previous.get("settings_id") != meta["settings_id"]:
