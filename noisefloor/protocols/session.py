@@ -418,7 +418,7 @@ class TrialSession:
         entry["match"] = injection.match
         return injection.text + text
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, fn: Callable[..., Any]) -> str:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, fn: Callable[..., Any] | None) -> str:
         """Run ``fn(**arguments)`` (or a reader tool of that name) and apply :meth:`after_tool_call`.
 
         An exception from ``fn`` is recorded as an error response ``"error: <Type>: <message>"``,
@@ -461,7 +461,7 @@ class TrialSession:
         if self.is_coordination_tool(name):
             return _as_text(self._tools[name].func(**args))
         try:
-            result, error = fn(**args), False
+            result, error = fn(**args), False  # type: ignore[misc]  # fn None: a TypeError response
         except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)

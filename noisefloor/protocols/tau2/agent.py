@@ -153,7 +153,7 @@ class CoordinatedLLMAgent(LLMAgent):
         self.binding: AgentBinding = binding
         self.session: TrialSession = binding.session
         reader_tools = [_ReaderTool(spec) for spec in self.session.tools]
-        super().__init__(tools=list(tools) + reader_tools, domain_policy=domain_policy,  # type: ignore[arg-type]
+        super().__init__(tools=list(tools) + reader_tools, domain_policy=domain_policy,
                          llm=llm, llm_args=llm_args)
 
     @property
