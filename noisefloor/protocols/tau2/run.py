@@ -381,10 +381,22 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
     identical across ``no_coord`` and ``intercept`` at trial 0 is the E1 audit), ``reward``,
     ``termination_reason``, and in ``extra`` the tokens and costs of both roles.
     """
+    from loguru import logger as tau2_logger
+
     from noisefloor.protocols.tau2.agent import register
-    from noisefloor.protocols.tau2.results import write_results, write_trial_records
 
     register()
+    tau2_logger.disable("tau2")  # tau2 logs every step to stderr; progress comes from here
+    try:
+        return _run(settings, Path(out), retry_errors, progress)
+    finally:
+        tau2_logger.enable("tau2")
+
+
+def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
+         progress: Progress | None) -> ProtocolRunResult:
+    from noisefloor.protocols.tau2.results import write_results, write_trial_records
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     say = progress or (lambda line: None)
