@@ -67,6 +67,7 @@ def per_simulation(tasks, repeat: int) -> tuple[list[float], list[float]]:
         args = {"api_base": server.base_url, "api_key": "EMPTY", "temperature": 0.0,
                 "max_retries": 0, "timeout": 120.0}
         for _ in range(repeat):
+            logger.disable("tau2")  # run_protocols silences tau2 the same way while it runs
             start = time.perf_counter()
             for task in tasks:
                 run_task("retail", task, "llm_agent", "user_simulator",

@@ -74,7 +74,12 @@ def protocols() -> None:
 @click.option("--api-key-env", default=None, help="Environment variable with the API key.")
 @click.option("--temperature", type=float, default=None, help="Sampling temperature.  [default: 0]")
 @click.option("--max-steps", type=int, default=None, help="tau2 step budget.  [default: 20]")
-@click.option("--writer", type=click.Choice(["last_k"]), default=None, help="Writer.  [default: last_k]")
+@click.option("--writer", type=click.Choice(["last_k", "judged"]), default=None,
+              help="last_k, or judged (a --refine-model names the calls to write).  [default: last_k]")
+@click.option("--refine-model", default=None,
+              help="Model of the refinements: the judged writer, the selective_intercept gate, "
+                   "predicate extraction for predicate_intercept.")
+@click.option("--refine-base-url", default=None, help="Base URL of --refine-model.  [default: --base-url]")
 @click.option("--k", "k", type=int, default=None, help="Final calls written per failed trial.  [default: 3]")
 @click.option("--seed", type=int, default=None, help="Run seed.  [default: 0]")
 @click.option("--concurrency", type=int, default=None, help="Simulations in flight.  [default: 4]")
@@ -119,7 +124,10 @@ def run(**opts: Any) -> None:
         items = value if isinstance(value, list) else str(value).split(",")
         return tuple(str(i).strip() for i in items if str(i).strip())
 
-    given = {"domain": o["domain"] or "retail", "agent": agent, "user": user,
+    refine = (None if o["refine_model"] is None else
+              _endpoint(config, o["refine_model"], o["refine_base_url"] or o["base_url"],
+                        o["api_key_env"], "--refine-base-url"))
+    given = {"domain": o["domain"] or "retail", "agent": agent, "user": user, "refine": refine,
              "tasks": as_list(o["tasks"]), "split": o["split"]}
     if o["protocol_list"] is not None:
         given["protocols"] = as_list(o["protocol_list"])

@@ -212,3 +212,29 @@ def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path
         failed = {r["extra"]["attempt_id"] for k, r in recs.items()
                   if k[0] == p and k[1] == FAIL and r["reward"] == 0.0}
         assert attempts == failed and len(events) == 3 * len(failed)
+
+
+def test_refinements_in_a_run_fall_back_and_say_so_when_their_endpoint_fails(tmp_path):
+    """The judged writer, the model gate and predicate extraction run inside a protocols run; the
+    refinement model is unknown to the endpoint (HTTP 404), so each falls back to its heuristic
+    and the records say so."""
+    with ScriptedEndpoint(_tasks(), fail=[FAIL]) as server:
+        settings = ProtocolRunSettings(
+            domain="retail", agent=ModelEndpoint("scripted-agent", (server.base_url,)),
+            user=ModelEndpoint("scripted-user", (server.base_url,)), tasks=(FAIL, "18"),
+            protocols=("selective_intercept", "predicate_intercept"), writer="judged",
+            refine=ModelEndpoint("no-such-judge", (server.base_url,)), max_steps=30,
+            concurrency=4, max_retries=0)
+        run_protocols(settings, tmp_path / "run")
+    recs = _records(tmp_path / "run")
+    for p in ("selective_intercept", "predicate_intercept"):
+        failed = recs[p, FAIL, 0]
+        decisions = failed["extra"]["writer_decisions"]
+        assert decisions["judge"][0]["decided_by"] == "fallback"  # last K, recorded
+        assert len(decisions["judge"][0]["blamed"]) == 3
+        assert failed["extra"]["store"]["events_written"] >= 3
+    preds = recs["predicate_intercept", FAIL, 0]["extra"]["writer_decisions"]["predicates"]
+    assert preds and all(d["decided_by"] == "fallback" for d in preds)
+    gate = recs["selective_intercept", FAIL, 1]["extra"]["gate"]
+    assert gate and all(g["decided_by"] == "fallback" and "error" in g for g in gate)
+    assert any(g["fired"] for g in gate) and recs["selective_intercept", FAIL, 1]["reward"] == 1.0

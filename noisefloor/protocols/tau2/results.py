@@ -16,6 +16,15 @@ def write_trial_records(out: Path, entries: dict[str, dict[str, Any]], arms: dic
     """Write ``trials.jsonl`` (one record per journalled simulation, ordered by protocol, task,
     trial), with ``extra.store.events_written`` and ``event_ids_written`` read from the arm's
     store (the writer ran after the record was journalled); returns the records."""
+    decisions: dict[str, dict[str, Any]] = {}
+    path = out / "simulations" / "writer_decisions.jsonl"
+    if path.exists():
+        for line in path.read_bytes().splitlines():
+            try:
+                d = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                continue  # a line torn by a kill: that attempt's decisions are unknown
+            decisions[d.pop("attempt_id")] = d
     records = []
     for entry in entries.values():
         rec = orjson.loads(orjson.dumps(entry["record"]))
@@ -26,6 +35,8 @@ def write_trial_records(out: Path, entries: dict[str, dict[str, Any]], arms: dic
                    if s.event.attempt_id == attempt]
             rec["extra"]["store"]["events_written"] = len(ids)
             rec["extra"]["store"]["event_ids_written"] = ids
+            if attempt in decisions:
+                rec["extra"]["writer_decisions"] = decisions[attempt]
         records.append(rec)
     records.sort(key=lambda r: (r["protocol"], _task_order(r["task_id"]), r["trial"]))
     write_atomic(out / "trials.jsonl", b"".join(orjson.dumps(r) + b"\n" for r in records))

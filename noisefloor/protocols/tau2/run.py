@@ -70,10 +70,11 @@ logger = logging.getLogger(__name__)
 DOMAINS = ("retail", "airline", "telecom")
 PROTOCOLS = ("no_coord", "pull", "intercept", "selective_intercept", "predicate_intercept")
 SPLITS = ("test", "train", "base")
-WRITERS = ("last_k",)
+WRITERS = ("last_k", "judged")
 JOURNAL = "journal.ndjson"
 TRIALS = "trials.jsonl"
 RUN_META = "simulations/run.json"
+DECISIONS = "simulations/writer_decisions.jsonl"
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,9 @@ class ProtocolRunSettings:
     max_steps : int, default 20
         tau2's step budget per simulation (the paper's 20-turn budget).
     max_errors : int, default 10
-    writer : {"last_k"}, default "last_k"
+    writer : {"last_k", "judged"}, default "last_k"
+        ``judged``: the causally attributed writer, a model (``refine``) names the calls to
+        write (:class:`~noisefloor.protocols.refinements.ModelJudge`, last K as its fallback).
     k : int, default 3
         Final calls the writer stores for a failed trial.
     seed : int, default 0
@@ -109,6 +112,11 @@ class ProtocolRunSettings:
         Retries of a failed model call (the OpenAI SDK's, honouring ``Retry-After``).
     timeout : float, default 120.0
         Seconds per model call.
+    refine : ModelEndpoint or None
+        The model of the refinements: the ``judged`` writer's judge, the gate of the
+        ``selective_intercept`` arm (else its score gate) and the predicate extraction of the
+        ``predicate_intercept`` arm (else that arm matches literally), all through
+        :class:`noisefloor.endpoints.Endpoints`.
     """
 
     domain: str
@@ -127,6 +135,7 @@ class ProtocolRunSettings:
     concurrency: int = 4
     max_retries: int = 2
     timeout: float = 120.0
+    refine: ModelEndpoint | None = None
 
     def __post_init__(self) -> None:
         if self.domain not in DOMAINS:
@@ -145,6 +154,8 @@ class ProtocolRunSettings:
                                  ("--max-errors", self.max_errors, 1)):
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+        if self.writer == "judged" and self.refine is None:
+            raise ValueError("--writer judged needs --refine-model (the judge)")
         if not self.temperature >= 0:
             raise ValueError(f"--temperature must be >= 0, got {self.temperature!r}")
 
@@ -153,7 +164,8 @@ class ProtocolRunSettings:
         return {"domain": self.domain, "agent_model": self.agent.name, "user_model": self.user.name,
                 "temperature": self.temperature, "max_steps": self.max_steps,
                 "max_errors": self.max_errors, "writer": self.writer, "k": self.k,
-                "seed": self.seed, "agent_implementation": "noisefloor_llm_agent"}
+                "seed": self.seed, "agent_implementation": "noisefloor_llm_agent",
+                "refine_model": None if self.refine is None else self.refine.name}
 
     def settings_id(self) -> str:
         """16 hex digits identifying :meth:`outcome_settings`."""
@@ -219,12 +231,25 @@ def _load_tasks(settings: ProtocolRunSettings) -> list[Any]:
     return list(registry.get_tasks_loader(settings.domain)(settings.split or "base"))
 
 
-def _reader(name: str) -> Any:
-    if name == "predicate_intercept":
-        return reader_by_name("predicate")
-    if name == "selective_intercept":
-        return reader_by_name("selective")
-    return reader_by_name(name)
+def _domain_resolver(domain: str) -> Callable[[str, Any], dict[str, Any]]:
+    """Facts of a call from the domain's database as a task starts: every argument whose value
+    is a key of a table (``order_id="#W1"`` in ``orders``) gives that row, under the table's
+    singular name (``order.status``)."""
+    from tau2.registry import registry
+
+    db = registry.get_env_constructor(domain)().tools.db
+    tables = {name.rstrip("s"): table for name, table in vars(db).items() if isinstance(table, dict)}
+
+    def resolve(tool: str, arguments: Any) -> dict[str, Any]:
+        facts: dict[str, Any] = {}
+        for value in arguments.values():
+            for name, table in tables.items():
+                if isinstance(value, str) and value in table:
+                    row = table[value]
+                    facts[name] = row.model_dump(mode="json") if hasattr(row, "model_dump") else row
+        return facts
+
+    return resolve
 
 
 def _llm_args(endpoint: ModelEndpoint, index: int, settings: ProtocolRunSettings) -> dict[str, Any]:
@@ -246,13 +271,53 @@ def _sim_path(protocol: str, task_id: str, trial: int) -> str:
 class _Arm:
     """One protocol arm: its store and coordinator."""
 
-    def __init__(self, protocol: str, out: Path, settings: ProtocolRunSettings) -> None:
+    def __init__(self, protocol: str, out: Path, settings: ProtocolRunSettings,
+                 caller: Any = None) -> None:
+        from noisefloor.protocols import (
+            JudgedWriter,
+            PredicateIntercept,
+            PredicateWriter,
+            SelectiveIntercept,
+        )
+        from noisefloor.protocols.refinements import (
+            ModelGate,
+            ModelJudge,
+            ModelPredicateExtractor,
+        )
+
         (out / "stores").mkdir(parents=True, exist_ok=True)
         self.protocol = protocol
         self.store = SQLiteEventStore(out / "stores" / f"{protocol}.db")
-        self.coord = Coordinator(self.store, _reader(protocol), LastKWriter(k=settings.k),
-                                 protocol=protocol, benchmark=f"tau2/{settings.domain}",
+        self.judge = ModelJudge(caller, k=settings.k) if settings.writer == "judged" else None
+        writers: list[Any] = [JudgedWriter(self.judge) if self.judge else LastKWriter(k=settings.k)]
+        self.extractor = None
+        reader: Any
+        if protocol == "selective_intercept":
+            reader = ModelGate(caller) if caller is not None else SelectiveIntercept()
+        elif protocol == "predicate_intercept":
+            resolver = _domain_resolver(settings.domain)
+            reader = PredicateIntercept(resolver)
+            if caller is not None:
+                self.extractor = ModelPredicateExtractor(caller, resolver)
+                writers.append(PredicateWriter(self.extractor, k=settings.k))
+        else:
+            reader = reader_by_name(protocol)
+        self.coord = Coordinator(self.store, reader, writers, protocol=protocol,
+                                 benchmark=f"tau2/{settings.domain}",
                                  model=settings.agent.name, seed=settings.seed)
+
+    def decisions_since(self, marks: tuple[int, int]) -> dict[str, list[Any]]:
+        """The judge's and the extractor's decisions made after ``marks`` (see :meth:`marks`)."""
+        out: dict[str, list[Any]] = {}
+        if self.judge is not None:
+            out["judge"] = self.judge.decisions[marks[0]:]
+        if self.extractor is not None:
+            out["predicates"] = self.extractor.decisions[marks[1]:]
+        return out
+
+    def marks(self) -> tuple[int, int]:
+        return (len(self.judge.decisions) if self.judge else 0,
+                len(self.extractor.decisions) if self.extractor else 0)
 
     def written_attempts(self, task_id: str) -> set[str]:
         return {s.event.attempt_id for s in self.store.query(task_id, limit=100_000)
@@ -329,8 +394,10 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, index: int,
             "calls": [asdict(c) for c in trace.calls]}
 
 
-def _write_phase(arms: dict[str, _Arm], entries: dict[str, dict[str, Any]], trial: int) -> int:
-    """The writer pass after phase ``trial``: idempotent, one transaction per attempt."""
+def _write_phase(arms: dict[str, _Arm], entries: dict[str, dict[str, Any]], trial: int,
+                 out: Path) -> int:
+    """The writer pass after phase ``trial``: idempotent, one transaction per attempt; the
+    refinements' decisions go to ``simulations/writer_decisions.jsonl``."""
     written = 0
     for key in sorted(entries):
         entry = entries[key]
@@ -344,7 +411,12 @@ def _write_phase(arms: dict[str, _Arm], entries: dict[str, dict[str, Any]], tria
         trace = TrialTrace(task_id=rec["task_id"], trial=trial, protocol=rec["protocol"],
                            calls=tuple(ToolCall(**c) for c in entry["calls"]),
                            reward=rec["reward"], attempt_id=attempt)
+        marks = arm.marks()
         written += len(arm.coord.write(trace))
+        decided = arm.decisions_since(marks)
+        if decided:
+            with open(out / DECISIONS, "ab") as fh:
+                fh.write(json.dumps({"attempt_id": attempt, **decided}).encode() + b"\n")
     return written
 
 
@@ -386,11 +458,15 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
     from noisefloor.protocols.tau2.agent import register
 
     register()
-    tau2_logger.disable("tau2")  # tau2 logs every step to stderr; progress comes from here
+    # tau2 logs every step to stderr; progress comes from here. The caller's choice is restored.
+    core = getattr(tau2_logger, "_core", None)  # loguru keeps no public query of this
+    was_off = ("tau2.", False) in getattr(core, "activation_list", [])
+    tau2_logger.disable("tau2")
     try:
         return _run(settings, Path(out), retry_errors, progress)
     finally:
-        tau2_logger.enable("tau2")
+        if not was_off:
+            tau2_logger.enable("tau2")
 
 
 def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
@@ -414,7 +490,13 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
         tasks = _load_tasks(settings)
         state = read_journal(out / JOURNAL, repair=True)
         entries = dict(state.entries)
-        arms = {p: _Arm(p, out, settings) for p in settings.protocols}
+        caller = None
+        if settings.refine is not None:
+            from noisefloor.protocols.refinements import ModelCaller
+
+            caller = ModelCaller(settings.refine, timeout=settings.timeout,
+                                 max_retries=settings.max_retries, temperature=0.0)
+        arms = {p: _Arm(p, out, settings, caller) for p in settings.protocols}
         seeds = random.Random(settings.seed)
         trial_seeds = [seeds.randint(0, 1_000_000) for _ in range(settings.trials)]
         ran = 0
@@ -438,13 +520,15 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
                             outcome = ("infrastructure error: " + rec["extra"].get("error", "")
                                        if rec["infrastructure_error"] else f"reward {rec['reward']:g}")
                             say(f"[{len(entries)}/{total}] {entry['key']}: {outcome}")
-                    n = _write_phase(arms, entries, trial)
+                    n = _write_phase(arms, entries, trial, out)
                     say(f"phase {trial}: writer stored {n} event(s)")
             records = write_trial_records(out, entries, arms)
             results = write_results(out, settings, tasks, entries)
         finally:
             for arm in arms.values():
                 arm.store.close()
+            if caller is not None:
+                caller.close()
     success: dict[str, list[int]] = {}
     infra = 0
     for rec in records:
