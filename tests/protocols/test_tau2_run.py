@@ -238,3 +238,29 @@ def test_refinements_in_a_run_fall_back_and_say_so_when_their_endpoint_fails(tmp
     gate = recs["selective_intercept", FAIL, 1]["extra"]["gate"]
     assert gate and all(g["decided_by"] == "fallback" and "error" in g for g in gate)
     assert any(g["fired"] for g in gate) and recs["selective_intercept", FAIL, 1]["reward"] == 1.0
+
+
+def test_audit_and_floor_analyse_a_noisy_run(tmp_path):
+    """Run-to-run noise (the scripted agent's flaky tasks alternate between failing and
+    succeeding) gives untied trial-0 pairs: ``floor`` certifies intercept-no_coord by identical
+    first requests and ``audit --log`` places the run's contrasts against that floor."""
+    out = tmp_path / "noisy"
+    flaky = ("5", "18", "38")
+    with ScriptedEndpoint(_tasks(), flaky=flaky) as server:
+        run_protocols(ProtocolRunSettings(
+            domain="retail", agent=ModelEndpoint("scripted-agent", (server.base_url,)),
+            user=ModelEndpoint("scripted-user", (server.base_url,)), tasks=flaky,
+            protocols=("no_coord", "intercept"), max_steps=30, concurrency=1, max_retries=0), out)
+    recs = _records(out)
+    t0 = [(recs["no_coord", t, 0]["reward"], recs["intercept", t, 0]["reward"]) for t in flaky]
+    assert all(a != b for a, b in t0)  # every trial-0 pair untied
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    floor = subprocess.run([sys.executable, "-m", "noisefloor", "floor", str(out)], cwd=ROOT,
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert floor.returncode == 0, floor.stderr
+    assert "intercept-no_coord (clean)" in floor.stdout and "identical first requests" in floor.stdout
+    assert "E1 audit" not in floor.stderr
+    audit = subprocess.run([sys.executable, "-m", "noisefloor", "audit", "--log", str(out)], cwd=ROOT,
+                           capture_output=True, text=True, env=env, timeout=600)
+    assert audit.returncode == 0, audit.stderr
+    assert "intercept-no_coord" in audit.stdout

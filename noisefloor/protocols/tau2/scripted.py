@@ -10,7 +10,9 @@ actions (``evaluation_criteria.actions``) as tool calls, one per turn, then says
 ``fail``, it replays every action but the last one, so the database check fails (reward 0) and
 the writer stores its final calls, unless it has been warned: a ``[PEER-WARNING]`` block in a
 tool result, or a system prompt that starts with the pull summary (then it first calls
-``trace_query``); a warned agent replays the whole plan. The **user** opens with
+``trace_query``); a warned agent replays the whole plan. A task in ``flaky`` stands for run-to-run
+noise: each new conversation of it fails (as a ``fail`` task) or succeeds in turn, the choice
+carried in its tool-call ids, so two arms sending identical requests can still differ. The **user** opens with
 ``(ref <task id>)``, answers anything else with a short reply, and ends with ``###STOP###``
 once the agent says ``DONE``. Tasks in ``broken`` get HTTP 500 for every agent request (an
 infrastructure error). ``latency`` seconds are slept before each answer.
@@ -51,6 +53,8 @@ class ScriptedEndpoint:
         Task ids the agent gets wrong until warned.
     broken : iterable of str
         Task ids whose agent requests get HTTP 500.
+    flaky : iterable of str
+        Task ids whose conversations alternate between failing and succeeding.
     latency : float, default 0.0
         Seconds slept before each answer.
     agent_model, user_model : str
@@ -65,11 +69,13 @@ class ScriptedEndpoint:
     """
 
     def __init__(self, tasks: Sequence[Any], *, fail: Iterable[str] = (), broken: Iterable[str] = (),
-                 latency: float = 0.0, agent_model: str = "scripted-agent",
+                 flaky: Iterable[str] = (), latency: float = 0.0, agent_model: str = "scripted-agent",
                  user_model: str = "scripted-user") -> None:
         self.tasks = {str(t.id): t for t in tasks}
         self.fail = set(fail)
         self.broken = set(broken)
+        self.flaky = set(flaky)
+        self._flips = 0
         self.latency = float(latency)
         self.agent_model = agent_model
         self.user_model = user_model
@@ -178,11 +184,21 @@ class ScriptedEndpoint:
         warned = pulled or any(m.get("role") == "tool" and "[PEER-WARNING]" in (m.get("content") or "")
                                for m in messages)
         actions = [a for a in (task.evaluation_criteria.actions or []) if a.requestor == "assistant"]
-        plan = actions[:-1] if task_id in self.fail and not warned else actions
         done = [tc for tc in made if tc["function"]["name"] != "trace_query"]
+        failing = task_id in self.fail
+        tag = ""
+        if task_id in self.flaky:
+            if done:
+                tag = done[0]["id"].split("_")[0][-1]
+            else:
+                with self._lock:
+                    self._flips += 1
+                    tag = "F" if self._flips % 2 else "S"
+            failing = tag == "F"
+        plan = actions[:-1] if failing and not warned else actions
         if len(done) < len(plan):
             a = plan[len(done)]
-            return _tool_call(f"call_{len(done)}", a.name, dict(a.arguments))
+            return _tool_call(f"call{tag}_{len(done)}", a.name, dict(a.arguments))
         info = " ".join(task.evaluation_criteria.communicate_info or [])
         return {"role": "assistant", "content": f"{info} DONE".strip()}
 
