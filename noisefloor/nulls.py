@@ -51,6 +51,7 @@ Paired Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise 
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -61,6 +62,7 @@ from noisefloor.logs.configuration import describe_differences, parse_configurat
 from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import MentionError, literal
+from noisefloor.stats.warning_classes import NoisefloorWarning
 
 #: Values of ``certified_by``.
 EMPTY_STORE = "empty store at start"
@@ -124,10 +126,17 @@ class NullContrasts:
         and the trial compared in each).
     skipped : tuple of dict
         Candidate pairs nothing certifies, each ``{"contrast", "kind", "seed", "reason"}``.
+    first_request_mismatches : tuple of dict
+        The E1 audit's failures: trial-0 contrasts of two protocols whose first requests are
+        identical on some paired tasks but not on all (none identical: different by design), each ``{"contrast", "seed",
+        "tasks", "unlogged"}`` (the task ids whose hashes differ, and those without a hash in
+        one arm). Such a contrast is not clean; :func:`certified_null_contrasts` also warns
+        (:class:`FirstRequestMismatchWarning`) naming every task.
     """
 
     table: pd.DataFrame = field(repr=False)
     skipped: tuple = ()
+    first_request_mismatches: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """A copy of :attr:`table`."""
@@ -137,7 +146,9 @@ class NullContrasts:
         """``{"contrasts": [...], "skipped": [...]}`` (JSON-ready; a missing seed is None)."""
         return {"contrasts": [{**r, "seed": _plain_seed(r["seed"])}
                               for r in self.table.to_dict(orient="records")],
-                "skipped": [{**r, "seed": _plain_seed(r["seed"])} for r in self.skipped]}
+                "skipped": [{**r, "seed": _plain_seed(r["seed"])} for r in self.skipped],
+                "first_request_mismatches": [{**r, "seed": _plain_seed(r["seed"])}
+                                             for r in self.first_request_mismatches]}
 
 
 def _plain_seed(seed):
@@ -190,6 +201,29 @@ def _paired_values(a: Slot, b: Slot) -> tuple[Slot, Slot]:
                                       a.first_request))),
             Slot(*(x[both] for x in (b.present, b.outcome, b.store, b.injections,
                                      b.first_request))))
+
+
+class FirstRequestMismatchWarning(NoisefloorWarning):
+    """First requests of a trial-0 contrast differ on some tasks: the contrast is not clean."""
+
+
+def _first_request_mismatch(a: Slot, b: Slot, tasks: tuple) -> tuple[list[str], list[str]]:
+    """Task ids whose first-request hashes differ, and those hashed in one arm only, for a pair
+    identical on at least one task (both empty when nothing is logged, when every paired task
+    is identical, or when none is: arms whose requests differ by design, such as pull's)."""
+    both = a.present & b.present
+    if not tasks or not both.any():
+        return [], []
+    fa, fb = a.first_request[both], b.first_request[both]
+    names = np.asarray(tasks, dtype=object)[both]
+    logged_a, logged_b = fa >= 0, fb >= 0
+    if not (logged_a | logged_b).any():
+        return [], []
+    logged = logged_a & logged_b
+    if not (logged & (fa == fb)).any():
+        return [], []  # no task identical: the arms send different requests by design (pull)
+    return ([str(t) for t in names[logged & (fa != fb)]],
+            [str(t) for t in names[~logged]])
 
 
 def _all_zero(values: np.ndarray) -> bool:
@@ -406,10 +440,16 @@ def certified_null_contrasts(
     rows: list[dict] = []
     skipped: list[dict] = []
     formed: set = set()
+    mismatches: list[dict] = []
 
     def consider(group, prefix, label, kind, a, ta, b, tb, swapped=False):
         sa, sb = group.slots[(a, ta)], group.slots[(b, tb)]
         same = kind == "aa"
+        if not same:
+            differ, unlogged = _first_request_mismatch(sa, sb, group.tasks)
+            if differ or unlogged:
+                mismatches.append({"contrast": prefix + label, "seed": group.seed,
+                                   "tasks": differ, "unlogged": unlogged})
         cert, clean = _certify(
             sa, sb, same_configuration=same, protocols=(logged_of[a], logged_of[b]),
             declared=is_named(named_null, a, b),
@@ -459,9 +499,17 @@ def certified_null_contrasts(
         error = NoNullContrastError(_no_null_message(trial0, reruns, skipped))
         error.skipped = tuple(skipped)  # every candidate with its reason, for the renderers
         raise error
+    for m in mismatches:
+        seed = "" if m["seed"] is None else f" at seed {m['seed']}"
+        parts = [f"first requests differ on task(s) {', '.join(m['tasks'])}"] if m["tasks"] else []
+        if m["unlogged"]:
+            parts.append(f"are hashed in one arm only on task(s) {', '.join(m['unlogged'])}")
+        warnings.warn(f"E1 audit: {m['contrast']}{seed}: " + "; ".join(parts)
+                      + ", so the contrast is not clean", FirstRequestMismatchWarning, stacklevel=2)
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     table["seed"] = pd.array([_plain_seed(x) for x in table["seed"]], dtype="Int64")
-    return NullContrasts(table=table, skipped=tuple(skipped))
+    return NullContrasts(table=table, skipped=tuple(skipped),
+                         first_request_mismatches=tuple(mismatches))
 
 
 def _identities(trials: pd.DataFrame, arm_names, arm_codes, first_of_arm) -> dict[str, dict]:

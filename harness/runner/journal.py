@@ -21,227 +21,28 @@ Layout of a run directory ``DIR``:
 
 from __future__ import annotations
 
-import fcntl
-import gc
 import json
-import os
-import threading
-import warnings
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from noisefloor.stats.warning_classes import TornJournalLineWarning
+from noisefloor.journal import (  # noqa: F401 - the generic journal, re-exported for the runner
+    JournalError,
+    JournalState,
+    JournalWriter,
+    locked,
+    no_gc,
+    read_journal,
+)
+from noisefloor.journal import write_atomic as _write_atomic
 
 JOURNAL = "journal.ndjson"
 RUN_META = "run.json"
 TRIALS = "trials.jsonl"
 TRANSCRIPTS = "transcripts"
-_LOCK = ".lock"
 _STAMP = ".trials.stamp"
-
-
-class JournalError(ValueError):
-    """A journal line that is not a valid entry (names file, line and field)."""
-
-
-@dataclass(frozen=True)
-class JournalState:
-    """What an existing journal holds.
-
-    Attributes
-    ----------
-    entries : dict
-        Rollout key -> its last entry (``{"key", "settings", "record"}``).
-    lines : int
-        Complete lines read.
-    torn : bool
-        Whether a torn last line was found (and cut off when ``repair`` was set).
-    """
-
-    entries: dict[str, dict[str, Any]]
-    lines: int
-    torn: bool
-
-
-def read_journal(path: str | Path, *, repair: bool = False) -> JournalState:
-    """Read a journal; a torn last line is reported (and cut off with ``repair=True``).
-
-    Parameters
-    ----------
-    path : str or Path
-        The ``journal.ndjson`` file; a missing file is an empty journal.
-    repair : bool, default False
-        Truncate the file after its last complete entry when the last line is torn.
-
-    Returns
-    -------
-    JournalState
-
-    Raises
-    ------
-    JournalError
-        When a line other than the last is not a JSON object with a string ``key``, a
-        string ``settings`` and an object ``record`` (the message names file and line).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.ndjson"
-    >>> _ = path.write_text('{"key": "k1", "settings": "s", "record": {}}\\n{"key": "k2", "se')
-    >>> import warnings
-    >>> with warnings.catch_warnings(record=True) as caught:
-    ...     warnings.simplefilter("always")
-    ...     state = read_journal(path, repair=True)
-    >>> print(str(caught[0].message).split(": ", 1)[1])
-    the last line is torn (the runner stopped while writing it); that rollout runs again
-    >>> sorted(state.entries), state.lines, state.torn, path.read_text().count("\\n")
-    (['k1'], 1, True, 1)
-    """
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return JournalState({}, 0, False)
-    with no_gc():
-        return _parse_journal(path, data, repair)
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a bulk of acyclic objects is built.
-
-    Reading 100,000 entries otherwise triggers repeated full collections that walk every
-    entry read so far (several seconds in all); the entries hold no reference cycles.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _parse_journal(path: Path, data: bytes, repair: bool) -> JournalState:
-    entries: dict[str, dict[str, Any]] = {}
-    lines = data.split(b"\n")
-    tail = lines.pop()  # b"" when the file ends with a newline
-    torn = bool(tail.strip())
-    good_end = len(data) - len(tail)
-    offset = 0
-    count = 0
-    for number, line in enumerate(lines, start=1):
-        end = offset + len(line) + 1
-        if not line.strip():
-            offset = end
-            continue
-        try:
-            entry = orjson.loads(line)
-            problem = _entry_problem(entry)
-        except orjson.JSONDecodeError as exc:
-            entry, problem = None, f"not valid JSON ({exc})"
-        if problem is not None:
-            if number == len(lines) and not torn:
-                # the last line itself is damaged: treat it as torn
-                torn, good_end = True, offset
-                break
-            raise JournalError(f"{path}:{number}: {problem}; the journal is append-only and "
-                               "only its last line can be torn")
-        entries[entry["key"]] = entry
-        count += 1
-        offset = end
-    if torn:
-        warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
-                      "that rollout runs again", TornJournalLineWarning, stacklevel=3)
-        if repair:
-            with open(path, "r+b") as fh:
-                fh.truncate(good_end)
-                fh.flush()
-                os.fsync(fh.fileno())
-    return JournalState(entries, count, torn)
-
-
-def _entry_problem(entry: Any) -> str | None:
-    if (type(entry) is dict and type(entry.get("key")) is str
-            and type(entry.get("settings")) is str and type(entry.get("record")) is dict):
-        return None
-    if not isinstance(entry, dict):
-        return f"expected a JSON object, got {type(entry).__name__}"
-    for name, kind in (("key", str), ("settings", str), ("record", dict)):
-        if not isinstance(entry.get(name), kind):
-            return (f"field {name!r} must be a {'string' if kind is str else 'object'}, "
-                    f"got {entry.get(name)!r:.60}")
-    return None
-
-
-class JournalWriter:
-    """Appends entries to a journal, one flushed and fsynced line each (thread-safe)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self._fh = open(self.path, "ab")
-        self._lock = threading.Lock()
-
-    def append(self, entry: Mapping[str, Any]) -> None:
-        """Write one entry as a line, flush and fsync it."""
-        line = orjson.dumps(entry) + b"\n"
-        with self._lock:
-            self._fh.write(line)
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-
-    def append_many(self, entries: Iterable[Mapping[str, Any]]) -> None:
-        """Write several entries, then flush and fsync once."""
-        with self._lock:
-            for entry in entries:
-                self._fh.write(orjson.dumps(entry) + b"\n")
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
-
-    def close(self) -> None:
-        self._fh.close()
-
-    def __enter__(self) -> JournalWriter:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-
-@contextmanager
-def locked(directory: str | Path) -> Iterator[None]:
-    """Hold an exclusive lock on a run directory (released even if the process is killed).
-
-    Raises
-    ------
-    RuntimeError
-        If another process holds it.
-    """
-    path = Path(directory) / _LOCK
-    fh = open(path, "a")
-    try:
-        try:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise RuntimeError(f"{directory}: another 'tax run' or 'tax merge' is using this "
-                               "directory") from None
-        yield
-    finally:
-        fh.close()
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 def write_transcript(directory: str | Path, key: str, events: Iterable[Mapping[str, Any]]) -> str:

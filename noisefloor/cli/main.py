@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "Runtime alarms over LOG files, against a --baseline."),
     "store": ("noisefloor.cli.store", "store",
               "The task-scoped negative-knowledge store (ET-MCP substrate)."),
+    "protocols": ("noisefloor.cli.protocols", "protocols",
+                  "Run the coordination protocols on tau2-bench (the noise-floor experiment)."),
     "harness": ("noisefloor.cli.harness", "harness",
                 "The collaboration-tax task suite: list tasks, show one."),
     "plan": ("noisefloor.cli.plan", "plan",

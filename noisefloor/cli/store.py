@@ -33,15 +33,28 @@ def store() -> None:
     """The task-scoped negative-knowledge store (ET-MCP substrate)."""
 
 
-@store.command("serve", short_help="Serve the store at DB as an MCP server over stdio.")
+@store.command("serve", short_help="Serve the store at DB as an MCP server (stdio or HTTP).")
 @click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite store file (created if missing).")
-def serve(db: Path) -> None:
-    """Serve the store at DB as an MCP server over stdio (tools trace.query, trace.write)."""
-    from noisefloor.store.mcp_server import serve_stdio
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio, or MCP Streamable HTTP.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (--transport http).")
+@click.option("--port", default=0, show_default=True, type=click.IntRange(0, 65535),
+              help="Port to bind; 0 takes a free one (--transport http).")
+def serve(db: Path, transport: str, host: str, port: int) -> None:
+    """Serve the store at DB as an MCP server (tools trace.query, trace.write), over stdio or
+    over Streamable HTTP (the endpoint's URL is printed on stderr once it listens)."""
+    from noisefloor.store.mcp_server import serve_http, serve_stdio
 
     _open_store(db).close()  # a bad file is reported here, before the server starts
-    serve_stdio(str(db))
+    if transport == "stdio":
+        serve_stdio(str(db))
+        return
+    try:
+        serve_http(str(db), host=host, port=port,
+                   on_ready=lambda url: click.echo(f"MCP Streamable HTTP on {url}", err=True))
+    except OSError as exc:
+        raise click.ClickException(f"--host {host} --port {port}: cannot listen ({exc.strerror or exc})") from None
 
 
 @store.command("query")

@@ -365,9 +365,9 @@ class CoordinationMiddleware(AgentMiddleware):
         >>> request = ModelRequest(model=None, messages=[HumanMessage("Cancel #W1.")],
         ...                        system_prompt="You are a retail agent.")
         >>> sent = mw.wrap_model_call(request, lambda r: r.system_prompt)
-        >>> print(sent.splitlines()[0]); print(sent.splitlines()[3])
-        You are a retail agent.
+        >>> print(sent.splitlines()[1]); print(sent.splitlines()[3])
         - cancel_order({"order_id": "#W1"}) -- in 1 failed attempt; last outcome: error: shipped
+        You are a retail agent.
         >>> len(mw.end_trial(0.0).first_request_sha256)
         64
         """

@@ -1,6 +1,6 @@
 """The ``pull`` reader: a peer-warnings summary in the system prompt and a ``trace_query`` tool.
 
-At trial start the agent's system prompt gets a curated summary of the task's peer failure
+At trial start the agent's system prompt is prefixed with a curated summary of the task's peer failure
 events (:func:`peer_warnings_summary`), and the agent gets a ``trace_query`` tool to look up the
 task's events itself; it is the agent that decides whether to read.
 
@@ -126,10 +126,10 @@ class Pull(Reader):
     ...     arguments={"flight": "UA1"}, outcome="no inventory", reward=0.0, position=1, k=3))
     >>> s = Coordinator(store, Pull()).start_trial("T", 1)
     >>> print(s.system_prompt("You are a travel agent."))
-    You are a travel agent.
-    <BLANKLINE>
     Peer warnings for this task (calls made just before earlier attempts failed; they may or may not have caused the failure):
     - book_flight({"flight": "UA1"}) -- in 1 failed attempt; last outcome: no inventory
+    <BLANKLINE>
+    You are a travel agent.
     >>> [t.name for t in s.tools]
     ['trace_query']
     """

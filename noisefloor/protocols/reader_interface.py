@@ -78,7 +78,7 @@ class ReaderStart:
     Attributes
     ----------
     prompt_addition : str or None
-        Text appended to the system prompt (pull only).
+        Text prepended to the system prompt (pull only).
     tools : tuple of ToolSpec
         Tools added for the agent (pull: ``trace_query``).
     injections : int

@@ -4,7 +4,7 @@ A :class:`Coordinator` binds a store, a reader and a writer (one configuration, 
 For each trial, :meth:`Coordinator.start_trial` returns a :class:`TrialSession` with four plain
 calls an agent loop makes:
 
-1. ``session.system_prompt(base)`` -- the system prompt to send (pull appends its summary);
+1. ``session.system_prompt(base)`` -- the system prompt to send (pull prepends its summary);
 2. ``session.tools`` -- extra tools to offer the agent (pull: ``trace_query``), each a
    :class:`~noisefloor.protocols.readers.ToolSpec` with a JSON Schema and a callable;
 3. ``session.after_tool_call(name, arguments, response)`` -- after every tool call; returns the
@@ -51,14 +51,15 @@ error: order is shipped
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
-import json
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
+from noisefloor.protocols.payload import as_arguments as _as_arguments
+from noisefloor.protocols.payload import as_text as _as_text
+from noisefloor.protocols.payload import request_sha256
 from noisefloor.protocols.reader_interface import (
     CallContext,
     Reader,
@@ -74,35 +75,6 @@ from noisefloor.store.keys import call_fingerprint, canonical_key
 __all__ = ["Coordinator", "TrialSession", "request_sha256"]
 
 logger = logging.getLogger(__name__)
-
-
-def request_sha256(payload: Any) -> str:
-    """Hex SHA-256 of a model request (JSON-serialisable), for ``first_request_sha256``.
-
-    Keys are sorted and separators fixed, so byte-identical requests hash alike.
-
-    Parameters
-    ----------
-    payload : object
-        The request body (messages, tools, sampling parameters); values JSON cannot encode are
-        written with ``str()``.
-
-    Returns
-    -------
-    str
-        64 lowercase hex digits.
-
-    Examples
-    --------
-    >>> from noisefloor.protocols import request_sha256
-    >>> request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
-    >>> len(request_sha256(request))
-    64
-    >>> request_sha256(request) == request_sha256(dict(reversed(list(request.items()))))
-    True
-    """
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
 class Coordinator:
@@ -220,6 +192,31 @@ class Coordinator:
             raise ValueError(f"trial must be an int >= 0, got {trial!r}")
         return TrialSession(self, self.store.task(task_id), trial)
 
+    def write(self, trace: TrialTrace) -> list[int]:
+        """Run the writer(s) on a finished trial and append their events in one transaction.
+
+        :meth:`TrialSession.finish` calls it unless ``write=False``: a phased runner journals
+        the record first and writes between phases. ``trace`` is :attr:`TrialSession.trace`;
+        returns the store ids written (empty for a successful or unscored trial).
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, Intercept
+        >>> coord = Coordinator(SQLiteEventStore(":memory:"), Intercept())
+        >>> session = coord.start_trial("T", 0)
+        >>> _ = session.call_tool("f", {}, lambda: "no")
+        >>> record = session.finish(0.0, write=False)
+        >>> record.extra["store"]["events_written"], coord.store.count("T")
+        (0, 0)
+        >>> coord.write(session.trace), coord.store.count("T")
+        ([1], 1)
+        """
+        events: list[Any] = []
+        for w in self.writers:
+            events.extend(w.events_for(trace))
+        return self.store.append_many(events) if events else []
+
     def __repr__(self) -> str:
         return (f"Coordinator(protocol={self.protocol!r}, reader={self.reader!r}, "
                 f"writers={[w.name for w in self.writers]})")
@@ -271,13 +268,18 @@ class TrialSession:
         self._calls: list[ToolCall] = []
         self._keys: list[dict[str, Any]] = []
         self._finished: TrialRecord | None = None
+        self._trace: TrialTrace | None = None
         self.start: ReaderStart = coordinator.reader.start(view, self.state)
         self.state.injections += self.start.injections
         self._tools = {t.name: t for t in self.start.tools}
 
     # -- the plain callables -------------------------------------------------------------------
     def system_prompt(self, base: str) -> str:
-        """The system prompt to send: ``base`` plus the reader's addition (pull), unchanged otherwise.
+        """The system prompt to send: the reader's addition (pull) before ``base``, else ``base``.
+
+        The noise-floor paper prepends pull's peer-warnings summary to the system prompt at
+        trial start; every framework adapter (LangChain, tau2-bench) goes through this method,
+        so the rule is the same everywhere.
 
         Parameters
         ----------
@@ -287,7 +289,7 @@ class TrialSession:
         Returns
         -------
         str
-            ``base``, or ``base + "\\n\\n" + addition`` (just the addition when ``base`` is
+            ``base``, or ``addition + "\\n\\n" + base`` (just the addition when ``base`` is
             empty).
 
         Examples
@@ -300,12 +302,15 @@ class TrialSession:
         'You are an agent.'
         >>> _ = store.append(FailedTrialAction(task_id="T", tool_name="f", reward=0.0,
         ...                                    position=1, k=3))
-        >>> print(Coordinator(store, Pull()).start_trial("T", 1).system_prompt("").splitlines()[1])
+        >>> print(Coordinator(store, Pull()).start_trial("T", 1).system_prompt("BASE"))
+        Peer warnings for this task (calls made just before earlier attempts failed; they may or may not have caused the failure):
         - f({}) -- in 1 failed attempt; last outcome: (empty)
+        <BLANKLINE>
+        BASE
         """
         if not self.start.prompt_addition:
             return base
-        return f"{base}\n\n{self.start.prompt_addition}" if base else self.start.prompt_addition
+        return f"{self.start.prompt_addition}\n\n{base}" if base else self.start.prompt_addition
 
     @property
     def tools(self) -> list[ToolSpec]:
@@ -413,7 +418,7 @@ class TrialSession:
         entry["match"] = injection.match
         return injection.text + text
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, fn: Callable[..., Any]) -> str:
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, fn: Callable[..., Any] | None) -> str:
         """Run ``fn(**arguments)`` (or a reader tool of that name) and apply :meth:`after_tool_call`.
 
         An exception from ``fn`` is recorded as an error response ``"error: <Type>: <message>"``,
@@ -456,7 +461,7 @@ class TrialSession:
         if self.is_coordination_tool(name):
             return _as_text(self._tools[name].func(**args))
         try:
-            result, error = fn(**args), False
+            result, error = fn(**args), False  # type: ignore[misc]  # fn None: a TypeError response
         except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)
@@ -469,6 +474,7 @@ class TrialSession:
         infrastructure_error: bool = False,
         first_request_sha256: str | None = None,
         extra: Mapping[str, Any] | None = None,
+        write: bool = True,
     ) -> TrialRecord:
         """End the trial: run the writer(s), then return the trial record.
 
@@ -485,6 +491,8 @@ class TrialSession:
             Hash of the first model request (see :func:`request_sha256`).
         extra : mapping, optional
             Merged into the record's ``extra`` (cannot override the coordination fields).
+        write : bool, default True
+            ``False``: write nothing now; pass :attr:`trace` to :meth:`Coordinator.write` later.
 
         Returns
         -------
@@ -530,13 +538,10 @@ class TrialSession:
         if isinstance(reward, int) and not isinstance(reward, bool):
             reward = float(reward)
         trace = TrialTrace(task_id=self.task_id, trial=self.trial, protocol=coord.protocol,
-                           calls=tuple(self._calls), reward=reward, run_id=coord.run_id,
-                           attempt_id=self.attempt_id)
-        events: list[Any] = []
-        if not infrastructure_error:
-            for w in coord.writers:
-                events.extend(w.events_for(trace))
-        ids = coord.store.append_many(events) if events else []
+                           calls=tuple(self._calls), reward=None if infrastructure_error else reward,
+                           run_id=coord.run_id, attempt_id=self.attempt_id)
+        self._trace = trace
+        ids = coord.write(trace) if write and not infrastructure_error else []
         info: dict[str, Any] = {
             "timestamp": self.started_at.isoformat(),
             "attempt_id": self.attempt_id,
@@ -578,6 +583,24 @@ class TrialSession:
         return record
 
     @property
+    def trace(self) -> TrialTrace:
+        """The finished trial as writers see it (an infrastructure error's reward is ``None``);
+        ``RuntimeError`` before :meth:`finish`.
+
+        Examples
+        --------
+        >>> from noisefloor.store import SQLiteEventStore
+        >>> from noisefloor.protocols import Coordinator, NoCoord
+        >>> session = Coordinator(SQLiteEventStore(":memory:"), NoCoord()).start_trial("T", 0)
+        >>> _ = session.finish(1.0)
+        >>> session.trace.reward, session.trace.calls
+        (1.0, ())
+        """
+        if self._trace is None:
+            raise RuntimeError(f"trial {self.trial} of task {self.task_id!r} is not finished")
+        return self._trace
+
+    @property
     def calls(self) -> list[ToolCall]:
         """Task tool calls recorded so far.
 
@@ -600,25 +623,3 @@ class TrialSession:
     def _check_open(self) -> None:
         if self._finished is not None:
             raise RuntimeError(f"trial {self.trial} of task {self.task_id!r} is already finished")
-
-
-def _as_arguments(arguments: Mapping[str, Any] | str | None) -> dict[str, Any]:
-    if arguments is None:
-        return {}
-    if isinstance(arguments, str):
-        try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"tool arguments string is not JSON: {exc.msg}") from None
-    if not isinstance(arguments, Mapping):
-        raise TypeError(f"tool arguments must be a mapping, got {type(arguments).__name__}")
-    return dict(arguments)
-
-
-def _as_text(response: Any) -> str:
-    if isinstance(response, str):
-        return response
-    try:
-        return json.dumps(response, ensure_ascii=False, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        return str(response)

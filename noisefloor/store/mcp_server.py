@@ -240,6 +240,60 @@ def serve_stdio(db: str) -> None:
         store.close()
 
 
+def serve_http(db: str, *, host: str = "127.0.0.1", port: int = 0, path: str = "/mcp",
+               on_ready: Any = None) -> None:
+    """Serve the SQLite store at ``db`` over MCP Streamable HTTP until interrupted.
+
+    What ``noisefloor store serve --db PATH --transport http`` runs: the same server as
+    :func:`serve_stdio` (tools ``trace.query`` and ``trace.write``), mounted at ``path`` by the
+    ``mcp`` SDK's Streamable HTTP transport and served by uvicorn. The protocol version is the
+    one the SDK negotiates with the client (``mcp.types.LATEST_PROTOCOL_VERSION``; 2026-07-28
+    with ``mcp`` 2.3).
+
+    Parameters
+    ----------
+    db : str
+        Path of the SQLite store file (created if missing).
+    host : str, default "127.0.0.1"
+        Address to bind; the SDK's DNS-rebinding protection accepts only local Host headers
+        when it is a loopback address.
+    port : int, default 0
+        Port to bind; 0 takes a free port from the OS.
+    path : str, default "/mcp"
+        URL path of the MCP endpoint.
+    on_ready : callable, optional
+        Called with the endpoint's URL (``http://host:port/mcp``) once the socket is bound.
+
+    Raises
+    ------
+    ValueError, StoreError
+        As :class:`~noisefloor.store.SQLiteEventStore` for a file that is not a store.
+    OSError
+        If the address cannot be bound.
+    """
+    import socket
+
+    import uvicorn
+
+    from noisefloor.store.sqlite import SQLiteEventStore
+
+    store = SQLiteEventStore(db)
+    try:
+        server = build_server(store)
+        app = server.streamable_http_app(streamable_http_path=path, host=host)
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if ":" in host else host
+        if on_ready is not None:
+            on_ready(f"http://{shown}:{bound}{path}")
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        store.close()
+
+
 async def _run_screened(server: Any) -> None:
     """Serve over stdio through :func:`~noisefloor.store.mcp_stdio.screened_stdio`."""
     from noisefloor.store.mcp_stdio import screened_stdio

@@ -129,7 +129,9 @@ def test_pull_middleware_adds_summary_and_trace_query_tool(tmp_path):
     run_agent(store, Pull(), 0)
     state, rec, requests = run_agent(store, Pull(), 1, query_first=True)
     system = requests[0]["messages"][0].content
-    assert system.startswith("You are a retail agent.\n\nPeer warnings for this task")
+    # the paper prepends the summary to the system prompt
+    assert system.startswith("Peer warnings for this task")
+    assert system.endswith("\n\nYou are a retail agent.")
     assert "cancel_order" in system and "has shipped" in system
     assert sorted(t["function"]["name"] for t in requests[0]["tools"]) == [
         "cancel_order", "get_order", "trace_query"]

@@ -117,7 +117,7 @@ def test_pull_summary_and_trace_query_are_task_scoped(store):
     _fail_once(store, Pull(), task="OTHER", order="#W456")
     s = Coordinator(store, Pull()).start_trial("T1", 2)
     prompt = s.system_prompt("BASE")
-    assert prompt.startswith("BASE\n\nPeer warnings for this task")
+    assert prompt.startswith("Peer warnings for this task") and prompt.endswith("\n\nBASE")  # prepended (paper)
     assert prompt.count("\n- ") == 2  # two distinct calls, deduplicated over two failed trials
     assert "in 2 failed attempts" in prompt and "#W456" not in prompt
     (tool,) = s.tools

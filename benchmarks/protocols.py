@@ -1,0 +1,114 @@
+"""Benchmark of ``noisefloor protocols run`` on tau2-bench against tau2's own ``run_task``.
+
+Measures
+--------
+1. Throughput: simulations per second of :func:`noisefloor.protocols.tau2.run_protocols` (one
+   ``intercept`` arm, one trial, ``--tasks`` retail tasks, concurrency 16) against the scripted
+   endpoint (:class:`noisefloor.protocols.tau2.ScriptedEndpoint`) at 0 ms and at 100 ms of added
+   latency per model call.
+2. Overhead: wall time per simulation, one at a time, of tau2-bench's own ``run_task`` with its
+   ``llm_agent`` and of ``run_protocols`` (coordinated agent, journal, simulation files, store,
+   records) on the same tasks, same endpoint. Target: within 10 % of tau2 alone.
+
+The scripted endpoint answers without a model, so the figures are the harness's own cost
+(tau2's orchestrator and evaluator, litellm, the HTTP round trips, noisefloor's bookkeeping).
+
+Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from noisefloor.endpoints import ModelEndpoint  # noqa: E402
+from noisefloor.protocols.tau2 import ProtocolRunSettings, ScriptedEndpoint, run_protocols  # noqa: E402
+
+
+def _tasks(n: int):
+    from tau2.registry import registry
+
+    every = registry.get_tasks_loader("retail")("base")
+    return [t for t in every if 1 <= len(t.evaluation_criteria.actions or []) <= 6][:n]
+
+
+def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
+    return ProtocolRunSettings(domain="retail", agent=ModelEndpoint("scripted-agent", (url,)),
+                               user=ModelEndpoint("scripted-user", (url,)),
+                               tasks=tuple(str(t.id) for t in tasks), protocols=(protocol,),
+                               trials=1, max_steps=40, concurrency=concurrency, max_retries=0)
+
+
+def throughput(tasks, latency: float, concurrency: int) -> tuple[float, float, int]:
+    with ScriptedEndpoint(tasks, latency=latency) as server, tempfile.TemporaryDirectory() as d:
+        start = time.perf_counter()
+        result = run_protocols(_settings(server.base_url, tasks, concurrency), Path(d) / "run")
+        wall = time.perf_counter() - start
+    ok = sum(n for n, _ in result.success.values())
+    return result.simulations / wall, wall, ok
+
+
+def per_simulation(tasks, repeat: int) -> tuple[list[float], list[float]]:
+    from loguru import logger
+    from tau2.run import run_task
+
+    logger.disable("tau2")
+    alone, ours = [], []
+    with ScriptedEndpoint(tasks) as server:
+        args = {"api_base": server.base_url, "api_key": "EMPTY", "temperature": 0.0,
+                "max_retries": 0, "timeout": 120.0}
+        for _ in range(repeat):
+            logger.disable("tau2")  # run_protocols silences tau2 the same way while it runs
+            start = time.perf_counter()
+            for task in tasks:
+                run_task("retail", task, "llm_agent", "user_simulator",
+                         llm_agent="openai/scripted-agent", llm_args_agent=dict(args),
+                         llm_user="openai/scripted-user", llm_args_user=dict(args),
+                         max_steps=40, seed=1)
+            alone.append((time.perf_counter() - start) / len(tasks))
+            with tempfile.TemporaryDirectory() as d:
+                start = time.perf_counter()
+                run_protocols(_settings(server.base_url, tasks, 1), Path(d) / "run")
+                ours.append((time.perf_counter() - start) / len(tasks))
+    return alone, ours
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=16)
+    parser.add_argument("--overhead-tasks", type=int, default=6)
+    parser.add_argument("--repeat", type=int, default=2)
+    a = parser.parse_args()
+    import tau2  # noqa: F401 - the import itself takes seconds; not timed
+
+    print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
+    tasks = _tasks(a.tasks)
+    print(f"\n== throughput: {len(tasks)} retail tasks, 1 arm (intercept), concurrency 16 ==")
+    for latency in (0.0, 0.1):
+        rate, wall, ok = throughput(tasks, latency, 16)
+        print(f"latency {latency * 1000:5.0f} ms: {rate:6.2f} simulations/s "
+              f"({len(tasks)} in {wall:6.1f} s, {ok} with reward 1)")
+    few = tasks[:a.overhead_tasks]
+    alone, ours = per_simulation(few, a.repeat)
+    best_alone, best_ours = min(alone), min(ours)
+    ratio = best_ours / best_alone - 1
+    print(f"\n== wall time per simulation, one at a time, {len(few)} tasks, best of {a.repeat} ==")
+    print(f"tau2 run_task (llm_agent):           {best_alone:6.3f} s  (runs: "
+          f"{', '.join(f'{x:.3f}' for x in alone)}; median {statistics.median(alone):.3f})")
+    print(f"noisefloor run_protocols (intercept): {best_ours:6.3f} s  (runs: "
+          f"{', '.join(f'{x:.3f}' for x in ours)}; median {statistics.median(ours):.3f})")
+    print(f"\n== target ==\nwithin 10 % of tau2 alone: {ratio:+.1%} -> "
+          f"{'MET' if ratio <= 0.10 else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,34 @@
+"""The coordination protocols inside tau2-bench (optional extra ``tau2``: ``pip install noisefloor[tau2]``).
+
+* :mod:`noisefloor.protocols.tau2.agent`: :class:`CoordinatedLLMAgent`, tau2's own LLM agent with
+  the protocol's reader at trial start and at the tool-result boundary, registered in tau2's
+  registry as ``noisefloor_llm_agent``.
+* :mod:`noisefloor.protocols.tau2.run`: :func:`run_protocols`, the noise-floor experiment
+  (``noisefloor protocols run``): phases, one store per arm, journal and resume.
+* :mod:`noisefloor.protocols.tau2.scripted`: :class:`ScriptedEndpoint`, an offline
+  OpenAI-compatible server that plays agent and user simulator.
+
+Importing this package imports tau2-bench (and litellm), which takes several seconds.
+"""
+
+from noisefloor.protocols.tau2.agent import (
+    AGENT_NAME,
+    AgentBinding,
+    CoordinatedLLMAgent,
+    bind,
+    register,
+)
+from noisefloor.protocols.tau2.run import ProtocolRunResult, ProtocolRunSettings, run_protocols
+from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
+
+__all__ = [
+    "AGENT_NAME",
+    "AgentBinding",
+    "CoordinatedLLMAgent",
+    "ProtocolRunResult",
+    "ProtocolRunSettings",
+    "ScriptedEndpoint",
+    "bind",
+    "register",
+    "run_protocols",
+]

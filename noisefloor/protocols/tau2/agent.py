@@ -1,0 +1,246 @@
+"""The coordinated tau2-bench agent: tau2's own LLM agent with a protocol's reader around it.
+
+:class:`CoordinatedLLMAgent` subclasses tau2-bench's ``LLMAgent`` and changes nothing of its
+reasoning: the same system prompt template, the same messages, the same ``generate`` call. The
+reader of the trial's :class:`~noisefloor.protocols.TrialSession` acts at exactly two points:
+
+* **trial start** -- the system prompt is ``session.system_prompt(base)`` (``pull`` prepends its
+  peer-warnings summary; every other reader leaves it byte for byte), and the reader's tools
+  (``pull``: ``trace_query``) are offered beside the domain's tools. The agent answers those calls
+  itself; they never reach the environment, the trajectory tau2 evaluates, or the step budget.
+* **the tool-result boundary** -- every tool message the environment returns passes through
+  ``session.after_tool_call(name, arguments, content)`` before the model sees it (``intercept``,
+  ``selective_intercept``, ``predicate_intercept`` may prepend a ``[PEER-WARNING]`` block). The
+  simulation's own trajectory keeps the environment's response unchanged.
+
+tau2's ``run_task`` builds agents from a registry name with fixed arguments, so the session is
+handed over per thread: :func:`bind` binds an :class:`AgentBinding` to the calling thread for the
+duration of one ``run_task`` call. The agent also hashes its first request (the E1 audit:
+``request_sha256`` of model, messages, tools and sampling arguments, the endpoint address and key
+left out) and counts its tokens, including those of reader-tool rounds.
+
+References
+----------
+Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
+Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
+Trustworthiness.
+Barres et al. (2025), "tau^2-Bench: Evaluating Conversational Agents in a Dual-Control
+Environment", arXiv:2506.07982.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch at import
+
+from tau2.agent.llm_agent import LLMAgent, LLMAgentState  # noqa: E402
+from tau2.data_model.message import (  # noqa: E402
+    AssistantMessage,
+    MultiToolMessage,
+    ToolMessage,
+)
+from tau2.registry import registry  # noqa: E402
+from tau2.utils import llm_utils  # noqa: E402
+
+from noisefloor.protocols.payload import request_sha256  # noqa: E402
+from noisefloor.protocols.reader_interface import ToolSpec  # noqa: E402
+from noisefloor.protocols.session import TrialSession  # noqa: E402
+
+__all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "first_request_payload",
+           "register"]
+
+#: Name of the agent in tau2's registry.
+AGENT_NAME = "noisefloor_llm_agent"
+#: Most consecutive model turns answered by reader tools before the agent must act.
+MAX_READER_ROUNDS = 5
+#: llm_args that say where a request goes, not what it asks: left out of the request hash.
+TRANSPORT_ARGS = frozenset({"api_base", "base_url", "api_key", "timeout", "num_retries",
+                            "extra_headers", "caching"})
+
+_local = threading.local()
+
+
+@dataclass
+class AgentBinding:
+    """What one simulation's agent needs from the runner, and what it reports back.
+
+    Attributes
+    ----------
+    session : TrialSession
+        The trial under its protocol.
+    first_request_sha256 : str or None
+        Set by the agent at its first model call.
+    prompt_tokens, completion_tokens : int
+        Summed over the agent's model calls (reader-tool rounds included).
+    cost : float
+        litellm's cost of those calls (0 when the model has no known price).
+    model_calls : int
+    """
+
+    session: TrialSession
+    first_request_sha256: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    model_calls: int = 0
+    reader_rounds: list[int] = field(default_factory=list)
+
+
+@contextmanager
+def bind(binding: AgentBinding) -> Iterator[AgentBinding]:
+    """Bind ``binding`` to this thread while one tau2 ``run_task`` builds and runs its agent."""
+    previous = getattr(_local, "binding", None)
+    _local.binding = binding
+    try:
+        yield binding
+    finally:
+        _local.binding = previous
+
+
+def first_request_payload(model: str | None, messages: list[Any], tools: list[Any],
+                          llm_args: dict[str, Any]) -> dict[str, Any]:
+    """The request tau2's ``generate`` sends, as a JSON object: what ``first_request_sha256``
+    hashes (transport arguments such as ``api_base`` left out).
+
+    Examples
+    --------
+    >>> first_request_payload("m", [], [], {"temperature": 0, "api_base": "http://x"})
+    {'model': 'm', 'messages': [], 'tools': None, 'tool_choice': None, 'temperature': 0}
+    """
+    schemas = [t.openai_schema for t in tools] if tools else None
+    payload: dict[str, Any] = {
+        "model": model,
+        "messages": llm_utils.to_litellm_messages(messages),
+        "tools": schemas,
+        "tool_choice": "auto" if schemas else None,
+    }
+    payload.update({k: v for k, v in llm_args.items() if k not in TRANSPORT_ARGS})
+    return payload
+
+
+class _ReaderTool:
+    """A reader's tool (``pull``'s ``trace_query``) in the shape tau2's ``generate`` reads."""
+
+    def __init__(self, spec: ToolSpec) -> None:
+        self.name = spec.name
+        self.openai_schema = {"type": "function", "function": {
+            "name": spec.name, "description": spec.description, "parameters": spec.parameters}}
+
+
+class CoordinatedLLMAgent(LLMAgent):
+    """tau2-bench's ``LLMAgent`` under a coordination protocol (see the module docstring).
+
+    Built by tau2's ``run_task`` inside :func:`bind`; outside it, construction fails.
+
+    Raises
+    ------
+    RuntimeError
+        If no :class:`AgentBinding` is bound to the thread.
+    """
+
+    def __init__(self, tools: list[Any], domain_policy: str, llm: str | None = None,
+                 llm_args: dict[str, Any] | None = None) -> None:
+        binding = getattr(_local, "binding", None)
+        if binding is None:
+            raise RuntimeError(f"{AGENT_NAME} runs only inside noisefloor.protocols.tau2.bind(...) "
+                               "(use noisefloor.protocols.tau2.run_protocols)")
+        self.binding: AgentBinding = binding
+        self.session: TrialSession = binding.session
+        reader_tools = [_ReaderTool(spec) for spec in self.session.tools]
+        super().__init__(tools=list(tools) + reader_tools, domain_policy=domain_policy,
+                         llm=llm, llm_args=llm_args)
+
+    @property
+    def system_prompt(self) -> str:
+        """tau2's system prompt with the reader's start-time addition (``pull``: prepended)."""
+        return self.session.system_prompt(super().system_prompt)
+
+    def _call_model(self, state: LLMAgentState) -> AssistantMessage:
+        messages = state.system_messages + state.messages
+        b = self.binding
+        if b.first_request_sha256 is None:
+            b.first_request_sha256 = request_sha256(
+                first_request_payload(self.llm, messages, self.tools, self.llm_args))
+        reply = llm_utils.generate(model=self.llm, tools=self.tools, messages=messages,
+                                   **self.llm_args)
+        b.model_calls += 1
+        usage = reply.usage or {}
+        b.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        b.completion_tokens += int(usage.get("completion_tokens") or 0)
+        b.cost += float(reply.cost or 0.0)
+        assert isinstance(reply, AssistantMessage)  # generate returns the assistant's message
+        return reply
+
+    def _pass_tool_results(self, message: Any, state: LLMAgentState) -> list[ToolMessage]:
+        """Tool messages as the model will see them: each through ``after_tool_call``."""
+        msgs = list(message.tool_messages) if isinstance(message, MultiToolMessage) else [message]
+        calls = {}
+        for m in reversed(state.messages):
+            if isinstance(m, AssistantMessage) and m.tool_calls:
+                calls = {tc.id: tc for tc in m.tool_calls}
+                break
+        seen = []
+        for m in msgs:
+            tc = calls.get(m.id) if isinstance(m, ToolMessage) else None
+            if tc is None or m.requestor != "assistant":
+                seen.append(m)
+                continue
+            content = self.session.after_tool_call(tc.name, tc.arguments, m.content or "",
+                                                   error=bool(m.error))
+            seen.append(m if content == (m.content or "") else m.model_copy(update={"content": content}))
+        return seen
+
+    def generate_next_message(self, message: Any, state: LLMAgentState) -> tuple[AssistantMessage, LLMAgentState]:
+        """tau2's turn, with tool results passed through the reader and reader tools answered.
+
+        Parameters
+        ----------
+        message : UserMessage, ToolMessage or MultiToolMessage
+        state : LLMAgentState
+
+        Returns
+        -------
+        (AssistantMessage, LLMAgentState)
+            The message for the orchestrator (reader-tool calls removed) and the state.
+        """
+        if isinstance(message, (ToolMessage, MultiToolMessage)):
+            state.messages.extend(self._pass_tool_results(message, state))
+        else:
+            state.messages.append(message)
+        for _ in range(MAX_READER_ROUNDS + 1):
+            reply = self._call_model(state)
+            state.messages.append(reply)
+            calls = reply.tool_calls or []
+            reader = [tc for tc in calls if self.session.is_coordination_tool(tc.name)]
+            if not reader:
+                return reply, state
+            for tc in reader:
+                answer = self.session.call_tool(tc.name, tc.arguments, None)
+                state.messages.append(ToolMessage(id=tc.id, role="tool", content=answer,
+                                                  requestor="assistant"))
+            rest = [tc for tc in calls if not self.session.is_coordination_tool(tc.name)]
+            if rest:
+                return reply.model_copy(update={"tool_calls": rest}), state
+        # the model asked only the reader for MAX_READER_ROUNDS + 1 turns: end its turn in words
+        stop = AssistantMessage(role="assistant", content=reply.content or "One moment, please.")
+        return stop, state
+
+
+def register() -> str:
+    """Register :class:`CoordinatedLLMAgent` in tau2's registry (once); returns its name.
+
+    Examples
+    --------
+    >>> from tau2.registry import registry
+    >>> register() in registry.get_agents()
+    True
+    """
+    if AGENT_NAME not in registry.get_agents():
+        registry.register_agent(CoordinatedLLMAgent, AGENT_NAME)
+    return AGENT_NAME
