@@ -72,6 +72,10 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
         if labels is not None:
             raise click.UsageError("give either --labels or --judge-model/--judge-url, not both")
         from noisefloor.endpoints import ModelEndpoint
+        from noisefloor.endpoints.client import url_problem
+        problem = url_problem(judge_url)
+        if problem:
+            raise click.BadParameter(f"{judge_url!r} {problem}", param_hint="--judge-url")
         judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
                               concurrency=judge_concurrency)
     r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,
