@@ -36,13 +36,14 @@ from typing import Any
 import orjson
 
 from noisefloor.stats.warning_classes import TornJournalLineWarning
+from noisefloor.tax.run import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
-JOURNAL = "journal.ndjson"
+JOURNAL = JOURNAL_FILE
 RUN_META = "run.json"
 TRIALS = "trials.jsonl"
 TRANSCRIPTS = "transcripts"
 _LOCK = ".lock"
-_STAMP = ".trials.stamp"
+_STAMP = TRIALS_STAMP_FILE
 
 
 class JournalError(ValueError):
@@ -264,7 +265,11 @@ def read_transcript(directory: str | Path, record: Mapping[str, Any]) -> list[di
     'hi'
     """
     extra = record["extra"]
-    path = Path(directory) / extra["transcript"]
+    rel = extra["transcript"]
+    if not isinstance(rel, str) or not path_inside(rel):
+        raise JournalError(f"{directory}: extra.transcript {rel!r} is not a path inside the "
+                           "run folder")
+    path = Path(directory) / rel
     with open(path, "rb") as fh:
         events = [orjson.loads(line) for line in fh if line.strip()]
     return [e for e in events if e.get("rollout_key") == extra["rollout_key"]]
