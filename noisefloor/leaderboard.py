@@ -485,9 +485,10 @@ def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloo
     meta: list[tuple[str, str, dict, dict]] = []
     pa_list: list[float] = []
     pb_list: list[float] = []
-    for (ident, d), grp in e[e.groupby(["_id", "domain"])["_id"].transform("size") > 1].groupby(
-            ["_id", "domain"], sort=True):
-        recs = grp.sort_values("submission").to_dict("records")
+    multi = e[e.groupby(["_id", "domain"])["_id"].transform("size") > 1]
+    records = multi.sort_values(["_id", "domain", "submission"]).to_dict("records")
+    for (_, d), group in itertools.groupby(records, key=lambda r: (r["_id"], r["domain"])):
+        recs = list(group)
         keys = [tuple(r[c] for c in setup) for r in recs]
         for i, j in itertools.combinations(range(len(recs)), 2):
             ra, rb = recs[i], recs[j]
