@@ -185,7 +185,11 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
     frames = []
     for f in files:
         trials = load_trials(f, format="jsonl")
-        frames.append(_tax_columns(trials, f))
+        if len(trials):
+            frames.append(_tax_columns(trials, f))
+    if not frames:
+        raise TaxRunError(files[0], None, "trials", "the run holds no records (no rollout "
+                          "has finished yet, or the file is empty)")
     df = pd.concat(frames, ignore_index=True)
     dup = df.duplicated("rollout_key", keep=False).to_numpy()
     if dup.any():  # the same rollout in two of the files (a run or shard given twice)
