@@ -107,6 +107,13 @@ def make_board(path: Path, n: int) -> Path:
     return path
 
 
+def _make(kind: str, path: Path, size: int) -> Path:
+    """Build an input in a child process: this process stays small, so the children it
+    forks (whose peak RSS counts the image they were forked from) start small too."""
+    subprocess.run([sys.executable, __file__, "--make", kind, str(path), str(size)], check=True)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--code", type=Path, default=HERE, help="checkout whose code is measured")
@@ -116,7 +123,13 @@ def main() -> None:
     parser.add_argument("--eval-member-mb", type=int, default=300)
     parser.add_argument("--entries", type=int, default=100_000)
     parser.add_argument("--only", default="", help="comma-separated case names")
+    parser.add_argument("--make", nargs=3, metavar=("KIND", "PATH", "SIZE"),
+                        help=argparse.SUPPRESS)  # builds an input in a child process
     args = parser.parse_args()
+    if args.make:
+        kind, path, size = args.make
+        (make_eval if kind == "eval" else make_board)(Path(path), int(size))
+        return
     only = set(filter(None, args.only.split(",")))
     tmp = Path(tempfile.mkdtemp(prefix="limits-"))
     cases: list[tuple[str, str]] = []
@@ -127,11 +140,11 @@ def main() -> None:
             source = CLIENT.replace('"m"', f'"{model}"').format(url=url, timeout=args.timeout)
             cases.append((name, source))
         if not only or "eval" in only:
-            path = make_eval(tmp / "big.eval", args.eval_member_mb << 20)
+            path = _make("eval", tmp / "big.eval", args.eval_member_mb << 20)
             cases.append((f".eval with one {args.eval_member_mb} MiB member "
                           f"({path.stat().st_size / 1e6:.1f} MB file)", EVAL.format(path=str(path))))
         if not only or "leaderboard" in only:
-            board = make_board(tmp / "board.json", args.entries)
+            board = _make("board", tmp / "board.json", args.entries)
             cases.append((f"leaderboard of {args.entries:,} entries",
                           BOARD.format(path=str(board))))
         print(f"# code measured: {args.code}; cap {args.cap:g} s per case; client timeout "

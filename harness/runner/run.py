@@ -437,55 +437,6 @@ def _check_meta(directory: Path, settings: RunSettings, ids: dict[str, str],
             "variant_settings": {**meta.get("variant_settings", {}), **ids}}
 
 
-def _current_records(entries: dict[str, dict[str, Any]], meta: dict[str, Any]) -> list[dict]:
-    valid = set(meta["variant_settings"].values())
-    return [e["record"] for e in entries.values() if e["settings"] in valid]
-
-
-def rebuild_trials(out_dir: str | Path) -> tuple[int | None, int]:
-    """Rebuild ``DIR/trials.jsonl`` from the journal when it is older than the journal.
-
-    Parameters
-    ----------
-    out_dir : str or Path
-        A run directory (``journal.ndjson`` and ``run.json``).
-
-    Returns
-    -------
-    (int or None, int)
-        Records the file held before (None when it was missing; equal to the second figure
-        when it was current and left alone) and records it holds now.
-
-    Raises
-    ------
-    FileNotFoundError
-        The directory holds no ``run.json`` (not a run directory).
-    RuntimeError
-        Another process is using the directory.
-    """
-    out = Path(out_dir)
-    meta = jr.read_meta(out)
-    if meta is None:
-        raise FileNotFoundError(f"{out}: not a tax run directory (no {jr.RUN_META})")
-    with jr.locked(out):
-        valid = set(meta["variant_settings"].values())
-        stamp = jr.trials_stamp(out, valid)
-        trials = out / jr.TRIALS
-        if jr.trials_current(out, stamp):
-            with open(trials, "rb") as fh:
-                n = sum(1 for line in fh if line.strip())
-            return n, n
-        before = None
-        if trials.exists():
-            with open(trials, "rb") as fh:
-                before = sum(1 for line in fh if line.strip())
-        state = jr.read_journal(out / jr.JOURNAL, repair=True)
-        records = _current_records(state.entries, meta)
-        jr.write_trials(out, records)
-        jr.mark_trials(out, stamp)
-        return before, len(records)
-
-
 def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: str | Path, *,
             timeout: float = 60.0, max_retries: int = 3, backoff_base: float = 0.5,
             shard: tuple[int, int] | None = None, retry_errors: bool = False,
@@ -577,7 +528,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         if state.entries and not jr.trials_current(out, stamp):
             # an earlier run was interrupted: the records catch up with the journal before
             # anything new runs (so a kill during this run leaves no older file either)
-            jr.write_trials(out, _current_records(entries, meta))
+            jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
         todo = [s for s in plan if not finished(s)]
         used = [specs_by_name[m] for m in settings.all_models]
@@ -590,7 +541,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         stamp = jr.trials_stamp(out, valid)
         trials = out / jr.TRIALS
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
-            trials = jr.write_trials(out, _current_records(entries, meta))
+            trials = jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
     by_key = {e["key"]: e["record"] for e in entries.values() if e["settings"] in valid}
     plan_records = [by_key[s.key] for s in plan if s.key in by_key]

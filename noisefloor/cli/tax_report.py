@@ -33,7 +33,7 @@ def _catch_up(logs: Any) -> None:
         stale = trials_behind_journal(trials) if trials.exists() or path.is_dir() else None
         if stale is None:
             continue
-        from harness.runner.run import rebuild_trials
+        from harness.runner.journal import rebuild_trials
 
         before, after = rebuild_trials(trials.parent)
         held = "no file" if before is None else f"{before:,} records"

@@ -137,7 +137,7 @@ def _trials_file(path: Path) -> Path:
     if stale:
         raise TaxRunError(f, None, "trials", stale.split(": ", 1)[1] + ": a run was "
                           "interrupted before it rebuilt its records; rebuild them from the "
-                          "journal first (harness.runner.run.rebuild_trials; noisefloor tax "
+                          "journal first (harness.runner.journal.rebuild_trials; noisefloor tax "
                           "report and tax run do it)")
     return f
 
