@@ -34,6 +34,17 @@ __all__ = ["JournalError", "JournalState", "JournalWriter", "locked", "no_gc", "
 _LOCK = ".lock"
 
 
+@contextmanager
+def _naming(path: Path, doing: str) -> Iterator[None]:
+    """Re-raise an OS error (disk full, file too large, ...) with the file it concerns."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, f"{exc.strerror} ({doing})", str(path)) from exc
+
+
 class JournalError(ValueError):
     """A journal line that is not a valid entry (names file, line and field)."""
 
@@ -168,27 +179,35 @@ def _entry_problem(entry: Any) -> str | None:
     return None
 
 
+def _write_all(fh: Any, data: bytes) -> None:
+    """Write every byte to an unbuffered file (a raw write may take fewer than given)."""
+    view = memoryview(data)
+    while view:
+        view = view[fh.write(view):]
+
+
 class JournalWriter:
     """Appends entries to a journal, one flushed and fsynced line each (thread-safe)."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._fh = open(self.path, "ab")
+        # unbuffered: every line is flushed at once anyway, and a failed write (disk full)
+        # leaves nothing behind in a buffer for close() to fail on again
+        self._fh = open(self.path, "ab", buffering=0)
         self._lock = threading.Lock()
 
     def append(self, entry: Mapping[str, Any]) -> None:
         """Write one entry as a line, flush and fsync it."""
         line = orjson.dumps(entry) + b"\n"
-        with self._lock:
-            self._fh.write(line)
+        with self._lock, _naming(self.path, "appending a journal entry"):
+            _write_all(self._fh, line)
             self._fh.flush()
             os.fsync(self._fh.fileno())
 
     def append_many(self, entries: Iterable[Mapping[str, Any]]) -> None:
         """Write several entries, then flush and fsync once."""
-        with self._lock:
-            for entry in entries:
-                self._fh.write(orjson.dumps(entry) + b"\n")
+        with self._lock, _naming(self.path, "appending journal entries"):
+            _write_all(self._fh, b"".join(orjson.dumps(entry) + b"\n" for entry in entries))
             self._fh.flush()
             os.fsync(self._fh.fileno())
 
@@ -242,8 +261,9 @@ def write_atomic(path: Path, data: bytes) -> None:
     b'{}'
     """
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    with _naming(tmp, f"writing {path.name}"):
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)

@@ -22,7 +22,9 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
 import pandas as pd
+import scipy.stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from noisefloor.leaderboard_entries import (
@@ -425,6 +427,10 @@ class LeaderboardFloor:
         return self.table.copy()
 
 
+#: Most A/A pairs :func:`aa_floor` compares (a model submitted 1,415 times in one domain).
+MAX_AA_PAIRS = 1_000_000
+
+
 def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloor:
     """The leaderboard-wide floor from re-submissions of one model (A/A contrasts).
 
@@ -461,20 +467,53 @@ def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloo
     (1, ['confidence', 'envelope'])
     """
     conf = _validate.probability("confidence", confidence)
-    e = board.entries[board.entries["pass_1"].notna()].copy()
-    e["_id"] = e.apply(model_identity, axis=1)
-    rows = []
-    for (ident, d), grp in e.groupby(["_id", "domain"], sort=True):
-        for (_, ra), (_, rb) in itertools.combinations(grp.sort_values("submission").iterrows(), 2):
+    e = board.entries[board.entries["pass_1"].notna()]
+    # model_identity, column-wise (one pass over the entries)
+    names = (e["model_name"].astype(str).str.lower()
+             .str.replace(r"(\d)\.0\b", r"\1", regex=True)
+             .str.replace(r"[^a-z0-9]", "", regex=True))
+    e = e.assign(_id=names + "|" + e["modality"].astype(str))
+    sizes = e.groupby(["_id", "domain"]).size()
+    n_pairs = int((sizes * (sizes - 1) // 2).sum())
+    if n_pairs > MAX_AA_PAIRS:
+        (ident, d), k = sizes.idxmax(), int(sizes.max())
+        raise ValueError(f"the leaderboard holds {n_pairs:,} A/A pairs of re-submissions, "
+                         f"more than the {MAX_AA_PAIRS:,} an A/A floor is computed from (model "
+                         f"{ident.split('|')[0]!r} alone is submitted {k:,} times in {d}); "
+                         "pass a floor of your own instead")
+    setup = ["tau2_bench_version", "user_simulator", "submission_type", "reasoning_effort"]
+    meta: list[tuple[str, str, dict, dict]] = []
+    pa_list: list[float] = []
+    pb_list: list[float] = []
+    multi = e[e.groupby(["_id", "domain"])["_id"].transform("size") > 1]
+    records = multi.sort_values(["_id", "domain", "submission"]).to_dict("records")
+    for (_, d), group in itertools.groupby(records, key=lambda r: (r["_id"], r["domain"])):
+        recs = list(group)
+        keys = [tuple(r[c] for c in setup) for r in recs]
+        for i, j in itertools.combinations(range(len(recs)), 2):
+            ra, rb = recs[i], recs[j]
             if not _same_effort(ra, rb):
                 continue  # e.g. GPT-5.2 at reasoning effort none and at high: two configurations
-            z, p, lo, hi = gap_test(ra["pass_1"], rb["pass_1"], DOMAIN_TASKS[d], confidence=conf)
-            flags = setup_flags(ra, rb)
-            rows.append({"model": ra["model_name"], "domain": d, "a": ra["submission"],
-                         "b": rb["submission"], "pass_1_a": ra["pass_1"], "pass_1_b": rb["pass_1"],
-                         "gap": ra["pass_1"] - rb["pass_1"], "n_tasks": DOMAIN_TASKS[d], "z": z,
-                         "p_value": p, "ci_low": lo, "ci_high": hi, "bound": max(hi, -lo),
-                         "flags": "; ".join(flags), "flagged": bool(flags)})
+            same = keys[i] == keys[j] and all(_stated(v) for v in keys[i])
+            meta.append((d, "" if same else "; ".join(setup_flags(ra, rb)), ra, rb))
+            pa_list.append(ra["pass_1"])
+            pb_list.append(rb["pass_1"])
+    pa, pb = np.asarray(pa_list, dtype=float), np.asarray(pb_list, dtype=float)
+    n = np.asarray([DOMAIN_TASKS[m[0]] for m in meta], dtype=float)
+    # gap_test, vectorised: pooled z-test and Wald interval of the difference
+    pbar = (pa + pb) / 2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (pa - pb) / np.sqrt(pbar * (1 - pbar) * 2 / n)
+    z = np.where((pa == pb) & ((pa == 0) | (pa == 1)), np.nan, z)
+    pval = 2 * scipy.stats.norm.sf(np.abs(z))
+    half = scipy.stats.norm.ppf((1 + conf) / 2) * np.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
+    lo, hi = pa - pb - half, pa - pb + half
+    rows = [{"model": ra["model_name"], "domain": d, "a": ra["submission"],
+             "b": rb["submission"], "pass_1_a": ra["pass_1"], "pass_1_b": rb["pass_1"],
+             "gap": ra["pass_1"] - rb["pass_1"], "n_tasks": DOMAIN_TASKS[d],
+             "z": float(z[i]), "p_value": float(pval[i]), "ci_low": float(lo[i]),
+             "ci_high": float(hi[i]), "bound": float(max(hi[i], -lo[i])), "flags": flags,
+             "flagged": bool(flags)} for i, (d, flags, ra, rb) in enumerate(meta)]
     cols = ["model", "domain", "a", "b", "pass_1_a", "pass_1_b", "gap", "n_tasks", "z",
             "p_value", "ci_low", "ci_high", "bound", "flags", "flagged"]
     table = pd.DataFrame(rows, columns=cols)

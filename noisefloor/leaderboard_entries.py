@@ -124,9 +124,60 @@ class Leaderboard:
                 "entries": self.to_frame().to_dict(orient="records")}
 
 
-def _line_of(text: str, key: str) -> int:
-    m = re.search(r'"' + re.escape(key) + r'"\s*:', text)
-    return text.count("\n", 0, m.start()) + 1 if m else 1
+def _key_lines(text: str) -> dict[str, int]:
+    """Line of the first ``"key":`` of every key written in ``text`` (one linear pass)."""
+    lines: dict[str, int] = {}
+    line, pos = 1, 0
+    for m in _KEY.finditer(text):
+        line += text.count("\n", pos, m.start())
+        pos = m.start()
+        lines.setdefault(m.group(1), line)
+    return lines
+
+
+_KEY = re.compile(r'"((?:[^"\\\n]|\\.)*)"\s*:')
+
+
+class _LazyLines:
+    """:func:`_key_lines` of a text, computed at the first error only."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._lines: dict[str, int] | None = None
+
+    def get(self, key: str) -> int:
+        if self._lines is None:
+            self._lines = _key_lines(self.text) if self.text else {}
+        return self._lines.get(key, 1)
+
+
+class _Where:
+    """``FILE:LINE: submission 'ID'`` for an error message (the line found when shown)."""
+
+    def __init__(self, source: str, lines: _LazyLines, sid: str) -> None:
+        self.source, self.lines, self.sid = source, lines, sid
+
+    def __format__(self, spec: str) -> str:
+        return f"{self.source}:{self.lines.get(self.sid)}: submission {self.sid!r}"
+
+    __str__ = __repr__ = lambda self: self.__format__("")  # noqa: E731
+
+
+def _no_duplicate_keys(source: Path, text: str):
+    def hook(pairs: list) -> dict:
+        out = dict(pairs)
+        if len(out) != len(pairs):
+            counts: dict = {}
+            for k, _ in pairs:
+                counts[k] = counts.get(k, 0) + 1
+            dup = next(k for k, c in counts.items() if c > 1)
+            found = list(re.finditer(r'"' + re.escape(dup) + r'"\s*:', text))[:2]
+            line = text.count("\n", 0, found[-1].start()) + 1 if found else 1
+            raise LeaderboardError(f"{source}:{line}: key {dup!r} "
+                                   "occurs twice in one object (a JSON reader would keep only "
+                                   "the last)")
+        return out
+    return hook
 
 
 def read_leaderboard(path) -> Leaderboard:
@@ -166,9 +217,15 @@ def read_leaderboard(path) -> Leaderboard:
     [['airline', 50, 0.64]]
     """
     p = Path(path)
-    text = p.read_text(encoding="utf-8")
     try:
-        data = json.loads(text)
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise LeaderboardError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+                               ) from None
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicate_keys(p, text))
+    except RecursionError:
+        raise LeaderboardError(f"{p}: the JSON nests too deeply") from None
     except json.JSONDecodeError as exc:
         raise LeaderboardError(f"{p}:{exc.lineno}: not valid JSON ({exc.msg})") from None
     if not isinstance(data, dict):
@@ -216,9 +273,9 @@ def leaderboard_from_submissions(subs: dict, *, source: str = "<submissions>",
     ['entries', 'n_submissions', 'source']
     """
     rows = []
+    lines = _LazyLines(text if len(subs) > 1 else "")
     for sid, sub in subs.items():
-        line = _line_of(text, sid) if text and len(subs) > 1 else 1
-        where = f"{source}:{line}: submission {sid!r}"
+        where = _Where(source, lines, sid)
         if not isinstance(sub, dict):
             raise LeaderboardError(f"{where}: expected a submission object; got "
                                    f"{type(sub).__name__}")
@@ -226,7 +283,17 @@ def leaderboard_from_submissions(subs: dict, *, source: str = "<submissions>",
             if need not in sub:
                 raise LeaderboardError(f"{where}: field {need!r} is missing (a tau2-bench "
                                        "submission has model_name and results)")
-        rows.extend(_entries(sid, sub, where, source))
+        entries = list(_entries(sid, sub, where, source))
+        shown = [(e["domain"], k, e[f"pass_{k}"] * 100) for e in entries for k in range(1, 5)
+                 if not math.isnan(e[f"pass_{k}"])]
+        if shown and max(v for *_, v in shown) <= 1 + 1e-9 \
+                and any(1e-9 < v < 1 - 1e-9 for *_, v in shown):
+            domain, k, v = next(x for x in shown if 1e-9 < x[2] < 1 - 1e-9)
+            raise LeaderboardError(
+                f"{where}: field results.{domain}.pass_{k}: {v:.6g} and every other pass^k of "
+                "this submission are at most 1: they look like proportions, but a leaderboard "
+                f"file holds percentages (write {v:.6g} as {v * 100:.6g})")
+        rows.extend(entries)
     return Leaderboard(pd.DataFrame(rows, columns=list(ENTRY_COLUMNS)), source, len(subs))
 
 

@@ -153,6 +153,9 @@ def load_config(path: str | Path) -> RunConfig:
         raise ValueError(f"{path}: cannot read the config file ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:  # TOML is UTF-8
+        raise ValueError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); a TOML "
+                         "config file must be UTF-8") from None
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:

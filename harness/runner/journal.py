@@ -37,12 +37,13 @@ from noisefloor.journal import (  # noqa: F401 - the generic journal, re-exporte
     read_journal,
 )
 from noisefloor.journal import write_atomic as _write_atomic
+from noisefloor.tax.run import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
-JOURNAL = "journal.ndjson"
+JOURNAL = JOURNAL_FILE
 RUN_META = "run.json"
 TRIALS = "trials.jsonl"
 TRANSCRIPTS = "transcripts"
-_STAMP = ".trials.stamp"
+_STAMP = TRIALS_STAMP_FILE
 
 
 def write_transcript(directory: str | Path, key: str, events: Iterable[Mapping[str, Any]]) -> str:
@@ -65,7 +66,11 @@ def read_transcript(directory: str | Path, record: Mapping[str, Any]) -> list[di
     'hi'
     """
     extra = record["extra"]
-    path = Path(directory) / extra["transcript"]
+    rel = extra["transcript"]
+    if not isinstance(rel, str) or not path_inside(rel):
+        raise JournalError(f"{directory}: extra.transcript {rel!r} is not a path inside the "
+                           "run folder")
+    path = Path(directory) / rel
     with open(path, "rb") as fh:
         events = [orjson.loads(line) for line in fh if line.strip()]
     return [e for e in events if e.get("rollout_key") == extra["rollout_key"]]
@@ -117,3 +122,53 @@ def trials_current(directory: str | Path, stamp: str) -> bool:
 def mark_trials(directory: str | Path, stamp: str) -> None:
     """Record the journal state ``trials.jsonl`` was built from."""
     _write_atomic(Path(directory) / _STAMP, stamp.encode())
+
+
+def current_records(entries: dict[str, dict[str, Any]], meta: dict[str, Any]) -> list[dict]:
+    """The records of the journal entries made with a current settings id (``run.json``)."""
+    valid = set(meta["variant_settings"].values())
+    return [e["record"] for e in entries.values() if e["settings"] in valid]
+
+
+def rebuild_trials(out_dir: str | Path) -> tuple[int | None, int]:
+    """Rebuild ``DIR/trials.jsonl`` from the journal when it is older than the journal.
+
+    Parameters
+    ----------
+    out_dir : str or Path
+        A run directory (``journal.ndjson`` and ``run.json``).
+
+    Returns
+    -------
+    (int or None, int)
+        Records the file held before (None when it was missing; equal to the second figure
+        when it was current and left alone) and records it holds now.
+
+    Raises
+    ------
+    FileNotFoundError
+        The directory holds no ``run.json`` (not a run directory).
+    RuntimeError
+        Another process is using the directory.
+    """
+    out = Path(out_dir)
+    meta = read_meta(out)
+    if meta is None:
+        raise FileNotFoundError(f"{out}: not a tax run directory (no {RUN_META})")
+    with locked(out):
+        valid = set(meta["variant_settings"].values())
+        stamp = trials_stamp(out, valid)
+        trials = out / TRIALS
+        if trials_current(out, stamp):
+            with open(trials, "rb") as fh:
+                n = sum(1 for line in fh if line.strip())
+            return n, n
+        before = None
+        if trials.exists():
+            with open(trials, "rb") as fh:
+                before = sum(1 for line in fh if line.strip())
+        state = read_journal(out / JOURNAL, repair=True)
+        records = current_records(state.entries, meta)
+        write_trials(out, records)
+        mark_trials(out, stamp)
+        return before, len(records)

@@ -146,6 +146,9 @@ def merge_runs(inputs: Sequence[str | Path], out_dir: str | Path) -> MergeResult
         (out / jr.TRANSCRIPTS).mkdir(exist_ok=True)
         for key, (entry, src) in chosen.items():
             rel = entry["record"]["extra"]["transcript"]
+            if not isinstance(rel, str) or not jr.path_inside(rel):
+                raise jr.JournalError(f"{src / jr.JOURNAL}: rollout {key}: extra.transcript "
+                                      f"{rel!r} is not a path inside the run folder")
             if (src / rel).exists():
                 shutil.copyfile(src / rel, out / rel)
         with jr.JournalWriter(out / jr.JOURNAL) as writer:
@@ -154,6 +157,7 @@ def merge_runs(inputs: Sequence[str | Path], out_dir: str | Path) -> MergeResult
                             "variant_settings": variants})
         records = [e["record"] for e, _ in chosen.values()]
         trials = jr.write_trials(out, records)
+        jr.mark_trials(out, jr.trials_stamp(out, set(variants.values())))
     return MergeResult(
         out_dir=str(out), trials_path=str(trials), inputs=tuple(str(p) for p in paths),
         records=len(records), duplicates=duplicates, errors_replaced=replaced,

@@ -27,7 +27,7 @@ from harness.runner.keys import (
     BASELINE, MODE_CHOICES, RolloutSpec, canonical_json, in_shard, settings_id,
 )
 from harness.runner.variants import load_variants
-from noisefloor.stats.validation import MentionError, literal
+from noisefloor.stats.validation import MentionError, ParameterError, literal
 
 #: Version of the dialogue protocol (prompts, relaying, marker rule); part of every key.
 PROTOCOL_VERSION = 1
@@ -113,6 +113,33 @@ class RunSettings:
             raise ValueError(f"starter must be one of {STARTERS}, got {self.starter!r}")
         if len(set(self.variants)) != len(self.variants) or not self.variants:
             raise ValueError(f"variants must be distinct names, got {list(self.variants)}")
+        t = self.temperature
+        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
+                              or not 0 <= t <= MAX_TEMPERATURE):
+            # NaN and infinity fail here: every request would be refused by the endpoint
+            raise ParameterError("temperature", f"a finite number in [0, {MAX_TEMPERATURE:g}]", t)
+        if self.max_tokens is not None and (isinstance(self.max_tokens, bool)
+                                            or not isinstance(self.max_tokens, int)
+                                            or not 1 <= self.max_tokens <= MAX_TOKENS):
+            raise ParameterError("max_tokens", f"an int in [1, {MAX_TOKENS:,}]",
+                                 self.max_tokens)
+        planned = self.planned_size
+        if planned > MAX_PLANNED_ROLLOUTS:
+            raise ParameterError(
+                "rollouts", "", self.rollouts,
+                message=literal(f"the plan holds {planned:,} rollouts (tasks x rollouts x "
+                                f"repeats x configurations x variants), more than the "
+                                f"{MAX_PLANNED_ROLLOUTS:,} one run directory serves; lower ")
+                + "{rollouts} or {repeats}, or split the plan over several directories")
+
+    @property
+    def planned_size(self) -> int:
+        """Rollouts in the plan (before sharding), computed without building it."""
+        per_model = (("solo" in self.modes) + ("pair" in self.modes)
+                     + 2 * ("split_solo" in self.modes))
+        configs = per_model * len(self.models) + sum(1 if a == b else 2
+                                                     for a, b in self.pair_models)
+        return len(self.variants) * len(self.tasks) * self.rollouts * self.repeats * configs
 
     @property
     def all_models(self) -> tuple[str, ...]:
@@ -155,6 +182,14 @@ def variant_texts(settings: RunSettings) -> dict[str, str]:
 def _variant_ids(settings: RunSettings, texts: dict[str, str]) -> dict[str, str]:
     base = settings.outcome_settings()
     return {v: settings_id({**base, "variant_text": texts[v]}) for v in settings.variants}
+
+
+#: Most rollouts one run directory serves (its journal would hold about 10 GB).
+MAX_PLANNED_ROLLOUTS = 10_000_000
+#: Highest sampling temperature accepted (OpenAI's API takes [0, 2]; some servers more).
+MAX_TEMPERATURE = 100.0
+#: Highest max_tokens accepted.
+MAX_TOKENS = 10_000_000
 
 
 def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
@@ -331,6 +366,9 @@ class TaxRunResult:
         ``infrastructure_errors``, ``turn_caps``.
     endpoint_stats : tuple of dict
         Per base URL: requests, final concurrency limit, failures by kind.
+    error_causes : tuple of dict
+        The plan's infrastructure errors by cause: ``termination_reason``, ``n`` and
+        ``example`` (the ``extra.error`` text of one of them), most frequent first.
     """
 
     out_dir: str
@@ -349,6 +387,12 @@ class TaxRunResult:
     shard: str | None
     cells: tuple[dict[str, Any], ...] = field(default_factory=tuple)
     endpoint_stats: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    error_causes: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+
+    @property
+    def all_failed(self) -> bool:
+        """Whether every rollout of the plan that has a record is an infrastructure error."""
+        return self.infrastructure_errors > 0 and self.scored == 0
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (NaN means as null)."""
@@ -357,6 +401,7 @@ class TaxRunResult:
                          for k, v in c.items()} for c in self.cells]
         out["cells"] = list(out["cells"])
         out["endpoint_stats"] = list(self.endpoint_stats)
+        out["error_causes"] = list(self.error_causes)
         return out
 
     def to_frame(self) -> pd.DataFrame:
@@ -390,11 +435,6 @@ def _check_meta(directory: Path, settings: RunSettings, ids: dict[str, str],
         return {"format": 1, "outcome_settings": current, "variant_settings": variants}
     return {"format": 1, "outcome_settings": current,
             "variant_settings": {**meta.get("variant_settings", {}), **ids}}
-
-
-def _current_records(entries: dict[str, dict[str, Any]], meta: dict[str, Any]) -> list[dict]:
-    valid = set(meta["variant_settings"].values())
-    return [e["record"] for e in entries.values() if e["settings"] in valid]
 
 
 def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: str | Path, *,
@@ -484,6 +524,12 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
                 return False
             return not (retry_errors and entry["record"]["infrastructure_error"])
 
+        stamp = jr.trials_stamp(out, valid)
+        if state.entries and not jr.trials_current(out, stamp):
+            # an earlier run was interrupted: the records catch up with the journal before
+            # anything new runs (so a kill during this run leaves no older file either)
+            jr.write_trials(out, jr.current_records(entries, meta))
+            jr.mark_trials(out, stamp)
         todo = [s for s in plan if not finished(s)]
         used = [specs_by_name[m] for m in settings.all_models]
         stats: list[dict[str, Any]] = []
@@ -495,7 +541,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         stamp = jr.trials_stamp(out, valid)
         trials = out / jr.TRIALS
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
-            trials = jr.write_trials(out, _current_records(entries, meta))
+            trials = jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
     by_key = {e["key"]: e["record"] for e in entries.values() if e["settings"] in valid}
     plan_records = [by_key[s.key] for s in plan if s.key in by_key]
@@ -519,6 +565,14 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
                      "mean_reward": sum(rewards) / len(rewards) if rewards else float("nan"),
                      "infrastructure_errors": sum(r["infrastructure_error"] for r in rs),
                      "turn_caps": sum(r["termination_reason"] == "turn_cap" for r in rs)})
+    causes: dict[str, list[Any]] = {}
+    for r in records:
+        if r["infrastructure_error"]:
+            cause = causes.setdefault(r["termination_reason"], [0, r["extra"].get("error")])
+            cause[0] += 1
+    error_causes = tuple({"termination_reason": reason, "n": n, "example": example}
+                         for reason, (n, example) in sorted(causes.items(),
+                                                            key=lambda kv: (-kv[1][0], kv[0])))
     return TaxRunResult(
         out_dir=str(out), trials_path=str(trials), planned=len(plan), skipped=skipped, ran=ran,
         scored=sum(r["reward"] is not None for r in records),
@@ -529,7 +583,7 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
         tokens_out=sum(r["extra"]["tokens_out"] or 0 for r in records),
         cost_usd=None if any(c is None for c in costs) else sum(costs),
         elapsed_s=round(elapsed, 3), shard=None if shard is None else f"{shard[0]}/{shard[1]}",
-        cells=tuple(rows), endpoint_stats=tuple(stats))
+        cells=tuple(rows), endpoint_stats=tuple(stats), error_causes=error_causes)
 
 
 async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Path,

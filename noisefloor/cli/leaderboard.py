@@ -64,6 +64,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
     if (entry_a is None) != (entry_b is None):
         raise click.UsageError("give both --a and --b to compare two entries")
+    for option, value in (("--floor", floor), ("--envelope", envelope)):
+        if value is not None and not math.isfinite(value):
+            raise click.BadParameter(f"expected a finite proportion, got {value!r}",
+                                     param_hint=option)
     if floor is not None and floor_logs:
         raise click.UsageError("give --floor or --floor-log, not both")
     if envelope is not None and floor is None:

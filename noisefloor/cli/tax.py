@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -100,6 +101,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     from harness.registry import list_tasks
     from harness.runner.config import load_config
     from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
+    from noisefloor.endpoints.client import url_problem
     from harness.runner.keys import parse_shard
     from harness.runner.run import RunSettings, SettingsMismatchError, run_tax
 
@@ -128,6 +130,15 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         variants=tuple(_split(opt["prompt_variant"])),
         variants_file=None if opt["variants_file"] is None else str(opt["variants_file"]),
         starter=opt["starter"])
+    for option in ("timeout", "price_input", "price_output"):
+        value = opt[option]
+        if value is not None and not math.isfinite(value):
+            raise click.BadParameter(f"expected a finite number, got {value!r}",
+                                     param_hint=f"--{option.replace('_', '-')}")
+    for url in _split(opt["base_url"]):
+        problem = url_problem(url)
+        if problem:
+            raise click.BadParameter(f"{url!r} {problem}", param_hint="--base-url")
     endpoints = []
     for name in settings.all_models:
         spec = config.model(name) if config is not None else None
@@ -169,6 +180,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
             bar.close()
     if opt["as_json"]:
         emit_json(result.to_dict())
+        _exit_if_all_failed(result)
         return
     cost = "unknown (a price is missing)" if result.cost_usd is None else f"${result.cost_usd:.4f}"
     click.echo(f"{result.out_dir}: {result.planned} rollouts planned"
@@ -184,6 +196,21 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
             lambda v: "n/a" if v != v else f"{v:.3f}")
         echo_table(frame)
     click.echo(f"records: {result.trials_path}")
+    _exit_if_all_failed(result)
+
+
+def _exit_if_all_failed(result: Any) -> None:
+    """Exit 1 with the causes when no rollout of the plan has a reward (all failed)."""
+    if not result.all_failed:
+        return
+    lines = [f"every rollout with a record is an infrastructure error "
+             f"({result.infrastructure_errors}); causes:"]
+    for cause in result.error_causes:
+        example = str(cause["example"] or "")
+        example = example if len(example) <= 300 else example[:297] + "..."
+        lines.append(f"  {cause['n']} x {cause['termination_reason']}: {example}")
+    click.echo("\n".join(lines), err=True)
+    sys.exit(1)
 
 
 @tax.command("merge", short_help="Join the run directories of several shards into one.")

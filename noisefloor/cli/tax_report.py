@@ -22,6 +22,25 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
 
+def _catch_up(logs: Any) -> None:
+    """Rebuild the records of a run directory whose trials.jsonl is older than its journal
+    (an interrupted run), and say so on stderr."""
+    from noisefloor.tax.run import trials_behind_journal
+
+    for log in logs:
+        path = Path(log)
+        trials = path / "trials.jsonl" if path.is_dir() else path
+        stale = trials_behind_journal(trials) if trials.exists() or path.is_dir() else None
+        if stale is None:
+            continue
+        from harness.runner.journal import rebuild_trials
+
+        before, after = rebuild_trials(trials.parent)
+        held = "no file" if before is None else f"{before:,} records"
+        click.echo(f"note: {stale}; rebuilt it from the journal: {after:,} records "
+                   f"(it held {held})", err=True)
+
+
 @click.command("report", short_help="Tax per cell, mixed pairs, cascade, prediction, intervention.")
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
@@ -65,6 +84,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     LOGS are run directories (trials.jsonl + transcripts/) or trials.jsonl files.
     Python: noisefloor.tax.tax_report(LOGS, out=DIR, labels=..., rng=SEED).
     """
+    _catch_up(logs)
     judge = None
     if judge_model or judge_url:
         if not (judge_model and judge_url):
@@ -72,6 +92,10 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
         if labels is not None:
             raise click.UsageError("give either --labels or --judge-model/--judge-url, not both")
         from noisefloor.endpoints import ModelEndpoint
+        from noisefloor.endpoints.client import url_problem
+        problem = url_problem(judge_url)
+        if problem:
+            raise click.BadParameter(f"{judge_url!r} {problem}", param_hint="--judge-url")
         judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
                               concurrency=judge_concurrency)
     r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,

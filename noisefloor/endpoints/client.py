@@ -1,14 +1,19 @@
 """The endpoint layer: chat completions against OpenAI-compatible endpoints.
 
 :class:`Endpoints` holds one pool per model over that model's base URLs (self-hosted
-replicas). Each base URL has its own ``openai.AsyncOpenAI`` client and its own concurrency
-limit; a request goes to the URL with the most free capacity. A 429 halves that URL's limit
+replicas). Each base URL has its own ``httpx`` clients and its own concurrency limit; a
+request goes to the URL with the most free capacity. A 429 halves that URL's limit
 (once per burst) and blocks it for the ``Retry-After`` the server sent; every success raises
 the limit by ``1/limit`` again up to the configured maximum (additive increase,
 multiplicative decrease). Timeouts, dropped connections, 5xx, malformed bodies and empty
 ``choices`` are retried with exponential backoff; when the retries are spent the call raises
 :class:`EndpointError`, which the runner records as an infrastructure error, never a score.
 401, 403 and 404 raise :class:`EndpointFatalError` at once (the run cannot succeed).
+
+Every answer passes the response boundary (:mod:`noisefloor.endpoints.response`) before
+anything reads it: the body is read under one total deadline (``timeout``, over the request
+and the whole body, not per read) and a size cap that also bounds decompression, then checked
+against the chat-completions shape; an error body is kept as a short excerpt with its size.
 
 The client is used by every part of noisefloor that calls a model: the collaboration-tax
 runner (:mod:`harness.runner`), the judge of ``tax report`` and the protocols runner. An
@@ -40,9 +45,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 import httpx
-import openai
-from openai.types.chat import ChatCompletion
+import orjson
 
+from noisefloor.endpoints.response import (
+    DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_READ_BYTES, ERROR_EXCERPT_CHARS, MalformedResponse,
+    ParsedCompletion, ResponseTooLarge, error_excerpt, parse_chat_completion, read_body,
+)
 from noisefloor.stats.warning_classes import UnknownPriceWarning
 
 logger = logging.getLogger(__name__)
@@ -51,10 +59,39 @@ logger = logging.getLogger(__name__)
 FATAL_STATUSES = (401, 403, 404)
 #: HTTP statuses (besides 429 and 5xx) that are retried.
 RETRIED_STATUSES = (408, 409)
-#: Most HTTP connections of one SDK client (a base URL gets as many clients as it needs).
+#: Most HTTP connections of one httpx client (a base URL gets as many clients as it needs).
 CONNECTIONS_PER_CLIENT = 2
 
+#: Highest price accepted, in USD per million tokens (no model costs more than this).
+MAX_PRICE_PER_MTOK = 10_000.0
+
 _T = TypeVar("_T")
+
+
+def url_problem(url: Any) -> str | None:
+    """What is wrong with a base URL, or None (http or https, with a host).
+
+    Examples
+    --------
+    >>> print(url_problem("http://127.0.0.1:8000/v1"))
+    None
+    >>> url_problem("http://")
+    'has no host (expected http(s)://HOST[:PORT]/...)'
+    >>> url_problem("ftp://x/v1")
+    'must start with http:// or https://'
+    """
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        return "must start with http:// or https://"
+    try:
+        parsed = httpx.URL(url)
+        port = parsed.port
+    except (httpx.InvalidURL, ValueError) as exc:
+        return f"is not a valid URL ({exc})"
+    if not parsed.host:
+        return "has no host (expected http(s)://HOST[:PORT]/...)"
+    if port is not None and not 0 < port < 65536:
+        return f"has port {port} (expected 1 to 65535)"
+    return None
 
 
 @dataclass(frozen=True)
@@ -89,10 +126,13 @@ class ModelEndpoint:
             raise ValueError(f"model name must be a non-empty string, got {self.name!r}")
         urls = (self.base_urls,) if isinstance(self.base_urls, str) else tuple(self.base_urls)
         object.__setattr__(self, "base_urls", urls)
-        if not urls or not all(isinstance(u, str) and u.startswith(("http://", "https://"))
-                               for u in urls):
+        if not urls:
             raise ValueError(f"model {self.name!r}: base_urls must be one or more http(s) "
                              f"URLs, got {self.base_urls!r}")
+        for url in urls:
+            problem = url_problem(url)
+            if problem:
+                raise ValueError(f"model {self.name!r}: base_urls: {url!r} {problem}")
         if isinstance(self.concurrency, bool) or not isinstance(self.concurrency, int) \
                 or self.concurrency < 1:
             raise ValueError(f"model {self.name!r}: concurrency must be an int >= 1, "
@@ -100,9 +140,10 @@ class ModelEndpoint:
         for attr in ("price_input_per_mtok", "price_output_per_mtok"):
             value = getattr(self, attr)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))
-                                      or value < 0):
-                raise ValueError(f"model {self.name!r}: {attr} must be a number >= 0 or None, "
-                                 f"got {value!r}")
+                                      or not 0 <= value <= MAX_PRICE_PER_MTOK):
+                raise ValueError(f"model {self.name!r}: {attr} must be a number in "
+                                 f"[0, {MAX_PRICE_PER_MTOK:g}] (USD per million tokens) or "
+                                 f"None, got {value!r}")
 
     def cost(self, tokens_in: int | None, tokens_out: int | None) -> float | None:
         """Cost in USD of one request, or None when a price or a token count is unknown.
@@ -175,7 +216,9 @@ class EndpointError(Exception):
     Attributes
     ----------
     kind : str
-        ``rate_limit``, ``timeout``, ``connection``, ``malformed_response``, ``empty_choices``,
+        ``rate_limit``, ``timeout``, ``connection``, ``malformed_response`` (not a chat
+        completion: HTML, an SSE stream, a JSON array, a 204, a field of the wrong type, ...),
+        ``response_too_large`` (over the size cap, compressed or inflated), ``empty_choices``,
         ``no_content`` or ``http_<status>``.
     model : str
     retries : int
@@ -197,12 +240,12 @@ class EndpointFatalError(EndpointError):
 class _Endpoint:
     """One base URL: its clients and its adaptive concurrency limit.
 
-    The URL's connections are spread over several clients of at most
+    The URL's connections are spread over several ``httpx.AsyncClient`` of at most
     :data:`CONNECTIONS_PER_CLIENT` connections each: httpcore's pool scans all of its
     connections on every request, so one pool of 64 connections costs several ms per request.
     """
 
-    def __init__(self, base_url: str, clients: Sequence[openai.AsyncOpenAI],
+    def __init__(self, base_url: str, clients: Sequence[httpx.AsyncClient],
                  max_limit: int) -> None:
         self.base_url = base_url
         self.clients = list(clients)
@@ -278,7 +321,7 @@ class _Pool:
     """The base URLs of one model and how requests are spread over them."""
 
     def __init__(self, spec: ModelEndpoint,
-                 clients: Sequence[Sequence[openai.AsyncOpenAI]]) -> None:
+                 clients: Sequence[Sequence[httpx.AsyncClient]]) -> None:
         self.spec = spec
         self.endpoints = [_Endpoint(url, c, spec.concurrency)
                           for url, c in zip(spec.base_urls, clients)]
@@ -331,7 +374,8 @@ class Endpoints:
     models : sequence of ModelEndpoint
         One entry per model name (names must be unique).
     timeout : float, default 60.0
-        Seconds one HTTP request may take before it counts as a ``timeout`` failure.
+        Seconds one HTTP request may take, its whole body included, before it counts as a
+        ``timeout`` failure (a total deadline, not a per-read timeout).
     max_retries : int, default 3
         Failed attempts retried per call (>= 0); attempts = max_retries + 1.
     backoff_base : float, default 0.5
@@ -339,11 +383,15 @@ class Endpoints:
         25 % jitter), capped at ``backoff_max``.
     backoff_max : float, default 30.0
         Cap on any wait, including a server's ``Retry-After``.
+    max_response_bytes : int, default 8 MiB
+        Most bytes of one response body, counted after decompression (>= 1024); a longer
+        body is a ``response_too_large`` failure and is not read further.
 
     Notes
     -----
-    The SDK's own retries are switched off (``max_retries=0``) so that every attempt is
-    counted here. The concurrency limit of a base URL starts at its configured maximum
+    Requests are plain HTTP/1.1 POSTs of ``{"model", "messages", **params}`` to
+    ``BASE_URL/chat/completions`` with ``Authorization: Bearer KEY``, as the OpenAI API
+    defines them. The concurrency limit of a base URL starts at its configured maximum
     :math:`c`; a 429 sets it to :math:`\\max(1, \\ell/2)` (at most once per burst) and
     blocks the URL for the ``Retry-After``; each success sets
     :math:`\\ell \\leftarrow \\min(c, \\ell + 1/\\ell)`.
@@ -358,12 +406,22 @@ class Endpoints:
 
     def __init__(self, models: Sequence[ModelEndpoint], *, timeout: float = 60.0,
                  max_retries: int = 3, backoff_base: float = 0.5,
-                 backoff_max: float = 30.0) -> None:
+                 backoff_max: float = 30.0,
+                 max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES) -> None:
         names = [m.name for m in models]
         if len(set(names)) != len(names):
             raise ValueError(f"models must have unique names, got {names}")
-        if not (isinstance(timeout, (int, float)) and timeout > 0):
-            raise ValueError(f"timeout must be a number of seconds > 0, got {timeout!r}")
+        if not (isinstance(timeout, (int, float)) and 0 < timeout < 86_400):
+            raise ValueError(f"timeout must be a number of seconds in (0, 86400), "
+                             f"got {timeout!r}")
+        for name, value in (("backoff_base", backoff_base), ("backoff_max", backoff_max)):
+            if not (isinstance(value, (int, float)) and 0 <= value <= 86_400):
+                raise ValueError(f"{name} must be a number of seconds in [0, 86400], "
+                                 f"got {value!r}")
+        if (isinstance(max_response_bytes, bool) or not isinstance(max_response_bytes, int)
+                or max_response_bytes < 1024):
+            raise ValueError(f"max_response_bytes must be an int >= 1024, "
+                             f"got {max_response_bytes!r}")
         if isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0:
             raise ValueError(f"max_retries must be an int >= 0, got {max_retries!r}")
         self.timeout = float(timeout)
@@ -372,30 +430,32 @@ class Endpoints:
         self.backoff_max = float(backoff_max)
         self.specs = {m.name: m for m in models}
         self._pools: dict[str, _Pool] = {}
-        self._clients: list[openai.AsyncOpenAI] = []
+        self._clients: list[httpx.AsyncClient] = []
         self._warned_price: set[str] = set()
         self._random = random.Random(0)
         self._ssl: Any = None
+        self.max_response_bytes = max_response_bytes
         for spec in models:
             clients = [self._url_clients(url, spec.api_key_env, spec.concurrency)
                        for url in spec.base_urls]
             self._pools[spec.name] = _Pool(spec, clients)
 
     def _url_clients(self, url: str, key_env: str, concurrency: int
-                     ) -> list[openai.AsyncOpenAI]:
+                     ) -> list[httpx.AsyncClient]:
         n = -(-concurrency // CONNECTIONS_PER_CLIENT)
         if url.startswith("https://") and self._ssl is None:
             self._ssl = httpx.create_ssl_context()  # loading the CA bundle takes ~40 ms
+        headers = {"Authorization": f"Bearer {os.environ.get(key_env) or 'EMPTY'}",
+                   "Content-Type": "application/json", "Accept": "application/json",
+                   # only what the boundary decodes, in bounded steps (never br or zstd)
+                   "Accept-Encoding": "gzip, deflate"}
         out = []
         for i in range(n):
             size = min(CONNECTIONS_PER_CLIENT, concurrency - i * CONNECTIONS_PER_CLIENT)
             limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-            out.append(openai.AsyncOpenAI(
-                base_url=url, api_key=os.environ.get(key_env) or "EMPTY", max_retries=0,
-                timeout=self.timeout + 5.0,
-                # openai 3.x annotates http_client as httpx2.AsyncClient, yet accepts httpx's
-                http_client=httpx.AsyncClient(  # type: ignore[arg-type]  # stub: httpx2 only
-                    limits=limits, timeout=self.timeout + 5.0, verify=self._ssl or True)))
+            out.append(httpx.AsyncClient(
+                base_url=url.rstrip("/") + "/", headers=headers, limits=limits,
+                timeout=self.timeout, verify=self._ssl or True, follow_redirects=False))
         self._clients.extend(out)
         return out
 
@@ -408,7 +468,7 @@ class Endpoints:
     async def aclose(self) -> None:
         """Close every HTTP client."""
         for client in self._clients:
-            await client.close()
+            await client.aclose()
 
     def stats(self) -> list[dict[str, Any]]:
         """Per base URL: model, url, requests, current limit, failures by kind."""
@@ -426,6 +486,34 @@ class Endpoints:
     def _backoff(self, retry: int) -> float:
         delay = min(self.backoff_max, self.backoff_base * 2.0 ** retry)
         return delay * (1.0 + 0.25 * self._random.random())
+
+    async def _post(self, client: httpx.AsyncClient, payload: bytes, deadline: float
+                    ) -> tuple[int, dict[str, str], ParsedCompletion | None, str]:
+        """POST one request; (status, headers, parsed body of a 200, error excerpt otherwise)."""
+        async with client.stream("POST", "chat/completions", content=payload) as response:
+            status = response.status_code
+            headers = {k.lower(): v for k, v in response.headers.items()}
+            encoding = headers.get("content-encoding", "")
+            if status != 200:
+                if 200 <= status < 300:
+                    raise MalformedResponse(f"HTTP {status} where a 200 with a chat completion "
+                                            "was expected")
+                try:
+                    body = await read_body(response.aiter_raw(), encoding=encoding,
+                                           cap=ERROR_BODY_READ_BYTES, deadline=deadline)
+                    excerpt = error_excerpt(body, headers.get("content-length"))
+                except MalformedResponse as exc:
+                    excerpt = f"(unreadable body: {exc})"
+                return status, headers, None, excerpt
+            body = await read_body(response.aiter_raw(), encoding=encoding,
+                                   cap=self.max_response_bytes, deadline=deadline)
+            if not body.complete:
+                raise ResponseTooLarge(
+                    f"the body exceeds the cap of {self.max_response_bytes:,} bytes "
+                    f"({body.received:,} bytes received"
+                    f"{', compressed: ' + encoding if encoding else ''}); reading stopped there")
+            return status, headers, parse_chat_completion(
+                body.data, headers.get("content-type")), ""
 
     async def complete(self, model: str, messages: list[dict[str, Any]],
                        **params: Any) -> Completion:
@@ -457,6 +545,11 @@ class Endpoints:
         spec = pool.spec
         started = time.monotonic()
         failures = 0
+        try:
+            payload = orjson.dumps({"model": model, "messages": messages, **params})
+        except TypeError as exc:  # also a lone surrogate in a message (not valid UTF-8)
+            raise ValueError(f"the request to {model!r} cannot be encoded as JSON: {exc}"
+                             ) from None
         while True:
             endpoint = await pool.acquire()
             slot = endpoint.pick_client()
@@ -465,55 +558,51 @@ class Endpoints:
             t0 = time.monotonic()
             kind, message, wait = "", "", None
             try:
-                # the SDK's documented low-level call (what chat.completions.create
-                # posts, without re-walking the messages through its TypedDict
-                # transform, about 1 ms per request): same errors, same parsed model
-                response = await _within(self.timeout, endpoint.clients[slot].post(
-                    "/chat/completions", cast_to=ChatCompletion,
-                    body={"model": model, "messages": messages, **params}))
+                # one total deadline over the request and the whole body (httpx's timeout
+                # is per read: a body that trickles in never trips it)
+                status, headers, parsed, excerpt = await _within(self.timeout, self._post(
+                    endpoint.clients[slot], payload, t0 + self.timeout))
                 latency = time.monotonic() - t0
-                if not response.choices:
+                if status == 200 and parsed is not None and not parsed.n_choices:
                     kind, message = "empty_choices", "the response has no choices"
-                elif response.choices[0].message.content is None:
+                elif status == 200 and parsed is not None and parsed.content is None:
                     kind, message = "no_content", "the first choice has no message content"
-                else:
+                elif status == 200 and parsed is not None and parsed.content is not None:
                     endpoint.on_success()
-                    usage = response.usage
-                    t_in = getattr(usage, "prompt_tokens", None) if usage else None
-                    t_out = getattr(usage, "completion_tokens", None) if usage else None
+                    t_in, t_out = parsed.tokens_in, parsed.tokens_out
                     cost = spec.cost(t_in, t_out)
                     if cost is None and spec.name not in self._warned_price:
                         self._warned_price.add(spec.name)
                         warnings.warn(f"no price known for model {spec.name!r}: its costs are "
                                       "recorded as null", UnknownPriceWarning, stacklevel=2)
                     return Completion(
-                        model=model, text=response.choices[0].message.content,
-                        tokens_in=t_in, tokens_out=t_out, cost_usd=cost, latency_s=latency,
+                        model=model, text=parsed.content, tokens_in=t_in, tokens_out=t_out,
+                        cost_usd=cost, latency_s=latency,
                         elapsed_s=time.monotonic() - started, retries=failures,
-                        base_url=endpoint.base_url,
-                        finish_reason=response.choices[0].finish_reason, params=dict(params))
-            except openai.RateLimitError as exc:
-                kind, message = "rate_limit", str(exc)
-                wait = min(self.backoff_max, retry_after_seconds(
-                    exc.response.headers, self._backoff(failures)))
-                endpoint.on_rate_limit(epoch, wait)
-                wait = 0.0  # the pool waits for the URL to unblock (or uses another URL)
-            except (openai.APITimeoutError, TimeoutError, asyncio.TimeoutError):  # distinct on 3.10
-                kind, message = "timeout", f"no response within {self.timeout:g} s"
-            except openai.APIConnectionError as exc:
-                kind, message = "connection", str(exc.__cause__ or exc)
-            except openai.APIStatusError as exc:
-                status = exc.status_code
-                kind, message = f"http_{status}", str(exc)
-                if status in FATAL_STATUSES:
-                    endpoint.failures[kind] += 1
-                    raise EndpointFatalError(kind, message, model=model,
-                                             retries=failures) from exc
-                if status < 500 and status not in RETRIED_STATUSES:
-                    endpoint.failures[kind] += 1
-                    raise EndpointError(kind, message, model=model, retries=failures) from exc
-            except (ValueError, openai.APIResponseValidationError) as exc:
-                kind, message = "malformed_response", f"{type(exc).__name__}: {exc}"
+                        base_url=endpoint.base_url, finish_reason=parsed.finish_reason,
+                        params=dict(params))
+                elif status == 429:
+                    kind, message = "rate_limit", f"HTTP 429: {excerpt}"
+                    wait = min(self.backoff_max, retry_after_seconds(
+                        headers, self._backoff(failures)))
+                    endpoint.on_rate_limit(epoch, wait)
+                    wait = 0.0  # the pool waits for the URL to unblock (or uses another URL)
+                else:
+                    kind, message = f"http_{status}", f"HTTP {status}: {excerpt}"
+                    if status in FATAL_STATUSES:
+                        endpoint.failures[kind] += 1
+                        raise EndpointFatalError(kind, message, model=model, retries=failures)
+                    if not (status >= 500 or status in RETRIED_STATUSES):
+                        endpoint.failures[kind] += 1
+                        raise EndpointError(kind, message, model=model, retries=failures)
+            except (httpx.TimeoutException, TimeoutError, asyncio.TimeoutError):  # 3.10: distinct
+                kind, message = "timeout", f"no complete response within {self.timeout:g} s"
+            except ResponseTooLarge as exc:
+                kind, message = "response_too_large", str(exc)
+            except MalformedResponse as exc:
+                kind, message = "malformed_response", str(exc)
+            except httpx.HTTPError as exc:  # transport errors: refused, reset, protocol
+                kind, message = "connection", f"{type(exc).__name__}: {exc}"[:ERROR_EXCERPT_CHARS]
             finally:
                 endpoint.client_load[slot] -= 1
                 await pool.release(endpoint)

@@ -83,9 +83,11 @@ __all__ = [
 
 #: First bytes of a zip archive (a local file header).
 ZIP_MAGIC = b"PK\x03\x04"
-#: Largest archive member read (1 GiB): a sample is kilobytes to megabytes; a larger member is
-#: refused before it is decompressed.
-MAX_MEMBER_BYTES = 1 << 30
+#: Largest archive member read (256 MiB): a sample is kilobytes to megabytes; a larger member
+#: is refused before it is decompressed (its declared size bounds what it may inflate to).
+MAX_MEMBER_BYTES = 256 << 20
+#: Most bytes all members of one archive may inflate to (1 GiB); the rest is refused unread.
+MAX_ARCHIVE_BYTES = 1 << 30
 _ZIP_ZSTD = 93  # the zip compression method number of Zstandard (APPNOTE 4.4.5)
 _SAMPLE_MEMBER = re.compile(r"samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json")
 _VERSIONS = (1, 2, 3)
@@ -244,7 +246,18 @@ def _read_eval_archive(path: Path, sink: ProblemSink) -> tuple[Any, list[tuple[i
                                  "a zip archive written by inspect_ai", kind="format")])
             return None
         with archive:
-            names = {info.filename: info for info in archive.infolist()}
+            infos = archive.infolist()
+            names = {info.filename: info for info in infos}
+            if len(names) != len(infos):
+                seen: set[str] = set()
+                dup = next(i.filename for i in infos if i.filename in seen
+                           or seen.add(i.filename))  # type: ignore[func-returns-value]
+                sink.add([LogProblem(source, None, None,
+                                     f"the archive holds two members named {dup!r} (one of "
+                                     "them would be left unread)",
+                                     "member names that occur once", kind="format")])
+                return None
+            budget = MAX_ARCHIVE_BYTES
             head_name = next((n for n in ("header.json", "_journal/start.json") if n in names),
                              None)
             if head_name is None:
@@ -266,6 +279,13 @@ def _read_eval_archive(path: Path, sink: ProblemSink) -> tuple[Any, list[tuple[i
             samples: list[tuple[int, Any]] = []
             members = [n for n in names if _SAMPLE_MEMBER.fullmatch(n)]
             for index, name in enumerate(members, 1):
+                budget -= names[name].file_size
+                if budget < 0:
+                    sink.add([LogProblem(source, index, None,
+                                         f"cannot read {name}: the archive's members would "
+                                         f"inflate to more than {MAX_ARCHIVE_BYTES:,} bytes in "
+                                         "all", kind="io")])
+                    continue
                 try:
                     raw = _member_bytes(handle, archive, names[name])
                 except (ValueError, NotImplementedError, zipfile.BadZipFile, OSError) as exc:

@@ -29,6 +29,7 @@ and plans several designs at once.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import asdict, dataclass
 
 import pandas as pd
@@ -36,6 +37,7 @@ from scipy import optimize
 from scipy.stats import norm
 from statsmodels.stats.power import NormalIndPower
 
+from noisefloor.stats.validation import ParameterError
 from noisefloor.stats.power_functions import (
     EFFECT_SIZES,
     MAX_EXACT_N,
@@ -249,16 +251,29 @@ def sample_size(gap, *, test="mcnemar", baseline=None, p_d=None, alpha=0.05, pow
             n_exact = (za * math.sqrt(2 * pbar * (1 - pbar))
                        + zb * math.sqrt(b * (1 - b) + p2 * (1 - p2))) ** 2 / g ** 2
         else:
-            n_exact = _solve_2p_arcsine(b, g, a, pw, f)
+            with warnings.catch_warnings():  # statsmodels warns when its root search fails
+                warnings.simplefilter("ignore")
+                try:
+                    n_exact = _solve_2p_arcsine(b, g, a, pw, f)
+                except ValueError:  # statsmodels: "cannot detect an effect-size of 0"
+                    n_exact = math.nan
             if math.isnan(n_exact):
-                return plan(-1, nan, -1, nan, "the floor leaves no room above the baseline")
+                return plan(-1, nan, -1, nan, "the floor leaves no room above the baseline"
+                            if f and b + f >= 1 else f"a gain of {g:g} needs more than "
+                            f"{MAX_PLAN_N:,} tasks (MAX_PLAN_N), or no n reaches the power")
     elif test == "mcnemar":
         if d == 0:
             return plan(-1, nan, -1, nan, "p_d = 0: no discordant task, the paired test has no "
                         "information")
-        n_exact = float(_connor_n(g, d, a, pw, f))
+        try:
+            n_exact = float(_connor_n(g, d, a, pw, f))
+        except (ZeroDivisionError, OverflowError):  # a gain so small its square underflows
+            n_exact = math.inf
     else:
         return _exact_search(g, d, a, pw, plan)
+    if not n_exact <= MAX_PLAN_N:  # also NaN and infinity
+        return plan(-1, nan, -1, nan, f"a gain of {g:g} needs more than {MAX_PLAN_N:,} tasks "
+                    "(MAX_PLAN_N)")
     n = max(1, math.ceil(n_exact - 1e-9))
     return plan(n, n_exact, n, _power(test, n, g, b, d, a, f, es))
 
@@ -279,7 +294,14 @@ def _exact_search(g, d, a, pw, plan):
     if d == 0:
         return plan(-1, nan, -1, nan, "p_d = 0: no discordant task, the sign test has no "
                     "untied pair")
-    guess = _connor_n(g, d, a, pw, 0.0) if d - g * g > 0 else 1.0
+    try:
+        guess = _connor_n(g, d, a, pw, 0.0) if d - g * g > 0 else 1.0
+    except (ZeroDivisionError, OverflowError):
+        guess = math.inf
+    if not guess <= 2 * MAX_EXACT_N:  # the exact power is computed n by n: bounded search
+        return plan(-1, nan, -1, nan, f"the exact sign test is searched up to n = "
+                    f"{MAX_EXACT_N:,} (MAX_EXACT_N) and a gain of {g:g} needs about "
+                    f"{guess:.3g} tasks; use mcnemar")
     # the exact test is a little less powerful than Connor's approximation: start just below
     # it, find an n that reaches the power by doubling steps, bisect to the crossing (the
     # power is nearly monotone in n), then step down while the previous n reaches it too
@@ -311,6 +333,10 @@ def _exact_search(g, d, a, pw, plan):
         if _power_exact(m, g, d, a) < pw:
             stable = m + 1
     return plan(found, nan, stable, power_at[found])
+
+
+#: Most tasks a plan is solved for (10^12: beyond any benchmark).
+MAX_PLAN_N = 10**12
 
 
 def _stable_window(n: int) -> int:
@@ -356,6 +382,8 @@ def minimum_detectable_effect(n, *, test="mcnemar", baseline=None, p_d=None, alp
     a, _, b, d, f, es = _check(test, None, baseline, p_d, alpha, floor, effect_size)
     pw = _unit_open("power", power)
     n = _n(n)
+    if n > MAX_PLAN_N:
+        raise ParameterError("n", f"a whole number of tasks in [1, {MAX_PLAN_N:,}]", n)
     nan = math.nan
 
     def plan(gap, achieved, reason=""):
@@ -380,6 +408,9 @@ def minimum_detectable_effect(n, *, test="mcnemar", baseline=None, p_d=None, alp
         return plan(nan, nan, "p_d = 0: no discordant task, the paired test has no information")
     if f * f >= d:
         return plan(nan, nan, f"floor^2 >= p_d: no gain within p_d = {d:g} can clear {f:g}")
+    if test == "sign_test" and n > MAX_EXACT_N:  # its power is a sum over n terms
+        return plan(nan, nan, f"the exact sign test is computed up to n = {MAX_EXACT_N:,} "
+                    f"(MAX_EXACT_N); at n = {n:,} use mcnemar")
     fn = ((lambda g: _power_connor(n, g, d, a, f)) if test == "mcnemar"
           else (lambda g: _power_exact(n, g, d, a)))
     return _brent(fn, f, d, pw, plan,

@@ -237,6 +237,13 @@ def _sign_p(w: np.ndarray, lo: np.ndarray) -> np.ndarray:
     return np.where(m == 0, 1.0, p)
 
 
+#: Outcomes drawn at once by :func:`simulate_aa` (2^24: 128 MiB of uniforms); one simulated
+#: experiment larger than this is refused.
+AA_CHUNK_DRAWS = 1 << 24
+#: Most outcomes one :func:`simulate_aa` call draws (about a minute of work).
+MAX_AA_DRAWS = 2_000_000_000
+
+
 def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05,
                 n_sim: int = 2000, rng=None) -> AASimulation:
     """Simulate A/A runs and count how often their contrasts reach Bonferroni significance.
@@ -305,21 +312,41 @@ def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float
     if not 1 <= n_sim <= 200_000:
         raise _validate.ParameterError("n_sim", "in 1..200000", n_sim)
     a = _validate.probability("alpha", alpha)
+    per_sim = n_seeds * n_arms * p.size
+    if per_sim > AA_CHUNK_DRAWS:
+        raise _validate.ParameterError(
+            "n_seeds", "", n_seeds, message=_validate.literal(
+                f"one simulated experiment would draw {per_sim:,} outcomes (seeds x arms x "
+                f"tasks), more than the {AA_CHUNK_DRAWS:,} simulated at once; lower ")
+            + "{n_seeds}, {n_arms} or the number of tasks")
+    if per_sim * n_sim > MAX_AA_DRAWS:
+        raise _validate.ParameterError(
+            "n_sim", "", n_sim, message=_validate.literal(
+                f"the simulation would draw {per_sim * n_sim:,} outcomes (experiments x seeds "
+                f"x arms x tasks), more than the {MAX_AA_DRAWS:,} it serves; lower ")
+            + "{n_sim}, {n_seeds}, {n_arms} or the number of tasks")
     gen = np.random.default_rng(rng)
     pairs = [(i, j) for i in range(n_arms) for j in range(i + 1, n_arms)]
     m = len(pairs)
-    # outcomes: (n_sim, n_seeds, n_arms, n_tasks)
-    out = gen.random((n_sim, n_seeds, n_arms, p.size)) < p
-    wins = np.stack([(out[:, :, i] & ~out[:, :, j]).sum(-1) for i, j in pairs], axis=-1)
-    losses = np.stack([(~out[:, :, i] & out[:, :, j]).sum(-1) for i, j in pairs], axis=-1)
-    sig = np.minimum(1.0, m * _sign_p(wins, losses)) <= a           # (n_sim, n_seeds, m)
-    pooled = np.minimum(1.0, m * _sign_p(wins.sum(1), losses.sum(1))) <= a  # (n_sim, m)
-    rate = float(sig.mean())
+    counts = np.zeros(5)
+    chunk = max(1, AA_CHUNK_DRAWS // per_sim)
+    for start in range(0, n_sim, chunk):  # bounded memory: one chunk of experiments at a time
+        # outcomes: (chunk, n_seeds, n_arms, n_tasks)
+        out = gen.random((min(chunk, n_sim - start), n_seeds, n_arms, p.size)) < p
+        wins = np.stack([(out[:, :, i] & ~out[:, :, j]).sum(-1) for i, j in pairs], axis=-1)
+        losses = np.stack([(~out[:, :, i] & out[:, :, j]).sum(-1) for i, j in pairs], axis=-1)
+        del out
+        sig = np.minimum(1.0, m * _sign_p(wins, losses)) <= a           # (chunk, n_seeds, m)
+        pooled = np.minimum(1.0, m * _sign_p(wins.sum(1), losses.sum(1))) <= a  # (chunk, m)
+        counts += (sig.sum(), sig.any(-1).sum(), sig.any(-1).any(-1).sum(), pooled.sum(),
+                   pooled.any(-1).sum())
+    cells = n_sim * n_seeds * m
+    rate = float(counts[0] / cells)
     return AASimulation(
-        single_seed_rate=rate, single_seed_any_rate=float(sig.any(-1).mean()),
-        experiment_any_rate=float(sig.any(-1).any(-1).mean()),
-        pooled_rate=float(pooled.mean()), pooled_any_rate=float(pooled.any(-1).mean()),
-        mc_se=math.sqrt(rate * (1 - rate) / sig.size), flip_rate=float(np.mean(2 * p * (1 - p))),
+        single_seed_rate=rate, single_seed_any_rate=float(counts[1] / (n_sim * n_seeds)),
+        experiment_any_rate=float(counts[2] / n_sim),
+        pooled_rate=float(counts[3] / (n_sim * m)), pooled_any_rate=float(counts[4] / n_sim),
+        mc_se=math.sqrt(rate * (1 - rate) / cells), flip_rate=float(np.mean(2 * p * (1 - p))),
         n_tasks=int(p.size), n_seeds=n_seeds, n_arms=n_arms, m=m, n_sim=n_sim, alpha=a)
 
 

@@ -10,6 +10,7 @@ events of given rollouts, from one file per rollout or from shard files filtered
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,15 +81,65 @@ class TaxRun:
         return self.rollouts.copy()
 
 
+#: The runner's journal beside ``trials.jsonl``, and the note of the journal size the
+#: records were built from (written by the runner; read here to refuse stale records).
+JOURNAL_FILE = "journal.ndjson"
+TRIALS_STAMP_FILE = ".trials.stamp"
+
+
+def trials_behind_journal(trials: str | Path) -> str | None:
+    """Why ``trials.jsonl`` is older than the runner's journal beside it, or None.
+
+    The runner notes in ``.trials.stamp`` the size of ``journal.ndjson`` the records were
+    built from; a journal that grew since (a run interrupted before it rebuilt the records)
+    makes the records stale. A file without a journal beside it is not a runner's file and is
+    never stale.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "trials.jsonl").write_text("")
+    >>> print(trials_behind_journal(d / "trials.jsonl"))
+    None
+    >>> _ = (d / "journal.ndjson").write_text('{"key": "k"}\\n')
+    >>> _ = (d / ".trials.stamp").write_text("0 s1")
+    >>> trials_behind_journal(d / "trials.jsonl").split(": ", 1)[1]
+    'older than its journal (built from 0 bytes of journal.ndjson, which now holds 13)'
+    """
+    trials = Path(trials)
+    journal = trials.parent / JOURNAL_FILE
+    try:
+        size = journal.stat().st_size
+    except FileNotFoundError:
+        return None
+    try:
+        built = int((trials.parent / TRIALS_STAMP_FILE).read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        built = None
+    if built == size:
+        return None
+    what = ("with no note of the journal it was built from" if built is None
+            else f"built from {built:,} bytes of {JOURNAL_FILE}, which now holds {size:,}")
+    return f"{trials}: older than its journal ({what})"
+
+
 def _trials_file(path: Path) -> Path:
     if path.is_dir():
         f = path / "trials.jsonl"
         if not f.exists():
             raise FileNotFoundError(f"{path}: a tax run directory must hold trials.jsonl")
-        return f
-    if not path.exists():
+    elif not path.exists():
         raise FileNotFoundError(f"{path}: no such file or directory")
-    return path
+    else:
+        f = path
+    stale = trials_behind_journal(f)
+    if stale:
+        raise TaxRunError(f, None, "trials", stale.split(": ", 1)[1] + ": a run was "
+                          "interrupted before it rebuilt its records; rebuild them from the "
+                          "journal first (harness.runner.journal.rebuild_trials; noisefloor tax "
+                          "report and tax run do it)")
+    return f
 
 
 def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
@@ -134,7 +185,11 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
     frames = []
     for f in files:
         trials = load_trials(f, format="jsonl")
-        frames.append(_tax_columns(trials, f))
+        if len(trials):
+            frames.append(_tax_columns(trials, f))
+    if not frames:
+        raise TaxRunError(files[0], None, "trials", "the run holds no records (no rollout "
+                          "has finished yet, or the file is empty)")
     df = pd.concat(frames, ignore_index=True)
     dup = df.duplicated("rollout_key", keep=False).to_numpy()
     if dup.any():  # the same rollout in two of the files (a run or shard given twice)
@@ -151,6 +206,23 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
                   n_infrastructure_errors=int(df["infrastructure_error"].sum()))
 
 
+def path_inside(rel: str) -> bool:
+    """Whether a relative path stays inside the folder it is relative to (lexically: not
+    absolute, no NUL, no ``..`` that climbs out).
+
+    Examples
+    --------
+    >>> path_inside("transcripts/k.jsonl"), path_inside("../../etc/passwd")
+    (True, False)
+    >>> path_inside("/etc/passwd"), path_inside("transcripts/../k.jsonl")
+    (False, True)
+    """
+    if not rel or "\x00" in rel or os.path.isabs(rel):
+        return False
+    norm = os.path.normpath(rel)
+    return norm != ".." and not norm.startswith(".." + os.sep)
+
+
 def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
     root = path.parent
     extras = trials["extra"].tolist()
@@ -160,6 +232,10 @@ def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
         if not isinstance(extra, dict):
             raise TaxRunError(path, int(line), "extra", "a tax record needs an extra object with "
                               f"{', '.join(_REQUIRED_EXTRA)}")
+        rel = extra.get("transcript")
+        if isinstance(rel, str) and not path_inside(rel):
+            raise TaxRunError(path, int(line), "extra.transcript",
+                              f"{rel!r} is not a path inside the run folder {root}")
         for k in _REQUIRED_EXTRA:
             if k not in extra:
                 raise TaxRunError(path, int(line), f"extra.{k}",

@@ -1,0 +1,31 @@
+"""The judge of ``tax report`` behind the same response boundary as the runner: a judge
+endpoint that misbehaves leaves rollouts unlabelled (infrastructure failures), never a crash
+and never a label."""
+
+import pytest
+from click.testing import CliRunner
+
+from harness.runner.hostile import HostileServer
+from noisefloor.cli.tax_report import report
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.tax.judge import judge_with_endpoint
+from noisefloor.tax.run import read_run
+
+
+@pytest.mark.parametrize("kind", ["html", "array", "content_parts", "usage_negative",
+                                  "gzip_bomb", "surrogate"])
+def test_a_misbehaving_judge_leaves_rollouts_unlabelled(small, kind):
+    run = read_run(small[0])
+    with HostileServer({"j": kind}, bomb_bytes=64 << 20) as hostile:
+        res = judge_with_endpoint(run, ModelEndpoint("j", (hostile.base_url,), concurrency=4),
+                                  max_retries=0, timeout=5)
+    n_pairs = int((run.rollouts["mode"] == "pair").sum())
+    assert len(res.labels) == 0 and len(res.failures) == n_pairs
+    assert set(res.failures["kind"]) == {"infrastructure"}
+
+
+def test_judge_url_without_a_host_is_refused(small, tmp_path):
+    res = CliRunner().invoke(report, [str(small[0]), "--out", str(tmp_path / "o"),
+                                      "--judge-model", "j", "--judge-url", "http://"])
+    assert res.exit_code == 2
+    assert "Invalid value for --judge-url: 'http://' has no host" in res.output
