@@ -115,8 +115,7 @@ def _stage_table(frame: pd.DataFrame, data: dict, key: str, level: str, tid: str
         k = f"{key}.{i}"
         fam = None if rec["family"] == "all" else rec["family"]
         link = view_link(family=fam, mode="pair", label=rec["stage"],
-                         outcome="failure" if rec["outcome"] == "failed" else rec["outcome"],
-                         mixed="yes" if mixed else None)
+                         outcome="failure" if rec["outcome"] == "failed" else rec["outcome"])
         rows.append({"family": rec["family"], "stage": rec["stage"], "outcome": rec["outcome"],
                      "k": (shown(data, f"{k}.k", "int"), link),
                      "n": shown(data, f"{k}.n", "int"), "rate (%)": shown(data, f"{k}.rate", "pp"),
