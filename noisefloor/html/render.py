@@ -54,6 +54,8 @@ def resolve(data: Any, key: str) -> Any:
             cur = cur[int(part)]
         elif isinstance(cur, dict) and part in cur:
             cur = cur[part]
+        elif isinstance(cur, dict) and part.lstrip("-").isdigit() and int(part) in cur:
+            cur = cur[int(part)]  # integer keys (k of pass^k) are strings in JSON
         else:
             raise KeyError(f"no {key!r} in the JSON document (stopped at {part!r})")
     return cur

@@ -158,7 +158,7 @@ def curves_svg(series: Sequence[Series], *, xlabel: str, ylabel: str, width: int
                ) -> str:
     """Lines with interval bands per series (Okabe-Ito colours, distinct dash per series so
     the curves differ without colour), points hoverable."""
-    left, right, top, bottom = 64, 220, 20, 52
+    left, right, top, bottom = 64, 280, 20, 52
     pw, ph = width - left - right, height - top - bottom
     xs = [p[0] for s in series for p in s.points]
     x0, x1 = (min(xs), max(xs)) if xs else (0.0, 1.0)
@@ -210,7 +210,7 @@ def curves_svg(series: Sequence[Series], *, xlabel: str, ylabel: str, width: int
                    f'stroke="{col}" stroke-width="2.5"' + (f' stroke-dasharray="{dash}"'
                                                            if dash else "") + "/>")
         out.append(f'<text x="{left + pw + 46}" y="{ly + 4}" font-size="12" {_FONT}>'
-                   f'{esc(s.name[:26])}</text>')
+                   f'{esc(s.name[:34])}</text>')
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
             f'width="{width}" height="{height}" role="img" aria-label="curves">'
             f'{"".join(out)}</svg>')
