@@ -14,13 +14,13 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-__all__ = ["OKABE_ITO", "Block", "Page", "Table", "esc", "num", "render_page"]
+__all__ = ["OKABE_ITO", "Block", "Markup", "Page", "Table", "esc", "num", "render_page"]
 
 #: The Okabe-Ito palette (Okabe & Ito, 2008), by colour name.
 OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
@@ -30,6 +30,11 @@ OKABE_ITO = {"black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green":
 #: Verdict colours of the pages (below: grey, inside: orange, above: bluish green).
 VERDICT_FILL = {"below": OKABE_ITO["grey"], "inside": OKABE_ITO["orange"],
                 "above": OKABE_ITO["green"]}
+
+
+class Markup(str):
+    """Text that is already HTML (built by :func:`num`, ``shown`` or ``fill``): table cells
+    keep it as it is instead of escaping it."""
 
 
 def esc(text: Any) -> str:
@@ -53,8 +58,8 @@ def num(text: str, key: str, value: Any) -> str:
     """
     if isinstance(value, float) and not math.isfinite(value):
         value = None
-    return (f'<span class="nf-num" data-key="{esc(key)}" '
-            f'data-value="{esc(json.dumps(value))}">{esc(text)}</span>')
+    return Markup(f'<span class="nf-num" data-key="{esc(key)}" '
+                  f'data-value="{esc(json.dumps(value))}">{esc(text)}</span>')
 
 
 @dataclass(frozen=True)
@@ -64,8 +69,8 @@ class Table:
     Attributes
     ----------
     frame : pandas.DataFrame
-        Cells as shown (text). A cell that is a ``(text, href)`` tuple is a link; a cell
-        starting with ``"<span class=\\"nf-num\\""`` (from :func:`num`) is kept as markup.
+        Cells as shown (text, escaped). A cell that is a ``(text, href)`` tuple is a link; a
+        :class:`Markup` cell (from :func:`num` or ``shown``) is kept as markup.
     caption : str
         Shown above the table.
     interactive : bool
@@ -129,12 +134,11 @@ def _cell(value: Any, color: str = "") -> str:
     style = f' style="background:{esc(color)}"' if color else ""
     if isinstance(value, tuple) and len(value) == 2:
         text, href = value
-        inner = text if str(text).startswith('<span class="nf-num"') else esc(text)
+        inner = text if isinstance(text, Markup) else esc(text)
         return f'<td{style}><a href="{esc(href)}">{inner}</a></td>'
-    text = str(value)
-    if text.startswith('<span class="nf-num"'):
-        return f"<td{style}>{text}</td>"
-    return f"<td{style}>{esc(text)}</td>"
+    if isinstance(value, Markup):
+        return f"<td{style}>{value}</td>"
+    return f"<td{style}>{esc(value)}</td>"
 
 
 def render_table(t: Table) -> str:
@@ -287,7 +291,7 @@ def render_page(page: Page, *, generator: str = "noisefloor") -> str:
     --------
     >>> doc = render_page(Page("T", "The floor is " + num("11.8", "floor", 0.118) + " pp.",
     ...                        {"floor": 0.118}, "floor"))
-    >>> doc.startswith("<!DOCTYPE html>"), 'id="verdict"' in doc, "http" in doc.split("<body")[0]
+    >>> doc.startswith("<!DOCTYPE html>"), 'id="verdict"' in doc, "://" in doc.split("<body")[0]
     (True, True, False)
     """
     facts = ("<ul class=\"nf-facts\">" + "".join(f"<li>{esc(x)}</li>" for x in page.facts)
@@ -308,6 +312,13 @@ def render_page(page: Page, *, generator: str = "noisefloor") -> str:
         f"<script>{SCRIPT}</script></body></html>\n")
 
 
-def frame_of(rows: Iterable[dict]) -> pd.DataFrame:
-    """A DataFrame of row dicts (columns in first-seen order)."""
-    return pd.DataFrame(list(rows))
+def cells(rows: Any) -> pd.DataFrame:
+    """A table's cells as an object DataFrame (row dicts or a column dict): object dtype
+    keeps :class:`Markup` cells as they are (pandas would turn them into plain strings).
+
+    Examples
+    --------
+    >>> type(cells([{"a": Markup("<b>x</b>")}]).iat[0, 0]).__name__
+    'Markup'
+    """
+    return pd.DataFrame(rows, dtype=object)

@@ -11,12 +11,11 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table
+from noisefloor.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, cells
 from noisefloor.html.render import page_for, shown
 from noisefloor.html.svg import ForestRow, forest_svg
 from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
-from noisefloor.report import (_p, claim_facts, floor_facts, level_text, log_contrast_facts,
-                               pp)
+from noisefloor.report import _p, claim_facts, floor_facts, level_text, log_contrast_facts, pp
 
 NULL_FILL = OKABE_ITO["blue"]
 
@@ -89,7 +88,7 @@ def _null_table(data: dict, prefix: str, nf_frame: pd.DataFrame, n_seeds: int,
                      "p": shown(data, f"{k}.p_value", "p"),
                      "p Bonferroni": shown(data, f"{k}.p_bonferroni", "p"),
                      "certified null by": rec["certified_by"] or "unstated"})
-    return Table(pd.DataFrame(rows), interactive=True, table_id="null-contrasts",
+    return Table(cells(rows), interactive=True, table_id="null-contrasts",
                  row_titles=[_tip_null(nf_frame.iloc[i].to_dict(), level) for i in keep])
 
 
@@ -115,7 +114,7 @@ def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
         if rec.get("certified_null"):
             row["certified null by"] = rec["certified_null"]
         rows.append(row)
-    frame_out = pd.DataFrame(rows).fillna("-")
+    frame_out = cells(rows).fillna("-")
     return Table(frame_out, interactive=True, table_id=table_id,
                  row_titles=[r.tip for r in contrast_rows(frame, level, "")])
 
@@ -228,7 +227,7 @@ def audit_page(run: AuditRun, **_: Any) -> Page:
                     "Blue band: the noise floor; orange: the envelope. A claim's pale bar is "
                     "its claimed range, not a confidence interval. Hover a row for details."),
               Block("h2", "The claims"), Block("p", head), Block("facts", [t for _, t in cfacts]),
-              Block("table", Table(pd.DataFrame(table_rows), interactive=True,
+              Block("table", Table(cells(table_rows), interactive=True,
                                    table_id="claims",
                                    row_titles=[r.tip for r in claim_rows]))]
     if flagged:

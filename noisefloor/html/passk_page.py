@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.html.page import Block, Page, Table
+from noisefloor.html.page import Block, Page, Table, cells
 from noisefloor.html.render import page_for, shown
 from noisefloor.html.svg import Series, curves_svg
 from noisefloor.stats.passk import CONFIG_COLUMNS
@@ -149,7 +149,7 @@ def passk_page(r: PasskReport, **_: Any) -> Page:
                     f"Bands and bars: {level} intervals over tasks (CLT, tasks as the unit). "
                     "Hover a point for its value."),
               Block("h2", "Values"),
-              Block("table", Table(pd.DataFrame(rows), interactive=True, table_id="passk"))]
+              Block("table", Table(cells(rows), interactive=True, table_id="passk"))]
     return Page("pass^k", verdict, data, "passk", (), blocks)
 
 

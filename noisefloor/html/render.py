@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from noisefloor.html.page import Page, esc, render_page
+from noisefloor.html.page import Markup, Page, esc, render_page
 
 __all__ = ["PAGES", "html_report", "page_for", "resolve", "write_html"]
 
@@ -73,7 +73,7 @@ FORMATS: dict[str, Callable[[Any], str]] = {
 }
 
 
-def shown(data: dict, key: str, fmt: str) -> str:
+def shown(data: Any, key: str, fmt: str) -> Markup:
     """A JSON value as the page shows it: ``<span class="nf-num" data-key data-value
     data-fmt>`` around its text in format ``fmt`` (:data:`FORMATS`)."""
     import json
@@ -82,8 +82,8 @@ def shown(data: dict, key: str, fmt: str) -> str:
     if isinstance(value, float) and not math.isfinite(value):
         value = None
     text = FORMATS[fmt](value)
-    return (f'<span class="nf-num" data-key="{esc(key)}" data-fmt="{fmt}" '
-            f'data-value="{esc(json.dumps(value))}">{esc(text)}</span>')
+    return Markup(f'<span class="nf-num" data-key="{esc(key)}" data-fmt="{fmt}" '
+                  f'data-value="{esc(json.dumps(value))}">{esc(text)}</span>')
 
 
 def html_report(result: Any, **options: Any) -> str:
@@ -94,8 +94,12 @@ def html_report(result: Any, **options: Any) -> str:
     TypeError
         When no page is registered for the result's type.
     """
-    from noisefloor.html import pages  # noqa: F401 - registers the builders
-    from noisefloor.html import tax_page  # noqa: F401
+    from noisefloor.html import (  # noqa: F401
+        doc_page,
+        pages,  # noqa: F401 - registers the builders
+        passk_page,
+        tax_page,
+    )
 
     for kind in type(result).__mro__:
         if kind in PAGES:

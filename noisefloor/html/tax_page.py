@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from noisefloor.html.page import OKABE_ITO, Block, Page, Table, esc
+from noisefloor.html.page import OKABE_ITO, Block, Page, Table, cells, esc
 from noisefloor.html.render import page_for, shown
 from noisefloor.html.svg import bars_svg
 from noisefloor.report import _p, pp
@@ -48,7 +48,7 @@ def tax_color(tax: float, scale: float) -> str:
     Examples
     --------
     >>> tax_color(0.0, 0.2), tax_color(0.2, 0.2), tax_color(float("nan"), 0.2)
-    ('#ffffff', '#e99a66', '#eeeeee')
+    ('#ffffff', '#e69e66', '#eeeeee')
     """
     if tax != tax:
         return "#eeeeee"
@@ -61,23 +61,23 @@ def _heatmap(r: TaxReport, data: dict) -> Table:
     models = list(dict.fromkeys(fc["model"]))
     fams = list(dict.fromkeys(fc["family"]))
     scale = max([abs(v) for v in fc["tax"] if v == v] + [0.05])
-    cells: dict[str, list] = {"model": models}
+    grid: dict[str, list] = {"model": models}
     colors: dict[str, list] = {"model": [""] * len(models)}
     for f in fams:
-        cells[f], colors[f] = [], []
+        grid[f], colors[f] = [], []
         for m in models:
             hit = [i for i, (mm, ff) in enumerate(zip(fc["model"], fc["family"]))
                    if mm == m and ff == f]
             if not hit:
-                cells[f].append("")
+                grid[f].append("")
                 colors[f].append("")
                 continue
             i = hit[0]
             rec = fc.iloc[i]
-            cells[f].append((shown(data, f"family_cells.{i}.tax", "pp+"),
+            grid[f].append((shown(data, f"family_cells.{i}.tax", "pp+"),
                              view_link(model=m, family=f, mode="pair")))
             colors[f].append(tax_color(float(rec["tax"]), scale))
-    frame = pd.DataFrame(cells)
+    frame = cells(grid)
     tips = [f"{m}: tax per family; a cell links to its pair rollouts" for m in models]
     return Table(frame, caption="Tax (solo minus pair, pp) by model and family; darker "
                  "vermillion = larger tax, blue = the pair did better", table_id="heatmap",
@@ -105,7 +105,7 @@ def _cells_table(r: TaxReport, data: dict, level: str) -> Table:
                     f"[{pp(rec['ci_low'], signed=True)}, {pp(rec['ci_high'], signed=True)}]\n"
                     f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}, sign p "
                     f"{_p(rec['sign_p'])}")
-    return Table(pd.DataFrame(rows), interactive=True, table_id="family-cells", row_titles=tips)
+    return Table(cells(rows), interactive=True, table_id="family-cells", row_titles=tips)
 
 
 def _stage_table(frame: pd.DataFrame, data: dict, key: str, level: str, tid: str,
@@ -123,7 +123,7 @@ def _stage_table(frame: pd.DataFrame, data: dict, key: str, level: str, tid: str
                      "high": shown(data, f"{k}.ci_high", "pp"), "note": rec["note"]})
         tips.append(f"{rec['family']} {rec['stage']} in {rec['outcome']} pair rollouts: "
                     f"{rec['k']}/{rec['n']} ({pp(rec['rate'])}%); k links to those rollouts")
-    return Table(pd.DataFrame(rows), interactive=True, table_id=tid, row_titles=tips)
+    return Table(cells(rows), interactive=True, table_id=tid, row_titles=tips)
 
 
 def _verdict(r: TaxReport, data: dict) -> str:
@@ -171,7 +171,7 @@ def tax_page(r: TaxReport, **_: Any) -> Page:
                            for f in tt["family"]],
                    xlabel="ratio gap (tax / solo, %); † exploratory (solo below target)"),
                    "Bars coloured by family; each bar links to the task's pair rollouts."),
-               Block("table", Table(pd.DataFrame({
+               Block("table", Table(cells({
                    "task": [(f"{t} †" if e else str(t), view_link(task=t)) for t, e in
                             zip(tt["task"], tt["exploratory"])],
                    "family": tt["family"], "models": tt["n_models"],
@@ -202,7 +202,7 @@ def tax_page(r: TaxReport, **_: Any) -> Page:
         iv = r.intervention
         blocks += [Block("p", "Recovered share of the tax, (pair_variant - pair_baseline) / "
                               f"(solo - pair_baseline), in %, with its {level} interval."),
-                   Block("table", Table(pd.DataFrame([{
+                   Block("table", Table(cells([{
                        "variant": (rec["variant"], view_link(variant=rec["variant"])),
                        "family": (rec["family"], view_link(
                            variant=rec["variant"],
@@ -220,7 +220,7 @@ def tax_page(r: TaxReport, **_: Any) -> Page:
     if r.mixed.empty:
         blocks.append(Block("p", "No mixed pairs in the run."))
     else:
-        blocks.append(Block("table", Table(pd.DataFrame([{
+        blocks.append(Block("table", Table(cells([{
             "pair (a+b)": (rec["pair"], view_link(model=rec["pair"])),
             "tasks": rec["n_tasks"], "v1": shown(data, f"mixed.{i}.v1", "pp"),
             "v2": shown(data, f"mixed.{i}.v2", "pp"), "v12": shown(data, f"mixed.{i}.v12", "pp"),

@@ -233,7 +233,7 @@ def _handler(data: ViewerData, report: Path | None) -> type[BaseHTTPRequestHandl
             self.end_headers()
             self.wfile.write(body)
 
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             url = urlparse(self.path)
             if url.path in ("/", "/viewer", "/index.html"):
                 self._send(VIEWER_HTML.encode("utf-8"), "text/html; charset=utf-8")

@@ -45,6 +45,7 @@ def stop_browser(d) -> None:
 
 def screenshot(d, url: str, path: str | Path, width: int = 1280) -> None:
     """A full-page PNG of ``url``."""
+    d.set_window_size(width, 700)
     d.get(url)
     h = d.execute_script("return Math.min(document.documentElement.scrollHeight, 6000)")
     d.set_window_size(width, max(600, int(h) + 120))
