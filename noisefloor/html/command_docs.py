@@ -86,12 +86,12 @@ def leaderboard_listing_doc(doc: dict, domain: str | None = None) -> ReportDoc:
 def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
     """The page of ``noisefloor agreement FILE`` from its ``--json`` rows (and, for the
     figure, the :class:`~noisefloor.agreement_table.AgreementTable`)."""
-    data = {"rows": rows}
+    data = list(rows)
     cells = table_cells([{
-        "label": str(r["label"]), "metric": r["metric"], "value": f"{{rows.{i}.value:prop}}",
-        "CI (bootstrap)": f"[{{rows.{i}.ci_low:prop}}, {{rows.{i}.ci_high:prop}}]",
-        "items": f"{{rows.{i}.n_items:int}}", "raters": f"{{rows.{i}.n_raters:int}}",
-        "obs. agreement": f"{{rows.{i}.observed_agreement:prop}}",
+        "label": str(r["label"]), "metric": r["metric"], "value": f"{{{i}.value:prop}}",
+        "CI (bootstrap)": f"[{{{i}.ci_low:prop}}, {{{i}.ci_high:prop}}]",
+        "items": f"{{{i}.n_items:int}}", "raters": f"{{{i}.n_raters:int}}",
+        "obs. agreement": f"{{{i}.observed_agreement:prop}}",
         "Landis-Koch": r["landis_koch"], "comparison": r["comparison"],
         "note": "; ".join(x for x in (r["reason"], r["ci_reason"], r["note"]) if x)}
         for i, r in enumerate(rows)])
@@ -99,9 +99,9 @@ def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
     if defined:
         lo = min(defined, key=lambda x: x[1]["value"])
         hi = max(defined, key=lambda x: x[1]["value"])
-        verdict = (f"Agreement ranges from {{rows.{lo[0]}.value:prop}} ({lo[1]['metric']}, "
+        verdict = (f"Agreement ranges from {{{lo[0]}.value:prop}} ({lo[1]['metric']}, "
                    f"label {lo[1]['label']}, {lo[1]['landis_koch']}) to "
-                   f"{{rows.{hi[0]}.value:prop}} ({hi[1]['metric']}, label {hi[1]['label']}, "
+                   f"{{{hi[0]}.value:prop}} ({hi[1]['metric']}, label {hi[1]['label']}, "
                    f"{hi[1]['landis_koch']}) over {len(defined)} defined coefficients.")
     else:
         verdict = "No agreement coefficient is defined for this file (see the notes)."

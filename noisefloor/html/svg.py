@@ -38,18 +38,24 @@ def _finite(*xs: float) -> list[float]:
 
 
 def _ticks(lo: float, hi: float, n: int = 6) -> list[float]:
+    """About ``n`` round tick positions in [lo, hi] (at most ``2 n + 1``).
+
+    Examples
+    --------
+    >>> _ticks(-0.12, 0.31)
+    [-0.1, 0.0, 0.1, 0.2, 0.3]
+    >>> _ticks(0.5, 0.5), _ticks(0.0, 1e-300)
+    ([0.5], [0.0])
+    """
     span = hi - lo
-    if span <= 0:
+    if not (math.isfinite(span) and span > 1e-9):
         return [lo]
     raw = span / n
     mag = 10 ** math.floor(math.log10(raw))
     step = min((m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw), default=raw)
     first = math.ceil(lo / step) * step
-    out, x = [], first
-    while x <= hi + 1e-12:
-        out.append(round(x, 10))
-        x += step
-    return out
+    out = [round(first + i * step, 10) for i in range(2 * n + 1)]
+    return [x for x in out if x <= hi + 1e-12]
 
 
 def forest_svg(rows: Sequence[ForestRow], *, floor: float = math.nan,
@@ -66,7 +72,9 @@ def forest_svg(rows: Sequence[ForestRow], *, floor: float = math.nan,
     values += _finite(floor, envelope, -floor if math.isfinite(floor) else math.nan,
                       -envelope if math.isfinite(envelope) else math.nan)
     lo, hi = (min(values + [0.0]), max(values + [0.0])) if values else (-0.1, 0.1)
-    pad = 0.05 * (hi - lo or 0.2)
+    if hi - lo < 0.01:  # a degenerate range: show at least 1 pp either side
+        lo, hi = min(lo, -0.01), max(hi, 0.01)
+    pad = 0.05 * (hi - lo)
     lo, hi = lo - pad, hi + pad
 
     def x(v: float) -> float:
@@ -224,7 +232,7 @@ def bars_svg(labels: Sequence[str], values: Sequence[float], *, tips: Sequence[s
     label_w, row_h, top = 260, 18, 10
     finite = _finite(*values) + [0.0]
     lo, hi = min(finite), max(finite)
-    if hi == lo:
+    if hi - lo < 1e-9:
         hi = lo + 1.0
     pw = width - label_w - 30
 

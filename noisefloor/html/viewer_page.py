@@ -84,7 +84,7 @@ if(!ok)continue;
 if(lab!==undefined&&labelsOf(c.label[i]).indexOf(lab)<0)continue;
 if(text&&c.key[i].toLowerCase().indexOf(text)<0)continue;
 out.push(i);}
-SHOWN=out;render();}
+SHOWN=out;render();window.nfFilteredAt=performance.now();}
 function render(){
 var c=IDX.columns, d=IDX.dicts, rows=[];
 $('count').textContent=SHOWN.length+' of '+IDX.n+' rollouts match'+
@@ -147,7 +147,7 @@ var who=e.role==='system'?'view of agent '+e.agent:(relay?'agent '+e.agent+' rec
 h.push('<div class="msg '+cls+kind+'"><div class="meta">#'+esc(e.seq)+' '+esc(who)+
 '</div>'+esc(e.content)+'</div>');});
 h.push('</div>');
-$('dialogue').innerHTML=h.join('');})
+$('dialogue').innerHTML=h.join('');window.nfShownAt=performance.now();})
 .catch(function(err){$('dialogue').innerHTML='<p class="err">'+esc(err)+'</p>';});}
 $('rows').addEventListener('click',function(ev){var tr=ev.target.closest('tr');
 if(tr)show(tr.dataset.key);});
