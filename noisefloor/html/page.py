@@ -212,6 +212,8 @@ a{color:var(--blue)}
 border-radius:4px;font-size:13px;max-width:460px;white-space:pre-line;pointer-events:none;
 z-index:10}
 .nf-row:hover rect.nf-hit{fill:#fff3c4}
+#heatmap td{min-width:92px;text-align:center;font-size:14.5px;padding:7px 10px}
+#heatmap td:first-child{text-align:left;font-weight:600}
 .foot{color:var(--muted);font-size:12.5px;margin-top:30px}
 @media print{body{max-width:none;padding:0;font-size:11pt}.nf-filter,#nf-tip{display:none}
 .nf-sortable th:after{content:""}a{color:inherit;text-decoration:none}

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 
-from noisefloor.html.page import OKABE_ITO, Block, Page, Table, cells, esc
+from noisefloor.html.page import OKABE_ITO, Block, Markup, Page, Table, cells, esc
 from noisefloor.html.render import page_for, shown
 from noisefloor.html.svg import bars_svg
 from noisefloor.report import _p, pp
@@ -108,22 +108,35 @@ def _cells_table(r: TaxReport, data: dict, level: str) -> Table:
     return Table(cells(rows), interactive=True, table_id="family-cells", row_titles=tips)
 
 
-def _stage_table(frame: pd.DataFrame, data: dict, key: str, level: str, tid: str,
-                 mixed: bool = False) -> Table:
+def _stage_table(frame: pd.DataFrame, data: dict, key: str, level: str, tid: str) -> Table:
+    """Stage rates, one row per (family, stage): failed and successful rollouts side by side;
+    each k links to the rollouts so labelled."""
     rows, tips = [], []
-    for i, rec in enumerate(frame.to_dict(orient="records")):
-        k = f"{key}.{i}"
-        fam = None if rec["family"] == "all" else rec["family"]
-        link = view_link(family=fam, mode="pair", label=rec["stage"],
-                         outcome="failure" if rec["outcome"] == "failed" else rec["outcome"])
-        rows.append({"family": rec["family"], "stage": rec["stage"], "outcome": rec["outcome"],
-                     "k": (shown(data, f"{k}.k", "int"), link),
-                     "n": shown(data, f"{k}.n", "int"), "rate (%)": shown(data, f"{k}.rate", "pp"),
-                     f"{level} Wilson low": shown(data, f"{k}.ci_low", "pp"),
-                     "high": shown(data, f"{k}.ci_high", "pp"), "note": rec["note"]})
-        tips.append(f"{rec['family']} {rec['stage']} in {rec['outcome']} pair rollouts: "
-                    f"{rec['k']}/{rec['n']} ({pp(rec['rate'])}%); k links to those rollouts")
-    return Table(cells(rows), interactive=True, table_id=tid, row_titles=tips)
+    index = {(r["family"], r["stage"], r["outcome"]): i
+             for i, r in enumerate(frame.to_dict(orient="records"))}
+    for fam, stage in dict.fromkeys((f, s) for f, s, _ in index):
+        row: dict[str, Any] = {"family": fam, "stage": stage}
+        tip = [f"{fam} {stage}"]
+        for outcome, name in (("failed", "failure"), ("success", "success")):
+            i = index.get((fam, stage, outcome))
+            if i is None:
+                row.update({f"{outcome} k": "", f"{outcome} n": "", f"{outcome} rate (%)": "",
+                            f"{outcome} {level} Wilson": ""})
+                continue
+            k = f"{key}.{i}"
+            rec = frame.iloc[i]
+            link = view_link(family=None if fam == "all" else fam, mode="pair", label=stage,
+                             outcome=name)
+            row[f"{outcome} k"] = (shown(data, f"{k}.k", "int"), link)
+            row[f"{outcome} n"] = shown(data, f"{k}.n", "int")
+            row[f"{outcome} rate (%)"] = shown(data, f"{k}.rate", "pp")
+            row[f"{outcome} {level} Wilson"] = Markup(
+                f"[{shown(data, f'{k}.ci_low', 'pp')}, {shown(data, f'{k}.ci_high', 'pp')}]")
+            tip.append(f"{outcome}: {rec['k']}/{rec['n']} ({pp(rec['rate'])}%)"
+                       + (f", {rec['note']}" if rec["note"] else ""))
+        rows.append(row)
+        tips.append("\n".join(tip) + "\nk links to the rollouts so labelled")
+    return Table(cells(rows).fillna(""), interactive=True, table_id=tid, row_titles=tips)
 
 
 def _verdict(r: TaxReport, data: dict) -> str:
@@ -194,7 +207,7 @@ def tax_page(r: TaxReport, **_: Any) -> Page:
             blocks += [Block("p", "Mixed pairs:"),
                        Block("table", _stage_table(r.stage_rates_mixed, data,
                                                    "stage_rates_mixed", level,
-                                                   "stage-rates-mixed", mixed=True))]
+                                                   "stage-rates-mixed"))]
     blocks.append(Block("h2", "Prompt intervention (Figure 6)"))
     if r.intervention.empty:
         blocks.append(Block("p", "No prompt-variant rollouts in the run."))
