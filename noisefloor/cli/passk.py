@@ -66,9 +66,9 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
                              k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
     keys = [c for c in CONFIG_COLUMNS if c in table.columns]
-    from noisefloor.html.passk_page import passk_report
+    from noisefloor.html.pass_hat_k_page import pass_hat_k_report
 
-    report = passk_report(trials, table, infrastructure_errors=infrastructure_errors,
+    report = pass_hat_k_report(trials, table, infrastructure_errors=infrastructure_errors,
                           k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
                           confidence=confidence)
     groups = report.groups

@@ -97,7 +97,7 @@ def html_report(result: Any, **options: Any) -> str:
     from noisefloor.html import (  # noqa: F401
         doc_page,
         pages,  # noqa: F401 - registers the builders
-        passk_page,
+        pass_hat_k_page,
         tax_page,
     )
 

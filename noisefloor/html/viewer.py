@@ -30,6 +30,8 @@ __all__ = ["INDEX_FIELDS", "ViewerData", "make_server", "serve"]
 #: Columns of ``/api/index``, in order (every one is a filter or a column of the list).
 INDEX_FIELDS = ("model", "task", "family", "mode", "variant", "outcome", "label", "instance",
                 "trial", "turns", "key")
+#: The viewer listens on the loopback interface only.
+HOST = "127.0.0.1"
 _CODED = ("model", "task", "family", "mode", "variant", "outcome", "label")
 
 
@@ -263,7 +265,7 @@ def make_server(data: ViewerData, *, port: int = 0, report: str | Path | None = 
     The address is ``server.server_address``; call ``serve_forever()`` (and ``shutdown()``).
     With ``prefetch`` a daemon thread scans the transcript files for their offsets.
     """
-    server = ThreadingHTTPServer(("127.0.0.1", int(port)),
+    server = ThreadingHTTPServer((HOST, int(port)),
                                  _handler(data, Path(report) if report else None))
     server.daemon_threads = True
     if prefetch:
@@ -275,8 +277,8 @@ def serve(paths: str | Path | Sequence[str | Path], *, port: int = 0,
           labels: str | Path | None = None, report: str | Path | None = None) -> None:
     """Serve the viewer of a run until interrupted (prints the address)."""
     server = make_server(ViewerData.open(paths, labels), port=port, report=report)
-    host, bound = server.server_address[:2]
-    print(f"transcript viewer on http://{host}:{bound}/ (Ctrl-C stops it)", flush=True)
+    bound = server.server_address[1]
+    print(f"transcript viewer on http://{HOST}:{bound}/ (Ctrl-C stops it)", flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

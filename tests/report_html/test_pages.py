@@ -178,29 +178,29 @@ def test_passk_interval_matches_hand_computation():
     """Four tasks, two trials each: per-task pass^1 1, 0, 0.5, 0.5. Mean 0.5, per-task SD
     sqrt(0.5 / 3), SE = SD / 2 = 0.2041241; normal quantiles 1.959964 (95%) and 1.644854
     (90%) from a standard normal table: [0.0999240, 0.9000760] and [0.1642451, 0.8357549]."""
-    from noisefloor.html.passk_page import passk_report
+    from noisefloor.html.pass_hat_k_page import pass_hat_k_report
     from noisefloor.stats.passk import pass_hat_k_table
 
     t = pd.DataFrame({"task_id": list("aabbccdd"), "trial": [0, 1] * 4,
                       "reward": [1, 1, 0, 0, 1, 0, 0, 1.0]})
     table = pass_hat_k_table(t, [1, 2])
     for level, low, high in ((0.95, 0.0999240, 0.9000760), (0.90, 0.1642451, 0.8357549)):
-        r = passk_report(t, table, confidence=level)
+        r = pass_hat_k_report(t, table, confidence=level)
         iv = r.groups[0]["intervals"][1]
         assert iv["ci_low"] == pytest.approx(low, abs=1e-6)
         assert iv["ci_high"] == pytest.approx(high, abs=1e-6)
         assert r.groups[0]["pass_hat_k"][1] == 0.5
     # pass^2: per task 1, 0, 0, 0 -> 0.25, SE = sqrt(0.75 / 3) / 2 = 0.25; lower end clipped
-    iv2 = passk_report(t, table).groups[0]["intervals"][2]
+    iv2 = pass_hat_k_report(t, table).groups[0]["intervals"][2]
     assert iv2["ci_low"] == 0.0 and iv2["ci_high"] == pytest.approx(0.25 + 1.959964 * 0.25,
                                                                     abs=1e-6)
 
 
 def test_passk_interval_truncate_is_nan_with_reason():
-    from noisefloor.html.passk_page import passk_report
+    from noisefloor.html.pass_hat_k_page import pass_hat_k_report
     from noisefloor.stats.passk import pass_hat_k_table
 
     t = pd.DataFrame({"task_id": list("aab"), "trial": [0, 1, 0], "reward": [1, 0, 1.0]})
     table = pass_hat_k_table(t, [1], unequal_trials="truncate")
-    iv = passk_report(t, table, unequal_trials="truncate").groups[0]["intervals"][1]
+    iv = pass_hat_k_report(t, table, unequal_trials="truncate").groups[0]["intervals"][1]
     assert math.isnan(iv["ci_low"]) and "truncate" in iv["reason"]

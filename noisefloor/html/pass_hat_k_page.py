@@ -1,4 +1,4 @@
-"""pass^k curves with intervals per configuration: :func:`passk_report` and its page.
+"""pass^k curves with intervals per configuration: :func:`pass_hat_k_report` and its page.
 
 The values are those of :func:`noisefloor.stats.passk.pass_hat_k_table` (``noisefloor passk``);
 each (configuration, k) gets the analytic interval of
@@ -20,11 +20,11 @@ from noisefloor.html.svg import Series, curves_svg
 from noisefloor.stats.passk import CONFIG_COLUMNS
 from noisefloor.stats.passk_interval import pass_hat_k_interval
 
-__all__ = ["PasskReport", "passk_report"]
+__all__ = ["PassHatKReport", "pass_hat_k_report"]
 
 
 @dataclass(frozen=True)
-class PasskReport:
+class PassHatKReport:
     """pass^k of each configuration with intervals.
 
     Attributes
@@ -68,16 +68,16 @@ def _config_name(g: dict, keys: tuple) -> str:
     return " / ".join(parts) or "all trials"
 
 
-def _varying(r: PasskReport) -> tuple:
+def _varying(r: PassHatKReport) -> tuple:
     """The configuration columns that differ between groups (all of them for one group)."""
     if len(r.groups) <= 1:
         return r.keys
     return tuple(c for c in r.keys if len({str(g[c]) for g in r.groups}) > 1) or r.keys
 
 
-def passk_report(trials: pd.DataFrame, table: pd.DataFrame, *,
+def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
                  infrastructure_errors: str = "exclude", k_exceeds_n: str = "nan",
-                 unequal_trials: str = "allow", confidence: float = 0.95) -> PasskReport:
+                 unequal_trials: str = "allow", confidence: float = 0.95) -> PassHatKReport:
     """Group ``table`` (:func:`~noisefloor.stats.passk.pass_hat_k_table` of ``trials``) by
     configuration and attach each k's analytic interval over tasks.
 
@@ -116,11 +116,11 @@ def passk_report(trials: pd.DataFrame, table: pd.DataFrame, *,
                        "infrastructure_errors": infrastructure_errors,
                        "details": g.drop(columns=list(keys)).to_dict(orient="records"),
                        "intervals": intervals})
-    return PasskReport(groups=tuple(groups), keys=keys, confidence=confidence)
+    return PassHatKReport(groups=tuple(groups), keys=keys, confidence=confidence)
 
 
-@page_for(PasskReport)
-def passk_page(r: PasskReport, **_: Any) -> Page:
+@page_for(PassHatKReport)
+def pass_hat_k_page(r: PassHatKReport, **_: Any) -> Page:
     """The page of ``noisefloor passk``."""
     data = r.to_dict()
     level = f"{r.confidence * 100:g}%"
@@ -153,7 +153,7 @@ def passk_page(r: PasskReport, **_: Any) -> Page:
     return Page("pass^k", verdict, data, "passk", (), blocks)
 
 
-def _verdict(r: PasskReport, data: dict) -> str:
+def _verdict(r: PassHatKReport, data: dict) -> str:
     parts = []
     for gi, g in enumerate(r.groups):
         ks = [k for k, v in g["pass_hat_k"].items() if v == v]
