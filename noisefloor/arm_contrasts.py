@@ -97,7 +97,7 @@ def log_contrasts(
     Parameters
     ----------
     trials : pandas.DataFrame
-        Output of :func:`noisefloor.logs.load_trials` or :func:`noisefloor.logs.runs.load_runs`
+        Output of :func:`noisefloor.logs.load_trials`
         (``protocol, task_id, trial, reward`` and optionally ``benchmark, model, seed, run,
         infrastructure_error``).
     pairs : iterable of str or (str, str), optional

@@ -34,6 +34,16 @@ Arms: within one benchmark, model and seed an arm is a protocol; when one protoc
 several runs (files given separately, e.g. two tau2-bench runs of one configuration, which
 share tau2's default seed 300) each run is its own arm, labelled ``protocol@run``.
 
+Configuration identity: two arms are one configuration (``kind == "aa"``) only when their
+protocol and everything their tool records about the system under test agree (the
+``configuration`` column, :mod:`noisefloor.logs.configuration`: tau2-bench's agent
+implementation and settings, user simulator and domain; inspect_ai's task, solver and scorers;
+tau-bench's strategy and temperature). Runs of one protocol label whose configurations differ
+(four tau2-bench runs of four agent implementations, say) are different systems: their
+contrasts are candidates of two configurations, certified only by an empty store, identical
+first requests, or a declaration naming the two arms (``"default@runA-default@runB"``); the
+skipped reason names the fields that differ.
+
 Source of the rule: Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A
 Paired Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise floor".
 """
@@ -47,6 +57,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from noisefloor.logs.configuration import describe_differences, parse_configuration
 from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import MentionError, literal
@@ -83,8 +94,11 @@ class NoNullContrastError(MentionError):
     """No pair of arms in the log is a certified null contrast (the message names remedies).
 
     A :class:`ValueError` whose message mentions ``null_pairs``: ``null_pairs=`` in Python,
-    the command's option (``--null``) on the command line.
+    the command's option (``--null``) on the command line. ``skipped`` holds every candidate
+    pair with the reason nothing certifies it (as :attr:`NullContrasts.skipped`).
     """
+
+    skipped: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -134,7 +148,7 @@ def arm_labels(trials: pd.DataFrame) -> pd.Series:
     ----------
     trials : pandas.DataFrame
         Trial records with ``protocol`` and optionally ``run`` (as
-        :func:`noisefloor.logs.runs.load_runs` adds), ``benchmark, model, seed``.
+        :func:`noisefloor.logs.load_trials` adds), ``benchmark, model, seed``.
 
     Returns
     -------
@@ -303,7 +317,7 @@ def certified_null_contrasts(
     Parameters
     ----------
     trials : pandas.DataFrame
-        Output of :func:`noisefloor.logs.load_trials` or :func:`noisefloor.logs.runs.load_runs`
+        Output of :func:`noisefloor.logs.load_trials`
         (``protocol, task_id, trial, reward`` and optionally ``benchmark, model, seed, run,
         logged_protocol, infrastructure_error, store_events_at_start, injections,
         first_request_sha256``).
@@ -364,11 +378,19 @@ def certified_null_contrasts(
     logged_col = trials["logged_protocol"] if "logged_protocol" in trials.columns else protocol_col
     config_of = {str(arm_names[arm_codes[i]]): str(protocol_col.iat[i]) for i in first_of_arm}
     logged_of = {str(arm_names[arm_codes[i]]): str(logged_col.iat[i]) for i in first_of_arm}
+    identity_of = _identities(trials, arm_names, arm_codes, first_of_arm)
     names = set(config_of) | set(config_of.values())
     named_clean = _pair_names(clean_pairs, names, "clean pair") if clean_pairs else []
     named_null = _pair_names(null_pairs, names, "null pair") if null_pairs else []
 
+    def same_configuration(a, b):
+        return config_of[a] == config_of[b] and identity_of[a] == identity_of[b]
+
     def is_named(named, a, b):
+        if not same_configuration(a, b) and config_of[a] == config_of[b]:
+            # runs of one label whose recorded configurations differ: only naming the two
+            # arms themselves declares them null, never the label's re-runs ('a-a')
+            return any({x, y} == {a, b} for x, y in named)
         ca, cb = config_of.get(a, a), config_of.get(b, b)
         return any({x, y} in ({a, b}, {ca, cb}) and (x == y) == (a == b or ca == cb)
                    for x, y in named)
@@ -387,8 +409,13 @@ def certified_null_contrasts(
             declared=is_named(named_null, a, b),
             declared_clean=not same and is_named(named_clean, a, b))
         if not cert:
+            reason = _why_not(same, sa, sb)
+            if not same and config_of[a] == config_of[b]:
+                reason = (f"the runs' recorded configurations differ ("
+                          f"{describe_differences(identity_of[a], identity_of[b], name_a=a, name_b=b)}"
+                          f"), so they are two systems, not re-runs; {reason}")
             skipped.append({"contrast": prefix + label, "kind": kind, "seed": group.seed,
-                            "reason": _why_not(same, sa, sb)})
+                            "reason": reason})
             return
         rows.append({"contrast": prefix + label, "kind": kind, "clean": bool(clean),
                      "certified_by": cert, "seed": group.seed, **pair_counts(sa, sb),
@@ -398,7 +425,7 @@ def certified_null_contrasts(
         prefix = ("/".join(group.key) + ":") if multi else ""
         arms_here = group.arms
         for a, b in itertools.combinations(arms_here, 2):
-            same = config_of[a] == config_of[b]
+            same = same_configuration(a, b)
             if not (reruns if same else trial0):
                 continue
             swapped = (b, a) in named_clean and (a, b) not in named_clean
@@ -423,10 +450,26 @@ def certified_null_contrasts(
                              "pairs at trial 0: " + (", ".join(f"{x}-{y}" for x, y in sorted(formed))
                                                      or "none"))
     if not rows:
-        raise NoNullContrastError(_no_null_message(trial0, reruns, skipped))
+        error = NoNullContrastError(_no_null_message(trial0, reruns, skipped))
+        error.skipped = tuple(skipped)  # every candidate with its reason, for the renderers
+        raise error
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
     table["seed"] = pd.array([_plain_seed(x) for x in table["seed"]], dtype="Int64")
     return NullContrasts(table=table, skipped=tuple(skipped))
+
+
+def _identities(trials: pd.DataFrame, arm_names, arm_codes, first_of_arm) -> dict[str, dict]:
+    """Per arm: what its tool records about the system under test (the protocol as logged and
+    the ``configuration`` column; see :mod:`noisefloor.logs.configuration`)."""
+    logged = trials["logged_protocol"] if "logged_protocol" in trials.columns else trials["protocol"]
+    conf = trials["configuration"] if "configuration" in trials.columns else None
+    out = {}
+    for i in first_of_arm:
+        identity = {"protocol": str(logged.iat[i])}
+        if conf is not None:
+            identity.update(parse_configuration(conf.iat[i]))
+        out[str(arm_names[arm_codes[i]])] = identity
+    return out
 
 
 def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:

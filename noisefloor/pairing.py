@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.passk import is_success
+from noisefloor.stats.passk import trial_outcomes
 
 __all__ = ["Group", "Slot", "encode_groups", "pair_counts"]
 
@@ -124,11 +124,7 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
     reward = trials["reward"].astype(float).to_numpy()
     infra = (trials["infrastructure_error"].fillna(False).astype(bool).to_numpy()
              if "infrastructure_error" in trials.columns else np.zeros(n, dtype=bool))
-    outcome = np.where(is_success(reward), 1.0, 0.0)
-    undefined = np.isnan(reward) & ~infra
-    if infrastructure_errors == "exclude":
-        undefined |= infra
-    outcome[undefined] = np.nan
+    outcome = trial_outcomes(reward, infra, infrastructure_errors)
     store = _float_column(trials, "store_events_at_start")
     injections = _float_column(trials, "injections")
     sha = (_codes(trials["first_request_sha256"])[0] if "first_request_sha256" in trials.columns

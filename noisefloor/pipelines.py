@@ -36,9 +36,9 @@ _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
 def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
                     benchmark: str | None = None, model: str | None = None,
-                    protocol: str | None = None) -> pd.DataFrame:
+                    protocol: str | None = None, score: str | None = None) -> pd.DataFrame:
     """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
-    :func:`noisefloor.logs.runs.load_runs` (each path one run; ``"PATH=LABEL"`` labels it).
+    :func:`noisefloor.logs.load_trials` (each path one run; ``"PATH=LABEL"`` labels it).
 
     Raises
     ------
@@ -47,10 +47,10 @@ def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = F
     """
     if isinstance(logs, pd.DataFrame):
         return logs
-    from noisefloor.logs.runs import load_runs
+    from noisefloor.logs import load_trials
 
-    trials = load_runs(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                       model=model, protocol=protocol)
+    trials = load_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                         model=model, protocol=protocol, score=score)
     if trials.empty:
         read = trials.attrs.get("sources") or [str(logs)]
         raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
@@ -133,6 +133,7 @@ class FloorRun:
 def floor_run(
     logs: Any, *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None,
     clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
     reruns: bool = True, infrastructure_errors: str = "exclude", confidence: float = 0.95,
     pooling: str = "summed", tau_method: str = "dl",
@@ -142,9 +143,9 @@ def floor_run(
     Parameters
     ----------
     logs : path, ``"PATH=LABEL"``, (path, label), a sequence of them, or a DataFrame
-        The logs (each path one run, see :func:`noisefloor.logs.runs.load_runs`), or trials
+        The logs (each path one run, see :func:`noisefloor.logs.load_trials`), or trials
         already loaded.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`.
@@ -179,7 +180,7 @@ def floor_run(
 
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                             model=model, protocol=protocol)
+                             model=model, protocol=protocol, score=score)
     null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
                         reruns=reruns, infrastructure_errors=infrastructure_errors)
     nf = noise_floor(null.table, confidence=confidence, pooling=pooling, tau_method=tau_method)
@@ -287,7 +288,8 @@ def contrast_run(
     logs: Any, a: str, b: str, *, by: str | None = None, trials: Sequence[int] | None = None,
     trial_b: int | None = None, coordination_active: bool = False, family_size: int = 1,
     format: str | None = None, allow_nan: bool = False, benchmark: str | None = None,
-    model: str | None = None, protocol: str | None = None, clean_pairs: Sequence = (),
+    model: str | None = None, protocol: str | None = None, score: str | None = None,
+    clean_pairs: Sequence = (),
     null_pairs: Sequence = (), trial0: bool = True, reruns: bool = True,
     infrastructure_errors: str = "exclude", confidence: float = 0.95,
 ) -> ContrastRun:
@@ -311,7 +313,7 @@ def contrast_run(
         Also compare trial 1 on the tasks both arms failed at trial 0.
     family_size : int, default 1
         Contrasts in the family, for the Bonferroni correction of each row.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
@@ -343,7 +345,7 @@ def contrast_run(
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
     confidence = _validate.probability("confidence", confidence)
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                            model=model, protocol=protocol)
+                            model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
     rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
                          coordination_active=coordination_active,
@@ -460,7 +462,8 @@ def audit_run(
     clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
     reruns: bool = True, by: str = "protocol", format: str | None = None,
     allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
-    protocol: str | None = None, out: str | Path | None = None, plot: bool = True,
+    protocol: str | None = None, score: str | None = None, out: str | Path | None = None,
+    plot: bool = True,
     confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
 ) -> AuditRun:
     """Place claims against a noise floor from a count table or from logs.
@@ -482,7 +485,7 @@ def audit_run(
         Logs only: as in :func:`noisefloor.nulls.certified_null_contrasts`.
     by : {"protocol", "model"}, default "protocol"
         Logs only: the arms of the log's own contrasts.
-    format, allow_nan, benchmark, model, protocol
+    format, allow_nan, benchmark, model, protocol, score
         Logs only: as in :func:`noisefloor.logs.load_trials`.
     out : path, optional
         Directory to write ``forest.png``, ``forest.svg`` and ``report.md`` to.
@@ -534,7 +537,7 @@ def audit_run(
     skipped: tuple = ()
     if logs is not None:
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                                 model=model, protocol=protocol)
+                                 model=model, protocol=protocol, score=score)
         null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
                             trial0=trial0, reruns=reruns)
         null_table, skipped = null.table, null.skipped

@@ -12,7 +12,10 @@ paths the examples use resolve as they do for a user. A block preceded by the co
 ``<!-- file: NAME -->`` is written to ``NAME`` in that folder before the sessions after it run
 (the small input files the examples talk about). A session preceded by ``<!-- background -->``
 starts each of its commands in the background (a server the later examples talk to): its first
-output lines are compared as they arrive, and it is stopped when the document ends. A plain
+output lines are compared as they arrive, and it is stopped when the document ends. A background
+command's ``--port N`` is run as ``--port 0`` (the OS picks a free port, so several test runs can
+share a machine); the server prints its URL, and the port it got replaces ``:N`` in every later
+command and file of the document, and back to ``:N`` in the output compared. A plain
 ``noisefloor ...`` command runs in process through click's test runner; anything with shell
 syntax (pipes, redirections, ``$?``) runs under bash with ``noisefloor`` on the PATH running this
 checkout. A ``pycon`` block (``>>>`` prompts) runs as a doctest in the same folder.
@@ -165,6 +168,40 @@ def start_background(command: str, cwd: Path, n_lines: int,
     return proc, "".join(lines)
 
 
+_PORT_OPTION = re.compile(r"--port[ =](\d+)")
+_URL_PORT = re.compile(r"https?://[\w.\-]+:(\d+)")
+
+
+def free_port_command(command: str) -> tuple[str, str | None]:
+    """``command`` with a fixed ``--port N`` replaced by ``--port 0``; returns it and ``N``."""
+    match = _PORT_OPTION.search(command)
+    if match is None or match.group(1) == "0":
+        return command, None
+    return command[:match.start()] + "--port 0" + command[match.end():], match.group(1)
+
+
+class PortMap:
+    """Documented ports and the ports the OS gave their servers in this run."""
+
+    def __init__(self) -> None:
+        self.ports: dict[str, str] = {}
+
+    def learn(self, documented: str | None, output: str) -> None:
+        match = _URL_PORT.search(output)
+        if documented is not None and match is not None:
+            self.ports[documented] = match.group(1)
+
+    def to_actual(self, text: str) -> str:
+        for documented, actual in self.ports.items():
+            text = re.sub(rf":{documented}\b", f":{actual}", text)
+        return text
+
+    def to_documented(self, text: str) -> str:
+        for documented, actual in self.ports.items():
+            text = re.sub(rf":{actual}\b", f":{documented}", text)
+        return text
+
+
 def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     env = _shell_env(cwd)
     proc = subprocess.run(["bash", "-c", f"(exit {last_status}); {command}"], cwd=cwd, env=env,
@@ -227,6 +264,19 @@ def test_parser_reads_sessions_and_files():
     assert not _matches(_normalise(["out 2"]), "out 1\n")
 
 
+def test_background_ports_come_from_the_os():
+    command, documented = free_port_command("python -m server --port 8767 --tasks a")
+    assert (command, documented) == ("python -m server --port 0 --tasks a", "8767")
+    assert free_port_command("python -m server --port 0") == ("python -m server --port 0", None)
+    ports = PortMap()
+    ports.learn(documented, "http://127.0.0.1:41234/v1\n")
+    assert ports.to_actual("--base-url http://127.0.0.1:8767/v1 http://localhost:8767/v1") == (
+        "--base-url http://127.0.0.1:41234/v1 http://localhost:41234/v1")
+    assert ports.to_documented('"base_url": "http://127.0.0.1:41234/v1"') == (
+        '"base_url": "http://127.0.0.1:8767/v1"')
+    assert ports.to_actual("port :87670 stays") == "port :87670 stays"
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
 def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     blocks = parse_markdown(doc.read_text(encoding="utf-8"))
@@ -241,23 +291,28 @@ def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.Mo
     failures: list[str] = []
     status = 0
     servers: list[subprocess.Popen] = []
+    ports = PortMap()
     try:
         for block in blocks:
             if block.file_name is not None:
                 target = root / block.file_name
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(block.content, encoding="utf-8")
+                target.write_text(ports.to_actual(block.content), encoding="utf-8")
                 continue
             if block.doctest:
-                failures += _run_doctest(block.doctest, f"{doc.relative_to(REPO)}:{block.line}")
+                failures += _run_doctest(ports.to_actual(block.doctest),
+                                         f"{doc.relative_to(REPO)}:{block.line}")
                 continue
             for cmd in block.commands:
                 if block.background:
                     want_lines = [row for row in cmd.expected if row.strip()]
-                    proc, got = start_background(cmd.command, root, len(want_lines))
+                    command, documented = free_port_command(cmd.command)
+                    proc, got = start_background(command, root, len(want_lines))
                     servers.append(proc)
+                    ports.learn(documented, got)
                 else:
-                    got, status = run_command(cmd.command, root, status)
+                    got, status = run_command(ports.to_actual(cmd.command), root, status)
+                got = ports.to_documented(got)
                 want = _normalise(cmd.expected)
                 got_norm = _normalise(got.splitlines())
                 if not _matches(want, got_norm):

@@ -21,7 +21,6 @@ from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.floor import noise_floor
 from noisefloor.logs import load_trials
-from noisefloor.logs.runs import load_runs
 from noisefloor.nulls import (DECLARED, EMPTY_STORE, NO_INJECTION, NO_STORE_READER,
                               NoNullContrastError, certified_null_contrasts)
 from noisefloor.pipelines import contrast_run, floor_run
@@ -165,9 +164,7 @@ def _tau2_success(path) -> dict:
 
 def test_two_tau2_runs_of_one_configuration_are_two_runs_not_duplicates(nulls_dir):
     a, b = nulls_dir / "tau2_runA", nulls_dir / "tau2_runB"
-    with pytest.raises(Exception, match="duplicate trial"):
-        load_trials([a, b])  # one trial key twice in one run is still a duplicate
-    trials = load_runs([a, b])
+    trials = load_trials([a, b])  # each path given is one run, kept apart by ``run``
     assert set(trials["run"]) == {"tau2_runA", "tau2_runB"} and set(trials["seed"]) == {300}
     ra, rb = _tau2_success(a / "results.json"), _tau2_success(b / "results.json")
     run = floor_run([a, b])
@@ -192,7 +189,7 @@ def test_labelled_runs_are_arms_and_their_contrast_is_not_null(nulls_dir):
     assert got == [(0, *_wlt(rb[0], ra[0]), ""), (1, *_wlt(rb[1], ra[1]), "")]
     # the labels replace the protocol; the run's own stays in logged_protocol, and the
     # re-runs of each labelled run are A/A pairs (a tau2 run has no store reader)
-    trials = load_runs([(a, "baseline"), (b, "variant")])
+    trials = load_trials([(a, "baseline"), (b, "variant")])
     assert set(trials["logged_protocol"]) == {"default"}
     null = certified_null_contrasts(trials)
     assert set(null.table["contrast"]) == {"baseline[t0]-baseline[t1]", "variant[t0]-variant[t1]"}
@@ -226,12 +223,12 @@ def test_aa_contrast_of_one_configuration_across_trials(shared_data):
 def test_a_label_on_a_log_of_several_protocols_is_refused(fixtures_dir):
     with pytest.raises(ValueError, match="label 'x' names one arm, but the log holds records of 3 "
                                          "protocols"):
-        load_runs([(fixtures_dir / "logs" / "paper", "x")], benchmark="b", model="m")
+        load_trials([(fixtures_dir / "logs" / "paper", "x")], benchmark="b", model="m")
 
 
 def test_a_log_given_twice_is_named(nulls_dir):
     with pytest.raises(Exception, match="read twice"):
-        load_runs([nulls_dir / "tau2_runA", (nulls_dir / "tau2_runA", "x")])
+        load_trials([nulls_dir / "tau2_runA", (nulls_dir / "tau2_runA", "x")])
 
 
 # --- properties ---------------------------------------------------------------------------------

@@ -89,23 +89,20 @@ def _refuse_unrecognised(paths) -> None:
 
 def read_logs(paths, log_format: str, label_benchmark=None, label_model=None, label_protocol=None,
               allow_nan: bool | None = None):
-    """Load trial logs into the trial DataFrame (see :func:`noisefloor.logs.load_trials`).
+    """Load trial logs, each one run, into the trial DataFrame with the one reader
+    (:func:`noisefloor.logs.load_trials`): ``paths`` are paths or ``(path, label)`` pairs.
 
-    ``allow_nan`` defaults to the command's ``--allow-nan`` flag.
+    ``allow_nan`` defaults to the command's ``--allow-nan`` flag, the scorer to its ``--score``.
     """
     from noisefloor.logs import load_trials
 
     if not paths:
         raise click.UsageError("give at least one LOG path")
-    if log_format == "auto":
-        _refuse_unrecognised(paths)
-    ctx = click.get_current_context(silent=True)
-    if allow_nan is None:
-        allow_nan = bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False))
-    score = ctx.meta.get(_SCORE) if ctx is not None else None
-    trials = load_trials(list(paths), format=None if log_format == "auto" else log_format,
-                         allow_nan=allow_nan, benchmark=label_benchmark, model=label_model,
-                         protocol=label_protocol, score=score)
+    specs = [p if isinstance(p, tuple) else (str(p), None) for p in paths]
+    options = log_call_options(specs, log_format, label_benchmark, label_model, label_protocol)
+    if allow_nan is not None:
+        options["allow_nan"] = allow_nan
+    trials = load_trials(specs, **options)
     if trials.empty:
         # An empty log (a blank file read with --format, ``[]``, a tau2 run without
         # simulations) must not pass as a run with nothing wrong in it.
@@ -180,7 +177,8 @@ def log_call_options(specs, log_format: str, label_benchmark=None, label_model=N
     ctx = click.get_current_context(silent=True)
     return {"format": None if log_format == "auto" else log_format,
             "allow_nan": bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False)),
-            "benchmark": label_benchmark, "model": label_model, "protocol": label_protocol}
+            "benchmark": label_benchmark, "model": label_model, "protocol": label_protocol,
+            "score": ctx.meta.get(_SCORE) if ctx is not None else None}
 
 
 def spec_text(specs) -> list[str]:

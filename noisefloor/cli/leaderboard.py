@@ -8,8 +8,9 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._common import jsonable
+from noisefloor.cli._html import html_option, write_page
+from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
 from noisefloor.leaderboard import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
@@ -30,7 +31,7 @@ def _p(p: float) -> str:
               help="Noise floor (proportion, 0.12 = 12 pp) to place the gap against.")
 @click.option("--envelope", type=float, default=None,
               help="With --floor: the envelope; gaps between the two are 'inside'.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+@click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose noise floor the gap is placed against (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: the clean-contrast floor or the envelope.")

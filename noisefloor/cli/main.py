@@ -21,6 +21,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
               "Place claimed gains below, inside or above the noise floor."),
     "floor": ("noisefloor.cli.floor", "floor",
               "The noise floor of LOG files, from their null contrasts."),
+    "compare": ("noisefloor.cli.compare", "compare",
+                "Is A better than B on these logs, or inside the noise floor?"),
     "contrast": ("noisefloor.cli.contrast", "contrast",
                  "Sign test, gap and Wilson-mapped CI of one contrast a-b."),
     "passk": ("noisefloor.cli.passk", "passk", "pass^k of each configuration in LOG files (tau-bench)."),

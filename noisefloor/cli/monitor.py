@@ -8,7 +8,7 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
-from noisefloor.cli._logs import log_options, read_logs
+from noisefloor.cli._logs import LOG_SPEC, log_options, read_logs, spec_text
 from noisefloor.monitoring import monitor_trials
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
@@ -169,13 +169,13 @@ def _check_options(counts: dict, reals: dict) -> None:
 
 
 @click.command(short_help="Runtime alarms over LOG files, against a --baseline.")
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("logs", nargs=-1, required=True, type=LOG_SPEC)
 @click.option(
     "--baseline",
     "baseline_logs",
     multiple=True,
     required=True,
-    type=click.Path(exists=True),
+    type=LOG_SPEC,
     help="Release-baseline log (repeat for several files; a directory works too).",
 )
 @log_options
@@ -193,7 +193,7 @@ def _check_options(counts: dict, reals: dict) -> None:
     "--floor-log",
     "floor_logs",
     multiple=True,
-    type=click.Path(exists=True),
+    type=LOG_SPEC,
     help="Take sigma as null_gap_sd of `noisefloor floor` on these logs (repeatable).",
 )
 @click.option("--k", "k", type=int, default=1, show_default=True, help="The k of pass^k (R1).")
@@ -317,18 +317,18 @@ def monitor(
         differ = _labels_differ(floor_trials, trials)
         if differ:
             raise click.ClickException(
-                f"--floor-log {', '.join(floor_logs)}: the floor's logs are "
+                f"--floor-log {', '.join(spec_text(floor_logs))}: the floor's logs are "
                 + " and ".join(differ) + "; the run-to-run noise of another benchmark or model "
                 "is not this deployment's sigma: give --floor-log logs of the same benchmark and "
                 "model, or --sigma")
         try:
             sigma = noise_floor_from_trials(floor_trials)
         except ValueError as exc:
-            raise click.ClickException(f"--floor-log {', '.join(floor_logs)}: "
+            raise click.ClickException(f"--floor-log {', '.join(spec_text(floor_logs))}: "
                                        f"{error_text(exc)}") from None
         if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:
             raise click.ClickException(
-                f"--floor-log {', '.join(floor_logs)}: the floor's null_gap_sd is "
+                f"--floor-log {', '.join(spec_text(floor_logs))}: the floor's null_gap_sd is "
                 f"{sigma.null_gap_sd:g}, not a usable sigma (it needs at least two per-seed null "
                 f"gaps that differ; these logs give {int((sigma.table['seed'] != 'pooled').sum())}"
                 " per-seed null contrast(s)); pass --sigma instead")

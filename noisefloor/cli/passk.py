@@ -8,7 +8,7 @@ import pandas as pd
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
-from noisefloor.cli._logs import label_options, log_options, read_logs
+from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
 from noisefloor.stats.passk import CONFIG_COLUMNS, default_max_k, pass_hat_k_table
 
 
@@ -35,7 +35,7 @@ class _KList(click.ParamType):
 
 
 @click.command(short_help="pass^k of each configuration in LOG files (tau-bench).")
-@click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("logs", nargs=-1, required=True, type=LOG_SPEC)
 @log_options
 @label_options
 @click.option("--k", "ks", multiple=True, type=_KList(),
@@ -56,21 +56,24 @@ class _KList(click.ParamType):
 def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json, html_path) -> None:
     """pass^k of each configuration in LOG files (tau-bench estimator)."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
+    # two runs of one configuration are two samples of it, each its own row (as floor keeps
+    # them apart): their trials share keys and are never merged into one run
+    by = CONFIG_COLUMNS + (("run",) if trials["run"].nunique() > 1 else ())
     ks = tuple(dict.fromkeys(k for group in ks for k in group))  # flatten, keep order, no repeats
     if not ks:
         # up to the most trials any task has *as pass^k counts them*: after the
         # --infrastructure-errors policy, without never-run trials, after --unequal-trials
         # truncate. Every trial dropped: k = 1 is reported as NaN with the reason.
-        ks = tuple(range(1, default_max_k(trials, infrastructure_errors=infrastructure_errors,
+        ks = tuple(range(1, default_max_k(trials, by=by, infrastructure_errors=infrastructure_errors,
                                           unequal_trials=unequal_trials) + 1))
     table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
-                             k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
-    keys = [c for c in CONFIG_COLUMNS if c in table.columns]
+                             k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, by=by)
+    keys = [c for c in by if c in table.columns]
     from noisefloor.html.pass_hat_k_page import pass_hat_k_report
 
-    report = pass_hat_k_report(trials, table, infrastructure_errors=infrastructure_errors,
-                          k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
-                          confidence=confidence)
+    report = pass_hat_k_report(trials, table, by=by, infrastructure_errors=infrastructure_errors,
+                               k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
+                               confidence=confidence)
     groups = report.groups
     write_page(report, html_path)
     if as_json:

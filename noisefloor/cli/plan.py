@@ -9,6 +9,7 @@ import numpy as np
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
+from noisefloor.cli._logs import LOG_SPEC, spec_text
 from noisefloor.report import pp
 from noisefloor.stats.power import TESTS, power_curve
 from noisefloor.stats.power import plan as plan_designs
@@ -34,10 +35,10 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tup
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
-        raise click.ClickException(f"--floor-log {', '.join(paths)}: the {kind} is undefined "
+        raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is undefined "
                                    f"({nf.reason or 'no informative null contrast'})")
     level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return float(value), f"{kind} of {', '.join(paths)} ({contrast}{level})"
+    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})"
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -61,7 +62,7 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tup
                    "(R power.prop.test).")
 @click.option("--floor", type=float, default=None,
               help="A floor or envelope (proportion) the gain must clear with the stated power.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+@click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose noise floor the gain must clear (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: clear the clean-contrast floor or the envelope.")
@@ -163,7 +164,7 @@ def _power_figure(result):
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
 @click.option("--tasks", "n_tasks", type=int, default=100, show_default=True,
               help="Tasks per seed, with --flip-rate.")
-@click.option("--log", "logs", multiple=True, type=click.Path(exists=True),
+@click.option("--log", "logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s): simulate at each task's success share over all its records.")
 @click.option("--seeds", "n_seeds", type=int, default=2, show_default=True, help="Seeds per run.")
 @click.option("--arms", "n_arms", type=int, default=3, show_default=True,
@@ -178,7 +179,7 @@ def _power_figure(result):
                    "or --null-gap.")
 @click.option("--null-gap", "null_gaps", multiple=True, type=float,
               help="A null contrast's gap (proportion), repeatable.")
-@click.option("--floor-log", "floor_logs", multiple=True, type=click.Path(exists=True),
+@click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose per-seed null-contrast gaps rate --claim.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
@@ -201,7 +202,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
     if logs:
         from noisefloor.cli._logs import read_logs
         p = per_task_success_share(read_logs(logs, "auto")).to_numpy()
-        source = f"per-task success shares of {', '.join(logs)}"
+        source = f"per-task success shares of {', '.join(spec_text(logs))}"
     else:
         if n_tasks < 1:
             raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")

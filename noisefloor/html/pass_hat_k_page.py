@@ -9,6 +9,7 @@ each (configuration, k) gets the analytic interval of
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,15 +77,17 @@ def _varying(r: PassHatKReport) -> tuple:
 
 
 def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
-                 infrastructure_errors: str = "exclude", k_exceeds_n: str = "nan",
-                 unequal_trials: str = "allow", confidence: float = 0.95) -> PassHatKReport:
+                      by: Sequence[str] = CONFIG_COLUMNS, infrastructure_errors: str = "exclude",
+                      k_exceeds_n: str = "nan", unequal_trials: str = "allow",
+                      confidence: float = 0.95) -> PassHatKReport:
     """Group ``table`` (:func:`~noisefloor.stats.passk.pass_hat_k_table` of ``trials``) by
-    configuration and attach each k's analytic interval over tasks.
+    configuration (the columns ``by``, as the table was grouped) and attach each k's analytic
+    interval over tasks.
 
     An interval is NaN with a reason when pass^k is, when fewer than two tasks enter it, or
     under ``unequal_trials="truncate"`` (the interval does not truncate).
     """
-    keys = tuple(c for c in CONFIG_COLUMNS if c in table.columns)
+    keys = tuple(c for c in by if c in table.columns)
     groups = []
     grouped = (table.groupby(list(keys), sort=True, dropna=False) if keys
                else [((), table)])

@@ -2,7 +2,10 @@
 
 Columns, in order (see :data:`COLUMNS`): the :class:`~noisefloor.logs.schema.TrialRecord`
 fields, then ``source`` (file path) and ``line`` (1-based line of a JSONL file, or 1-based
-record index of a JSON document).
+record index of a JSON document) (:data:`RECORD_COLUMNS`, what a builder assembles), then the
+run columns the loader adds (:data:`RUN_COLUMNS`): ``run`` (the run's name), ``logged_protocol``
+(the protocol the log gave, before a label) and ``configuration`` (what the run's tool records
+about the system under test, canonical JSON; see :mod:`noisefloor.logs.configuration`).
 """
 
 from __future__ import annotations
@@ -15,14 +18,21 @@ import pyarrow as pa
 
 from noisefloor.logs.schema import KEY_FIELDS
 
-__all__ = ["COLUMNS", "DTYPES", "FrameBuilder", "duplicate_rows", "empty_frame"]
+__all__ = ["COLUMNS", "DTYPES", "RECORD_COLUMNS", "RUN_COLUMNS", "FrameBuilder",
+           "duplicate_rows", "empty_frame"]
 
-#: Column order of the trial DataFrame.
-COLUMNS: tuple[str, ...] = (
+#: Columns assembled from the records of one run.
+RECORD_COLUMNS: tuple[str, ...] = (
     "schema_version", "benchmark", "model", "protocol", "seed", "task_id", "trial", "reward",
     "termination_reason", "infrastructure_error", "store_events_at_start", "injections",
     "first_request_sha256", "extra", "source", "line",
 )
+
+#: Columns the loader adds per run.
+RUN_COLUMNS: tuple[str, ...] = ("run", "logged_protocol", "configuration")
+
+#: Column order of the trial DataFrame.
+COLUMNS: tuple[str, ...] = RECORD_COLUMNS + RUN_COLUMNS
 
 #: dtype of each column (``"str"`` is pandas' string dtype; missing strings are NaN).
 DTYPES: dict[str, Any] = {
@@ -31,6 +41,7 @@ DTYPES: dict[str, Any] = {
     "termination_reason": "str", "infrastructure_error": "bool",
     "store_events_at_start": "Int64", "injections": "Int64", "first_request_sha256": "str",
     "extra": "object", "source": "str", "line": "int64",
+    "run": "str", "logged_protocol": "str", "configuration": "str",
 }
 
 _STR = ("schema_version", "benchmark", "model", "protocol", "task_id", "termination_reason",
@@ -49,9 +60,9 @@ def nullable_int64(arr: pa.Array | pa.ChunkedArray) -> pd.arrays.IntegerArray:
     return pd.arrays.IntegerArray(values.astype(np.int64, copy=False), mask)
 
 
-def empty_frame() -> pd.DataFrame:
-    """Return a trial DataFrame with no rows and the typed columns."""
-    return pd.DataFrame({c: pd.Series([], dtype=DTYPES[c]) for c in COLUMNS})
+def empty_frame(columns: tuple[str, ...] = RECORD_COLUMNS) -> pd.DataFrame:
+    """Return a trial DataFrame with no rows and the typed ``columns``."""
+    return pd.DataFrame({c: pd.Series([], dtype=DTYPES[c]) for c in columns})
 
 
 class FrameBuilder:
@@ -62,7 +73,7 @@ class FrameBuilder:
     """
 
     def __init__(self) -> None:
-        self.columns = COLUMNS
+        self.columns = RECORD_COLUMNS
         self._chunks: dict[str, list[Any]] = {c: [] for c in self.columns}
         self.n_rows = 0
 
@@ -80,7 +91,7 @@ class FrameBuilder:
         self.n_rows += n
 
     def build(self) -> pd.DataFrame:
-        """Return the DataFrame (columns :data:`COLUMNS`, dtypes :data:`DTYPES`)."""
+        """Return the DataFrame (columns :data:`RECORD_COLUMNS`, dtypes :data:`DTYPES`)."""
         if self.n_rows == 0:
             return empty_frame()
         data: dict[str, Any] = {}

@@ -434,6 +434,29 @@ def _run_labels(header: dict[str, Any], source: str, benchmark: str | None, mode
     return labels, run, problems
 
 
+def run_configuration(header: dict[str, Any], scorer: str | None) -> dict[str, Any]:
+    """The configuration an inspect_ai log records (see :mod:`noisefloor.logs.configuration`):
+    task, task arguments, the plan's solvers with their parameters, the scorers with their
+    options, the scorer read as the reward, and the generation settings without the seed."""
+    eval_spec = header.get("eval")
+    spec: dict[str, Any] = eval_spec if isinstance(eval_spec, dict) else {}
+    plan = header.get("plan")
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    solver = ([{"solver": s.get("solver"), "params": s.get("params")} for s in steps
+               if isinstance(s, dict)] if isinstance(steps, list) else None)
+    generate = spec.get("model_generate_config")
+    if isinstance(generate, dict):
+        generate = {k: v for k, v in generate.items() if k != "seed" and v is not None}
+    scorers = spec.get("scorers")
+    if isinstance(scorers, list):
+        scorers = [{"name": s.get("name"), "options": s.get("options")} for s in scorers
+                   if isinstance(s, dict)]
+    out = {"task": spec.get("task"), "task_args": spec.get("task_args") or None,
+           "solver": solver, "scorers": scorers, "score": scorer,
+           "generate_config": generate or None}
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def iter_inspect_blocks(
     path: str | Path, *, allow_nan: bool, sink: ProblemSink, score: str | None = None,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
@@ -481,6 +504,7 @@ def iter_inspect_blocks(
                                  "one of " + ", ".join(map(repr, sorted(known))), repr(score),
                                  kind="format")])
             return
+    run = {**run, "configuration": run_configuration(header, scorer)}
     records, lines, found = [], [], []
     for index, sample in samples:
         rec, bad = map_sample(sample, source=source, index=index, labels=labels, scorer=scorer,

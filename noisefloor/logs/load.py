@@ -16,7 +16,7 @@ import pyarrow as pa
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
-from noisefloor.logs.frame import FrameBuilder, duplicate_rows
+from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows
 from noisefloor.logs.inspect import iter_inspect_blocks
 from noisefloor.logs.paper import iter_paper_blocks
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
@@ -146,20 +146,28 @@ def _repeat_problem(first: tuple[str, int], later: tuple[str, int], key: str) ->
 
 
 def load_trials(
-    paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
+    logs: Any, *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
     score: str | None = None, max_line_bytes: int | None = None,
 ) -> pd.DataFrame:
-    """Load trial logs into one typed DataFrame, one row per trial (fail-fast).
+    """Load trial logs, each log given one run, into one typed DataFrame (fail-fast).
+
+    This is the one reader of every command that reads logs (``passk``, ``floor``,
+    ``contrast``, ``audit``, ``compare``, ``plan --floor-log``, ``leaderboard --floor-log``,
+    ``monitor``, ``aa-sim --log``): a pair of logs is accepted or refused the same way
+    everywhere.
 
     Parameters
     ----------
-    paths : path or sequence of paths
-        Files or directories. A directory holding ``results.json`` is one tau2-bench run;
-        any other directory is searched, at any depth, for ``*.jsonl`` / ``*.json`` /
-        ``*.eval`` logs, e.g. the paper layout ``<protocol>/trials.jsonl``. Only regular files
-        are read: a named pipe, device or socket among them, or a symbolic link that leads
-        nowhere, is an error naming it (see :func:`noisefloor.logs.detect.expand_paths`).
+    logs : path, (path, label), ``"PATH=LABEL"``, or a sequence of them
+        Each item is one run: a file, a tau2-bench run directory (a directory holding
+        ``results.json``), or any other directory, searched at any depth for ``*.jsonl`` /
+        ``*.json`` / ``*.eval`` logs (e.g. the paper layout ``<protocol>/trials.jsonl``). Only
+        regular files are read: a named pipe, device or socket among them, or a symbolic link
+        that leads nowhere, is an error naming it (see
+        :func:`noisefloor.logs.detect.expand_paths`). A label names the run's arm: it replaces
+        the protocol of every record of that run (the protocol the log gave stays in
+        ``logged_protocol``). A string is read by :func:`noisefloor.logs.runs.parse_log_spec`.
     format : {"jsonl", "paper", "tau2", "tau-bench", "inspect"} or None, default None
         Reader to use for every path; None detects it per file
         (:func:`noisefloor.logs.detect_format`).
@@ -171,7 +179,7 @@ def load_trials(
         Labels for formats that do not record them (tau2 ``protocol``, tau-bench ``model`` and
         ``benchmark``), replacing inferred ones (tau2 ``info``, tau-bench file name). For a
         format whose records carry the field (noisefloor JSONL; the paper layout), every
-        record must agree, else an error.
+        record must agree, else an error. ``protocol`` applies to unlabelled runs only.
     score : str or None, default None
         inspect_ai logs: the scorer whose score is the reward; None takes the first scorer
         (see :mod:`noisefloor.logs.inspect`). Other formats ignore it.
@@ -183,13 +191,17 @@ def load_trials(
     Returns
     -------
     pandas.DataFrame
-        Shape (n_trials, 16). Columns in order: ``schema_version`` (str), ``benchmark``
-        (str), ``model`` (str), ``protocol`` (str), ``seed`` (Int64, nullable), ``task_id``
-        (str), ``trial`` (int64), ``reward`` (float64, NaN when null), ``termination_reason``
-        (str, NaN when null), ``infrastructure_error`` (bool), ``store_events_at_start``
-        (Int64), ``injections`` (Int64), ``first_request_sha256`` (str), ``extra`` (object:
-        dict or None), ``source`` (str: file path), ``line`` (int64: line of a JSONL file, or
-        1-based record index of a JSON document). ``frame.attrs["truncated"]`` lists the
+        Shape (n_trials, 19). Columns in order: ``schema_version`` (str), ``benchmark``
+        (str), ``model`` (str), ``protocol`` (str: the run's label when given), ``seed``
+        (Int64, nullable), ``task_id`` (str), ``trial`` (int64), ``reward`` (float64, NaN when
+        null), ``termination_reason`` (str, NaN when null), ``infrastructure_error`` (bool),
+        ``store_events_at_start`` (Int64), ``injections`` (Int64), ``first_request_sha256``
+        (str), ``extra`` (object: dict or None), ``source`` (str: file path), ``line`` (int64:
+        line of a JSONL file, or 1-based record index of a JSON document), ``run`` (str: the
+        run's name, :func:`noisefloor.logs.runs.run_names`), ``logged_protocol`` (str: the
+        protocol before any label), ``configuration`` (str: what the run's tool records about
+        the system under test as canonical JSON, missing for noisefloor's own records; see
+        :mod:`noisefloor.logs.configuration`). ``frame.attrs["truncated"]`` lists the
         truncated final lines skipped (dicts: ``source, line, n_bytes, reason``) and
         ``frame.attrs["sources"]`` the files read.
 
@@ -197,11 +209,14 @@ def load_trials(
     ------
     LogValidationError
         At the first bad record (malformed JSON, invalid UTF-8, duplicate key, NaN literal,
-        schema violation, a record disagreeing with a passed label), or when two rows share
-        ``(benchmark, model, protocol, seed, task_id, trial)``; the message names file, line
-        and field, and ``.problems`` lists the details.
+        schema violation, a record disagreeing with a passed label), when two rows of one run
+        share ``(benchmark, model, protocol, seed, task_id, trial)``, or when one file is
+        reached by two of the logs given; the message names file, line and field, and
+        ``.problems`` lists the details.
     ValueError
-        Bad ``paths`` or ``format``.
+        Bad ``logs`` or ``format``; a label given for a run holding records of more than one
+        protocol; one label given to runs whose configurations differ (the message names the
+        fields that differ).
 
     Warns
     -----
@@ -210,9 +225,11 @@ def load_trials(
 
     Notes
     -----
-    JSONL is streamed in 8 MiB blocks; memory is the DataFrame plus one block. JSON documents
-    (tau2 ``results.json``, tau-bench lists) are parsed whole, one file at a time; the tau2 dir
-    layout reads one simulation file at a time.
+    Two runs of one configuration share every trial key (tau2-bench's default seed is 300,
+    so repeat runs share it too), yet they are not duplicates: each is a sample of the same
+    configuration, kept apart by ``run``. JSONL is streamed in 8 MiB blocks; memory is the
+    DataFrame plus one block. JSON documents (tau2 ``results.json``, tau-bench lists) are
+    parsed whole, one file at a time; the tau2 dir layout reads one simulation file at a time.
 
     Examples
     --------
@@ -224,11 +241,123 @@ def load_trials(
     >>> with open(p, "w") as f:
     ...     _ = f.write(json.dumps(rec) + "\\n" + json.dumps({**rec, "trial": 1}) + "\\n")
     >>> df = load_trials(p)
-    >>> df[["task_id", "trial", "reward", "line"]]
-      task_id  trial  reward  line
-    0     007      0     1.0     1
-    1     007      1     1.0     2
+    >>> df[["task_id", "trial", "reward", "line", "run"]]
+      task_id  trial  reward  line run
+    0     007      0     1.0     1   t
+    1     007      1     1.0     2   t
+    >>> q = os.path.join(d, "rerun.jsonl")
+    >>> with open(q, "w") as f:
+    ...     _ = f.write(json.dumps(rec) + "\\n")
+    >>> both = load_trials([(p, "baseline"), q])  # two runs: one trial key in each is no repeat
+    >>> both[["protocol", "logged_protocol", "run", "trial"]]
+       protocol logged_protocol    run  trial
+    0  baseline            pull      t      0
+    1  baseline            pull      t      1
+    2      pull            pull  rerun      0
     """
+    from noisefloor.logs.runs import run_names, run_specs
+
+    specs = run_specs(logs)
+    expand_paths([path for path, _ in specs])  # a file reached twice is named before reading
+    names = run_names([path for path, _ in specs])
+    frames, sources, truncated = [], [], []
+    for (path, label), name in zip(specs, names):
+        frame = _load_run(path, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                          model=model, protocol=protocol if label is None else None,
+                          score=score, max_line_bytes=max_line_bytes)
+        sources.extend(frame.attrs.get("sources", []))
+        truncated.extend(frame.attrs.get("truncated", []))
+        frames.append(_with_run_columns(frame, path, label, name))
+    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    out.attrs = {"sources": sources, "truncated": truncated}
+    if sum(label is not None for _, label in specs) > 1:
+        check_one_configuration_per_label(out)
+    return out
+
+
+def _column(value: str, n: int) -> Any:
+    """A string column holding ``value`` ``n`` times."""
+    return pd.array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]), dtype="str")
+
+
+def _configurations(extra: pd.Series) -> Any:
+    """The ``configuration`` column from each record's ``extra["configuration"]`` (removed
+    from ``extra``); one JSON text per distinct dict object."""
+    from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
+
+    texts: dict[int, str | None] = {}
+    out: list[str | None] = []
+    for e in extra.to_numpy():
+        conf = e.pop(CONFIGURATION_KEY, None) if isinstance(e, dict) else None
+        if conf is None:
+            out.append(None)
+            continue
+        key = id(conf)
+        if key not in texts:
+            texts[key] = configuration_text(conf)
+        out.append(texts[key])
+    return pd.array(pa.array(out, type=pa.string()), dtype="str")
+
+
+def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
+                      name: str) -> pd.DataFrame:
+    n = len(frame)
+    frame["logged_protocol"] = frame["protocol"]
+    if label is not None:
+        held = sorted(map(str, frame["protocol"].dropna().unique()))
+        if len(held) > 1:
+            raise ValueError(
+                f"{path}: label {label!r} names one arm, but the log holds records of "
+                f"{len(held)} protocols ({', '.join(held)}); give each protocol's file its "
+                "own label, or no label")
+        frame["protocol"] = _column(label, n)
+    run = _column(name, n)
+    configuration = _configurations(frame["extra"]) if n else _column("", 0)
+    frame = frame.assign(run=run, configuration=configuration)
+    return frame[list(COLUMNS)]
+
+
+def check_one_configuration_per_label(trials: pd.DataFrame) -> None:
+    """Refuse one arm label given to runs whose configurations differ, naming the fields.
+
+    Runs of different configurations are different arms, never re-runs: a label shared by
+    two runs declares them one configuration, so their protocol as logged, their model and
+    everything their tool records (``configuration``) must agree.
+
+    Raises
+    ------
+    ValueError
+        Naming the label, the two runs and every field that differs.
+    """
+    from noisefloor.logs.configuration import describe_differences, parse_configuration
+
+    firsts = trials.drop_duplicates("run")
+    by_label: dict[str, list[tuple[str, dict]]] = {}
+    for row in firsts.itertuples(index=False):
+        run_rows = trials["run"] == row.run
+        models = trials.loc[run_rows, "model"].dropna().unique()
+        identity = {"protocol": row.logged_protocol,
+                    **({"model": str(models[0])} if len(models) == 1 else {}),
+                    **parse_configuration(row.configuration)}
+        by_label.setdefault(str(row.protocol), []).append((str(row.run), identity))
+    for label, runs in by_label.items():
+        first_run, first = runs[0]
+        for other_run, other in runs[1:]:
+            text = describe_differences(first, other, name_a=first_run, name_b=other_run)
+            if text:
+                raise ValueError(
+                    f"runs {first_run} and {other_run} are given as one arm {label!r}, but "
+                    f"their configurations differ ({text}): runs of different configurations "
+                    "are different arms, never re-runs; give each its own label")
+
+
+def _load_run(
+    paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
+    benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
+    score: str | None = None, max_line_bytes: int | None = None,
+) -> pd.DataFrame:
+    """The records of one run (the :data:`~noisefloor.logs.frame.RECORD_COLUMNS`), duplicates
+    refused; parameters as :func:`load_trials`."""
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=False)

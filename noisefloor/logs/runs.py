@@ -1,15 +1,8 @@
-"""Runs as contrast arms: each log given is one run, with an optional label naming its arm.
+"""Log specifications: each log given is one run, with an optional label naming its arm.
 
-:func:`~noisefloor.logs.load_trials` refuses two records with one trial key (benchmark, model,
-protocol, seed, task, trial) as a trial counted twice. Two *runs* of one configuration share
-every key (tau2-bench's default seed is 300, so repeat runs share it too), yet they are not
-duplicates: each is a sample of the same configuration. :func:`load_runs` reads each path given
-as its own run (a file, a tau2-bench run directory, or a folder of logs), refuses repeats
-within a run as before, and keeps runs apart with a ``run`` column, so two runs of one
-configuration become two arms (``protocol@run``, see :func:`noisefloor.nulls.arm_labels`). A
-label given with a path (``runA.json=baseline``) names that run's arm: it replaces the
-protocol of every record of the run (the protocol the log itself gave stays in
-``logged_protocol``).
+A log is given as a path, a ``(path, label)`` pair or the text ``"PATH=LABEL"``
+(:func:`parse_log_spec`); :func:`run_specs` normalises any of them, :func:`run_names` gives
+the runs short distinct names. :func:`noisefloor.logs.load_trials` reads each as its own run.
 """
 
 from __future__ import annotations
@@ -18,12 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
-from noisefloor.logs.detect import expand_paths
-from noisefloor.logs.load import load_trials
-
-__all__ = ["load_runs", "parse_log_spec", "run_names"]
+__all__ = ["parse_log_spec", "run_names", "run_specs"]
 
 PathLike = str | Path
 
@@ -91,77 +79,21 @@ def run_names(paths: Sequence[PathLike]) -> list[str]:
     return [b if base.count(b) == 1 else str(p) for b, p in zip(base, paths)]
 
 
-def load_runs(
-    logs: PathLike | tuple | Sequence[Any], *, format: str | None = None,
-    allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
-    protocol: str | None = None,
-) -> pd.DataFrame:
-    """Load logs, each path one run, into one trial DataFrame with ``run`` and
-    ``logged_protocol`` columns.
-
-    Parameters
-    ----------
-    logs : path, (path, label), ``"PATH=LABEL"``, or a sequence of them
-        Each item is one run: a file, a tau2-bench run directory, or a folder of logs. A label
-        names the run's arm: it replaces the protocol of every record of that run. A string
-        is read by :func:`parse_log_spec`.
-    format, allow_nan, benchmark, model, protocol
-        As in :func:`~noisefloor.logs.load_trials`, for every run (``protocol`` only for runs
-        without a label).
-
-    Returns
-    -------
-    pandas.DataFrame
-        The columns of :func:`~noisefloor.logs.load_trials`, then ``run`` (str: the run's name,
-        :func:`run_names`) and ``logged_protocol`` (str: the protocol before any label).
-        ``attrs["sources"]`` lists the files read, ``attrs["truncated"]`` the truncated lines.
+def run_specs(logs: Any) -> list[tuple[Path, str | None]]:
+    """``logs`` (a path, a ``(path, label)`` pair, ``"PATH=LABEL"``, or a sequence of them) as
+    a list of ``(path, label)``, one per run.
 
     Raises
     ------
-    LogValidationError
-        As :func:`~noisefloor.logs.load_trials` within each run (a trial key repeated inside
-        one run is still a duplicate), or one file reached by two of the paths given.
     ValueError
-        A label given for a run holding records of more than one protocol, or a bad item.
+        No log, a bad item, or an empty label.
 
     Examples
     --------
-    >>> import json, os, tempfile
-    >>> rec = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p",
-    ...        "seed": 300, "task_id": "1", "trial": 0, "reward": 1.0,
-    ...        "termination_reason": None, "infrastructure_error": False}
-    >>> d = tempfile.mkdtemp()
-    >>> for name in ("runA.jsonl", "runB.jsonl"):
-    ...     with open(os.path.join(d, name), "w") as f:
-    ...         _ = f.write(json.dumps(rec) + "\\n")
-    >>> t = load_runs([(os.path.join(d, "runA.jsonl"), "baseline"), os.path.join(d, "runB.jsonl")])
-    >>> t[["protocol", "logged_protocol", "run", "seed"]].to_dict("records")
-    [{'protocol': 'baseline', 'logged_protocol': 'p', 'run': 'runA', 'seed': 300}, {'protocol': 'p', 'logged_protocol': 'p', 'run': 'runB', 'seed': 300}]
+    >>> run_specs("a.jsonl=base"), run_specs([("b.json", None)])
+    ([(PosixPath('a.jsonl'), 'base')], [(PosixPath('b.json'), None)])
     """
     items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
     if not items:
         raise ValueError("logs must name at least one path")
-    specs = [_spec(x) for x in items]
-    expand_paths([p for p, _ in specs])  # a file reached twice is named before reading
-    names = run_names([p for p, _ in specs])
-    frames, sources, truncated = [], [], []
-    for (path, label), name in zip(specs, names):
-        frame = load_trials(path, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                            model=model, protocol=protocol if label is None else None)
-        sources.extend(frame.attrs.get("sources", []))
-        truncated.extend(frame.attrs.get("truncated", []))
-        frame["logged_protocol"] = frame["protocol"]
-        if label is not None:
-            held = sorted(map(str, frame["protocol"].dropna().unique()))
-            if len(held) > 1:
-                raise ValueError(
-                    f"{path}: label {label!r} names one arm, but the log holds records of "
-                    f"{len(held)} protocols ({', '.join(held)}); give each protocol's file its "
-                    "own label, or no label")
-            frame["protocol"] = pd.Series([label] * len(frame), index=frame.index,
-                                          dtype=frame["logged_protocol"].dtype)
-        frame["run"] = pd.Series([name] * len(frame), index=frame.index, dtype="str")
-        frames.append(frame)
-    out = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    out.attrs = {"sources": sources, "truncated": truncated}
-    return out
+    return [_spec(x) for x in items]

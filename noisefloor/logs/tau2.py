@@ -197,12 +197,38 @@ def _run_labels(
     return benchmark, model, protocol or "default", seed
 
 
+def run_configuration(info: Any) -> dict[str, Any] | None:
+    """The configuration a tau2-bench run records in its ``info`` (see
+    :mod:`noisefloor.logs.configuration`): agent implementation and ``llm_args``, user
+    simulator implementation, model and ``llm_args``, domain. None without ``info``.
+
+    Examples
+    --------
+    >>> run_configuration({"agent_info": {"implementation": "llm_agent", "llm": "m",
+    ...                                   "llm_args": {"temperature": 0.0}},
+    ...                    "environment_info": {"domain_name": "retail"}})
+    {'agent': 'llm_agent', 'agent_llm_args': {'temperature': 0.0}, 'domain': 'retail'}
+    """
+    if not isinstance(info, dict):
+        return None
+    fields = {"agent": ("agent_info", "implementation"),
+              "agent_llm_args": ("agent_info", "llm_args"),
+              "user": ("user_info", "implementation"), "user_llm": ("user_info", "llm"),
+              "user_llm_args": ("user_info", "llm_args"),
+              "domain": ("environment_info", "domain_name")}
+    out = {name: _get(info, *path) for name, path in fields.items()}
+    return {k: v for k, v in out.items() if v is not None}
+
+
 def map_simulation(
     sim: Any, *, benchmark: str, model: str, protocol: str, info_seed: Any, user_llm: Any,
+    configuration: dict[str, Any] | None = None,
 ) -> Any:
     """Map one tau2-bench simulation object to TrialRecord fields (no validation).
 
     A field missing from the simulation stays missing, so validation reports it.
+    ``configuration`` (the run's, :func:`run_configuration`) is kept in
+    ``extra["configuration"]``.
     """
     if not isinstance(sim, dict):
         return sim
@@ -238,6 +264,8 @@ def map_simulation(
         "user_cost": sim.get("user_cost"),
         "user_llm": user_llm,
     }
+    if configuration is not None:
+        extra["configuration"] = configuration  # one dict shared by the run's records
     if infra and recorded is not None:
         extra["recorded_reward"] = recorded  # never silently dropped: counted by the reader
     rec["extra"] = extra
@@ -308,7 +336,7 @@ def iter_tau2_blocks(
     bench, mdl, prot, info_seed = labels
     user_llm = _get(meta.get("info"), "user_info", "llm")
     kwargs = {"benchmark": bench, "model": mdl, "protocol": prot, "info_seed": info_seed,
-              "user_llm": user_llm}
+              "user_llm": user_llm, "configuration": run_configuration(meta.get("info"))}
     if sims_dir is None:
         sims = meta.get("simulations")
         if sims is None and "simulation_index" in meta:
@@ -420,7 +448,7 @@ def _iter_bare_list(
             kind="format")])
         return
     kwargs = {"benchmark": benchmark, "model": model, "protocol": protocol or "default",
-              "info_seed": None, "user_llm": None}
+              "info_seed": None, "user_llm": None, "configuration": None}
     yield from _iter_simulations(sims, source, kwargs)
 
 

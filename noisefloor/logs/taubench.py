@@ -198,7 +198,10 @@ def iter_taubench_blocks(
     run_extra = None if run is None else {
         "temperature": float(run["temperature"]), "user_model": run["user_model"],
         "user_strategy": run["user_strategy"], "task_range": f"{run['start']}-{run['end']}",
-        "run_started": run["time"]}
+        "run_started": run["time"],
+        "configuration": {"strategy": run["strategy"], "temperature": float(run["temperature"]),
+                          "user_model": run["user_model"],
+                          "user_strategy": run["user_strategy"]}}
     for start in range(0, len(doc), 10_000):
         chunk = doc[start:start + 10_000]
         records = [map_trajectory(i, benchmark=benchmark, model=model, protocol=prot)

@@ -9,7 +9,7 @@ import pandas as pd
 
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import sign_test
-from noisefloor.stats.passk import is_success
+from noisefloor.stats.passk import trial_outcomes
 
 #: Columns that must hold a single value within one paired contrast.
 PAIRING_COLUMNS = ("benchmark", "model", "seed")
@@ -128,11 +128,7 @@ def _arm(trials: pd.DataFrame, protocol: str, trial: int, infrastructure_errors:
     reward = rows["reward"].astype(float).to_numpy()
     infra = (rows["infrastructure_error"].fillna(False).astype(bool).to_numpy()
              if "infrastructure_error" in rows.columns else np.zeros(len(rows), dtype=bool))
-    outcome = np.where(is_success(reward), 1.0, 0.0)
-    undefined = np.isnan(reward) & ~infra
-    if infrastructure_errors == "exclude":
-        undefined |= infra
-    outcome[undefined] = np.nan
+    outcome = trial_outcomes(reward, infra, infrastructure_errors)
     return pd.Series(outcome, index=rows["task_id"].astype(str).to_numpy())
 
 
@@ -221,16 +217,18 @@ def paired_contrast(
         keep = {str(t) for t in tasks}
         arm_a = arm_a[arm_a.index.isin(keep)]
         arm_b = arm_b[arm_b.index.isin(keep)]
+    from noisefloor.pairing import Slot, pair_counts
+
     only_a = tuple(sorted(set(arm_a.index) - set(arm_b.index)))
     only_b = tuple(sorted(set(arm_b.index) - set(arm_a.index)))
     both = arm_a.index.intersection(arm_b.index)
-    oa, ob = arm_a.loc[both], arm_b.loc[both]
-    undefined = oa.isna() | ob.isna()
-    excluded = tuple(sorted(both[undefined.to_numpy()]))
-    oa, ob = oa[~undefined], ob[~undefined]
-    wins = int(((oa == 1) & (ob == 0)).sum())
-    losses = int(((oa == 0) & (ob == 1)).sum())
-    ties = int((oa == ob).sum())
+    oa, ob = arm_a.loc[both].to_numpy(float), arm_b.loc[both].to_numpy(float)
+    excluded = tuple(sorted(both[np.isnan(oa) | np.isnan(ob)]))
+    # the one pairing of every paired comparison: W/L/T over the tasks both arms hold
+    present, none = np.ones(len(both), dtype=bool), np.full(len(both), np.nan)
+    first = np.full(len(both), -1, dtype=np.int64)
+    counts = pair_counts(Slot(present, oa, none, none, first), Slot(present, ob, none, none, first))
+    wins, losses, ties = counts["wins"], counts["losses"], counts["ties"]
     test = sign_test(wins, losses, ties, confidence=confidence)
     label = f"{a}-{b}" if a != b else f"{a}[t{trial}]-{b}[t{trial_b}]"
     return Contrast(label, a, b, int(trial), int(trial_b), wins, losses, ties, test.n, test.gap,

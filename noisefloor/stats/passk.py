@@ -96,6 +96,50 @@ def is_success(reward, tolerance: float = SUCCESS_TOLERANCE):
     return np.abs(r - 1.0) <= tolerance
 
 
+def trial_outcomes(reward, infrastructure_error=None, infrastructure_errors: str = "exclude"):
+    """The one success rule: per trial 1.0 (success), 0.0 (failure) or NaN (undefined).
+
+    Parameters
+    ----------
+    reward : array-like of float, shape (n,)
+        Rewards, NaN when the trial has none.
+    infrastructure_error : array-like of bool, shape (n,), optional
+        Trials that ended in an infrastructure error (default: none).
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        An infrastructure error is undefined (left out), or a failure, whatever reward it
+        carries: an endpoint failure is never a score.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (n,)
+
+    Notes
+    -----
+    Success is :math:`|r - 1| \\le 10^{-6}` (a partial reward is a failure), as in tau-bench
+    (Yao et al. 2024); a trial without reward that is not an infrastructure error never ran
+    and is undefined under either policy.
+
+    Examples
+    --------
+    >>> trial_outcomes([1.0, 0.5, float("nan"), 1.0], [False, False, False, True], "fail")
+    array([ 1.,  0., nan,  0.])
+    >>> trial_outcomes([1.0, 1.0], [False, True])
+    array([ 1., nan])
+    """
+    if infrastructure_errors not in ("exclude", "fail"):
+        raise ValueError("infrastructure_errors must be 'exclude' or 'fail', got "
+                         f"{infrastructure_errors!r}")
+    r = np.asarray(reward, dtype=float)
+    infra = (np.zeros(r.shape, dtype=bool) if infrastructure_error is None
+             else np.asarray(infrastructure_error, dtype=bool))
+    outcome = np.where(is_success(r) & ~infra, 1.0, 0.0)
+    undefined = np.isnan(r) & ~infra
+    if infrastructure_errors == "exclude":
+        undefined |= infra
+    outcome[undefined] = np.nan
+    return outcome
+
+
 def _check_one_configuration(trials: pd.DataFrame) -> None:
     for col in CONFIG_COLUMNS:
         if col in trials.columns:

@@ -13,6 +13,11 @@
 * ``more/*.eval``: task ``values``, one sample per score value type (C/I/P/N, yes/no,
   true/false, numbers, booleans), one epoch; task ``limited``, one sample stopped by a message
   limit.
+* ``scorers/a/*.eval`` and ``scorers/b/*.eval``: two systems on one task ``two_scorers``
+  (12 samples x 3 epochs, target ``4``), scored by ``match`` and ``includes``. The mock
+  outputs are ``4``, ``4 apples`` or ``5``, drawn per system from a seeded generator:
+  ``match`` (the answer at the end) fails ``4 apples`` while ``includes`` passes it, so the two
+  scorers disagree on every such sample and every analysis depends on the scorer read.
 * ``expected.json``: what inspect itself reads from each log (``read_eval_log``): per sample
   and epoch the score value, ``value_to_float`` of it, error and limit; and the first
   scorer's accuracy metric. The tests compare the noisefloor reader with these.
@@ -89,6 +94,18 @@ def main(out: Path) -> None:
                             log_dir=str(out / "more"), display="none"):
         key = "values" if log.eval.task == "values" else "limit"
         logs[key] = Path(log.location)
+
+    import random
+
+    two_scorers = [Sample(input="2+2?", target="4", id=f"s{i:02d}") for i in range(12)]
+    for system, weights in (("a", (0.3, 0.4, 0.3)), ("b", (0.5, 0.3, 0.2))):
+        draw = random.Random(f"two_scorers-{system}")
+        outputs = [ModelOutput.from_content("mockllm/model", a)
+                   for a in draw.choices(["4", "4 apples", "5"], weights=weights, k=36)]
+        inspect_eval(Task(dataset=two_scorers, solver=[generate()], scorer=[match(), includes()],
+                          epochs=3, name="two_scorers"),
+                     model=get_model("mockllm/model", custom_outputs=iter(outputs)),
+                     log_dir=str(out / "scorers" / system), display="none", max_samples=1)
 
     # deflate members: the same bytes in an archive as older inspect releases wrote it
     deflate = out / "deflate" / logs["eval"].name

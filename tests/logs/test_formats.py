@@ -99,7 +99,10 @@ def test_tau_bench_bad_record_names_index_and_field(tmp_path):
 def test_tau2_both_layouts_give_identical_frames():
     single = load_trials(FIX / "tau2_json")
     split = load_trials(FIX / "tau2_dir")
-    pd.testing.assert_frame_equal(single.drop(columns="source"), split.drop(columns="source"))
+    # the run's name is its directory's
+    pd.testing.assert_frame_equal(single.drop(columns=["source", "run"]),
+                                  split.drop(columns=["source", "run"]))
+    assert set(single["run"]) == {"tau2_json"} and set(split["run"]) == {"tau2_dir"}
     assert set(single["source"]) == {str(FIX / "tau2_json" / "results.json")}
     assert all("/simulations/" in s for s in split["source"])
     # also through the results.json path of each layout

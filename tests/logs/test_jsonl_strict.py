@@ -261,11 +261,16 @@ def test_duplicate_trial_names_both_lines(tmp_path):
     assert err.problems[0].kind == "duplicate_row"
 
 
-def test_duplicate_trial_across_files(tmp_path):
-    a = write_lines(tmp_path / "a.jsonl", [record()])
-    b = write_lines(tmp_path / "b.jsonl", [record(trial=1), record()])
-    err = load_error([a, b])
+def test_duplicate_trial_across_files_of_one_run(tmp_path):
+    # a folder given once is one run: one trial key in two of its files is a repeat
+    (tmp_path / "run").mkdir()
+    a = write_lines(tmp_path / "run" / "a.jsonl", [record()])
+    b = write_lines(tmp_path / "run" / "b.jsonl", [record(trial=1), record()])
+    err = load_error(tmp_path / "run")
     assert str(err).startswith(f"{b}:2: duplicate trial") and f"{a}:1" in str(err)
+    # each file given on its own is a run of its own: the same key in two runs is no repeat
+    frame = load_trials([a, b])
+    assert frame["run"].tolist() == ["a", "b", "b"]
 
 
 def test_null_seeds_are_equal_for_duplicates(tmp_path):
@@ -341,7 +346,7 @@ def test_missing_path_and_bad_options(tmp_path):
         load_trials(path, format="csv")
     with pytest.raises(ValueError, match="model must be a non-empty string"):
         load_trials(path, model="")
-    with pytest.raises(ValueError, match="paths must be"):
+    with pytest.raises(ValueError, match="logs must name at least one path"):
         load_trials([])
 
 

@@ -90,3 +90,29 @@ def test_coordination_active_subset_ignores_infrastructure_errors_at_trial_0():
     assert coordination_active_tasks(t, "p", "q") == ("1", "3", "4")
     c = coordination_active_contrast(t, "p", "q")
     assert c.n == 3
+
+
+def test_infrastructure_error_with_reward_one_is_a_failure_under_fail():
+    # an endpoint failure is never a score: under "fail" it is a failed trial whatever reward
+    # the log carries, as pass_hat_k counts it; under "exclude" its task is left out
+    import numpy as np
+    import pandas as pd
+
+    from noisefloor.nulls import certified_null_contrasts
+    from noisefloor.stats.contrasts import paired_contrast
+    from noisefloor.stats.passk import pass_hat_k, trial_outcomes
+
+    t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "2"],
+                      "trial": 0, "reward": [1.0, 1.0, 0.0, 1.0],
+                      "infrastructure_error": [True, False, False, False]})
+    fail = paired_contrast(t, "x", "y", infrastructure_errors="fail")
+    assert (fail.wins, fail.losses, fail.ties) == (0, 0, 2)
+    keep = paired_contrast(t, "x", "y", infrastructure_errors="exclude")
+    assert (keep.wins, keep.losses, keep.ties, keep.tasks_excluded) == (0, 0, 1, ("1",))
+    x = t[t["protocol"] == "x"]
+    assert pass_hat_k(x, 1, infrastructure_errors="fail").value == 0.5
+    # the null contrasts' pairing follows the same rule
+    nc = certified_null_contrasts(t, null_pairs=["x-y"], infrastructure_errors="fail")
+    row = nc.table.iloc[0]
+    assert (row["wins"], row["losses"], row["ties"]) == (0, 0, 2)
+    np.testing.assert_array_equal(trial_outcomes([1.0], [True], "fail"), [0.0])

@@ -1,0 +1,116 @@
+"""Compare benchmark: ``compare`` on 1,000,000 loaded trial records, and the A/A alarm rate.
+
+Builds N trial records in memory with the columns and dtypes of
+:func:`noisefloor.logs.load_trials` (default N = 1,000,000: 2 systems x 2 seeds x 3 trials x
+83,334 tasks, ``store_events_at_start`` 0 so each arm's re-runs are certified, 1%
+infrastructure errors, system A succeeding 12 pp more often), then times
+:func:`noisefloor.compare.compare` on the frame (arm selection, pairing, sign tests, MDEs,
+each arm's certified re-runs and the floor) and measures the peak memory it allocates
+(``tracemalloc``). Target: under 2 s and 1 GB, on par with ``benchmarks/floor.py``.
+
+``--aa N`` also simulates N A/A pairs (both arms from one per-task success probability, 60
+tasks x 3 trials) and prints how often ``--fail-if below`` would fire (verdict ``below``) and
+``--fail-if inside`` (verdict not ``above``); their nominal rate is at most ``1 - confidence``.
+
+Usage::
+
+    python benchmarks/compare.py [--n 1000000] [--repeat 3] [--aa 1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+
+SYSTEMS = ("swarm", "baseline")
+SEEDS = (1, 2)
+TRIALS = (0, 1, 2)
+
+
+def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
+    """``n`` trial records (the first ``n`` of the layout) as load_trials would return them."""
+    rng = np.random.default_rng(seed)
+    per_task = len(SYSTEMS) * len(SEEDS) * len(TRIALS)
+    n_tasks = -(-n // per_task)
+    task = np.repeat(np.arange(n_tasks), per_task)[:n]
+    combo = np.tile(np.arange(per_task), n_tasks)[:n]
+    seed_i, rest = np.divmod(combo, len(TRIALS) * len(SYSTEMS))
+    trial, sys_i = np.divmod(rest, len(SYSTEMS))
+    p = rng.uniform(0.2, 0.7, size=n_tasks)[task] + np.where(sys_i == 0, gain, 0.0)
+    infra = rng.random(n) < 0.01
+    reward = np.where(infra, np.nan, (rng.random(n) < p).astype(float))
+    protocol = np.array(SYSTEMS)[sys_i]
+    return pd.DataFrame({
+        "schema_version": pd.array(["1"] * n, dtype="str"),
+        "benchmark": pd.array(["mybench"] * n, dtype="str"),
+        "model": pd.array(["m"] * n, dtype="str"),
+        "protocol": pd.array(protocol, dtype="str"),
+        "seed": pd.array(np.array(SEEDS)[seed_i], dtype="Int64"),
+        "task_id": pd.array(np.char.zfill(task.astype(str), 6), dtype="str"),
+        "trial": trial.astype(np.int64),
+        "reward": reward,
+        "termination_reason": pd.array(np.where(infra, "harness_error", "done"), dtype="str"),
+        "infrastructure_error": infra,
+        "store_events_at_start": pd.array(np.zeros(n, dtype=np.int64), dtype="Int64"),
+        "injections": pd.array([None] * n, dtype="Int64"),
+        "first_request_sha256": pd.array([None] * n, dtype="str"),
+        "extra": np.full(n, None, dtype=object),
+        "source": pd.array(["synthetic.jsonl"] * n, dtype="str"),
+        "line": np.arange(1, n + 1, dtype=np.int64),
+        "run": pd.array(["synthetic"] * n, dtype="str"),
+        "logged_protocol": pd.array(protocol, dtype="str"),
+        "configuration": pd.array([None] * n, dtype="str"),
+    })
+
+
+def aa_rates(n_pairs: int, seed: int = 1) -> dict:
+    from noisefloor.compare import compare
+
+    rng = np.random.default_rng(seed)
+    verdicts = []
+    for i in range(n_pairs):
+        frame = trial_frame(60 * 2 * len(SEEDS[:1]) * len(TRIALS), seed=int(rng.integers(2**31)),
+                            gain=0.0)
+        frame = frame[frame["seed"] == SEEDS[0]]
+        verdicts.append(compare(frame, a="swarm", b="baseline").verdict)
+    v = np.array(verdicts)
+    return {"aa_pairs": n_pairs, "fail_if_below_rate": float((v == "below").mean()),
+            "fail_if_inside_rate": float((v != "above").mean()),
+            "above_rate": float((v == "above").mean())}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--aa", type=int, default=0, help="A/A pairs to simulate (0: none)")
+    args = parser.parse_args()
+    from noisefloor.compare import compare
+
+    frame = trial_frame(args.n)
+    compare(frame.head(1000), a="swarm", b="baseline")  # imports out of the timing
+    times, cpu = [], []
+    for _ in range(args.repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        result = compare(frame, a="swarm", b="baseline")
+        times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
+    tracemalloc.start()
+    compare(frame, a="swarm", b="baseline")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    out = {"rows": len(frame), "seconds_best": min(times), "seconds": times,
+           "cpu_seconds_best": min(cpu), "peak_allocated_mb": peak / 2**20,
+           "pooled_gap": result.pooled.gap, "floor": result.floor, "verdict": result.verdict}
+    if args.aa:
+        out.update(aa_rates(args.aa))
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
