@@ -58,11 +58,14 @@ class Group:
         The seed (None when not logged).
     slots : dict
         ``(arm, trial) -> Slot``.
+    tasks : tuple of str
+        The ``task_id`` of each position of the slots' arrays.
     """
 
     key: tuple
     seed: int | None
     slots: dict = field(repr=False)
+    tasks: tuple = field(default=(), repr=False)
 
     @property
     def arms(self) -> list[str]:
@@ -194,7 +197,8 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
         seed_value: Any = seeds.iat[row]
         groups.append(Group(key=tuple(str(trials[c].iat[row]) for c in key_cols),
                             seed=None if pd.isna(seed_value) else int(seed_value),
-                            slots=slots))
+                            slots=slots,
+                            tasks=tuple(str(task_names[i]) for i in local_tasks)))
     return groups
 
 

@@ -94,9 +94,10 @@ def html_report(result: Any, **options: Any) -> str:
     TypeError
         When no page is registered for the result's type.
     """
-    from noisefloor.html import (  # noqa: F401
+    from noisefloor.html import (  # noqa: F401 - importing them registers the builders
+        compare_page,
         doc_page,
-        pages,  # noqa: F401 - registers the builders
+        pages,
         pass_hat_k_page,
         tax_page,
     )

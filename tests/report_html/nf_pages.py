@@ -29,6 +29,8 @@ COMMANDS = {
                          "--domain", "airline"],
     "agreement": ["agreement", "fixtures/agreement/tax_annotations.csv", "--n-boot", "200"],
     "plan": ["plan", "--gap", "0.1", "--p-d", "0.3", "--baseline", "0.5", "--floor", "0.05"],
+    "compare": ["compare", "--log", "fixtures/nulls/two_systems.jsonl", "--a", "swarm", "--b",
+                "baseline", "--null", "swarm-swarm", "--null", "baseline-baseline"],
     "tax": ["tax", "report", "{tax}", "--labels", "{tax}/judge_labels.jsonl", "--n-boot", "100",
             "--permutations", "9", "--out", "{tmp}/tax-out"],
 }

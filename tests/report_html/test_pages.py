@@ -96,6 +96,18 @@ def test_tax_page_cells_link_to_the_viewer(reports):
     assert any("model=model-hi%2Bmodel-lo" in x for x in links)  # mixed pair
 
 
+def test_compare_flips_table_adds_up_to_the_pooled_counts(reports):
+    """The per-task flips are the pairs behind W/L/T: their letters count to the pooled row."""
+    page, doc = reports["compare"]
+    text = page.read_text(encoding="utf-8")
+    body = text.split('id="flips"')[1].split("</table>")[0]
+    letters = re.findall(r"<td[^>]*>([WLT?])</td>", body)
+    assert letters.count("W") == doc["pooled"]["wins"] == 49
+    assert letters.count("L") == doc["pooled"]["losses"] == 24
+    assert letters.count("T") == doc["pooled"]["ties"] == 87
+    assert body.count("<tr") - 1 == doc["n_tasks"] == 80
+
+
 def test_html_given_a_directory_names_the_option(tmp_path):
     r = CliRunner().invoke(cli, ["plan", "--gap", "0.1", "--p-d", "0.3", f"--html={tmp_path}"])
     assert r.exit_code != 0
