@@ -20,6 +20,8 @@ import threading
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
+
 MODELS5 = {"m-a": 0.95, "m-b": 0.9, "m-c": 0.85, "m-d": 0.75, "m-e": 0.7}
 
 
