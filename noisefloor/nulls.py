@@ -77,12 +77,18 @@ COUNT_TABLE = "count table: trial 0 declared null"
 #: tau-bench readers' label when no protocol is given): their re-runs are A/A pairs.
 NO_STORE_READER_PROTOCOLS = ("default",)
 
-#: What a user can do when nothing certifies any contrast.
+#: What a user can do when nothing certifies any contrast, one remedy each.
 #: Written with a parameter mention (``{null_pairs}``, see :class:`NoNullContrastError`).
-REMEDIES = ("record store_events_at_start (0 at trial 0, when every store is empty) and "
-            "first_request_sha256 in the trial records, or declare a pair you know cannot "
-            "differ with {null_pairs} as 'a-b' (trial 0 of protocols a and b) or 'a-a' "
-            "(the re-runs of a)")
+REMEDIES_LIST = (
+    "record store_events_at_start in the trial records (0 at trial 0, when every store is "
+    "empty)",
+    "record first_request_sha256 in the trial records (identical first requests certify two "
+    "protocols at trial 0)",
+    "declare a pair you know cannot differ with {null_pairs} as 'a-b' (trial 0 of protocols a "
+    "and b) or 'a-a' (the re-runs of a)",
+)
+#: The remedies as one text, one per line.
+REMEDIES = "\n".join(f"  - {r}" for r in REMEDIES_LIST)
 
 #: Columns of :attr:`NullContrasts.table`.
 TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties",
@@ -481,8 +487,9 @@ def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
                                        (reruns, "two trials of one configuration, or two runs "
                                                 "of it")) if on]
         return "no null contrast can be formed: the log needs " + ", or ".join(needs)
-    shown = literal("; ".join(f"{r['contrast']}{' at trial 0' if r['kind'] == 'trial0' else ''}"
-                              f": {r['reason']}" for r in skipped[:3]))
-    more = f"; and {len(skipped) - 3} more" if len(skipped) > 3 else ""
+    shown = "\n".join(literal(f"  - {r['contrast']}"
+                               f"{' at trial 0' if r['kind'] == 'trial0' else ''}: {r['reason']}")
+                       for r in skipped[:3])
+    more = f"\n  - and {len(skipped) - 3} more" if len(skipped) > 3 else ""
     return (f"no null contrast can be formed: nothing certifies any of the {len(skipped)} "
-            f"candidate pair(s) as null ({shown}{more}). Remedies: {REMEDIES}")
+            f"candidate pair(s) as null:\n{shown}{more}\nRemedies (any one):\n{REMEDIES}")

@@ -25,7 +25,8 @@ from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
-from noisefloor.stats.validation import ParameterError, literal
+from noisefloor.pairs import split_protocol_pair
+from noisefloor.stats.validation import ParameterError, literal, mention_text
 from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
@@ -211,6 +212,10 @@ class ContrastRun:
         :func:`~noisefloor.arm_contrasts.left_out_totals` of the rows.
     sources : tuple of str
         The logs read, as given.
+    left_out_trials : tuple of str
+        One sentence per trial the two arms share that is not compared, saying why and how to
+        compare it; parameters are mentioned as ``{name}`` (rendered by
+        :func:`noisefloor.stats.validation.mention_text`). A trial is never left out silently.
     """
 
     a: str
@@ -221,6 +226,7 @@ class ContrastRun:
     left_out: dict = field(default_factory=dict)
     sources: tuple[str, ...] = ()
     confidence: float = 0.95
+    left_out_trials: tuple[str, ...] = ()
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -237,7 +243,8 @@ class ContrastRun:
                 "family_size": self.family_size, "confidence": self.confidence,
                 "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
                     orient="records"),
-                "left_out": dict(self.left_out)}
+                "left_out": dict(self.left_out),
+                "left_out_trials": [mention_text(t) for t in self.left_out_trials]}
 
 
 def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
@@ -344,6 +351,15 @@ def contrast_run(
     if not isinstance(family_size, int) or family_size < 1:
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
     confidence = _validate.probability("confidence", confidence)
+    if a != b:
+        for pair in null_pairs:
+            parts = split_protocol_pair(pair, {a, b}, what="null pair") \
+                if isinstance(pair, str) else tuple(pair)
+            if set(parts) == {a, b}:
+                raise ParameterError("null_pairs", "", message=literal(
+                    f"{pair!r} declares the contrast under test ({a}-{b}) null") + ": it "
+                    "cannot certify itself; declare only pairs that cannot differ with "
+                    "{null_pairs}")
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
@@ -364,9 +380,19 @@ def contrast_run(
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)
     rows["certified_null"] = [c if s == "all" else "" for c, s in zip(certified, rows["subset"])]
+    compared = set(rows["trial"].astype(int))
+    left_trials: list[str] = []
+    if trials is None and a != b and 0 not in compared:
+        column = frame["model"] if by == "model" else frame["protocol"]
+        at0 = set(column[frame["trial"] == 0].astype(str))
+        if {a, b} <= at0:
+            left_trials.append(
+                "trial 0 is not compared: by default a contrast of two arms starts at trial 1 "
+                "(at trial 0 every coordination store is empty, so trial 0 is a null contrast "
+                "when certified, not the gain under test); pass {trials=[0]} to compare it")
     return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
                        left_out=left_out_totals(rows), sources=_sources(logs, frame),
-                       confidence=confidence)
+                       confidence=confidence, left_out_trials=tuple(left_trials))
 
 
 @dataclass(frozen=True)

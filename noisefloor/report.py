@@ -318,7 +318,8 @@ def floor_text(run: FloorRun) -> str:
              f"{how}",
              f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
-             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp; "
+             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp "
+             "(each contrast signed so its pooled gap is >= 0; the table signs them as written); "
              f"{count_noun(nf.n_informative, 'informative pair')}"]
     lines += [f"  {text}" for _, text in floor_facts(nf, run.null_contrasts.table, run.skipped)]
     return "\n".join(lines + ["", text_table(floor_table(nf))])
@@ -343,8 +344,11 @@ def _p_sentence(p: float) -> str:
     return f"= {p:.4g}"
 
 
-def contrast_text(run: ContrastRun) -> str:
-    """The terminal output of ``noisefloor contrast --log``."""
+def contrast_text(run: ContrastRun, spell=None) -> str:
+    """The terminal output of ``noisefloor contrast --log`` (``spell`` spells the parameters
+    a note mentions, see :func:`noisefloor.stats.validation.mention_text`)."""
+    from noisefloor.stats.validation import mention_text
+
     rows = run.contrasts
     arms = "models" if run.by == "model" else "records"
     lines = [f"{run.a}-{run.b} from {', '.join(run.sources)}: {arms} paired by task and trial; "
@@ -359,6 +363,7 @@ def contrast_text(run: ContrastRun) -> str:
         shown["certified null by"] = rows["certified_null"].replace("", "-").to_numpy()
     lines.append(text_table(shown))
     lines += [f"note: {reason}" for reason in run.notes]
+    lines += [f"left out: {mention_text(t, spell)}" for t in run.left_out_trials]
     left = _left_out_contrasts_line(run.left_out, "per row in --json")
     if left:
         lines.append(left)

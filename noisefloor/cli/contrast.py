@@ -126,4 +126,6 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, c
     if as_json:
         emit_json(run.to_dict())
         return
-    click.echo(contrast_text(run))
+    from noisefloor.cli._common import option_spelling
+
+    click.echo(contrast_text(run, option_spelling()))

@@ -20,25 +20,38 @@ _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNema
           "sign_test": "exact sign test"}
 
 
-def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tuple[float, str]:
+def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
+                    null_pairs=(), clean_pairs=()) -> tuple[float, str]:
     """The noise floor (or envelope, an upper ``confidence`` bound) of trial LOG files and a
     line saying where it came from.
 
     Used by ``plan --floor-log`` and ``leaderboard --floor-log``.
     """
+    value, source, _ = measured_floor(paths, kind, confidence, null_pairs=null_pairs,
+                                      clean_pairs=clean_pairs)
+    return value, source
+
+
+def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
+                   clean_pairs=()) -> tuple[float, str, int]:
+    """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
+    sets it (the n at which the floor was measured)."""
     from noisefloor.cli._logs import read_logs
     from noisefloor.floor import noise_floor
     from noisefloor.pipelines import _quiet_nulls
 
     trials = read_logs(paths, "auto")
-    nf = noise_floor(_quiet_nulls(trials).table, confidence=confidence)
+    table = _quiet_nulls(trials, null_pairs=null_pairs, clean_pairs=clean_pairs).table
+    nf = noise_floor(table, confidence=confidence)
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
-        raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is undefined "
-                                   f"({nf.reason or 'no informative null contrast'})")
+        raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is "
+                                   f"undefined ({nf.reason or 'no informative null contrast'})")
+    rows = table[table["contrast"] == contrast]
+    n0 = int((rows["wins"] + rows["losses"] + rows["ties"]).max()) if len(rows) else 0
     level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})"
+    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})", n0
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -66,13 +79,18 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95) -> tup
               help="Trial LOG(s) whose noise floor the gain must clear (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: clear the clean-contrast floor or the envelope.")
+@click.option("--null", "null_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: declare a pair null ('a-b' at trial 0, 'a-a' re-runs), as "
+                   "for noisefloor floor. Repeatable.")
+@click.option("--clean", "clean_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: a null pair certified clean, as for noisefloor floor.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write power against n to this file (.png, .svg or .pdf).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @html_option()
 @handle_errors
 def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, floor_logs,
-         floor_kind, plot_path, as_json, html_path=None) -> None:
+         floor_kind, null_pairs, clean_pairs, plot_path, as_json, html_path=None) -> None:
     """Tasks needed for a gain of --gap, or the minimum detectable effect with --n tasks.
 
     Gains and floors are proportions (0.06 for 6 pp); the text output shows percentage points.
@@ -84,9 +102,14 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
                                "the MDE)")
     if floor is not None and floor_logs:
         raise click.UsageError("give --floor or --floor-log, not both")
+    if (null_pairs or clean_pairs) and not floor_logs:
+        raise click.UsageError("--null and --clean go with --floor-log (they decide which "
+                               "contrasts of the log are null)")
     source = ""
+    n0 = 0
     if floor_logs:
-        floor, source = floor_from_logs(floor_logs, floor_kind)
+        floor, source, n0 = measured_floor(floor_logs, floor_kind, null_pairs=null_pairs,
+                                           clean_pairs=clean_pairs)
     elif floor is not None:
         source = "--floor"
     result = plan_designs(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,
@@ -108,6 +131,24 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     click.echo(f"{what}: alpha {first.alpha:g} (two-sided), power {first.power:g}")
     if first.floor > 0:
         click.echo(f"clearing a floor of {pp(first.floor)} pp ({source})")
+    if n0:
+        click.echo(f"held fixed in the table: the floor as measured, on n = {n0} paired tasks")
+        if result.solve_for == "n" and gap is not None and gap > 0:
+            from noisefloor.stats.power_floor import sample_size_shrinking_floor
+
+            for p in result.plans:
+                if p.test == "two_proportion":
+                    continue
+                shrink = sample_size_shrinking_floor(gap, first.floor, n0, test=p.test,
+                                                     p_d=p.p_d, alpha=alpha, power=power)
+                if shrink.n > 0:
+                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}; held fixed: "
+                               f"{shrink.held_fixed}): n = {shrink.n} tasks, where the floor "
+                               f"would be {pp(shrink.floor_at_n)} pp (power "
+                               f"{shrink.achieved_power:.3f}); measure the floor again at that n")
+                else:
+                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}): "
+                               f"{shrink.reason}")
     rows = []
     for p in result.plans:
         rows.append({

@@ -55,11 +55,15 @@ def query(db: Path, task_id: str, tool_name: str | None, limit: int) -> None:
     """Print one task's events as JSON lines."""
     with _open_store(db) as s:
         try:
-            events = s.query(task_id, tool_name=tool_name, limit=limit)
+            # one event more than asked: whether --limit cut the output
+            events = s.query(task_id, tool_name=tool_name, limit=limit + 1)
         except (TypeError, ValueError) as exc:
             raise click.UsageError(str(exc)) from None
-    for e in events:
+    for e in events[:limit]:
         click.echo(json.dumps(e.to_dict(), ensure_ascii=True))
+    if len(events) > limit:
+        click.echo(f"note: the output stops at --limit {limit}; task {task_id!r} has more "
+                   "events (raise --limit to see them)", err=True)
 
 
 if __name__ == "__main__":  # ``python -m noisefloor.cli.store serve --db PATH``

@@ -183,10 +183,12 @@ def test_report_without_other_contrasts_has_no_empty_section(run, tmp_path):
 def test_contrast_from_a_log_pairs_by_task_and_trial(run, mylog):
     out = run("contrast", "--log", mylog, "--a", "intercept", "--b", "no_coord",
               "--coordination-active")
-    rows = [line.split() for line in out.splitlines()[2:]]
+    rows = [line.split() for line in out.splitlines()[2:] if not line.startswith("left out:")]
     assert [(r[1], r[2], r[4], r[5]) for r in rows] == [
         ("1", "all", "2/0/3", "+40.0"), ("2", "all", "1/0/4", "+20.0"),
         ("1", "coordination_active", "1/0/0", "+100.0")]
+    # trial 0 is not compared by default, and the output says so
+    assert "left out: trial 0 is not compared" in out and "--trial 0" in out
     # the same counts through the counts form give the same test
     doc = json.loads(run("contrast", "--log", mylog, "--a", "intercept", "--b", "no_coord",
                          "--json"))

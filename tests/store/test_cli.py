@@ -82,3 +82,20 @@ def test_serve_on_another_store_format_is_one_clear_line(tmp_path):
     result = CliRunner().invoke(store_group, ["serve", "--db", str(db)])
     assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
     assert "store format '99'" in result.output
+
+
+def test_query_says_when_its_limit_cut_the_output(tmp_path):
+    db = tmp_path / "s.db"
+    with SQLiteEventStore(db) as s:
+        for i in range(5):
+            s.append(FailedTrialAction(task_id="A", tool_name="f", arguments={"i": i},
+                                       reward=0.0, position=i + 1, k=5))
+    cut = CliRunner().invoke(store_group, ["query", "--db", str(db), "--task", "A",
+                                           "--limit", "3"])
+    assert cut.exit_code == 0
+    rows = [line for line in cut.output.splitlines() if line.startswith("{")]
+    assert len(rows) == 3
+    assert "the output stops at --limit 3; task 'A' has more events" in cut.output
+    whole = CliRunner().invoke(store_group, ["query", "--db", str(db), "--task", "A",
+                                             "--limit", "5"])
+    assert len(whole.output.splitlines()) == 5 and "--limit" not in whole.output
