@@ -59,7 +59,7 @@ class Group:
     slots : dict
         ``(arm, trial) -> Slot``.
     tasks : tuple of str
-        The task id of each position of the slots' arrays.
+        The ``task_id`` of each position of the slots' arrays.
     """
 
     key: tuple
@@ -198,7 +198,7 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
         groups.append(Group(key=tuple(str(trials[c].iat[row]) for c in key_cols),
                             seed=None if pd.isna(seed_value) else int(seed_value),
                             slots=slots,
-                            tasks=tuple(str(x) for x in task_names[local_tasks])))
+                            tasks=tuple(str(task_names[i]) for i in local_tasks)))
     return groups
 
 

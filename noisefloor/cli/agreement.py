@@ -15,6 +15,7 @@ import click
 
 from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
 from noisefloor.cli._common import error_text, handle_errors, os_error_text
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import (
     LAYOUTS,
     AnnotationError,
@@ -149,9 +150,10 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
               help="Write a per-label forest plot to PATH, in the format its suffix names "
                    "(.png, .svg or .pdf) and nothing else; repeat the option for more than one "
                    "format. The paths written are printed on stderr.")
+@html_option()
 @handle_errors
 def agreement(file, metric, weights, level, judge, raters, categories, tie, randolph, layout,
-              confidence, n_boot, seed, as_json, plot_paths) -> None:
+              confidence, n_boot, seed, as_json, plot_paths, html_path=None) -> None:
     """Inter-rater agreement of the annotations in FILE, one row per label and metric.
 
     FILE is CSV or JSONL. Long layout: item,rater,label[,category] (category names the
@@ -204,12 +206,17 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                 f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
+    rows = [
+        {k: _json_value(rec[k]) for k in SUMMARY_KEYS + _EXTRA_KEYS}
+        | {"categories": [_json_value(c) for c in res.to_dict()["categories"]]}
+        for rec, res in zip(frame.to_dict(orient="records"), table.results)
+    ]
+    if html_path is not None:
+        from noisefloor.html.command_docs import agreement_doc
+
+        write_page(agreement_doc(rows, source=f"{file} ({chosen.describe()})", table=table),
+                   html_path)
     if as_json:
-        rows = [
-            {k: _json_value(rec[k]) for k in SUMMARY_KEYS + _EXTRA_KEYS}
-            | {"categories": [_json_value(c) for c in res.to_dict()["categories"]]}
-            for rec, res in zip(frame.to_dict(orient="records"), table.results)
-        ]
         click.echo(json.dumps(rows, indent=2))
         return
     pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%

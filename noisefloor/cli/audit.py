@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option, pooling_options, tau_method_for
 from noisefloor.cli._logs import log_call_options, null_options
 
@@ -26,10 +27,11 @@ from noisefloor.cli._logs import log_call_options, null_options
 @click.option("--no-plot", "no_plot", is_flag=True,
               help="Write no forest plot (report.md only). The plot draws at most 60 rows, those "
                    "farthest from 0, and says what it left out.")
+@html_option("--out")
 @handle_errors
 def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol, clean,
           null_pairs, no_trial0, no_reruns, by, claims, out, confidence, pooling, tau_method,
-          as_json, no_plot) -> None:
+          as_json, no_plot, html_path) -> None:
     """Is a claimed gain inside the noise floor? Place each claim below, inside or above it.
 
     Without options, runs on the bundled figures of Kaliyev & Maryanskyy (2026): their paired
@@ -58,8 +60,9 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
                       reruns=not no_reruns, by=by)
     run = audit_run(counts=counts, claims=claims, clean_pairs=clean, out=out, plot=not no_plot,
                     confidence=confidence, pooling=pooling, tau_method=tau_method, **kwargs)
+    page = write_page(run, html_path, out)
     if as_json:
         emit_json(run.to_dict())
         return
     click.echo(audit_text(run))
-    click.echo("\nWrote " + ", ".join(run.files))
+    click.echo("\nWrote " + ", ".join([*run.files, *([str(page)] if page else [])]))

@@ -7,6 +7,7 @@ import sys
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors, option_spelling
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_call_options, log_options
 
@@ -41,10 +42,11 @@ FAIL_STATUS = 3
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), default=None,
               help="Write report.md and the forest plot (forest.png, forest.svg) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option("--out (or the current directory)")
 @handle_errors
 def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol, arm_a, arm_b,
             by, null_pairs, confidence, power, infrastructure_errors, fail_if, out_dir,
-            as_json) -> None:
+            as_json, html_path=None) -> None:
     """Is A better than B on these logs, or inside the noise floor?
 
     Give two runs as the arms (noisefloor compare RUN_A RUN_B), or logs with --log and the
@@ -78,6 +80,7 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
                          confidence=confidence, power=power,
                          infrastructure_errors=infrastructure_errors, **options)
     spell = option_spelling()
+    write_page(result, html_path, out_dir, spell=spell)
     if as_json:
         doc = result.to_dict()
         doc["advice"] = result.advice_text(spell)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
 from noisefloor.report import _p_sentence as _p
@@ -44,10 +45,11 @@ COUNT = click.IntRange(min=0, max=2**63 - 1)
               help="Number of contrasts in the family, for the Bonferroni correction.")
 @confidence_option(help="Level of the Wilson-mapped interval (0.90 gives a 90% interval).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option()
 @handle_errors
 def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model, label_protocol,
              clean, null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-             coordination_active, family_size: int, confidence: float, as_json: bool) -> None:
+             coordination_active, family_size: int, confidence: float, as_json: bool, html_path=None) -> None:
     """Exact sign test, signed gap and Wilson-mapped CI (--confidence, default 95%) of one
     paired contrast a-b.
 
@@ -66,8 +68,10 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
             raise click.UsageError("give either --log or --wins/--losses/--ties, not both")
         _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                    null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-                   coordination_active, family_size, confidence, as_json)
+                   coordination_active, family_size, confidence, as_json, html_path)
         return
+    if html_path is not None:
+        raise click.UsageError("--html goes with --log (a page of the log's contrasts)")
     if (arm_a or arm_b or by or trial_indices or trial_b is not None or coordination_active
             or clean or null_pairs or no_trial0 or no_reruns):
         raise click.UsageError("--a, --b, --by, --trial, --trial-b, --coordination-active, "
@@ -97,7 +101,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
-               coordination_active, family_size, confidence, as_json) -> None:
+               coordination_active, family_size, confidence, as_json, html_path=None) -> None:
     from noisefloor.pipelines import contrast_run, read_log_trials
     from noisefloor.report import contrast_text
 
@@ -118,6 +122,7 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, c
                        family_size=family_size, clean_pairs=clean, null_pairs=null_pairs,
                        trial0=not no_trial0, reruns=not no_reruns, confidence=confidence,
                        **options)
+    write_page(run, html_path)
     if as_json:
         emit_json(run.to_dict())
         return

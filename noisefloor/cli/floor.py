@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option, pooling_options, tau_method_for
 from noisefloor.cli._logs import LOG_SPEC, log_call_options, null_options
 
@@ -15,9 +16,10 @@ from noisefloor.cli._logs import LOG_SPEC, log_call_options, null_options
 @confidence_option
 @pooling_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option()
 @handle_errors
 def floor(paths, logs, log_format, label_benchmark, label_model, label_protocol, clean,
-          null_pairs, no_trial0, no_reruns, confidence, pooling, tau_method, as_json) -> None:
+          null_pairs, no_trial0, no_reruns, confidence, pooling, tau_method, as_json, html_path) -> None:
     """The noise floor of LOG files, from their certified null contrasts.
 
     LOG may be noisefloor JSONL, a tau2-bench results.json or run directory, a tau-bench
@@ -41,6 +43,7 @@ def floor(paths, logs, log_format, label_benchmark, label_model, label_protocol,
     run = floor_run(specs, clean_pairs=clean, null_pairs=null_pairs, trial0=not no_trial0,
                     reruns=not no_reruns, confidence=confidence, pooling=pooling,
                     tau_method=tau_method, **options)
+    write_page(run, html_path)
     if as_json:
         emit_json(run.to_dict())
         return

@@ -8,6 +8,8 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import jsonable
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
@@ -43,9 +45,10 @@ def _p(p: float) -> str:
 @click.option("--plot", default=None, type=click.Path(dir_okay=False),
               help="With --tiers: write the tier figure here (.png, .svg, .pdf; one per domain).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option()
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
-                confidence, tiers, tier_logs, plot, as_json) -> None:
+                confidence, tiers, tier_logs, plot, as_json, html_path=None) -> None:
     """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
@@ -75,7 +78,7 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     board = read_leaderboard(file)
     aa = aa_floor(board, confidence=confidence)
     if entry_a is None:
-        _listing(board, aa, domain, as_json)
+        _listing(board, aa, domain, as_json, html_path)
         return
     env = math.nan
     if floor_logs:
@@ -91,6 +94,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         floor, source = math.nan, "none (no A/A contrast on this leaderboard)"
     result = compare_entries(board, entry_a, entry_b, domain=domain, floor=floor, envelope=env,
                              floor_source=source, confidence=confidence)
+    if html_path is not None:
+        from noisefloor.html.command_docs import leaderboard_compare_doc
+
+        write_page(leaderboard_compare_doc(jsonable(result.to_dict())), html_path)
     if as_json:
         emit_json(result.to_dict())
         return
@@ -111,11 +118,16 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
             click.echo(f"note ({r.domain}): {r.reason}")
 
 
-def _listing(board, aa, domain, as_json) -> None:
+def _listing(board, aa, domain, as_json, html_path=None) -> None:
     frame = board.to_frame(domain)
+    doc = {"source": board.source, "n_submissions": board.n_submissions,
+           "entries": frame.to_dict(orient="records"), "aa_floor": aa.to_dict()}
+    if html_path is not None:
+        from noisefloor.html.command_docs import leaderboard_listing_doc
+
+        write_page(leaderboard_listing_doc(jsonable(doc), domain), html_path)
     if as_json:
-        emit_json({"source": board.source, "n_submissions": board.n_submissions,
-                   "entries": frame.to_dict(orient="records"), "aa_floor": aa.to_dict()})
+        emit_json(doc)
         return
     for d in ([domain] if domain else board.domains()):
         part = frame[frame["domain"] == d]

@@ -25,7 +25,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "Is A better than B on these logs, or inside the noise floor?"),
     "contrast": ("noisefloor.cli.contrast", "contrast",
                  "Sign test, gap and Wilson-mapped CI of one contrast a-b."),
-    "passk": ("noisefloor.cli.passk", "passk", "pass^k of each configuration in LOG files (tau-bench)."),
+    "passk": ("noisefloor.cli.passk", "passk", "pass^k and pass@k of each configuration in LOG files."),
     "log": ("noisefloor.cli.log", "log", "Trial logs: the record schema and a strict validator."),
     "agreement": ("noisefloor.cli.agreement", "agreement",
                   "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha."),

@@ -6,6 +6,8 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._html import html_option, write_page
+from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
 from noisefloor.stats.passat import pass_at_k_table
 from noisefloor.stats.passk import CONFIG_COLUMNS, default_max_k, pass_hat_k_table
@@ -53,11 +55,11 @@ class _KList(click.ParamType):
               default="allow", show_default=True,
               help="Tasks with different numbers of counted trials: use each task's own n "
                    "(tau-bench), keep every task's first m trials (m the fewest), or fail.")
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.95, show_default=True, help="Level of the pass@k interval.")
+@confidence_option(help="Level of the intervals over tasks of pass^k (CLT) and pass@k.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option()
 @handle_errors
-def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json) -> None:
+def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json, html_path) -> None:
     """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
     # two runs of one configuration are two samples of it, each its own row (as floor keeps
@@ -80,26 +82,15 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
     table["pass_at_k_se"] = at["se"].to_numpy()
     keys = [c for c in by if c in table.columns]
-    groups = []
-    for key, g in table.groupby(keys, sort=True, dropna=False):
-        key = key if isinstance(key, tuple) else (key,)
-        groups.append({**dict(zip(keys, key)),
-                       "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
-                       "pass_at_k": {int(k): v for k, v in zip(g["k"], g["pass_at_k"])},
-                       "pass_at_k_interval": {
-                           int(k): [lo, hi] for k, lo, hi in zip(
-                               g["k"], g["pass_at_k_ci_low"], g["pass_at_k_ci_high"])},
-                       "confidence": confidence,
-                       "n_tasks": int(g["n_tasks"].iloc[0]),
-                       "n_infrastructure_errors": int(g["n_infrastructure_errors"].iloc[0]),
-                       "infrastructure_errors": infrastructure_errors,
-                       "details": g.drop(columns=keys).to_dict(orient="records")})
+    from noisefloor.html.pass_hat_k_page import pass_hat_k_report
+
+    report = pass_hat_k_report(trials, table, by=by, infrastructure_errors=infrastructure_errors,
+                               k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
+                               confidence=confidence)
+    groups = report.groups
+    write_page(report, html_path)
     if as_json:
-        doc = {"groups": groups}
-        if len(groups) == 1:
-            doc = {"pass_hat_k": groups[0]["pass_hat_k"],
-                   "pass_at_k": groups[0]["pass_at_k"], **doc}
-        emit_json(doc)
+        emit_json(report.to_dict())
         return
     # n_not_run: trials with a null reward that are not infrastructure errors; they are left
     # out of pass^k, so the table must show them (never drop records silently).

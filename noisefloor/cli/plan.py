@@ -8,6 +8,7 @@ import click
 import numpy as np
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC, spec_text
 from noisefloor.report import pp
 from noisefloor.stats.power import TESTS, power_curve
@@ -86,9 +87,10 @@ def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write power against n to this file (.png, .svg or .pdf).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@html_option()
 @handle_errors
 def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, floor_logs,
-         floor_kind, null_pairs, clean_pairs, plot_path, as_json) -> None:
+         floor_kind, null_pairs, clean_pairs, plot_path, as_json, html_path=None) -> None:
     """Tasks needed for a gain of --gap, or the minimum detectable effect with --n tasks.
 
     Gains and floors are proportions (0.06 for 6 pp); the text output shows percentage points.
@@ -114,6 +116,12 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
                           alpha=alpha, power=power, effect_size=effect_size,
                           floor=0.0 if floor is None else floor)
     written = _plot(result, plot_path) if plot_path else None
+    if html_path is not None:
+        from noisefloor.html.command_docs import plan_doc
+
+        defined = any(not math.isnan(p.gap) and p.gap != 0 for p in result.plans)
+        write_page(plan_doc({**result.to_dict(), "floor_source": source, "plot": written},
+                            _power_figure(result) if defined else None), html_path)
     if as_json:
         emit_json({**result.to_dict(), "floor_source": source, "plot": written})
         return
@@ -166,7 +174,13 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
 
 
 def _plot(result, path) -> str:
-    from noisefloor.power_plot import power_plot, save_power_plot
+    from noisefloor.power_plot import save_power_plot
+
+    return str(save_power_plot(_power_figure(result), path))
+
+
+def _power_figure(result):
+    from noisefloor.power_plot import power_plot
 
     curves, marks = {}, {}
     defined = [p for p in result.plans if not math.isnan(p.gap) and p.gap != 0]
@@ -182,8 +196,7 @@ def _plot(result, path) -> str:
         marks[label] = p.n
     title = "power against tasks" + (f", clearing a {pp(defined[0].floor)} pp floor"
                                      if defined[0].floor > 0 else "")
-    fig = power_plot(curves, target=defined[0].power, title=title, marks=marks)
-    return str(save_power_plot(fig, path))
+    return power_plot(curves, target=defined[0].power, title=title, marks=marks)
 
 
 @click.command("aa-sim",

@@ -241,6 +241,9 @@ def _attach_report() -> None:
     from noisefloor.cli.tax_report import report
 
     tax.add_command(report)
+    from noisefloor.cli.tax_view import view
+
+    tax.add_command(view)
 
 
 _attach_report()

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from noisefloor.cli._common import handle_errors
+from noisefloor.cli._html import html_option, write_page
 from noisefloor.report import pp
 from noisefloor.tax import tax_report
 
@@ -76,9 +77,10 @@ def _catch_up(logs: Any) -> None:
               help="A pair rollout without a transcript: stop, or leave it out of the prediction "
                    "(counted).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@html_option("--out")
 @handle_errors
 def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency, judge_retries, rater, target, n_boot, permutations, confidence, seed, no_predict,
-           missing_transcripts, as_json):
+           missing_transcripts, as_json, html_path=None):
     """Tax per cell, mixed pairs, cascade, prediction and intervention of tax runs in LOGS.
 
     LOGS are run directories (trials.jsonl + transcripts/) or trials.jsonl files.
@@ -102,6 +104,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
                    rater=rater, target=target,
                    n_boot=n_boot, n_permutations=permutations, confidence=confidence,
                    predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed)
+    write_page(r, html_path, out)
     if as_json:
         click.echo(json.dumps(r.to_dict(), indent=1, allow_nan=False))
         return

@@ -151,6 +151,11 @@ class Comparison:
         Distinct tasks paired.
     sources : tuple of str
         The logs read, as given.
+    task_flips : pandas.DataFrame
+        One row per task and (seed, trial) both arms ran: ``benchmark, model, seed, trial,
+        task_id, a, b`` (outcomes 1.0, 0.0, NaN undefined or absent) and ``flip``: ``win``
+        (A succeeded, B failed), ``loss``, ``tie``, ``undefined`` (left out of W/L/T),
+        ``only a`` or ``only b`` (a task one arm lacks). Not in :meth:`to_dict`.
     """
 
     a: str
@@ -170,6 +175,7 @@ class Comparison:
     notes: tuple[str, ...] = ()
     n_tasks: int = 0
     sources: tuple[str, ...] = field(default=())
+    task_flips: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
 
     def advice_text(self, spell: Any = None) -> str:
         """:attr:`advice` with its parameter mentions spelled by ``spell(name, value)``
@@ -376,6 +382,25 @@ def _advice(pooled: ComparisonRow, a: str, b: str, n_tasks: int, n_trials: int,
     return text
 
 
+def _task_flips(group: Any, a: str, b: str, trial: int) -> pd.DataFrame:
+    """Per task of one group and trial: the two outcomes and the flip (see
+    :attr:`Comparison.task_flips`); the same rule as :func:`noisefloor.pairing.pair_counts`."""
+    import numpy as np
+
+    sa, sb = group.slots[(a, trial)], group.slots[(b, trial)]
+    keep = sa.present | sb.present
+    oa, ob = sa.outcome[keep], sb.outcome[keep]
+    pa, pb = sa.present[keep], sb.present[keep]
+    flip = np.where(~pb, "only a", np.where(~pa, "only b", np.where(
+        np.isnan(oa) | np.isnan(ob), "undefined", np.where(
+            oa == ob, "tie", np.where(oa == 1, "win", "loss")))))
+    key = dict(zip(("benchmark", "model"), group.key))
+    return pd.DataFrame({"benchmark": key.get("benchmark", ""), "model": key.get("model", ""),
+                         "seed": group.seed, "trial": trial,
+                         "task_id": np.asarray(group.tasks, dtype=object)[keep],
+                         "a": oa, "b": ob, "flip": flip})
+
+
 def _pooled_reruns(table: pd.DataFrame) -> pd.DataFrame:
     """One null contrast per arm and seed: the W/L/T of all its certified re-run pairs summed,
     so the floor is on the footing of the pooled gap (counts summed over trials)."""
@@ -492,6 +517,7 @@ def compare(
     notes: list[str] = []
     totals = {"wins": 0, "losses": 0, "ties": 0}
     left = {"n_only_a": 0, "n_only_b": 0, "n_excluded": 0}
+    flips: list[pd.DataFrame] = []
     for group in groups:
         ta, tb = set(group.trials(a)), set(group.trials(b))
         where = ("/".join(group.key) + " " if multi else "") + \
@@ -502,6 +528,7 @@ def compare(
                          "it is not paired")
         for t in sorted(ta & tb):
             counts = pair_counts(group.slots[(a, t)], group.slots[(b, t)])
+            flips.append(_task_flips(group, a, b, t))
             rows_out.append(_row("trial", group.seed, t, counts, confidence, power))
             for k in totals:
                 totals[k] += counts[k]
@@ -557,4 +584,4 @@ def compare(
                       floor=floor, envelope=envelope, floor_contrast=floor_contrast,
                       null_contrasts=null_rows, skipped_nulls=skipped, verdict=verdict,
                       verdict_text=text, advice=advice, notes=tuple(notes), n_tasks=n_tasks,
-                      sources=sources)
+                      sources=sources, task_flips=pd.concat(flips, ignore_index=True))
