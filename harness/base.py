@@ -19,10 +19,10 @@ References
 from __future__ import annotations
 
 import json
-import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from harness.answer_text import AnswerReading
 from harness.checks import check_keep, check_seed, check_seed_difficulty
 from harness.instance import UNPARSED, Instance, View, _Unparsed
 from harness.vocabulary import (
@@ -54,7 +54,7 @@ __all__ = [
 ]
 
 
-class Task(ABC):
+class Task(AnswerReading, ABC):
     """Base class of a split-view task. Subclass it and decorate with :func:`harness.register`.
 
     Subclasses set the class attributes ``name``, ``family`` (one of :data:`FAMILIES`),
@@ -206,8 +206,9 @@ class Task(ABC):
 
     @abstractmethod
     def parse(self, text: str) -> Any:
-        """Parse an answer written in ``answer_format``; return :data:`UNPARSED` when the text
-        cannot be read. Must never raise on arbitrary text.
+        """Parse an answer written in ``answer_format``; return :data:`UNPARSED` unless the
+        whole text reads as an answer (no item skipped, no trailing remark). Must never raise
+        on arbitrary text. :meth:`read_answer` normalises the decoration models add first.
 
         Parameters
         ----------
@@ -426,41 +427,7 @@ class Task(ABC):
             f"your answer in this format: {self.answer_format}"
         )
 
-    # ----- answers -------------------------------------------------------------------
-    def extract_answer(self, text: str) -> Any:
-        """Find the last termination marker in ``text`` and parse what follows it.
-
-        Parameters
-        ----------
-        text : str
-            A whole message or transcript; the marker is matched case-insensitively.
-
-        Returns
-        -------
-        object
-            The parsed answer; :data:`UNPARSED` when there is no marker, ``text`` is not a
-            string, or the parser cannot read (or raises on) what follows the marker.
-
-        Examples
-        --------
-    >>> from harness.registry import get_task
-    >>> task = get_task("csp_sudoku4")
-        >>> task.extract_answer("FINAL ANSWER: 1234/3412/2143/4321 final answer: 3412/1243/4321/2134")
-        '3412/1243/4321/2134'
-        >>> task.extract_answer("I think it is 3412/1243/4321/2134")
-        UNPARSED
-        """
-        if not isinstance(text, str):
-            return UNPARSED
-        matches = list(re.finditer(re.escape(FINAL_MARKER), text, flags=re.IGNORECASE))
-        if not matches:
-            return UNPARSED
-        tail = text[matches[-1].end():].strip()
-        try:
-            return self.parse(tail)
-        except Exception:  # a parser bug must not crash a run; the answer is unreadable
-            return UNPARSED
-
+    # ----- answers: extract_answer, read_answer, recognises (harness.answer_text) -----
     # ----- optional hooks used by the property tests (tests/harness/test_properties.py) --
     def format_answer(self, answer: Any) -> str:
         """Write ``answer`` as text in ``answer_format`` (what follows the termination marker).

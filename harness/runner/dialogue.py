@@ -9,9 +9,11 @@ marker ``FINAL ANSWER:`` (the answer is what follows the last marker) or when ``
 assistant messages have been written (``termination_reason = "turn_cap"``, score 0: a real
 outcome). A solo agent that writes no marker is asked to continue, up to the same cap.
 
-The answer is read by the task's deterministic parser; with an extractor model, an answer
-the parser cannot read is sent to that model, which only rewrites it in the task's answer
-format (``extraction = "llm"``). The score is always the task's deterministic ``grade``.
+The answer is read by the task's deterministic parser (:meth:`harness.base.Task.read_answer`),
+which accepts only an answer it reads completely after removing content-free decoration; with
+an extractor (grader) model, an answer the parser cannot read is sent to that model, which only
+rewrites it in the task's answer format (``extraction = "llm"``). The score is always the
+task's deterministic ``grade``; a decorated answer never earns partial credit.
 """
 
 from __future__ import annotations
@@ -104,7 +106,11 @@ class RolloutOutcome:
     retries : int
         Failed attempts over all requests.
     extraction : str
-        ``parse``, ``llm`` or ``none``.
+        How the answer was read: ``parse`` (the task's parser read the whole answer after
+        :func:`harness.answer_text.normalise_answer`), ``llm`` (the parser could not, the
+        grader model rewrote it and the parser read that), ``unreadable`` (a final answer was
+        written but neither could read it; graded as no answer) or ``none`` (no final answer:
+        turn cap or infrastructure error).
     answer : object
         The parsed answer as JSON (None when nothing was read).
     error : str or None
@@ -236,10 +242,9 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
         error = exc
     extraction, answer = "none", UNPARSED
     if error is None and final_text is not None:
-        answer = task.extract_answer(final_text)
-        if answer is not UNPARSED:
-            extraction = "parse"
-        elif extractor_model is not None:
+        answer = task.extract_answer(final_text, instance)
+        extraction = "parse" if answer is not UNPARSED else "unreadable"
+        if answer is UNPARSED and extractor_model is not None:
             tail = final_text[list(_MARKER.finditer(final_text))[-1].end():].strip()
             messages = extractor_messages(task, tail)
             for m in messages:
@@ -247,11 +252,8 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
             try:
                 done = await complete(extractor_model, messages, temperature=0)
                 tally.reply("extractor", done, counts=False)
-                try:
-                    answer = task.parse(done.text.strip())
-                except Exception:  # a parser must not crash a run
-                    answer = UNPARSED
-                extraction = "llm" if answer is not UNPARSED else "none"
+                answer = task.read_answer(done.text, instance)
+                extraction = "llm" if answer is not UNPARSED else "unreadable"
             except EndpointFatalError:
                 raise
             except EndpointError as exc:

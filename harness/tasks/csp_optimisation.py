@@ -543,12 +543,14 @@ class BudgetCurrency(SelectionTask):
         return "; ".join(f"{k}={v}" for k, v in answer.items())
 
     def parse(self, text: str) -> Any:
-        """``category=option`` pairs of single words (``:`` also accepted); UNPARSED if none."""
+        """``category=option`` pairs of single words (``:`` also accepted); UNPARSED unless
+        every pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
-        out = {k.lower(): v.capitalize() for k, v in pairs if WORD.match(k) and WORD.match(v)}
-        return out or UNPARSED
+        if not all(WORD.match(k) and WORD.match(v) for k, v in pairs):
+            return UNPARSED
+        return {k.lower(): v.capitalize() for k, v in pairs}
 
     def naive_answer(self, instance: Instance) -> Any:
         """Foreign quotes read as euros: the rate ignored, every quote and the budget taken at
