@@ -39,6 +39,11 @@ def _ci(lo: float, hi: float) -> str:
               help="Judge requests in flight.")
 @click.option("--judge-retries", default=3, show_default=True, type=click.IntRange(0),
               help="Retries per judge request before the rollout is left unlabelled.")
+@click.option("--judge-journal", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Journal of the judge's replies, written as they arrive (default: "
+                   "OUT/judge_journal.jsonl); rollouts it labelled are not asked again.")
+@click.option("--judge-variants", is_flag=True,
+              help="Also label the prompt variants' pair rollouts (no table uses them).")
 @click.option("--rater", default="judge", show_default=True,
               help="Whose labels the stage rates use.")
 @click.option("--target", default=0.8, show_default=True, type=click.FloatRange(0, 1),
@@ -58,8 +63,9 @@ def _ci(lo: float, hi: float) -> str:
                    "(counted).")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @handle_errors
-def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency, judge_retries, rater, target, n_boot, permutations, confidence, seed, no_predict,
-           missing_transcripts, as_json):
+def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency,
+           judge_retries, judge_journal, judge_variants, rater, target, n_boot, permutations,
+           confidence, seed, no_predict, missing_transcripts, as_json):
     """Tax per cell, mixed pairs, cascade, prediction and intervention of tax runs in LOGS.
 
     LOGS are run directories (trials.jsonl + transcripts/) or trials.jsonl files.
@@ -75,6 +81,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
         judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
                               concurrency=judge_concurrency)
     r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,
+                   judge_journal=judge_journal, judge_variants=judge_variants,
                    rater=rater, target=target,
                    n_boot=n_boot, n_permutations=permutations, confidence=confidence,
                    predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed)
@@ -107,7 +114,9 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     if r.judge is not None:
         click.echo(f"judge {judge_model}: {len(r.judge.labels) // 4} rollouts labelled, "
                    f"{len(r.judge.failures)} left unlabelled (infrastructure failure or "
-                   "unparseable reply)")
+                   "unparseable reply; re-run with the same --out to ask only for those)")
+    if r.cascade_note:
+        click.echo(f"cascade unavailable: {r.cascade_note}")
     for note in r.notes:
         click.echo(f"note: {note}")
     click.echo(f"wrote {len(r.files)} files to {out} (report.md, report.json, figures, tables)")
