@@ -27,7 +27,8 @@ with scripted agents instead of a model. Each model name maps to a *policy*:
     prompt; a failure leaves its trace phrase (:data:`FAILURE_PHRASES`) in the dialogue and
     makes the pair commit to a wrong answer. Draws are a hash of the model, the mode, the
     rendering read and the component, so a run is reproducible. Expected tax of a family:
-    ``c * (1 - prod_k (1 - r_k))``.
+    ``c * (1 - prod_k (1 - r_k))`` times the score a failure loses (``1 - grade`` of the
+    task's corrupted answer, which earns partial credit in some tasks).
 ``judge``
     A cascade judge: replies to the judge prompt with the JSON labels, ``1`` for each stage
     whose trace phrase occurs in the transcript.

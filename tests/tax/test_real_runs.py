@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 
+from harness.base import UNPARSED
 from harness.runner.run import RunSettings, run_tax
 from harness.runner.scripted import FAILURE_PHRASES, ScriptedServer, TaxPolicy, answer_book
 from noisefloor.endpoints import ModelEndpoint
@@ -108,8 +109,29 @@ def test_judge_labels_are_journalled_and_reused(planted, server, tmp_path):
     assert server.requests - before == len(TASKS) * N   # the all_four pairs, only when asked
 
 
+def _shortfall(family):
+    """Mean over the family's tasks and instances of 1 - grade(wrong answer): a failed
+    rollout commits to the task's corrupted answer, which may earn partial credit."""
+    from harness.registry import get_task
+
+    per_task = []
+    for name in TASKS:
+        task = get_task(name)
+        if task.family != family:
+            continue
+        lost = []
+        for seed in range(N):
+            inst = task.generate(seed, 0)
+            wrong = task.read_answer(task.format_answer(task.corrupt(inst, task.oracle(inst))),
+                                     inst)
+            lost.append(1 - task.grade(inst, None if wrong is UNPARSED else wrong))
+        per_task.append(np.mean(lost))
+    return float(np.mean(per_task))
+
+
 def _expected_tax(family, clauses=()):
-    return POLICY.expected_tax("m", family, clauses)
+    """Planted tax: c (1 - prod_k (1 - r_k)) times the score a failure loses."""
+    return POLICY.expected_tax("m", family, clauses) * _shortfall(family)
 
 
 def test_planted_tax_is_recovered_inside_the_intervals(planted, server, tmp_path):
@@ -122,7 +144,7 @@ def test_planted_tax_is_recovered_inside_the_intervals(planted, server, tmp_path
         row = fam.loc[family]
         assert row.ci_low <= want <= row.ci_high, (family, want, row.ci_low, row.ci_high)
         assert row.tax > 0
-    # the ordering planted (spatial 0.48 > relational 0.25 > csp 0.085) is what is estimated
+    # the ordering planted (spatial > relational > csp) is what is estimated
     assert fam.loc["spatial", "tax"] > fam.loc["relational", "tax"] > fam.loc["csp", "tax"]
     iv = rep.intervention.set_index(["variant", "family"])
     for family in ("spatial", "relational", "csp"):
