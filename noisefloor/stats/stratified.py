@@ -182,20 +182,20 @@ def stratified_t_interval(values: Sequence[float] | np.ndarray,
         variances = np.bincount(inv, weights=dev ** 2) / (counts - 1)
     est = float(means.mean())
     nan = math.nan
-    base = dict(confidence=confidence, n_strata=int(counts.size), n=int(v.size))
+    k, n = int(counts.size), int(v.size)
     if (counts < 2).any():
-        return StratifiedInterval(est, nan, nan, nan, nan, reason=(
+        return StratifiedInterval(est, nan, nan, nan, nan, confidence, k, n, (
             f"{int((counts < 2).sum())} stratum/strata with a single paired value: its "
-            "variance, and so the interval, is undefined"), **base)
+            "variance, and so the interval, is undefined"))
     if not (variances > 0).any():
-        return StratifiedInterval(est, 0.0, nan, nan, nan, reason=(
+        return StratifiedInterval(est, 0.0, nan, nan, nan, confidence, k, n, (
             f"every paired difference is {v[0]:g}: no spread to estimate an interval from"
             if np.all(v == v[0]) else "every stratum's paired differences are equal: no "
-            "spread to estimate an interval from"), **base)
+            "spread to estimate an interval from"))
     e, se, lo, hi = stratified_t_bounds(means, variances, counts, confidence)
     a = variances / counts / counts.size ** 2
     df = float(a.sum() ** 2 / (a ** 2 / (counts - 1)).sum())
-    return StratifiedInterval(float(e), float(se), df, float(lo), float(hi), **base)
+    return StratifiedInterval(float(e), float(se), df, float(lo), float(hi), confidence, k, n)
 
 
 def stratified_bootstrap(values: np.ndarray, groups: Sequence[Any] | np.ndarray | None, *,
