@@ -35,6 +35,9 @@ from harness.vocabulary import (
     SIDES,
 )
 
+#: What the solo control may read: one canonical form, or both views' own conventions.
+SOLO_VIEWS = ("canonical", "both")
+
 __all__ = [
     "DEFAULT_DIFFICULTY",
     "DIFFICULTIES",
@@ -43,6 +46,7 @@ __all__ = [
     "OTHER_AGENT_PREFIX",
     "PUZZLE_KINDS",
     "SIDES",
+    "SOLO_VIEWS",
     "UNPARSED",
     "Instance",
     "Task",
@@ -138,7 +142,7 @@ class Task(AnswerReading, ABC):
 
     @abstractmethod
     def render(self, instance: Instance) -> str:
-        """The full instance as text: everything the solo control reads.
+        """The full instance as text in one canonical form: what the solo control reads.
 
         Parameters
         ----------
@@ -147,7 +151,9 @@ class Task(AnswerReading, ABC):
         Returns
         -------
         str
-            Both views' facts, each under its own declared conventions.
+            Every fact of both views in one set of conventions (Spatial: the canonical frame;
+            Relational: agent a's wording; CSP: notebook 1's conventions).
+            :meth:`render_both` keeps each view's own.
 
         Examples
         --------
@@ -332,8 +338,11 @@ class Task(AnswerReading, ABC):
             for agent, conv in sorted(instance.conventions.items())
         ]
 
-    def solo_prompt(self, instance: Instance) -> str:
-        """System+user prompt of the solo control on the full instance.
+    def render_both(self, instance: Instance) -> str:
+        """The full instance with each view in its own conventions (the ``both`` solo view).
+
+        The default writes the two views' renderings one after the other under a heading that
+        says their conventions differ; the CSP bases write their two notebooks.
 
         Parameters
         ----------
@@ -342,7 +351,45 @@ class Task(AnswerReading, ABC):
         Returns
         -------
         str
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("relational_family_tree")
+        >>> a, b = task.split(task.generate(0))
+        >>> text = task.render_both(task.generate(0))
+        >>> task.render_view(a) in text and task.render_view(b) in text
+        True
+        """
+        a, b = self.split(instance)
+        return (
+            "The information comes from two sources that use different conventions; each "
+            "states its own. Together they determine exactly one answer.\n\n"
+            f"--- Source 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Source 2 ---\n{self.render_view(b)}"
+        )
+
+    def solo_prompt(self, instance: Instance, solo_view: str = "canonical") -> str:
+        """System+user prompt of the solo control on the full instance.
+
+        Parameters
+        ----------
+        instance : Instance
+        solo_view : {"canonical", "both"}, default "canonical"
+            What the solo control reads: the merged instance in one canonical form
+            (:meth:`render`, every family alike: the paper's "full instance"), or both views
+            in their own conventions (:meth:`render_both`), which makes the solo control pay
+            the conversion cost too.
+
+        Returns
+        -------
+        str
             The rendering of the instance between an opening line and the answer instructions.
+
+        Raises
+        ------
+        ValueError
+            An unknown ``solo_view``.
 
         Examples
         --------
@@ -355,9 +402,13 @@ class Task(AnswerReading, ABC):
         >>> task.render(instance) in prompt, "FINAL ANSWER:" in prompt
         (True, True)
         """
+        if solo_view not in SOLO_VIEWS:
+            raise ValueError(f"solo_view must be one of {', '.join(SOLO_VIEWS)}, "
+                             f"got {solo_view!r}")
+        text = self.render(instance) if solo_view == "canonical" else self.render_both(instance)
         return (
             f"You are solving a {self.puzzle_kind} puzzle on your own.\n\n"
-            f"{self.render(instance)}\n\n"
+            f"{text}\n\n"
             f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
             f"your answer in this format: {self.answer_format}"
         )

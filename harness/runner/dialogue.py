@@ -179,7 +179,8 @@ def _jsonable(answer: Any) -> Any:
 
 async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
                       params: dict[str, Any] | None = None, variant_text: str = "",
-                      extractor_model: str | None = None) -> RolloutOutcome:
+                      extractor_model: str | None = None,
+                      solo_view: str = "canonical") -> RolloutOutcome:
     """Run one rollout and grade it.
 
     Parameters
@@ -197,6 +198,8 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
         Addition to every agent's system prompt.
     extractor_model : str, optional
         Model that rewrites an answer the parser cannot read.
+    solo_view : {"canonical", "both"}, default "canonical"
+        What a solo agent reads (:meth:`harness.base.Task.solo_prompt`).
 
     Returns
     -------
@@ -235,7 +238,7 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
                                      variant_text)
         else:
             final_text = await _single(task, instance, spec, complete, tally, turn_cap, params,
-                                       variant_text)
+                                       variant_text, solo_view)
     except EndpointFatalError:
         raise
     except EndpointError as exc:
@@ -286,9 +289,9 @@ def _has_marker(text: str) -> bool:
 
 async def _single(task: Task, instance: Any, spec: RolloutSpec, complete: Complete,
                   tally: _Tally, turn_cap: int, params: dict[str, Any],
-                  variant_text: str) -> str | None:
+                  variant_text: str, solo_view: str = "canonical") -> str | None:
     if spec.mode == "solo":
-        system = task.solo_prompt(instance)
+        system = task.solo_prompt(instance, solo_view)
     else:
         view = task.split(instance)[0 if spec.mode == "split_solo_a" else 1]
         system = split_solo_prompt(task, view)

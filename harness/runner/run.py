@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from harness.base import SOLO_VIEWS
 from harness.runner import journal as jr
 from harness.runner.dialogue import RolloutOutcome, run_rollout
 from noisefloor.endpoints import Endpoints, ModelEndpoint
@@ -68,6 +69,10 @@ class RunSettings:
         TOML file of variants (default: the shipped one).
     starter : {"a", "b", "alternate"}, default "a"
         Who opens a pair's dialogue; ``alternate`` alternates with instance and repeat.
+    solo_view : {"canonical", "both"}, default "canonical"
+        What the solo control reads (:meth:`harness.base.Task.solo_prompt`): the merged
+        instance in one canonical form in every family, or both views in their own
+        conventions. Recorded in every record's ``extra.solo_view``.
     """
 
     tasks: tuple[str, ...]
@@ -85,6 +90,7 @@ class RunSettings:
     variants: tuple[str, ...] = (BASELINE,)
     variants_file: str | None = None
     starter: str = "a"
+    solo_view: str = "canonical"
 
     def __post_init__(self) -> None:
         for name in ("tasks", "models", "modes", "variants"):
@@ -109,6 +115,8 @@ class RunSettings:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
         if self.difficulty not in (0, 1, 2) or isinstance(self.difficulty, bool):
             raise ValueError(f"difficulty must be one of (0, 1, 2), got {self.difficulty!r}")
+        if self.solo_view not in SOLO_VIEWS:
+            raise ValueError(f"solo_view must be one of {SOLO_VIEWS}, got {self.solo_view!r}")
         if self.starter not in STARTERS:
             raise ValueError(f"starter must be one of {STARTERS}, got {self.starter!r}")
         if len(set(self.variants)) != len(self.variants) or not self.variants:
@@ -126,7 +134,9 @@ class RunSettings:
         """The settings (besides the variant's text) that change a rollout's outcome."""
         return {"protocol_version": PROTOCOL_VERSION, "turn_cap": self.turn_cap,
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "extractor_model": self.extractor_model, "starter": self.starter}
+                "extractor_model": self.extractor_model, "starter": self.starter,
+                # only when not the default, so directories run before the option resume
+                **({"solo_view": self.solo_view} if self.solo_view != "canonical" else {})}
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -225,7 +235,8 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
-                 first_request: dict[str, Any] | None) -> dict[str, Any]:
+                 first_request: dict[str, Any] | None, solo_view: str = "canonical"
+                 ) -> dict[str, Any]:
     """The noisefloor trial record of one rollout (validated against the schema)."""
     from harness.registry import get_task
     from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
@@ -249,7 +260,7 @@ def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
             "cost_usd": outcome.cost_usd, "latency_s": outcome.latency_s,
             "retries": outcome.retries, "extraction": outcome.extraction,
             "answer": outcome.answer, "rollout_key": spec.key, "transcript": transcript,
-            "error": outcome.error,
+            "error": outcome.error, "solo_view": solo_view,
         },
     }
     return TrialRecord.model_validate(record).model_dump(mode="json")
@@ -558,9 +569,11 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
                 return
             outcome = await run_rollout(spec, endpoints.complete, turn_cap=settings.turn_cap,
                                         params=params, variant_text=texts[spec.variant],
-                                        extractor_model=settings.extractor_model)
+                                        extractor_model=settings.extractor_model,
+                                        solo_view=settings.solo_view)
             rel = await asyncio.to_thread(jr.write_transcript, out, spec.key, outcome.events)
-            record = build_record(spec, outcome, rel, _first_request(outcome))
+            record = build_record(spec, outcome, rel, _first_request(outcome),
+                                  settings.solo_view)
             entry = {"key": spec.key, "settings": spec.settings, "record": record}
             await asyncio.to_thread(writer.append, entry)
             new[spec.key] = entry

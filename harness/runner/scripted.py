@@ -160,15 +160,15 @@ def answer_book(tasks: Iterable[str], seeds: Iterable[int], difficulty: int = 1
     Returns
     -------
     dict
-        ``{text: {"answer": ..., "wrong": ...}}`` for the full rendering (solo) and both
-        views' renderings (pair) of every (task, seed); answers are formatted as the task
-        writes them after the termination marker.
+        ``{text: {"answer": ..., "wrong": ..., "family": ...}}`` for the full rendering (solo,
+        canonical and both conventions) and both views' renderings (pair) of every (task,
+        seed); answers are formatted as the task writes them after the termination marker.
 
     Examples
     --------
     >>> book = answer_book(["csp_sudoku4"], [0], difficulty=0)
     >>> len(book), sorted(set(e["answer"] for e in book.values()))
-    (3, ['3412/1243/4321/2134'])
+    (4, ['3412/1243/4321/2134'])
     """
     from harness.registry import get_task
 
@@ -183,6 +183,7 @@ def answer_book(tasks: Iterable[str], seeds: Iterable[int], difficulty: int = 1
                      "wrong": task.format_answer(task.corrupt(inst, oracle)),
                      "family": task.family}
             book[task.render(inst)] = entry
+            book[task.render_both(inst)] = entry
             for view in task.split(inst):
                 book[task.render_view(view)] = entry
     return book

@@ -63,6 +63,10 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
               help="Comma-separated prompt variants (names in --variants-file).")
 @click.option("--variants-file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="TOML file of prompt variants (default: the shipped one).")
+@click.option("--solo-view", type=click.Choice(["canonical", "both"]), default="canonical",
+              show_default=True,
+              help="What the solo control reads: the merged instance in one canonical form "
+                   "(every family), or both views in their own conventions.")
 @click.option("--starter", type=click.Choice(["a", "b", "alternate"]), default="a",
               show_default=True, help="Which agent opens a pair's dialogue.")
 @click.option("--base-url", default=None,
@@ -127,7 +131,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         extractor_model=opt["extractor_model"],
         variants=tuple(_split(opt["prompt_variant"])),
         variants_file=None if opt["variants_file"] is None else str(opt["variants_file"]),
-        starter=opt["starter"])
+        starter=opt["starter"], solo_view=opt["solo_view"])
     endpoints = []
     for name in settings.all_models:
         spec = config.model(name) if config is not None else None

@@ -170,3 +170,29 @@ def test_trace_phrases_are_what_the_judge_reads():
     assert reply == {"L1": 0, "L2": 1, "L3": 0, "L4": 0}
     assert math.isclose(POLICY.expected_tax("m", "spatial"), 0.95 * (1 - 0.7 * 0.8))
     assert np.isclose(POLICY.rate("spatial", "L1", clause=True), 0.075)
+
+
+def test_solo_view_is_one_rule_and_both_is_an_explicit_recorded_option(server, tmp_path):
+    """Every family's solo control reads one canonical form unless --solo-view both; the
+    record says which; on the planted run the family ordering is the same under both (the
+    scripted model does not pay a conversion cost, so the rendering cannot make the order)."""
+    from harness.registry import get_task
+    from harness.runner import journal as jr
+
+    taxes = {}
+    for view in ("canonical", "both"):
+        out = _run(server, tmp_path / view, solo_view=view, rollouts=20)
+        records = [json.loads(x) for x in (out / "trials.jsonl").read_text().splitlines()]
+        assert {r["extra"]["solo_view"] for r in records} == {view}
+        solo = next(r for r in records if r["extra"]["mode"] == "solo"
+                    and r["extra"]["family"] == "csp")
+        task = get_task(solo["extra"]["task"])
+        inst = task.generate(solo["extra"]["instance_seed"], 0)
+        system = jr.read_transcript(out, solo)[0]["content"]
+        shown = task.render(inst) if view == "canonical" else task.render_both(inst)
+        assert shown in system
+        assert ("different conventions" in system) == (view == "both")
+        rep = tax_report(out, n_boot=100, n_permutations=0, predict=False)
+        taxes[view] = rep.family_cells.set_index("family")["tax"]
+    order = {v: list(t.sort_values(ascending=False).index) for v, t in taxes.items()}
+    assert order["canonical"] == order["both"] == ["spatial", "relational", "csp"]
