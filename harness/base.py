@@ -344,21 +344,12 @@ class Task(AnswerReading, ABC):
         The default writes the two views' renderings one after the other under a heading that
         says their conventions differ; the CSP bases write their two notebooks.
 
-        Parameters
-        ----------
-        instance : Instance
-
-        Returns
-        -------
-        str
-
         Examples
         --------
         >>> from harness.registry import get_task
         >>> task = get_task("relational_family_tree")
         >>> a, b = task.split(task.generate(0))
-        >>> text = task.render_both(task.generate(0))
-        >>> task.render_view(a) in text and task.render_view(b) in text
+        >>> all(task.render_view(v) in task.render_both(task.generate(0)) for v in (a, b))
         True
         """
         a, b = self.split(instance)
@@ -386,10 +377,7 @@ class Task(AnswerReading, ABC):
         str
             The rendering of the instance between an opening line and the answer instructions.
 
-        Raises
-        ------
-        ValueError
-            An unknown ``solo_view``.
+        Raises ValueError for an unknown ``solo_view``.
 
         Examples
         --------
