@@ -46,7 +46,8 @@ class RunSettings:
     models : tuple of str, default ()
         Models run in solo, split_solo and homogeneous pairs.
     pair_models : tuple of (str, str), default ()
-        Mixed pairs; each runs in both slot orders (needs ``"pair"`` in ``modes``).
+        Mixed pairs; each runs in both slot orders (needs ``"pair"`` in ``modes``). With
+        ``"solo"`` in ``modes`` the members' solo rollouts run too (the game needs them).
     modes : tuple of str, default ("solo", "pair")
         Any of ``solo``, ``pair``, ``split_solo``.
     rollouts : int, default 1
@@ -130,6 +131,13 @@ class RunSettings:
             names.append(self.extractor_model)
         return tuple(dict.fromkeys(names))
 
+    @property
+    def pair_members_without_solo(self) -> tuple[str, ...]:
+        """Members of the mixed pairs not in ``models``: their solo rollouts (the game's
+        ``v({i})``) are planned with the pairs when ``"solo"`` is in ``modes``."""
+        return tuple(dict.fromkeys(m for p in self.pair_models for m in p
+                                   if m not in self.models))
+
     def outcome_settings(self) -> dict[str, Any]:
         """The settings (besides the variant's text) that change a rollout's outcome."""
         return {"protocol_version": PROTOCOL_VERSION, "turn_cap": self.turn_cap,
@@ -192,7 +200,7 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
     ...                        modes=("solo", "pair", "split_solo"), rollouts=2)
     >>> plan = plan_rollouts(settings)
     >>> len(plan), sorted({(s.protocol, s.model) for s in plan})
-    (12, [('pair', 'm'), ('pair', 'x+y'), ('pair', 'y+x'), ('solo', 'm'), ('split_solo_a', 'm'), ('split_solo_b', 'm')])
+    (16, [('pair', 'm'), ('pair', 'x+y'), ('pair', 'y+x'), ('solo', 'm'), ('solo', 'x'), ('solo', 'y'), ('split_solo_a', 'm'), ('split_solo_b', 'm')])
     """
     from harness.registry import get_task
 
@@ -221,6 +229,9 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
                         if "split_solo" in settings.modes:
                             configs.append(("split_solo_a", model, None, None))
                             configs.append(("split_solo_b", model, None, None))
+                    if "solo" in settings.modes:  # a mixed pair's game needs v({i})
+                        for model in settings.pair_members_without_solo:
+                            configs.append(("solo", model, None, None))
                     for a, b in settings.pair_models:
                         for x, y in ((a, b), (b, a)) if a != b else ((a, b),):
                             configs.append(("pair", x, y, starter))

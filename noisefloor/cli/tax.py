@@ -41,7 +41,7 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
 @click.option("--models", help="Comma-separated models run solo, split_solo and in "
                                "homogeneous pairs.")
 @click.option("--pair-models", help="Comma-separated mixed pairs A+B; each runs in both slot "
-                                    "orders.")
+                                    "orders, with the members' solo rollouts (solo in --modes).")
 @click.option("--modes", default="solo,pair", show_default=True,
               help="Comma-separated: solo, pair, split_solo.")
 @click.option("--rollouts", type=click.IntRange(1), default=1, show_default=True,
@@ -123,6 +123,13 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         if not plus or not a or not b:
             raise click.BadParameter(f"expected A+B, got {text!r}", param_hint="--pair-models")
         pairs.append((a, b))
+    modes = _split(opt["modes"])
+    if pairs and "solo" not in modes:
+        members = ", ".join(dict.fromkeys(m for p in pairs for m in p))
+        raise click.UsageError(
+            f"--pair-models needs the solo rollouts of its members ({members}) for the "
+            "Shapley table: add solo to --modes (e.g. --modes solo,pair), or run them into "
+            "another directory with --models and --modes solo and give both to tax report")
     settings = RunSettings(
         tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
         modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],
