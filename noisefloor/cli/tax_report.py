@@ -18,6 +18,11 @@ from noisefloor.report import pp
 from noisefloor.tax import tax_report
 
 
+def _num(value: float, fmt: str, reason: str) -> str:
+    """A number for the summary, or the reason it is undefined (never a bare nan)."""
+    return format(value, fmt) if value is not None and math.isfinite(value) else reason
+
+
 def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
@@ -91,7 +96,8 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     level = f"{100 * confidence:g}%"
     click.echo(f"{r.n_rollouts} rollouts, {r.n_infrastructure_errors} infrastructure errors "
                "(left out of every mean)")
-    click.echo(f"tax by model and family (pp, {level} bootstrap interval):")
+    click.echo(f"tax by model and family (pp, {level} stratified t interval over "
+               "instances, tasks fixed):")
     fc = r.family_cells
     rec: Any  # a row namedtuple (pandas-stubs types its fields as any scalar)
     for rec in fc.itertuples(index=False):
@@ -101,16 +107,24 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
                    + (f"  ({rec.note})" if rec.note else ""))
     if r.prediction is not None and r.prediction.grouped is not None:
         g = r.prediction.grouped
+        perm = ("not run (--permutations 0)" if permutations == 0
+                else _num(g.r2_perm_p, ".3g", "undefined"))
         click.echo(f"prediction (GroupKFold by task, {g.n} cells): pooled out-of-fold R^2 "
-                   f"{g.r2_pooled_oof:.3f}, mean per-fold R^2 {g.r2_mean_fold:.3f}, Spearman "
-                   f"{g.spearman.rho:.3f} ({g.spearman.method} p {g.spearman.p_value:.3g}), "
-                   f"permutation p {g.r2_perm_p:.3g}")
+                   f"{_num(g.r2_pooled_oof, '.3f', 'undefined')}, mean per-fold R^2 "
+                   f"{_num(g.r2_mean_fold, '.3f', 'undefined (a fold of one cell)')}, Spearman "
+                   f"{_num(g.spearman.rho, '.3f', 'undefined')} ({g.spearman.method} p "
+                   f"{_num(g.spearman.p_value, '.3g', 'undefined')}), permutation p {perm}")
     if not r.intervention.empty:
         allrow = r.intervention[r.intervention["family"] == "all"]
         for rec in allrow.itertuples(index=False):
             if math.isfinite(rec.recovered):
                 click.echo(f"intervention {rec.variant}: recovered {pp(rec.recovered)}% of the "
                            f"tax [{pp(rec.ci_low)}, {pp(rec.ci_high)}]")
+    if r.stage_rates is not None:
+        sr = r.stage_rates[(r.stage_rates["family"] == "all")
+                           & (r.stage_rates["outcome"] == "failed")]
+        click.echo("cascade, failed pair rollouts (all families): " + ", ".join(
+            f"{row.stage} {pp(row.rate)}% ({row.k}/{row.n})" for row in sr.itertuples()))
     if r.judge is not None:
         click.echo(f"judge {judge_model}: {len(r.judge.labels) // 4} rollouts labelled, "
                    f"{len(r.judge.failures)} left unlabelled (infrastructure failure or "

@@ -415,8 +415,11 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
     L = ["# Collaboration-tax report", "",
          f"{r.n_rollouts} rollouts from {', '.join(r.sources)}; "
          f"{r.n_infrastructure_errors} infrastructure errors (left out of every mean). "
-         f"Effects in percentage points (pp); intervals are {level} bootstrap percentile "
-         f"intervals (cells: paired over instances; families: tasks, then instances). "
+         f"Effects in percentage points (pp). Tax intervals are {level} stratified Student "
+         "intervals over instances with the tasks fixed (a task cell: the paired t interval; "
+         "a family or model: Welch-Satterthwaite degrees of freedom; Cochran 1977, section "
+         "5); ratio gaps and recovered shares have percentile intervals of a bootstrap over "
+         "instances within tasks; an interval shown n/a has its reason in the note. "
          f"Solo-tractability target {r.target:g}.", ""]
     if r.notes:
         L += ["## Notes", ""] + [f"- {n}" for n in r.notes] + [""]
