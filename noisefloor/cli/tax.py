@@ -126,10 +126,10 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     modes = _split(opt["modes"])
     if pairs and "solo" not in modes:
         members = ", ".join(dict.fromkeys(m for p in pairs for m in p))
-        raise click.UsageError(
-            f"--pair-models needs the solo rollouts of its members ({members}) for the "
-            "Shapley table: add solo to --modes (e.g. --modes solo,pair), or run them into "
-            "another directory with --models and --modes solo and give both to tax report")
+        click.echo(f"warning: --pair-models without solo in --modes runs no solo rollout of "
+                   f"{members}; the Shapley table needs them: add solo to --modes, or run "
+                   "them into another directory with --models and --modes solo and give both "
+                   "to tax report", err=True)
     settings = RunSettings(
         tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
         modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],

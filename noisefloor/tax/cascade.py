@@ -347,6 +347,7 @@ def stage_rates(
                 rows.append({"family": fam, "stage": stage, "outcome": outcome, "k": k, "n": n,
                              "rate": k / n, "ci_low": float(lo), "ci_high": float(hi), "note": ""})
     out = pd.DataFrame(rows)
+    out.attrs["confidence"] = confidence
     out.attrs["n_unlabelled"] = n_unlabelled
     out.attrs["n_unmatched"] = int((~wide.index.isin(df["rollout_key"])).sum())
     return out

@@ -338,6 +338,8 @@ def _write(report: TaxReport, out: Path) -> list[Path]:
     if not report.intervention.empty:
         plan.append(("fig6_intervention", "fig6",
                      lambda: F.intervention_figure(report.intervention)))
+        plan.append(("fig6_table", "fig6_table",
+                     lambda: F.intervention_table_figure(report.intervention)))
     if not report.mixed.empty:
         plan.append(("fig7_mixed_pairs", "fig7", lambda: F.mixed_pairs_figure(report.mixed)))
     for stem, key, make in plan:
@@ -523,4 +525,6 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         L += ["Recovered share of the tax, (pair_variant - pair_baseline) / (solo - "
               f"pair_baseline), in %; subscripts are half-widths of the {level} interval; bold "
               "marks the column maximum.", "", figure6_markdown(r.intervention), ""]
+        if "fig6_table" in figs:
+            L += [f"![Figure 6 table]({figs['fig6_table']})", ""]
     return "\n".join(L)
