@@ -22,6 +22,7 @@ import pandas as pd
 
 from harness.base import SOLO_VIEWS
 from harness.runner import journal as jr
+from harness.runner.budget import SOLO_BUDGETS, no_budget_outcome, pair_median_caps
 from harness.runner.dialogue import RolloutOutcome, run_rollout
 from noisefloor.endpoints import Endpoints, ModelEndpoint
 from harness.runner.keys import (
@@ -74,6 +75,11 @@ class RunSettings:
         What the solo control reads (:meth:`harness.base.Task.solo_prompt`): the merged
         instance in one canonical form in every family, or both views in their own
         conventions. Recorded in every record's ``extra.solo_view``.
+    solo_budget : {"none", "pair-median"}, default "none"
+        Matched spend: ``pair-median`` runs every pair rollout first, then each solo rollout
+        under a token cap, the median tokens of its model's pair rollouts of the same task
+        and variant (:func:`harness.runner.budget.pair_median_caps`); needs ``solo`` and
+        ``pair`` in ``modes``. The cap is recorded in each record's ``extra.token_cap``.
     """
 
     tasks: tuple[str, ...]
@@ -92,6 +98,7 @@ class RunSettings:
     variants_file: str | None = None
     starter: str = "a"
     solo_view: str = "canonical"
+    solo_budget: str = "none"
 
     def __post_init__(self) -> None:
         for name in ("tasks", "models", "modes", "variants"):
@@ -118,6 +125,12 @@ class RunSettings:
             raise ValueError(f"difficulty must be one of (0, 1, 2), got {self.difficulty!r}")
         if self.solo_view not in SOLO_VIEWS:
             raise ValueError(f"solo_view must be one of {SOLO_VIEWS}, got {self.solo_view!r}")
+        if self.solo_budget not in SOLO_BUDGETS:
+            raise ValueError(f"solo_budget must be one of {SOLO_BUDGETS}, "
+                             f"got {self.solo_budget!r}")
+        if self.solo_budget != "none" and not {"solo", "pair"} <= set(self.modes):
+            raise ValueError(f"solo_budget {self.solo_budget!r} needs 'solo' and 'pair' in "
+                             f"modes, got {list(self.modes)}")
         if self.starter not in STARTERS:
             raise ValueError(f"starter must be one of {STARTERS}, got {self.starter!r}")
         if len(set(self.variants)) != len(self.variants) or not self.variants:
@@ -144,7 +157,8 @@ class RunSettings:
                 "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "extractor_model": self.extractor_model, "starter": self.starter,
                 # only when not the default, so directories run before the option resume
-                **({"solo_view": self.solo_view} if self.solo_view != "canonical" else {})}
+                **({"solo_view": self.solo_view} if self.solo_view != "canonical" else {}),
+                **({"solo_budget": self.solo_budget} if self.solo_budget != "none" else {})}
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -246,8 +260,8 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
-                 first_request: dict[str, Any] | None, solo_view: str = "canonical"
-                 ) -> dict[str, Any]:
+                 first_request: dict[str, Any] | None, solo_view: str = "canonical",
+                 token_cap: int | None = None) -> dict[str, Any]:
     """The noisefloor trial record of one rollout (validated against the schema)."""
     from harness.registry import get_task
     from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
@@ -271,7 +285,7 @@ def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
             "cost_usd": outcome.cost_usd, "latency_s": outcome.latency_s,
             "retries": outcome.retries, "extraction": outcome.extraction,
             "answer": outcome.answer, "rollout_key": spec.key, "transcript": transcript,
-            "error": outcome.error, "solo_view": solo_view,
+            "error": outcome.error, "solo_view": solo_view, "token_cap": token_cap,
         },
     }
     return TrialRecord.model_validate(record).model_dump(mode="json")
@@ -509,11 +523,22 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         todo = [s for s in plan if not finished(s)]
         used = [specs_by_name[m] for m in settings.all_models]
         stats: list[dict[str, Any]] = []
-        if todo:
-            new, stats = asyncio.run(_execute(
-                todo, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
-                backoff_base=backoff_base, on_progress=on_progress))
+        totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
+        capped = settings.solo_budget != "none"
+        # matched spend: the pairs run first, then the solos under their pair-median cap
+        phases = ([[s for s in todo if s.mode != "solo"], [s for s in todo if s.mode == "solo"]]
+                  if capped else [todo])
+        for phase in phases:
+            if not phase:
+                continue
+            caps = (pair_median_caps(phase, _current_records(entries, meta))
+                    if capped and phase[0].mode == "solo" else None)
+            new, more = asyncio.run(_execute(
+                phase, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
+                backoff_base=backoff_base, on_progress=on_progress, caps=caps,
+                totals=totals, total=len(todo)))
             entries.update(new)
+            stats += more
         stamp = jr.trials_stamp(out, valid)
         trials = out / jr.TRIALS
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
@@ -557,7 +582,9 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
 async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Path,
                    settings: RunSettings, texts: dict[str, str], *, timeout: float,
                    max_retries: int, backoff_base: float,
-                   on_progress: Callable[[Progress], None] | None
+                   on_progress: Callable[[Progress], None] | None,
+                   caps: dict[str, int | None] | None = None,
+                   totals: dict[str, Any] | None = None, total: int | None = None
                    ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     params: dict[str, Any] = {}
     if settings.temperature is not None:
@@ -569,7 +596,9 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
     for spec in todo:
         queue.put_nowait(spec)
     new: dict[str, dict[str, Any]] = {}
-    totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}  # ints; cost
+    total = len(todo) if total is None else total
+    if totals is None:  # progress over every phase of a run
+        totals = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
     writer = jr.JournalWriter(out / jr.JOURNAL)
 
     async def worker(endpoints: Endpoints) -> None:
@@ -578,13 +607,17 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
                 spec = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            outcome = await run_rollout(spec, endpoints.complete, turn_cap=settings.turn_cap,
-                                        params=params, variant_text=texts[spec.variant],
-                                        extractor_model=settings.extractor_model,
-                                        solo_view=settings.solo_view)
+            cap = None if caps is None else caps[spec.key]
+            if caps is not None and cap is None:
+                outcome = no_budget_outcome(spec)
+            else:
+                outcome = await run_rollout(
+                    spec, endpoints.complete, turn_cap=settings.turn_cap, params=params,
+                    variant_text=texts[spec.variant], extractor_model=settings.extractor_model,
+                    solo_view=settings.solo_view, token_cap=cap)
             rel = await asyncio.to_thread(jr.write_transcript, out, spec.key, outcome.events)
             record = build_record(spec, outcome, rel, _first_request(outcome),
-                                  settings.solo_view)
+                                  settings.solo_view, cap)
             entry = {"key": spec.key, "settings": spec.settings, "record": record}
             await asyncio.to_thread(writer.append, entry)
             new[spec.key] = entry
@@ -594,7 +627,7 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
             totals["cost"] += outcome.cost_usd or 0.0
             totals["errors"] += outcome.infrastructure_error
             if on_progress is not None:
-                on_progress(Progress(totals["done"], len(todo), totals["in"], totals["out"],
+                on_progress(Progress(totals["done"], total, totals["in"], totals["out"],
                                      totals["cost"], totals["errors"]))
 
     try:

@@ -405,13 +405,16 @@ class ScriptedServer:
         if model not in self.policies and self.default_policy is None:
             return _response(404, json.dumps(
                 {"error": {"message": f"model {model!r} not found"}}).encode())
-        text = self.reply(model, messages)
+        text, finish = self.reply(model, messages), "stop"
+        limit = body.get("max_tokens")
+        if isinstance(limit, int) and limit >= 1 and _tokens(text) > limit:
+            text, finish = text[:4 * (limit - 1)], "length"  # like a server: cut at the limit
         prompt = 1 + sum(len(str(m.get("content") or "")) for m in messages) // 4
         payload = {
             "id": f"chatcmpl-{self.requests}", "object": "chat.completion",
             "created": int(time.time()), "model": model,
             "choices": [] if fault == "empty" else [{
-                "index": 0, "finish_reason": "stop",
+                "index": 0, "finish_reason": finish,
                 "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
                       "total_tokens": prompt + _tokens(text)},
@@ -453,7 +456,8 @@ class ScriptedServer:
     def _log(self, model: str, fault: str | None, body: dict[str, Any]) -> None:
         with self._lock:
             self.request_log.append({"model": model, "fault": fault,
-                                     "temperature": body.get("temperature")})
+                                     "temperature": body.get("temperature"),
+                                     "max_tokens": body.get("max_tokens")})
 
     # ----- the scripted agents -------------------------------------------------------
     def reply(self, model: str, messages: list[dict[str, Any]]) -> str:

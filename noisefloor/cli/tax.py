@@ -67,6 +67,11 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
               show_default=True,
               help="What the solo control reads: the merged instance in one canonical form "
                    "(every family), or both views in their own conventions.")
+@click.option("--solo-budget", type=click.Choice(["none", "pair-median"]), default="none",
+              show_default=True,
+              help="Matched spend: pair-median runs the pairs first, then caps each solo "
+                   "rollout's tokens at the median tokens of its model's pair rollouts of the "
+                   "same task (needs solo and pair in --modes).")
 @click.option("--starter", type=click.Choice(["a", "b", "alternate"]), default="a",
               show_default=True, help="Which agent opens a pair's dialogue.")
 @click.option("--base-url", default=None,
@@ -130,6 +135,9 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
                    f"{members}; the Shapley table needs them: add solo to --modes, or run "
                    "them into another directory with --models and --modes solo and give both "
                    "to tax report", err=True)
+    if opt["solo_budget"] != "none" and not {"solo", "pair"} <= set(modes):
+        raise click.BadParameter(f"{opt['solo_budget']} needs solo and pair in --modes, got "
+                                 f"{','.join(modes)}", param_hint="--solo-budget")
     settings = RunSettings(
         tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
         modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],
@@ -138,7 +146,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         extractor_model=opt["extractor_model"],
         variants=tuple(_split(opt["prompt_variant"])),
         variants_file=None if opt["variants_file"] is None else str(opt["variants_file"]),
-        starter=opt["starter"], solo_view=opt["solo_view"])
+        starter=opt["starter"], solo_view=opt["solo_view"], solo_budget=opt["solo_budget"])
     endpoints = []
     for name in settings.all_models:
         spec = config.model(name) if config is not None else None

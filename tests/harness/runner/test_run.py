@@ -19,7 +19,7 @@ from tests.harness.runner.conftest import PRICE_IN, PRICE_OUT, endpoints_for
 EXTRA_FIELDS = {"task", "family", "difficulty", "instance_seed", "mode", "model_a", "model_b",
                 "started_by", "prompt_variant", "turns", "tokens_in", "tokens_out", "cost_usd",
                 "latency_s", "retries", "extraction", "answer", "rollout_key", "transcript",
-                "error", "solo_view"}
+                "error", "solo_view", "token_cap"}
 
 
 def _settings(**kw):
