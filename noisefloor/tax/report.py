@@ -247,6 +247,14 @@ def tax_report(
     if not undefined.empty:
         notes.append(f"{len(undefined)} model x task cell(s) undefined: "
                      + "; ".join(undefined["note"].head(5)) + (" ..." if len(undefined) > 5 else ""))
+    df = run.rollouts
+    capped = (df[np.isfinite(df["token_cap"].to_numpy(dtype=float))] if "token_cap" in df
+              else df.iloc[:0])
+    if not capped.empty:
+        stopped = int((capped["termination_reason"] == "token_cap").sum())
+        notes.append(f"matched spend: {len(capped)} solo rollout(s) ran under their pair-median "
+                     f"token cap (tax run --solo-budget pair-median), {stopped} stopped at it; "
+                     "the tax compares the pair with a solo control held to the pair's tokens")
     if run.n_infrastructure_errors:
         notes.append(f"{run.n_infrastructure_errors} rollout(s) ended in an infrastructure error: "
                      "left out of every mean and counted per cell, never scored 0")

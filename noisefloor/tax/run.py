@@ -39,7 +39,8 @@ AGENTS = ("a", "b", "solo", "extractor", "judge")
 EXTRACTIONS = ("parse", "llm", "unreadable", "none", "unknown")
 _ROLES = ("system", "user", "assistant")
 #: Optional extra fields carried into the rollouts table (None where a record lacks them).
-_READ_OPTIONAL = ("started_by", "turns", "extraction", "tokens_in", "tokens_out", "cost_usd")
+_READ_OPTIONAL = ("started_by", "turns", "extraction", "tokens_in", "tokens_out", "cost_usd",
+                  "token_cap")
 
 
 class TaxRunError(ValueError):
@@ -66,7 +67,8 @@ class TaxRun:
         ``termination_reason``, ``rollout_key``, ``transcript`` (absolute path), ``turns``,
         ``started_by``, ``extraction`` (how the answer was read: one of :data:`EXTRACTIONS`),
         ``tokens`` (input + output tokens of every request, NaN without usage), ``cost_usd``
-        (NaN when a price is unknown), ``source`` and ``line`` (record's file and line).
+        (NaN when a price is unknown), ``token_cap`` (the solo control's token cap under matched
+        spend, NaN without one), ``source`` and ``line`` (record's file and line).
     sources : tuple of str
         The ``trials.jsonl`` files read.
     n_infrastructure_errors : int
@@ -194,6 +196,8 @@ def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
         "tokens": [_total_tokens(i, o) for i, o in zip(cols["tokens_in"], cols["tokens_out"])],
         "cost_usd": [float(c) if isinstance(c, (int, float)) and not isinstance(c, bool)
                      else np.nan for c in cols["cost_usd"]],
+        "token_cap": [float(c) if isinstance(c, int) and not isinstance(c, bool) else np.nan
+                      for c in cols["token_cap"]],
         "source": str(path), "line": lines,
     })
     _check_fields(out, trials, path)

@@ -17,7 +17,8 @@ from harness.runner.keys import RolloutSpec
 from harness.runner.run import RunSettings, run_tax
 from harness.runner.scripted import ScriptedServer, answer_book
 from noisefloor.cli.main import cli
-from noisefloor.endpoints import Endpoints, ModelEndpoint
+from noisefloor.endpoints import Endpoints
+from noisefloor.tax import tax_report
 
 from .conftest import TASKS, endpoints_for
 
@@ -59,6 +60,13 @@ def test_capped_solos_spend_at_most_the_pair_median_of_their_task(server, tmp_pa
     assert meta["outcome_settings"]["solo_budget"] == "pair-median"
     assert "solo_budget" not in json.loads((tmp_path / "free" / "run.json").read_text())[
         "outcome_settings"]
+    # the report says the tax is at matched spend, and how many solos the cap stopped
+    rep = tax_report(tmp_path / "capped", n_boot=50, n_permutations=0, predict=False)
+    note = next(n for n in rep.notes if n.startswith("matched spend"))
+    assert f"{len(solos)} solo rollout(s) ran under" in note
+    assert f"{sum(r['termination_reason'] == 'token_cap' for r in solos)} stopped" in note
+    assert not any(n.startswith("matched spend") for n in tax_report(
+        tmp_path / "free", n_boot=50, n_permutations=0, predict=False).notes)
     # every capped solo request carried max_tokens; no pair request did
     sent = [e["max_tokens"] for e in server.request_log if e["model"] == "silent"]
     assert sum(m is not None for m in sent) == sum(r["extra"]["turns"] for r in solos)
