@@ -76,10 +76,8 @@ class RunSettings:
         instance in one canonical form in every family, or both views in their own
         conventions. Recorded in every record's ``extra.solo_view``.
     solo_budget : {"none", "pair-median"}, default "none"
-        Matched spend: ``pair-median`` runs every pair rollout first, then each solo rollout
-        under a token cap, the median tokens of its model's pair rollouts of the same task
-        and variant (:func:`harness.runner.budget.pair_median_caps`); needs ``solo`` and
-        ``pair`` in ``modes``. The cap is recorded in each record's ``extra.token_cap``.
+        Matched spend: ``pair-median`` runs the pairs first, then each solo under the token
+        cap :func:`harness.runner.budget.pair_median_caps` (in ``extra.token_cap``).
     """
 
     tasks: tuple[str, ...]
@@ -353,6 +351,8 @@ class TaxRunResult:
         Plan rollouts whose latest entry is an infrastructure error.
     turn_caps : int
         Plan rollouts that reached the turn cap.
+    token_caps : int
+        Plan rollouts (solo, under ``solo_budget``) that stopped at their token cap.
     missing : int
         Plan rollouts with no entry (the run was interrupted).
     tokens_in, tokens_out : int
@@ -377,6 +377,7 @@ class TaxRunResult:
     scored: int
     infrastructure_errors: int
     turn_caps: int
+    token_caps: int
     missing: int
     tokens_in: int
     tokens_out: int
@@ -470,7 +471,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     Raises
     ------
     ValueError
-        A model without an endpoint, an unknown prompt variant.
+        A model without an endpoint, an unknown prompt variant, a shard with ``solo_budget``.
     SettingsMismatchError
         The directory was made with other settings.
     RuntimeError
@@ -495,6 +496,8 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     0  solver     pair  2          1.0
     1  solver     solo  2          1.0
     """
+    if shard is not None and settings.solo_budget != "none":
+        raise ValueError("solo_budget cannot be sharded: a solo's cap needs every pair rollout")
     started = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -571,6 +574,7 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
         scored=sum(r["reward"] is not None for r in records),
         infrastructure_errors=sum(r["infrastructure_error"] for r in records),
         turn_caps=sum(r["termination_reason"] == "turn_cap" for r in records),
+        token_caps=sum(r["termination_reason"] == "token_cap" for r in records),
         missing=len(plan) - len(records),
         tokens_in=sum(r["extra"]["tokens_in"] or 0 for r in records),
         tokens_out=sum(r["extra"]["tokens_out"] or 0 for r in records),

@@ -138,6 +138,10 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     if opt["solo_budget"] != "none" and not {"solo", "pair"} <= set(modes):
         raise click.BadParameter(f"{opt['solo_budget']} needs solo and pair in --modes, got "
                                  f"{','.join(modes)}", param_hint="--solo-budget")
+    if opt["solo_budget"] != "none" and opt["shard"]:
+        raise click.BadParameter("a solo's cap is the median of every pair rollout of its "
+                                 "task, which other shards would run: run without --shard",
+                                 param_hint="--solo-budget")
     settings = RunSettings(
         tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
         modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],
@@ -194,7 +198,9 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
                + (f" (shard {result.shard})" if result.shard else "")
                + f", {result.skipped} already done, {result.ran} run now")
     click.echo(f"scored {result.scored}, infrastructure errors "
-               f"{result.infrastructure_errors}, turn caps {result.turn_caps}, missing "
+               f"{result.infrastructure_errors}, turn caps {result.turn_caps}, "
+               + (f"token caps {result.token_caps}, " if result.token_caps else "")
+               + f"missing "
                f"{result.missing}; tokens in {result.tokens_in:,} out {result.tokens_out:,}; "
                f"cost {cost}; {result.elapsed_s:.1f} s")
     frame = result.to_frame()

@@ -41,7 +41,7 @@ def test_capped_solos_spend_at_most_the_pair_median_of_their_task(server, tmp_pa
     # more than the pair's median on csp_sudoku4; capped, it must stop at the cap
     run_tax(_settings("silent", "none"), endpoints_for(server, "silent"), tmp_path / "free")
     free = _records(tmp_path / "free")
-    run_tax(_settings("silent"), endpoints_for(server, "silent"), tmp_path / "capped")
+    result = run_tax(_settings("silent"), endpoints_for(server, "silent"), tmp_path / "capped")
     records = _records(tmp_path / "capped")
     pairs = [r for r in records if r["protocol"] == "pair"]
     solos = [r for r in records if r["protocol"] == "solo"]
@@ -55,6 +55,7 @@ def test_capped_solos_spend_at_most_the_pair_median_of_their_task(server, tmp_pa
     binding = [r for r in solos if free_solo[r["task_id"]] > r["extra"]["token_cap"]]
     assert binding, "the cap never binds: the test shows nothing"
     assert all(r["termination_reason"] == "token_cap" and r["reward"] == 0.0 for r in binding)
+    assert result.token_caps == sum(r["termination_reason"] == "token_cap" for r in solos) > 0
     assert all(r["extra"]["token_cap"] is None for r in free)
     meta = json.loads((tmp_path / "capped" / "run.json").read_text())
     assert meta["outcome_settings"]["solo_budget"] == "pair-median"
@@ -120,3 +121,10 @@ def test_the_budget_needs_solo_and_pair_modes(tmp_path):
                                    "--modes", "solo", "--solo-budget", "pair-median",
                                    "--out", str(tmp_path)])
     assert res.exit_code == 2 and "--solo-budget" in res.output and "--modes" in res.output
+    res = CliRunner().invoke(cli, ["tax", "run", "--tasks", "csp_sudoku4", "--models", "m",
+                                   "--solo-budget", "pair-median", "--shard", "1/2",
+                                   "--out", str(tmp_path)])
+    assert res.exit_code == 2 and "--shard" in res.output
+    with pytest.raises(ValueError, match="solo_budget cannot be sharded"):
+        run_tax(RunSettings(tasks=TASKS, models=("m",), solo_budget="pair-median"), [],
+                tmp_path, shard=(1, 2))
