@@ -36,12 +36,15 @@ sys.path.insert(0, sys.argv[5])
 t0 = time.perf_counter()
 from noisefloor.tax import tax_report
 t1 = time.perf_counter()
+c1 = time.process_time()
 run_dir, out_dir, n_boot, perms = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 r = tax_report(run_dir, out=out_dir, labels=run_dir + "/judge_labels.jsonl", n_boot=n_boot,
                n_permutations=perms, rng=0)
 t2 = time.perf_counter()
+c2 = time.process_time()
 g = r.prediction.grouped
-print(json.dumps({"import_s": t1 - t0, "report_s": t2 - t1, "n_rollouts": r.n_rollouts,
+print(json.dumps({"import_s": t1 - t0, "report_s": t2 - t1, "report_cpu_s": c2 - c1,
+                  "n_rollouts": r.n_rollouts,
                   "files": len(r.files),
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "r2_pooled_oof": g.r2_pooled_oof, "r2_mean_fold": g.r2_mean_fold,
@@ -76,8 +79,9 @@ def main() -> None:
     if proc.returncode:
         sys.exit(proc.stderr)
     res = json.loads(proc.stdout.strip().splitlines()[-1])
-    print(f"tax report: {res['report_s']:.1f} s (imports {res['import_s']:.1f} s, subprocess "
-          f"wall {wall:.1f} s), peak RSS {res['peak_rss_mb']:,.0f} MiB, {res['files']} files")
+    print(f"tax report: {res['report_s']:.1f} s (CPU {res['report_cpu_s']:.1f} s; imports "
+          f"{res['import_s']:.1f} s, subprocess wall {wall:.1f} s), peak RSS "
+          f"{res['peak_rss_mb']:,.0f} MiB, {res['files']} files")
     print(f"  ridge on {len(MODELS) * 32} cells: pooled OOF R^2 {res['r2_pooled_oof']:.3f}, "
           f"mean per-fold R^2 {res['r2_mean_fold']:.3f}, Spearman {res['spearman']:.3f}")
     ok_t = wall < 60

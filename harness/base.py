@@ -19,10 +19,10 @@ References
 from __future__ import annotations
 
 import json
-import re
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
+from harness.answer_text import AnswerReading
 from harness.checks import check_keep, check_seed, check_seed_difficulty
 from harness.instance import UNPARSED, Instance, View, _Unparsed
 from harness.vocabulary import (
@@ -35,6 +35,9 @@ from harness.vocabulary import (
     SIDES,
 )
 
+#: What the solo control may read: one canonical form, or both views' own conventions.
+SOLO_VIEWS = ("canonical", "both")
+
 __all__ = [
     "DEFAULT_DIFFICULTY",
     "DIFFICULTIES",
@@ -43,6 +46,7 @@ __all__ = [
     "OTHER_AGENT_PREFIX",
     "PUZZLE_KINDS",
     "SIDES",
+    "SOLO_VIEWS",
     "UNPARSED",
     "Instance",
     "Task",
@@ -54,7 +58,7 @@ __all__ = [
 ]
 
 
-class Task(ABC):
+class Task(AnswerReading, ABC):
     """Base class of a split-view task. Subclass it and decorate with :func:`harness.register`.
 
     Subclasses set the class attributes ``name``, ``family`` (one of :data:`FAMILIES`),
@@ -138,7 +142,7 @@ class Task(ABC):
 
     @abstractmethod
     def render(self, instance: Instance) -> str:
-        """The full instance as text: everything the solo control reads.
+        """The full instance as text in one canonical form: what the solo control reads.
 
         Parameters
         ----------
@@ -147,7 +151,9 @@ class Task(ABC):
         Returns
         -------
         str
-            Both views' facts, each under its own declared conventions.
+            Every fact of both views in one set of conventions (Spatial: the canonical frame;
+            Relational: agent a's wording; CSP: notebook 1's conventions).
+            :meth:`render_both` keeps each view's own.
 
         Examples
         --------
@@ -206,8 +212,9 @@ class Task(ABC):
 
     @abstractmethod
     def parse(self, text: str) -> Any:
-        """Parse an answer written in ``answer_format``; return :data:`UNPARSED` when the text
-        cannot be read. Must never raise on arbitrary text.
+        """Parse an answer written in ``answer_format``; return :data:`UNPARSED` unless the
+        whole text reads as an answer (no item skipped, no trailing remark). Must never raise
+        on arbitrary text. :meth:`read_answer` normalises the decoration models add first.
 
         Parameters
         ----------
@@ -331,17 +338,46 @@ class Task(ABC):
             for agent, conv in sorted(instance.conventions.items())
         ]
 
-    def solo_prompt(self, instance: Instance) -> str:
+    def render_both(self, instance: Instance) -> str:
+        """The full instance with each view in its own conventions (the ``both`` solo view).
+
+        The default writes the two views' renderings one after the other under a heading that
+        says their conventions differ; the CSP bases write their two notebooks.
+
+        Examples
+        --------
+        >>> from harness.registry import get_task
+        >>> task = get_task("relational_family_tree")
+        >>> a, b = task.split(task.generate(0))
+        >>> all(task.render_view(v) in task.render_both(task.generate(0)) for v in (a, b))
+        True
+        """
+        a, b = self.split(instance)
+        return (
+            "The information comes from two sources that use different conventions; each "
+            "states its own. Together they determine exactly one answer.\n\n"
+            f"--- Source 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Source 2 ---\n{self.render_view(b)}"
+        )
+
+    def solo_prompt(self, instance: Instance, solo_view: str = "canonical") -> str:
         """System+user prompt of the solo control on the full instance.
 
         Parameters
         ----------
         instance : Instance
+        solo_view : {"canonical", "both"}, default "canonical"
+            What the solo control reads: the merged instance in one canonical form
+            (:meth:`render`, every family alike: the paper's "full instance"), or both views
+            in their own conventions (:meth:`render_both`), which makes the solo control pay
+            the conversion cost too.
 
         Returns
         -------
         str
             The rendering of the instance between an opening line and the answer instructions.
+
+        Raises ValueError for an unknown ``solo_view``.
 
         Examples
         --------
@@ -354,9 +390,13 @@ class Task(ABC):
         >>> task.render(instance) in prompt, "FINAL ANSWER:" in prompt
         (True, True)
         """
+        if solo_view not in SOLO_VIEWS:
+            raise ValueError(f"solo_view must be one of {', '.join(SOLO_VIEWS)}, "
+                             f"got {solo_view!r}")
+        text = self.render(instance) if solo_view == "canonical" else self.render_both(instance)
         return (
             f"You are solving a {self.puzzle_kind} puzzle on your own.\n\n"
-            f"{self.render(instance)}\n\n"
+            f"{text}\n\n"
             f"When you are sure, write one line that starts with '{FINAL_MARKER}' followed by "
             f"your answer in this format: {self.answer_format}"
         )
@@ -426,41 +466,7 @@ class Task(ABC):
             f"your answer in this format: {self.answer_format}"
         )
 
-    # ----- answers -------------------------------------------------------------------
-    def extract_answer(self, text: str) -> Any:
-        """Find the last termination marker in ``text`` and parse what follows it.
-
-        Parameters
-        ----------
-        text : str
-            A whole message or transcript; the marker is matched case-insensitively.
-
-        Returns
-        -------
-        object
-            The parsed answer; :data:`UNPARSED` when there is no marker, ``text`` is not a
-            string, or the parser cannot read (or raises on) what follows the marker.
-
-        Examples
-        --------
-    >>> from harness.registry import get_task
-    >>> task = get_task("csp_sudoku4")
-        >>> task.extract_answer("FINAL ANSWER: 1234/3412/2143/4321 final answer: 3412/1243/4321/2134")
-        '3412/1243/4321/2134'
-        >>> task.extract_answer("I think it is 3412/1243/4321/2134")
-        UNPARSED
-        """
-        if not isinstance(text, str):
-            return UNPARSED
-        matches = list(re.finditer(re.escape(FINAL_MARKER), text, flags=re.IGNORECASE))
-        if not matches:
-            return UNPARSED
-        tail = text[matches[-1].end():].strip()
-        try:
-            return self.parse(tail)
-        except Exception:  # a parser bug must not crash a run; the answer is unreadable
-            return UNPARSED
-
+    # ----- answers: extract_answer, read_answer, recognises (harness.answer_text) -----
     # ----- optional hooks used by the property tests (tests/harness/test_properties.py) --
     def format_answer(self, answer: Any) -> str:
         """Write ``answer`` as text in ``answer_format`` (what follows the termination marker).

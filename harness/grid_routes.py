@@ -429,10 +429,13 @@ def _as_pairs(answer: Any) -> list[Cell] | None:
 
 
 _PAIR = re.compile(r"[\[(]\s*(-?\d{1,4})\s*,\s*(-?\d{1,4})\s*[\])]")
+#: What may stand between the cells of a route: brackets, commas, arrows, whitespace.
+_ROUTE_REST = re.compile(r"[\s,;\[\]()|>\-\u2013\u2192]*")
 
 
 def parse_route(text: Any) -> list[list[int]] | None:
-    """Every ``(a, b)`` or ``[a, b]`` pair in ``text``, in order; None if there is none.
+    """Every ``(a, b)`` or ``[a, b]`` pair in ``text``, in order; None if there is none or
+    the text holds anything besides the pairs, brackets, commas, arrows and whitespace.
 
     Parameters
     ----------
@@ -447,12 +450,16 @@ def parse_route(text: Any) -> list[list[int]] | None:
     Examples
     --------
     >>> from harness.grid_routes import parse_route
-    >>> parse_route("FINAL ANSWER: [[0, 0], [0, 1]] then (1,1)")
+    >>> parse_route("[[0, 0], [0, 1]] -> (1,1)")
     [[0, 0], [0, 1], [1, 1]]
+    >>> parse_route("[[0, 0], [0, 1]] then (1,1)") is None
+    True
     >>> parse_route("go north") is None
     True
     """
     if not isinstance(text, str):
         return None
+    if not _ROUTE_REST.fullmatch(_PAIR.sub(" ", text)):
+        return None  # something besides cells and separators: not read completely
     pairs = [[int(a), int(b)] for a, b in _PAIR.findall(text)]
     return pairs or None

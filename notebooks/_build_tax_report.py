@@ -10,101 +10,134 @@ import nbformat as nbf
 cells = [
     ("md", """# A collaboration-tax run, end to end
 
-This notebook runs a small real `noisefloor tax run` against a local scripted OpenAI-compatible
-endpoint (`harness.runner.scripted.ScriptedServer`, real HTTP on 127.0.0.1), then analyses the run
-directory with `noisefloor tax report` / `noisefloor.tax.tax_report`: the tax per cell with
-intervals, the mixed pair read as a two-player game, the prompt intervention, the figures.
+This notebook runs a real `noisefloor tax run` against a local scripted OpenAI-compatible
+endpoint (`harness.runner.scripted.ScriptedServer`, real HTTP on 127.0.0.1, a free port), then
+analyses the run directory with `noisefloor tax report`: the tax per family with intervals, the
+prompt intervention's recovered share, and the grounding-failure cascade labelled by a judge
+model over the same endpoint.
 
-The scripted agents do not have coordination failures (the `solver` policy always shares its
-half and answers correctly), so the honest result on this run is a tax of zero for the solver;
-the `assert` lines check what the policies imply. Section 3 analyses a synthetic run with a
-planted tax per family to show the estimators recovering it."""),
+The scripted model `m` follows the `taxed` policy: solo it answers correctly with a competence
+per family; in a pair each grounding failure L1-L4 happens with a rate per family, writes its
+trace phrase into the dialogue and makes the pair commit to a wrong answer; a prompt variant's
+clause for a stage lowers that stage's rate. The `judge` policy answers the cascade prompt from
+the trace phrases. So the run has a tax, and we know what it should be."""),
     ("code", """import tempfile, warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from click.testing import CliRunner
-from harness.runner.scripted import ScriptedServer, answer_book
+from harness.runner.scripted import ScriptedServer, TaxPolicy, answer_book
 from noisefloor.cli.tax import tax
 from noisefloor.cli.tax_report import report
 from noisefloor.tax import tax_report
 
 warnings.filterwarnings("ignore", message="no price known")
 work = Path(tempfile.mkdtemp())
-tasks = ["spatial_one_way", "relational_family_tree", "csp_sudoku4"]
-book = answer_book(tasks, range(0, 2), difficulty=0)"""),
-    ("md", """## 1. A real run: `noisefloor tax run` against the scripted endpoint
-
-Models `solver` (correct), `wrong` (commits to a wrong answer) in solo, homogeneous pairs and split
-solo, a mixed pair `solver+wrong` in both slot orders, baseline and the `all_four` prompt
-variant; 2 instances per task. (The runner drives its requests with `asyncio.run`, which
-cannot start inside Jupyter's own event loop, so the command runs in a worker thread here; in a
-shell it is just `noisefloor tax run ...`.)"""),
-    ("code", """from concurrent.futures import ThreadPoolExecutor
+tasks = ["spatial_maze_halves", "spatial_one_way", "relational_family_tree",
+         "relational_org_chart", "csp_sudoku4", "csp_seating"]
+competence = {"spatial": 0.95, "relational": 0.9, "csp": 0.85}
+rates = {"spatial": {"L1": 0.3, "L3": 0.2}, "relational": {"L2": 0.2, "L4": 0.1},
+         "csp": {"L4": 0.1}}
+policy = TaxPolicy({"m": competence}, rates, clause_effect=0.25)
+server = ScriptedServer({"m": "taxed", "judge": "judge"}, book=answer_book(tasks, range(12), 0),
+                        tax=policy).start()            # 127.0.0.1, a port the OS chooses
+print(server.base_url)
 
 def in_thread(fn, *args):
+    # the runner and the judge drive their requests with asyncio.run, which cannot start
+    # inside Jupyter's own event loop; in a shell these are plain commands
     with ThreadPoolExecutor(1) as pool:
-        return pool.submit(fn, *args).result()
+        return pool.submit(fn, *args).result()"""),
+    ("md", """## 1. `noisefloor tax run`
 
-with ScriptedServer(book=book) as server:
-    result = in_thread(CliRunner().invoke, tax, [
-        "run", "--tasks", ",".join(tasks), "--models", "solver,wrong",
-        "--pair-models", "solver+wrong", "--modes", "solo,pair,split_solo", "--rollouts", "2",
-        "--difficulty", "0", "--turn-cap", "6", "--prompt-variant", "baseline,all_four",
-        "--base-url", server.base_url, "--out", str(work / "run"), "--no-progress"])
-print(result.output[-400:])
-assert result.exit_code == 0"""),
-    ("md", """## 2. The report: `noisefloor tax report RUN --out DIR`
+Solo and pair rollouts of `m` on six tasks (two per family), 12 instances each, with the
+baseline prompt and the `all_four` variant (one clause per grounding stage): 288 rollouts."""),
+    ("code", """run = work / "run"
+result = in_thread(CliRunner().invoke, tax, [
+    "run", "--tasks", ",".join(tasks), "--models", "m", "--prompt-variant", "baseline,all_four",
+    "--rollouts", "12", "--difficulty", "0", "--turn-cap", "6",
+    "--base-url", server.base_url, "--out", str(run), "--no-progress"])
+print(result.output)
+assert result.exit_code == 0, result.output"""),
+    ("md", """## 2. `noisefloor tax report RUN --out DIR --judge-model judge --judge-url URL`
 
-The command only parses options and renders; `tax_report(RUN, out=DIR)` is the same analysis in one
-Python call."""),
-    ("code", """cli = CliRunner().invoke(report, [str(work / "run"), "--out", str(work / "report"),
-                                  "--n-boot", "200", "--permutations", "0", "--no-predict"])
-print(cli.output)
-assert cli.exit_code == 0
-r = tax_report(work / "run", n_boot=200, predict=False)
-cells = r.family_cells.set_index(["model", "family"])
-solver = cells.loc["solver"]
-assert (solver["solo"] == 1).all() and (solver["pair"] == 1).all() and (solver["tax"] == 0).all()
-# union-necessity: one view alone never answers
-assert (r.family_cells["split_solo"] == 0).all()
-r.family_cells[["model", "family", "n_instances", "solo", "pair", "split_solo", "tax",
-                "ci_low", "ci_high", "sign_p"]]"""),
-    ("md", """The mixed pair as a cooperative game: `v1`, `v2` are the members' solo scores, `v12` the
-pair's, in each slot order; the Shapley values add up to `v12` (efficiency)."""),
-    ("code", """m = r.mixed.set_index("pair")
-print(m[["v1", "v2", "v12", "tax", "phi1", "phi2", "midpoint", "share_violating"]].round(3))
-assert (abs(m["phi1"] + m["phi2"] - m["v12"]) < 1e-12).all()
-assert m.loc["solver+wrong", "v1"] == 1.0"""),
-    ("md", """The intervention needs a positive baseline tax: here there is none, so the recovered share is
-undefined and says why (NaN with a reason, never 0)."""),
-    ("code", """print(r.intervention[["variant", "family", "solo", "pair_baseline", "pair_variant",
-                      "recovered", "note"]].to_string(index=False))
-assert r.intervention["recovered"].isna().all()
-assert r.intervention["note"].str.contains("not positive").all()"""),
-    ("md", """## 3. A synthetic run with a planted tax
+The command only parses options and renders; `tax_report(RUN, ...)` is the same analysis in one
+Python call. Every judge reply is journalled in `DIR/judge_journal.jsonl` as it arrives."""),
+    ("code", """out = in_thread(CliRunner().invoke, report, [
+    str(run), "--out", str(work / "report"), "--judge-model", "judge",
+    "--judge-url", server.base_url, "--permutations", "0", "--no-predict"])
+print(out.output)
+assert out.exit_code == 0, out.output"""),
+    ("md", """The same analysis in Python (the judge's labels are read back from the journal the command
+wrote, so no request is repeated). The planted tax of a family is `c (1 - prod_k (1 - r_k))`
+times what a wrong answer loses (some tasks give a wrong answer partial credit), so the planted
+column below is an upper bound of the tax the run should show."""),
+    ("code", """from noisefloor.endpoints import ModelEndpoint
+before = server.requests
+r = in_thread(lambda: tax_report(run, judge=ModelEndpoint("judge", (server.base_url,)),
+                                 judge_journal=work / "report" / "judge_journal.jsonl",
+                                 n_permutations=0, predict=False, rng=0))
+assert server.requests == before                 # every label came from the journal
+fc = r.family_cells.set_index("family")
+fc["planted_upper"] = [policy.expected_tax("m", f) for f in fc.index]
+print(fc[["n_instances", "solo", "pair", "tax", "ci_low", "ci_high", "planted_upper"]].round(3))
+assert fc.loc["spatial", "ci_low"] > 0 and fc.loc["relational", "ci_low"] > 0
+assert fc.loc["spatial", "tax"] > fc.loc["relational", "tax"] > fc.loc["csp", "tax"]
+assert (fc["ci_low"] <= fc["planted_upper"]).all()"""),
+    ("md", """## 3. The intervention: how much of the tax the `all_four` clauses recover
 
-`write_synthetic_run` writes records and transcripts in the runner's format from a stated truth:
-planted family taxes 30 / 18 / 10 pp for a model of capability 1 (more for weaker models), a
-prompt variant recovering 40 % of it, judge labels for the cascade."""),
-    ("code", """from noisefloor.tax.synthetic import write_synthetic_run
-planted = [("spatial_maze_halves", "spatial"), ("spatial_one_way", "spatial"),
-           ("relational_family_tree", "relational"), ("relational_org_chart", "relational"),
-           ("csp_sudoku4", "csp"), ("csp_seating", "csp")]
-truth = write_synthetic_run(work / "synthetic", models={"m-hi": 1.0, "m-mid": 0.9, "m-lo": 0.8},
-                            tasks=planted, n_instances=30, seed=4,
-                            variants={"all_four": {"spatial": 0.4, "relational": 0.4, "csp": 0.4}})
-s = tax_report(work / "synthetic", labels=work / "synthetic" / "judge_labels.jsonl",
-               n_boot=500, n_permutations=49, out=work / "synthetic_report")
-fc = s.family_cells.copy()
-fc["planted"] = [truth.family_tax(m, f) for m, f in zip(fc["model"], fc["family"])]
-fc["covered"] = (fc["ci_low"] <= fc["planted"]) & (fc["planted"] <= fc["ci_high"])
-print(fc[["model", "family", "tax", "ci_low", "ci_high", "planted", "covered"]].round(3))
-assert fc["covered"].sum() >= 8"""),
-    ("code", """print(s.prediction.to_frame()[["scheme", "n", "r2_pooled_oof", "r2_mean_fold",
-                               "spearman_rho", "spearman_p", "r2_perm_p"]].round(3))
-print(s.intervention[["variant", "family", "recovered", "ci_low", "ci_high"]].round(3))"""),
+Recovered share = (pair with the variant - baseline pair) / (solo - baseline pair), per family
+and over all families, with a stratified bootstrap interval. The clauses divide each stage's
+failure rate by four, so the planted share is about 0.72 to 0.75. CSP's baseline tax is inside
+its noise (its interval covers 0), so its share's interval is unbounded above: a ratio over a
+denominator that may be zero."""),
+    ("code", """iv = r.intervention
+print(iv[["variant", "family", "solo", "pair_baseline", "pair_variant", "recovered",
+          "ci_low", "ci_high"]].round(3).to_string(index=False))
+assert iv["recovered"].notna().any() and (iv["recovered"].dropna() > 0).all()"""),
+    ("md", """## 4. The cascade: which grounding stage failed
+
+The judge labels every baseline pair rollout; the rates are shares of the failed (and of the
+successful) rollouts in which each stage failed. The scripted pairs fail only at the planted
+stages, and successful rollouts carry no failure."""),
+    ("code", """rates_table = r.stage_rates
+print(rates_table.round(3).to_string(index=False))
+fail = rates_table[rates_table["outcome"] == "failed"].set_index(["family", "stage"])
+assert fail.loc[("spatial", "L1"), "rate"] > 0 and fail.loc[("csp", "L1"), "k"] == 0
+assert (rates_table[rates_table["outcome"] == "success"]["k"] == 0).all()"""),
+    ("md", """## 5. Matched spend: `--solo-budget pair-median`
+
+A pair spends more tokens than the solo control. With `--solo-budget pair-median` the runner
+runs the pairs first, then each solo under a token cap, the median tokens of the pair rollouts
+of its task; every record holds its cap (`extra.token_cap`). The scripted solo answers in one
+short turn, mostly far under the cap, and Spatial and Relational keep their tax unchanged. The
+scripted CSP pairs are short, though, and the runner bounds a solo's first request by its
+prompt's bytes (a guaranteed bound, about four times the scripted count), so a CSP solo whose
+prompt alone may not fit the cap sends nothing (`token_cap`, score 0) or has its reply cut by
+`max_tokens`: at equal spend the CSP tax moves, an effect of the cap, read as such."""),
+    ("code", """import json
+matched = work / "matched"
+result = in_thread(CliRunner().invoke, tax, [
+    "run", "--tasks", ",".join(tasks), "--models", "m", "--rollouts", "12", "--difficulty", "0",
+    "--turn-cap", "6", "--solo-budget", "pair-median", "--base-url", server.base_url,
+    "--out", str(matched), "--no-progress"])
+assert result.exit_code == 0, result.output
+records = [json.loads(line) for line in open(matched / "trials.jsonl")]
+solos = [x for x in records if x["protocol"] == "solo"]
+assert all(x["extra"]["tokens_in"] + x["extra"]["tokens_out"] <= x["extra"]["token_cap"]
+           for x in solos)
+m = in_thread(lambda: tax_report(matched, n_permutations=0, predict=False, rng=0))
+mc = m.family_cells.set_index("family")
+print(mc[["solo", "pair", "tax", "ci_low", "ci_high", "tokens_solo", "tokens_pair",
+          "tax_per_1k_tokens"]].round(3))
+capped = [x for x in solos if x["termination_reason"] == "token_cap"]
+print(len(capped), "solo rollouts stopped at their cap:",
+      sorted({x["extra"]["task"] for x in capped}))
+for family in ("spatial", "relational"):                # the cap never bound there
+    assert abs(mc.loc[family, "tax"] - fc.loc[family, "tax"]) < 1e-12"""),
     ("code", """from IPython.display import Image, display
-display(Image(filename=str(work / "synthetic_report" / "fig3_heatmap.png")))
-display(Image(filename=str(work / "synthetic_report" / "fig5_cascade.png")))"""),
+display(Image(filename=str(work / "report" / "fig3_heatmap.png")))
+display(Image(filename=str(work / "report" / "fig5_cascade.png")))
+server.stop()"""),
 ]
 
 nb = nbf.v4.new_notebook()

@@ -3,7 +3,7 @@
 A config file has an optional ``[run]`` table (any ``tax run`` option, written with
 underscores: ``tasks``, ``models``, ``pair_models``, ``modes``, ``rollouts``, ``repeats``,
 ``difficulty``, ``seed``, ``turn_cap``, ``temperature``, ``max_tokens``, ``extractor_model``,
-``prompt_variant``, ``variants_file``, ``starter``, ``timeout``, ``max_retries``,
+``prompt_variant``, ``variants_file``, ``solo_view``, ``solo_budget``, ``starter``, ``timeout``, ``max_retries``,
 ``concurrency``, ``base_url``, ``api_key_env``, ``out``) and one ``[[models]]`` table per
 model::
 
@@ -64,6 +64,8 @@ class _RunTable(BaseModel):
     extractor_model: str | None = None
     prompt_variant: StrList | None = None
     variants_file: str | None = None
+    solo_view: str | None = None
+    solo_budget: str | None = None
     starter: str | None = None
     timeout: float | None = Field(default=None, gt=0)
     max_retries: int | None = Field(default=None, ge=0)

@@ -9,9 +9,16 @@ marker ``FINAL ANSWER:`` (the answer is what follows the last marker) or when ``
 assistant messages have been written (``termination_reason = "turn_cap"``, score 0: a real
 outcome). A solo agent that writes no marker is asked to continue, up to the same cap.
 
-The answer is read by the task's deterministic parser; with an extractor model, an answer
-the parser cannot read is sent to that model, which only rewrites it in the task's answer
-format (``extraction = "llm"``). The score is always the task's deterministic ``grade``.
+A solo agent may also run under a token cap (matched spend, :func:`_single`): each request's
+``max_tokens`` is the room the cap leaves after the tokens spent and an upper bound of the
+request's input; the dialogue ends with ``termination_reason = "token_cap"`` (score 0, like
+the turn cap) when no room is left, and a reply whose request went past the cap is not read.
+
+The answer is read by the task's deterministic parser (:meth:`harness.base.Task.read_answer`),
+which accepts only an answer it reads completely after removing content-free decoration; with
+an extractor (grader) model, an answer the parser cannot read is sent to that model, which only
+rewrites it in the task's answer format (``extraction = "llm"``). The score is always the
+task's deterministic ``grade``; a decorated answer never earns partial credit.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ PAIR_START = "Start the conversation with your partner."
 SOLO_CONTINUE = (f"Continue. When you are sure, write one line that starts with "
                  f"'{FINAL_MARKER}' followed by your answer.")
 _MARKER = re.compile(re.escape(FINAL_MARKER), re.IGNORECASE)
+#: Tokens a chat template may add per message, on top of the content's tokens (a margin).
+MESSAGE_OVERHEAD_TOKENS = 16
 
 Complete = Callable[..., Awaitable[Completion]]
 
@@ -89,7 +98,7 @@ class RolloutOutcome:
     reward : float or None
         The task's grade on [0, 1]; None for an infrastructure error.
     termination_reason : str
-        ``final_answer``, ``turn_cap``, ``infrastructure_error:<kind>`` or
+        ``final_answer``, ``turn_cap``, ``token_cap``, ``infrastructure_error:<kind>`` or
         ``harness_error:grade``.
     infrastructure_error : bool
     turns : int
@@ -104,7 +113,11 @@ class RolloutOutcome:
     retries : int
         Failed attempts over all requests.
     extraction : str
-        ``parse``, ``llm`` or ``none``.
+        How the answer was read: ``parse`` (the task's parser read the whole answer after
+        :func:`harness.answer_text.normalise_answer`), ``llm`` (the parser could not, the
+        grader model rewrote it and the parser read that), ``unreadable`` (a final answer was
+        written but neither could read it; graded as no answer) or ``none`` (no final answer:
+        turn cap or infrastructure error).
     answer : object
         The parsed answer as JSON (None when nothing was read).
     error : str or None
@@ -144,6 +157,7 @@ class _Tally:
         self.cost: float | None = 0.0
         self.retries = 0
         self.turns = 0
+        self.capped = False  # the rollout ended at its token cap
 
     def message(self, agent: str, role: str, content: str, model: str) -> None:
         self.events.append({"rollout_key": self.key, "seq": len(self.events), "agent": agent,
@@ -173,7 +187,9 @@ def _jsonable(answer: Any) -> Any:
 
 async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
                       params: dict[str, Any] | None = None, variant_text: str = "",
-                      extractor_model: str | None = None) -> RolloutOutcome:
+                      extractor_model: str | None = None,
+                      solo_view: str = "canonical",
+                      token_cap: int | None = None) -> RolloutOutcome:
     """Run one rollout and grade it.
 
     Parameters
@@ -191,6 +207,11 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
         Addition to every agent's system prompt.
     extractor_model : str, optional
         Model that rewrites an answer the parser cannot read.
+    solo_view : {"canonical", "both"}, default "canonical"
+        What a solo agent reads (:meth:`harness.base.Task.solo_prompt`).
+    token_cap : int, optional
+        Most tokens (input + output, summed over requests) a solo or split_solo rollout may
+        spend; see :func:`_single`. Ignored for a pair.
 
     Returns
     -------
@@ -229,17 +250,16 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
                                      variant_text)
         else:
             final_text = await _single(task, instance, spec, complete, tally, turn_cap, params,
-                                       variant_text)
+                                       variant_text, solo_view, token_cap)
     except EndpointFatalError:
         raise
     except EndpointError as exc:
         error = exc
     extraction, answer = "none", UNPARSED
     if error is None and final_text is not None:
-        answer = task.extract_answer(final_text)
-        if answer is not UNPARSED:
-            extraction = "parse"
-        elif extractor_model is not None:
+        answer = task.extract_answer(final_text, instance)
+        extraction = "parse" if answer is not UNPARSED else "unreadable"
+        if answer is UNPARSED and extractor_model is not None:
             tail = final_text[list(_MARKER.finditer(final_text))[-1].end():].strip()
             messages = extractor_messages(task, tail)
             for m in messages:
@@ -247,11 +267,8 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
             try:
                 done = await complete(extractor_model, messages, temperature=0)
                 tally.reply("extractor", done, counts=False)
-                try:
-                    answer = task.parse(done.text.strip())
-                except Exception:  # a parser must not crash a run
-                    answer = UNPARSED
-                extraction = "llm" if answer is not UNPARSED else "none"
+                answer = task.read_answer(done.text, instance)
+                extraction = "llm" if answer is not UNPARSED else "unreadable"
             except EndpointFatalError:
                 raise
             except EndpointError as exc:
@@ -264,7 +281,8 @@ async def run_rollout(spec: RolloutSpec, complete: Complete, *, turn_cap: int,
         tally.retries += error.retries
         reason, message = f"infrastructure_error:{error.kind}", str(error)
     else:
-        reason = "turn_cap" if final_text is None else "final_answer"
+        reason = ("final_answer" if final_text is not None
+                  else "token_cap" if tally.capped else "turn_cap")
         try:
             reward = float(task.grade(instance, None if answer is UNPARSED else answer))
         except Exception as exc:  # a grader bug is the harness's failure, not a score
@@ -282,11 +300,37 @@ def _has_marker(text: str) -> bool:
     return _MARKER.search(text) is not None
 
 
+def input_bound(messages: list[dict[str, str]]) -> int:
+    """Upper bound of the input tokens of a request carrying ``messages``.
+
+    A token of a byte-level tokenizer covers at least one byte, so a message's content has at
+    most as many tokens as UTF-8 bytes; :data:`MESSAGE_OVERHEAD_TOKENS` per message covers the
+    chat template.
+
+    Examples
+    --------
+    >>> input_bound([{"role": "user", "content": "Solve it."}])
+    25
+    """
+    return sum(len(m["content"].encode()) + MESSAGE_OVERHEAD_TOKENS for m in messages)
+
+
 async def _single(task: Task, instance: Any, spec: RolloutSpec, complete: Complete,
                   tally: _Tally, turn_cap: int, params: dict[str, Any],
-                  variant_text: str) -> str | None:
+                  variant_text: str, solo_view: str = "canonical",
+                  token_cap: int | None = None) -> str | None:
+    """The solo or split_solo dialogue; the final reply's text, or None (turn or token cap).
+
+    Under ``token_cap`` a request is sent only when the cap leaves room for at least one
+    output token after the tokens spent so far and an upper bound of its input (the first
+    request: :func:`input_bound` of its messages; later ones: the previous request's input
+    and output tokens, which it repeats, plus :func:`input_bound` of the new message); its
+    ``max_tokens`` is that room (or the run's ``max_tokens`` when smaller). A reply that
+    arrives past the cap anyway (an endpoint counted more than the bound) is not read. An
+    endpoint that reports no usage cannot be held to a cap: an infrastructure error.
+    """
     if spec.mode == "solo":
-        system = task.solo_prompt(instance)
+        system = task.solo_prompt(instance, solo_view)
     else:
         view = task.split(instance)[0 if spec.mode == "split_solo_a" else 1]
         system = split_solo_prompt(task, view)
@@ -295,10 +339,28 @@ async def _single(task: Task, instance: Any, spec: RolloutSpec, complete: Comple
                {"role": "user", "content": SOLO_START}]
     for m in history:
         tally.message("solo", m["role"], m["content"], model)
+    spent, bound = 0, input_bound(history)
     for turn in range(turn_cap):
-        done = await complete(model, history, **params)
+        request = params
+        if token_cap is not None:
+            room = token_cap - spent - bound
+            if room < 1:
+                tally.capped = True
+                return None
+            request = {**params, "max_tokens": min(room, params.get("max_tokens") or room)}
+        done = await complete(model, history, **request)
         tally.reply("solo", done)
         history.append({"role": "assistant", "content": done.text})
+        if token_cap is not None:
+            if done.tokens_in is None or done.tokens_out is None:
+                raise EndpointError("no_usage", "the endpoint reported no token usage, so "
+                                    "the token cap cannot be kept", model=model, retries=0)
+            spent += done.tokens_in + done.tokens_out
+            if spent > token_cap:
+                tally.capped = True
+                return None
+            bound = done.tokens_in + done.tokens_out + input_bound(
+                [{"role": "user", "content": SOLO_CONTINUE}])
         if _has_marker(done.text):
             return done.text
         if turn + 1 < turn_cap:

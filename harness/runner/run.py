@@ -21,246 +21,23 @@ from typing import Any
 import pandas as pd
 
 from harness.runner import journal as jr
+from harness.runner.budget import no_budget_outcome, pair_median_caps
 from harness.runner.dialogue import RolloutOutcome, run_rollout
 from noisefloor.endpoints import Endpoints, ModelEndpoint
 from harness.runner.keys import (
-    BASELINE, MODE_CHOICES, RolloutSpec, canonical_json, in_shard, settings_id,
+    RolloutSpec, canonical_json, in_shard,
 )
-from harness.runner.variants import load_variants
-from noisefloor.stats.validation import MentionError, ParameterError, literal
+from noisefloor.stats.validation import MentionError, literal
 
-#: Version of the dialogue protocol (prompts, relaying, marker rule); part of every key.
-PROTOCOL_VERSION = 1
-STARTERS = ("a", "b", "alternate")
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """What to run (every field that decides the plan or the outcome of a rollout).
-
-    Attributes
-    ----------
-    tasks : tuple of str
-        Registered task names.
-    models : tuple of str, default ()
-        Models run in solo, split_solo and homogeneous pairs.
-    pair_models : tuple of (str, str), default ()
-        Mixed pairs; each runs in both slot orders (needs ``"pair"`` in ``modes``).
-    modes : tuple of str, default ("solo", "pair")
-        Any of ``solo``, ``pair``, ``split_solo``.
-    rollouts : int, default 1
-        Instances per task: instance seeds ``seed, seed + 1, ..., seed + rollouts - 1``.
-    repeats : int, default 1
-        Rollouts of each instance and configuration (the record's ``trial``).
-    difficulty : int, default 1
-    seed : int, default 0
-        The run's seed (first instance seed; the record's ``seed``).
-    turn_cap : int, default 12
-        Most assistant messages per rollout.
-    temperature : float or None, default None
-        Sent with every agent request when set.
-    max_tokens : int or None, default None
-        Sent with every agent request when set.
-    extractor_model : str or None, default None
-    variants : tuple of str, default ("baseline",)
-        Prompt variants; each multiplies the plan.
-    variants_file : str or None, default None
-        TOML file of variants (default: the shipped one).
-    starter : {"a", "b", "alternate"}, default "a"
-        Who opens a pair's dialogue; ``alternate`` alternates with instance and repeat.
-    """
-
-    tasks: tuple[str, ...]
-    models: tuple[str, ...] = ()
-    pair_models: tuple[tuple[str, str], ...] = ()
-    modes: tuple[str, ...] = ("solo", "pair")
-    rollouts: int = 1
-    repeats: int = 1
-    difficulty: int = 1
-    seed: int = 0
-    turn_cap: int = 12
-    temperature: float | None = None
-    max_tokens: int | None = None
-    extractor_model: str | None = None
-    variants: tuple[str, ...] = (BASELINE,)
-    variants_file: str | None = None
-    starter: str = "a"
-
-    def __post_init__(self) -> None:
-        for name in ("tasks", "models", "modes", "variants"):
-            value = getattr(self, name)
-            object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
-        object.__setattr__(self, "pair_models", tuple(tuple(p) for p in self.pair_models))
-        if not self.tasks:
-            raise ValueError("tasks: give at least one task")
-        if not self.models and not self.pair_models:
-            raise ValueError("models: give at least one model (or pair_models)")
-        bad = [m for m in self.modes if m not in MODE_CHOICES]
-        if bad or not self.modes:
-            raise ValueError(f"modes must be among {MODE_CHOICES}, got {list(self.modes)}")
-        if self.pair_models and "pair" not in self.modes:
-            raise ValueError("pair_models needs 'pair' in modes")
-        for pair in self.pair_models:
-            if len(pair) != 2 or not all(isinstance(m, str) and m for m in pair):
-                raise ValueError(f"pair_models: each pair is two model names, got {pair!r}")
-        for name, low in (("rollouts", 1), ("repeats", 1), ("turn_cap", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
-        if self.difficulty not in (0, 1, 2) or isinstance(self.difficulty, bool):
-            raise ValueError(f"difficulty must be one of (0, 1, 2), got {self.difficulty!r}")
-        if self.starter not in STARTERS:
-            raise ValueError(f"starter must be one of {STARTERS}, got {self.starter!r}")
-        if len(set(self.variants)) != len(self.variants) or not self.variants:
-            raise ValueError(f"variants must be distinct names, got {list(self.variants)}")
-        t = self.temperature
-        if t is not None and (isinstance(t, bool) or not isinstance(t, (int, float))
-                              or not 0 <= t <= MAX_TEMPERATURE):
-            # NaN and infinity fail here: every request would be refused by the endpoint
-            raise ParameterError("temperature", f"a finite number in [0, {MAX_TEMPERATURE:g}]", t)
-        if self.max_tokens is not None and (isinstance(self.max_tokens, bool)
-                                            or not isinstance(self.max_tokens, int)
-                                            or not 1 <= self.max_tokens <= MAX_TOKENS):
-            raise ParameterError("max_tokens", f"an int in [1, {MAX_TOKENS:,}]",
-                                 self.max_tokens)
-        planned = self.planned_size
-        if planned > MAX_PLANNED_ROLLOUTS:
-            raise ParameterError(
-                "rollouts", "", self.rollouts,
-                message=literal(f"the plan holds {planned:,} rollouts (tasks x rollouts x "
-                                f"repeats x configurations x variants), more than the "
-                                f"{MAX_PLANNED_ROLLOUTS:,} one run directory serves; lower ")
-                + "{rollouts} or {repeats}, or split the plan over several directories")
-
-    @property
-    def planned_size(self) -> int:
-        """Rollouts in the plan (before sharding), computed without building it."""
-        per_model = (("solo" in self.modes) + ("pair" in self.modes)
-                     + 2 * ("split_solo" in self.modes))
-        configs = per_model * len(self.models) + sum(1 if a == b else 2
-                                                     for a, b in self.pair_models)
-        return len(self.variants) * len(self.tasks) * self.rollouts * self.repeats * configs
-
-    @property
-    def all_models(self) -> tuple[str, ...]:
-        """Every model the plan calls, the extractor included, first use first."""
-        names = list(self.models) + [m for p in self.pair_models for m in p]
-        if self.extractor_model:
-            names.append(self.extractor_model)
-        return tuple(dict.fromkeys(names))
-
-    def outcome_settings(self) -> dict[str, Any]:
-        """The settings (besides the variant's text) that change a rollout's outcome."""
-        return {"protocol_version": PROTOCOL_VERSION, "turn_cap": self.turn_cap,
-                "temperature": self.temperature, "max_tokens": self.max_tokens,
-                "extractor_model": self.extractor_model, "starter": self.starter}
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        out = asdict(self)
-        out["pair_models"] = ["+".join(p) for p in self.pair_models]
-        return out
-
-
-def variant_texts(settings: RunSettings) -> dict[str, str]:
-    """The addition of each of ``settings.variants``.
-
-    Raises
-    ------
-    ValueError
-        If a variant is not defined in the variants file (the message lists the defined ones).
-    """
-    defined = load_variants(settings.variants_file)
-    missing = [v for v in settings.variants if v not in defined]
-    if missing:
-        raise ValueError(f"unknown prompt variant(s) {missing}; "
-                         f"{settings.variants_file or 'the default variants file'} defines "
-                         f"{sorted(defined)}")
-    return {v: defined[v] for v in settings.variants}
-
-
-def _variant_ids(settings: RunSettings, texts: dict[str, str]) -> dict[str, str]:
-    base = settings.outcome_settings()
-    return {v: settings_id({**base, "variant_text": texts[v]}) for v in settings.variants}
-
-
-#: Most rollouts one run directory serves (its journal would hold about 10 GB).
-MAX_PLANNED_ROLLOUTS = 10_000_000
-#: Highest sampling temperature accepted (OpenAI's API takes [0, 2]; some servers more).
-MAX_TEMPERATURE = 100.0
-#: Highest max_tokens accepted.
-MAX_TOKENS = 10_000_000
-
-
-def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
-                  ) -> list[RolloutSpec]:
-    """Every rollout of the settings, in a fixed order.
-
-    Parameters
-    ----------
-    settings : RunSettings
-    texts : dict, optional
-        Variant texts (default :func:`variant_texts`).
-
-    Returns
-    -------
-    list of RolloutSpec
-
-    Raises
-    ------
-    KeyError
-        If a task is not registered.
-
-    Examples
-    --------
-    >>> settings = RunSettings(tasks=("csp_sudoku4",), models=("m",), pair_models=(("x", "y"),),
-    ...                        modes=("solo", "pair", "split_solo"), rollouts=2)
-    >>> plan = plan_rollouts(settings)
-    >>> len(plan), sorted({(s.protocol, s.model) for s in plan})
-    (12, [('pair', 'm'), ('pair', 'x+y'), ('pair', 'y+x'), ('solo', 'm'), ('split_solo_a', 'm'), ('split_solo_b', 'm')])
-    """
-    from harness.registry import get_task
-
-    texts = variant_texts(settings) if texts is None else texts
-    ids = _variant_ids(settings, texts)
-    for name in settings.tasks:
-        get_task(name)
-    plan = []
-    for variant in settings.variants:
-        for task in settings.tasks:
-            for i in range(settings.rollouts):
-                instance_seed = settings.seed + i
-                for repeat in range(settings.repeats):
-                    starter = settings.starter
-                    if starter == "alternate":
-                        starter = "ab"[(i + repeat) % 2]
-                    common: dict[str, Any] = dict(
-                        task=task, difficulty=settings.difficulty, instance_seed=instance_seed,
-                        repeat=repeat, variant=variant, seed=settings.seed, settings=ids[variant])
-                    configs: list[tuple[str, str, str | None, str | None]] = []
-                    for model in settings.models:
-                        if "solo" in settings.modes:
-                            configs.append(("solo", model, None, None))
-                        if "pair" in settings.modes:
-                            configs.append(("pair", model, model, starter))
-                        if "split_solo" in settings.modes:
-                            configs.append(("split_solo_a", model, None, None))
-                            configs.append(("split_solo_b", model, None, None))
-                    for a, b in settings.pair_models:
-                        for x, y in ((a, b), (b, a)) if a != b else ((a, b),):
-                            configs.append(("pair", x, y, starter))
-                    for mode, ma, mb, st in configs:
-                        plan.append(RolloutSpec(mode=mode, model_a=ma, model_b=mb,
-                                                started_by=st, **common))
-    keys = [s.key for s in plan]
-    if len(set(keys)) != len(keys):
-        raise ValueError("the plan names a rollout twice (a model listed twice, or a pair "
-                         "given in both orders)")
-    return plan
+from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollouts are this module's API too
+    MAX_PLANNED_ROLLOUTS, PROTOCOL_VERSION, STARTERS, RunSettings, _variant_ids, plan_rollouts,
+    variant_texts,
+)
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
-                 first_request: dict[str, Any] | None) -> dict[str, Any]:
+                 first_request: dict[str, Any] | None, solo_view: str = "canonical",
+                 token_cap: int | None = None) -> dict[str, Any]:
     """The noisefloor trial record of one rollout (validated against the schema)."""
     from harness.registry import get_task
     from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord
@@ -284,7 +61,7 @@ def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
             "cost_usd": outcome.cost_usd, "latency_s": outcome.latency_s,
             "retries": outcome.retries, "extraction": outcome.extraction,
             "answer": outcome.answer, "rollout_key": spec.key, "transcript": transcript,
-            "error": outcome.error,
+            "error": outcome.error, "solo_view": solo_view, "token_cap": token_cap,
         },
     }
     return TrialRecord.model_validate(record).model_dump(mode="json")
@@ -352,6 +129,8 @@ class TaxRunResult:
         Plan rollouts whose latest entry is an infrastructure error.
     turn_caps : int
         Plan rollouts that reached the turn cap.
+    token_caps : int
+        Plan rollouts (solo, under ``solo_budget``) that stopped at their token cap.
     missing : int
         Plan rollouts with no entry (the run was interrupted).
     tokens_in, tokens_out : int
@@ -379,6 +158,7 @@ class TaxRunResult:
     scored: int
     infrastructure_errors: int
     turn_caps: int
+    token_caps: int
     missing: int
     tokens_in: int
     tokens_out: int
@@ -474,7 +254,7 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     Raises
     ------
     ValueError
-        A model without an endpoint, an unknown prompt variant.
+        A model without an endpoint, an unknown prompt variant, a shard with ``solo_budget``.
     SettingsMismatchError
         The directory was made with other settings.
     RuntimeError
@@ -499,6 +279,8 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     0  solver     pair  2          1.0
     1  solver     solo  2          1.0
     """
+    if shard is not None and settings.solo_budget != "none":
+        raise ValueError("solo_budget cannot be sharded: a solo's cap needs every pair rollout")
     started = time.monotonic()
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -533,11 +315,22 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         todo = [s for s in plan if not finished(s)]
         used = [specs_by_name[m] for m in settings.all_models]
         stats: list[dict[str, Any]] = []
-        if todo:
-            new, stats = asyncio.run(_execute(
-                todo, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
-                backoff_base=backoff_base, on_progress=on_progress))
+        totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
+        capped = settings.solo_budget != "none"
+        # matched spend: the pairs run first, then the solos under their pair-median cap
+        phases = ([[s for s in todo if s.mode != "solo"], [s for s in todo if s.mode == "solo"]]
+                  if capped else [todo])
+        for phase in phases:
+            if not phase:
+                continue
+            caps = (pair_median_caps(phase, jr.current_records(entries, meta))
+                    if capped and phase[0].mode == "solo" else None)
+            new, more = asyncio.run(_execute(
+                phase, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
+                backoff_base=backoff_base, on_progress=on_progress, caps=caps,
+                totals=totals, total=len(todo)))
             entries.update(new)
+            stats += more
         stamp = jr.trials_stamp(out, valid)
         trials = out / jr.TRIALS
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
@@ -578,6 +371,7 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
         scored=sum(r["reward"] is not None for r in records),
         infrastructure_errors=sum(r["infrastructure_error"] for r in records),
         turn_caps=sum(r["termination_reason"] == "turn_cap" for r in records),
+        token_caps=sum(r["termination_reason"] == "token_cap" for r in records),
         missing=len(plan) - len(records),
         tokens_in=sum(r["extra"]["tokens_in"] or 0 for r in records),
         tokens_out=sum(r["extra"]["tokens_out"] or 0 for r in records),
@@ -589,7 +383,9 @@ def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dic
 async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Path,
                    settings: RunSettings, texts: dict[str, str], *, timeout: float,
                    max_retries: int, backoff_base: float,
-                   on_progress: Callable[[Progress], None] | None
+                   on_progress: Callable[[Progress], None] | None,
+                   caps: dict[str, int | None] | None = None,
+                   totals: dict[str, Any] | None = None, total: int | None = None
                    ) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     params: dict[str, Any] = {}
     if settings.temperature is not None:
@@ -601,7 +397,9 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
     for spec in todo:
         queue.put_nowait(spec)
     new: dict[str, dict[str, Any]] = {}
-    totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}  # ints; cost
+    total = len(todo) if total is None else total
+    if totals is None:  # progress over every phase of a run
+        totals = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
     writer = jr.JournalWriter(out / jr.JOURNAL)
 
     async def worker(endpoints: Endpoints) -> None:
@@ -610,11 +408,17 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
                 spec = queue.get_nowait()
             except asyncio.QueueEmpty:
                 return
-            outcome = await run_rollout(spec, endpoints.complete, turn_cap=settings.turn_cap,
-                                        params=params, variant_text=texts[spec.variant],
-                                        extractor_model=settings.extractor_model)
+            cap = None if caps is None else caps[spec.key]
+            if caps is not None and cap is None:
+                outcome = no_budget_outcome(spec)
+            else:
+                outcome = await run_rollout(
+                    spec, endpoints.complete, turn_cap=settings.turn_cap, params=params,
+                    variant_text=texts[spec.variant], extractor_model=settings.extractor_model,
+                    solo_view=settings.solo_view, token_cap=cap)
             rel = await asyncio.to_thread(jr.write_transcript, out, spec.key, outcome.events)
-            record = build_record(spec, outcome, rel, _first_request(outcome))
+            record = build_record(spec, outcome, rel, _first_request(outcome),
+                                  settings.solo_view, cap)
             entry = {"key": spec.key, "settings": spec.settings, "record": record}
             await asyncio.to_thread(writer.append, entry)
             new[spec.key] = entry
@@ -624,7 +428,7 @@ async def _execute(todo: list[RolloutSpec], models: list[ModelEndpoint], out: Pa
             totals["cost"] += outcome.cost_usd or 0.0
             totals["errors"] += outcome.infrastructure_error
             if on_progress is not None:
-                on_progress(Progress(totals["done"], len(todo), totals["in"], totals["out"],
+                on_progress(Progress(totals["done"], total, totals["in"], totals["out"],
                                      totals["cost"], totals["errors"]))
 
     try:

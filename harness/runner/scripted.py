@@ -19,6 +19,19 @@ with scripted agents instead of a model. Each model name maps to a *policy*:
 ``extractor``
     The extractor model: replies with the text between ``«`` and ``»`` of the last user
     message, or ``NONE``.
+``taxed``
+    A model that pays a collaboration tax, set by a :class:`TaxPolicy`: solo it answers
+    correctly with probability ``competence[model][family]``; in a pair each grounding failure
+    L1-L4 occurs with its rate (per family), lowered by the factor ``clause_effect`` when the
+    matching clause of the prompt variants (:mod:`harness.runner.variants`) is in its system
+    prompt; a failure leaves its trace phrase (:data:`FAILURE_PHRASES`) in the dialogue and
+    makes the pair commit to a wrong answer. Draws are a hash of the model, the mode, the
+    rendering read and the component, so a run is reproducible. Expected tax of a family:
+    ``c * (1 - prod_k (1 - r_k))`` times the score a failure loses (``1 - grade`` of the
+    task's corrupted answer, which earns partial credit in some tasks).
+``judge``
+    A cascade judge: replies to the judge prompt with the JSON labels, ``1`` for each stage
+    whose trace phrase occurs in the transcript.
 
 Faults are injected per request with :meth:`ScriptedServer.inject` (the next requests of a
 model) or :meth:`ScriptedServer.fail_always`: ``"429"`` (with a ``Retry-After`` header),
@@ -36,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
 import re
 import socket
@@ -48,7 +62,83 @@ from typing import Any
 
 from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX
 
-POLICIES = ("solver", "wrong", "silent", "verbose", "extractor")
+POLICIES = ("solver", "wrong", "silent", "verbose", "extractor", "taxed", "judge")
+STAGES = ("L1", "L2", "L3", "L4")
+#: What a ``taxed`` agent writes when a grounding stage fails (what the ``judge`` detects).
+FAILURE_PHRASES = {
+    "L1": "I take it your notes use my conventions.",
+    "L2": "No need to ask about anything I lack.",
+    "L3": "I will solve from my own part alone.",
+    "L4": "Agreed, without checking your proposal.",
+}
+#: Words of the matching clause that show it is in a system prompt (the shipped variants).
+CLAUSE_CUES = {"L1": "Ground every claim", "L2": "Ask for what you lack",
+               "L3": "Integrate both parts", "L4": "Re-derive before agreeing"}
+
+
+class TaxPolicy:
+    """Settings of the ``taxed`` and ``judge`` policies (see the module docstring).
+
+    Parameters
+    ----------
+    competence : mapping, optional
+        ``{model: {family: p}}`` or ``{model: p}``: probability of a correct solo answer
+        (and the pair's ceiling). Default 1.0.
+    rates : mapping, optional
+        ``{family: {"L1": r, ...}}`` or ``{"L1": r, ...}`` (every family): probability that
+        a pair rollout fails stage k. Default 0.
+    clause_effect : float, default 0.25
+        Factor applied to ``r_k`` when the Lk clause is in the system prompt.
+
+    Examples
+    --------
+    >>> pol = TaxPolicy({"m": {"csp": 0.9}}, {"csp": {"L1": 0.2, "L4": 0.1}})
+    >>> round(pol.expected_tax("m", "csp"), 4), pol.rate("csp", "L4", clause=True)
+    (0.252, 0.025)
+    """
+
+    def __init__(self, competence: Mapping[str, Any] | None = None,
+                 rates: Mapping[str, Any] | None = None, clause_effect: float = 0.25) -> None:
+        self.competence = {m: (dict(v) if isinstance(v, Mapping) else {"*": float(v)})
+                           for m, v in (competence or {}).items()}
+        rates = dict(rates or {})
+        if rates and all(k in STAGES for k in rates):
+            rates = {"*": rates}
+        self.rates = {f: {k: float(r) for k, r in v.items()} for f, v in rates.items()}
+        for table in [*self.competence.values(), *self.rates.values()]:
+            for key, value in table.items():
+                if not 0 <= float(value) <= 1:
+                    raise ValueError(f"a competence or rate must be in [0, 1], got {key}={value}")
+        for fam, table in self.rates.items():
+            bad = set(table) - set(STAGES)
+            if bad:
+                raise ValueError(f"rates of {fam!r}: stages must be L1-L4, got {sorted(bad)}")
+        if not 0 <= clause_effect <= 1:
+            raise ValueError(f"clause_effect must be in [0, 1], got {clause_effect!r}")
+        self.clause_effect = float(clause_effect)
+
+    def skill(self, model: str, family: str) -> float:
+        table = self.competence.get(model, {})
+        return float(table.get(family, table.get("*", 1.0)))
+
+    def rate(self, family: str, stage: str, *, clause: bool = False) -> float:
+        table = self.rates.get(family, self.rates.get("*", {}))
+        r = float(table.get(stage, 0.0))
+        return r * self.clause_effect if clause else r
+
+    def expected_tax(self, model: str, family: str, clauses: Iterable[str] = ()) -> float:
+        """``c * (1 - prod_k (1 - r_k))`` with the clauses in ``clauses`` applied."""
+        keep = 1.0
+        on = set(clauses)
+        for k in STAGES:
+            keep *= 1 - self.rate(family, k, clause=k in on)
+        return self.skill(model, family) * (1 - keep)
+
+
+def _uniform(*parts: str) -> float:
+    """A reproducible draw in [0, 1) from the hash of ``parts``."""
+    digest = hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2 ** 64
 FAULTS = ("429", "500", "400", "401", "hang", "malformed", "drop", "empty")
 #: How a scripted agent introduces its private information to the partner.
 SHARE_PREFIX = "My information:"
@@ -70,15 +160,15 @@ def answer_book(tasks: Iterable[str], seeds: Iterable[int], difficulty: int = 1
     Returns
     -------
     dict
-        ``{text: {"answer": ..., "wrong": ...}}`` for the full rendering (solo) and both
-        views' renderings (pair) of every (task, seed); answers are formatted as the task
-        writes them after the termination marker.
+        ``{text: {"answer": ..., "wrong": ..., "family": ...}}`` for the full rendering (solo,
+        canonical and both conventions) and both views' renderings (pair) of every (task,
+        seed); answers are formatted as the task writes them after the termination marker.
 
     Examples
     --------
     >>> book = answer_book(["csp_sudoku4"], [0], difficulty=0)
     >>> len(book), sorted(set(e["answer"] for e in book.values()))
-    (3, ['3412/1243/4321/2134'])
+    (4, ['3412/1243/4321/2134'])
     """
     from harness.registry import get_task
 
@@ -90,8 +180,10 @@ def answer_book(tasks: Iterable[str], seeds: Iterable[int], difficulty: int = 1
             inst = task.generate(seed, difficulty)
             oracle = task.oracle(inst)
             entry = {"answer": task.format_answer(oracle),
-                     "wrong": task.format_answer(task.corrupt(inst, oracle))}
+                     "wrong": task.format_answer(task.corrupt(inst, oracle)),
+                     "family": task.family}
             book[task.render(inst)] = entry
+            book[task.render_both(inst)] = entry
             for view in task.split(inst):
                 book[task.render_view(view)] = entry
     return book
@@ -134,6 +226,9 @@ class ScriptedServer:
         Seconds a ``"hang"`` fault sleeps.
     port : int, default 0
         TCP port; 0 picks a free one.
+    tax : TaxPolicy, optional
+        Competences and grounding-failure rates of the ``taxed`` policy (default: competence
+        1, no failures).
 
     Attributes
     ----------
@@ -160,7 +255,8 @@ class ScriptedServer:
     def __init__(self, policies: Mapping[str, str] | None = None, *,
                  book: Mapping[str, Mapping[str, str]] | None = None,
                  default_policy: str | None = None, latency_s: float = 0.0,
-                 retry_after_s: float = 0.05, hang_s: float = 30.0, port: int = 0) -> None:
+                 retry_after_s: float = 0.05, hang_s: float = 30.0, port: int = 0,
+                 tax: TaxPolicy | None = None) -> None:
         self.policies = dict(policies if policies is not None else {p: p for p in POLICIES})
         for model, policy in self.policies.items():
             if policy not in POLICIES:
@@ -170,6 +266,7 @@ class ScriptedServer:
             raise ValueError(f"default_policy must be one of {POLICIES} or None, "
                              f"got {default_policy!r}")
         self.book = dict(book or {})
+        self.tax = tax if tax is not None else TaxPolicy()
         self.default_policy = default_policy
         self.latency_s = float(latency_s)
         self.retry_after_s = float(retry_after_s)
@@ -308,13 +405,16 @@ class ScriptedServer:
         if model not in self.policies and self.default_policy is None:
             return _response(404, json.dumps(
                 {"error": {"message": f"model {model!r} not found"}}).encode())
-        text = self.reply(model, messages)
+        text, finish = self.reply(model, messages), "stop"
+        limit = body.get("max_tokens")
+        if isinstance(limit, int) and limit >= 1 and _tokens(text) > limit:
+            text, finish = text[:4 * (limit - 1)], "length"  # like a server: cut at the limit
         prompt = 1 + sum(len(str(m.get("content") or "")) for m in messages) // 4
         payload = {
             "id": f"chatcmpl-{self.requests}", "object": "chat.completion",
             "created": int(time.time()), "model": model,
             "choices": [] if fault == "empty" else [{
-                "index": 0, "finish_reason": "stop",
+                "index": 0, "finish_reason": finish,
                 "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": _tokens(text),
                       "total_tokens": prompt + _tokens(text)},
@@ -356,7 +456,8 @@ class ScriptedServer:
     def _log(self, model: str, fault: str | None, body: dict[str, Any]) -> None:
         with self._lock:
             self.request_log.append({"model": model, "fault": fault,
-                                     "temperature": body.get("temperature")})
+                                     "temperature": body.get("temperature"),
+                                     "max_tokens": body.get("max_tokens")})
 
     # ----- the scripted agents -------------------------------------------------------
     def reply(self, model: str, messages: list[dict[str, Any]]) -> str:
@@ -371,11 +472,20 @@ class ScriptedServer:
                          if m.get("role") == "user"), "")
             found = re.search("«(.*?)»", last, re.S)
             return found.group(1) if found else "NONE"
+        if policy == "judge":
+            return self._judge(messages)
         entry = self._lookup(system)
-        answer = "unknown" if entry is None else entry["wrong" if policy == "wrong" else "answer"]
+        pair = OTHER_AGENT_PREFIX in system
+        failed: list[str] = []
+        wrong = policy == "wrong"
+        if policy == "taxed" and entry is not None:
+            wrong, failed = self._taxed(model, system, entry, pair)
+        answer = "unknown" if entry is None else entry["wrong" if wrong else "answer"]
         final = (f"{FINAL_MARKER} we settled on «{answer}» after checking" if policy == "verbose"
                  else f"{FINAL_MARKER} {answer}")
-        if OTHER_AGENT_PREFIX not in system:  # solo or split_solo
+        if failed:
+            final = " ".join(FAILURE_PHRASES[k] for k in failed) + "\n" + final
+        if not pair:  # solo or split_solo
             if "only part of the information" in system:
                 return "With only my part I cannot determine the answer."
             return f"I solved it.\n{final}"
@@ -390,6 +500,25 @@ class ScriptedServer:
             return f"Combining both parts.\n{final}"
         return "Please send me your information."
 
+    def _taxed(self, model: str, system: str, entry: Mapping[str, str],
+               pair: bool) -> tuple[bool, list[str]]:
+        """(commits to a wrong answer, stages that failed) of a ``taxed`` agent."""
+        family = entry.get("family", "")
+        text = entry.get("answer", "")
+        mode = "pair" if pair else "solo"
+        ok = _uniform(model, mode, text, "competence") < self.tax.skill(model, family)
+        if not pair:
+            return not ok, []
+        failed = [k for k in STAGES if _uniform(model, mode, text, k) < self.tax.rate(
+            family, k, clause=CLAUSE_CUES[k] in system)]
+        return (not ok) or bool(failed), failed
+
+    @staticmethod
+    def _judge(messages: list[dict[str, Any]]) -> str:
+        transcript = next((str(m.get("content") or "") for m in reversed(messages)
+                           if m.get("role") == "user"), "")
+        return json.dumps({k: int(FAILURE_PHRASES[k] in transcript) for k in STAGES})
+
     def _lookup(self, system: str) -> Mapping[str, str] | None:
         private = _PRIVATE.search(system)
         if private and private.group(1) in self.book:
@@ -400,6 +529,47 @@ class ScriptedServer:
             if body in self.book:
                 return self.book[body]
         return next((v for k, v in self.book.items() if k in system), None)
+
+
+def tax_policy_from_args(competence: Iterable[str], rates: Iterable[str],
+                         clause_effect: float = 0.25) -> TaxPolicy:
+    """A :class:`TaxPolicy` from ``MODEL[:FAMILY]=P`` and ``[FAMILY:]Lk=R`` strings.
+
+    Raises
+    ------
+    ValueError
+        A string not in that form, naming the option (``--competence`` / ``--rate``).
+
+    Examples
+    --------
+    >>> pol = tax_policy_from_args(["m=0.9", "m:csp=0.5"], ["L1=0.1", "csp:L4=0.3"])
+    >>> pol.skill("m", "spatial"), pol.skill("m", "csp"), pol.rate("csp", "L4")
+    (0.9, 0.5, 0.3)
+    """
+    comp: dict[str, dict[str, float]] = {}
+    for text in competence:
+        key, eq, value = text.partition("=")
+        model, _, family = key.partition(":")
+        try:
+            comp.setdefault(model, {})[family or "*"] = float(value)
+        except ValueError:
+            eq = ""
+        if not eq or not model:
+            raise ValueError(f"--competence expects MODEL[:FAMILY]=P, got {text!r}")
+    table: dict[str, dict[str, float]] = {}
+    for text in rates:
+        key, eq, value = text.partition("=")
+        family, _, stage = key.rpartition(":")
+        try:
+            table.setdefault(family or "*", {})[stage] = float(value)
+        except ValueError:
+            eq = ""
+        if not eq or stage not in STAGES:
+            raise ValueError(f"--rate expects [FAMILY:]Lk=R with k in 1-4, got {text!r}")
+    for fam, t in list(table.items()):  # a family's table inherits the all-family rates
+        if fam != "*":
+            table[fam] = {**table.get("*", {}), **t}
+    return TaxPolicy(comp, table, clause_effect)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -413,7 +583,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--difficulty", type=int, default=1)
     parser.add_argument("--model", action="append", default=[], metavar="NAME=POLICY",
                         help="model name and policy (repeatable); default one model per policy")
+    parser.add_argument("--competence", action="append", default=[],
+                        metavar="MODEL[:FAMILY]=P",
+                        help="taxed policy: probability of a correct solo answer (repeatable)")
+    parser.add_argument("--rate", action="append", default=[], metavar="[FAMILY:]Lk=R",
+                        help="taxed policy: rate of grounding failure Lk in a pair (repeatable)")
+    parser.add_argument("--clause-effect", type=float, default=0.25,
+                        help="factor on Lk's rate when the Lk clause is in the prompt")
     args = parser.parse_args(argv)
+    try:
+        tax = tax_policy_from_args(args.competence, args.rate, args.clause_effect)
+    except ValueError as exc:
+        parser.error(str(exc))
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1)
     tasks = [t for t in args.tasks.split(",") if t]
@@ -422,7 +603,7 @@ def main(argv: list[str] | None = None) -> None:
         tasks = [t.name for t in list_tasks()]
     policies = dict(m.split("=", 1) for m in args.model) or None
     server = ScriptedServer(policies, book=answer_book(tasks, seeds, args.difficulty),
-                            latency_s=args.latency, port=args.port).start()
+                            latency_s=args.latency, port=args.port, tax=tax).start()
     sys.stdout.write(server.base_url + "\n")
     sys.stdout.flush()
     try:

@@ -27,28 +27,33 @@ def first_line_block(text: Any) -> str | None:
 def parse_pairs(text: Any, sep: str = r"[:=]") -> list[tuple[str, str]] | None:
     """Read ``key: value; key: value`` (also ``=``, commas, newlines, a JSON object).
 
-    Returns the stripped (key, value) pairs in order, or ``None`` when no pair is found.
+    Returns the stripped (key, value) pairs in order, or ``None`` when no pair is found or
+    any chunk between separators is not a pair (the text must be read completely).
 
     Examples
     --------
     >>> parse_pairs("Ashby=red; Bexley: green")
     [('Ashby', 'red'), ('Bexley', 'green')]
+    >>> parse_pairs("Ashby=red; and that is all") is None
+    True
     """
     t = first_line_block(text)
     if t is None:
         return None
-    t = t.strip().strip("{}").strip()
+    if t.startswith("{") and t.endswith("}"):
+        t = t[1:-1].strip()
     pairs = []
     for chunk in _PAIR_SPLIT.split(t):
         if not chunk.strip():
             continue
         parts = re.split(sep, chunk, maxsplit=1)
         if len(parts) != 2:
-            continue
+            return None  # a chunk that is not a pair: the text is not read completely
         k = parts[0].strip().strip("\"'").strip()
-        v = parts[1].strip().strip("\"'").strip().rstrip(".").strip()
-        if k and v:
-            pairs.append((k, v))
+        v = parts[1].strip().strip("\"'").strip()
+        if not (k and v):
+            return None
+        pairs.append((k, v))
     return pairs or None
 
 

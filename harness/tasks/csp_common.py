@@ -325,6 +325,22 @@ class EliminationTask(Task):
         return f"{intro}\nYour constraints:\n{facts}"
 
     def render(self, instance: Instance) -> str:
+        """The full instance in one canonical form: every constraint of both views written in
+        view a's conventions (two sections, one set of conventions), as the Spatial and
+        Relational solo controls read theirs. :meth:`render_both` keeps each view's own."""
+        setup = instance.data["setup"]
+        conv = instance.conventions["a"]
+        parts = [View(s, self._view_lines(setup, conv, instance.data["constraints"][s]),
+                      dict(conv)) for s in SIDES]
+        return (
+            f"{self.title}\n\nThe constraints come from two notebooks, both written in the "
+            "same conventions, stated in each. Together they determine exactly one answer.\n\n"
+            f"--- Notebook 1 ---\n{self.render_view(parts[0])}\n\n"
+            f"--- Notebook 2 ---\n{self.render_view(parts[1])}"
+        )
+
+    def render_both(self, instance: Instance) -> str:
+        """The full instance with each view in its own conventions (the ``both`` solo view)."""
         a, b = self.split(instance)
         return (
             f"{self.title}\n\nThe constraints come from two notebooks that use different "

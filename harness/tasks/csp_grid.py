@@ -559,16 +559,17 @@ class MapColouring(EliminationTask):
         return out
 
     def parse(self, text: str) -> Any:
-        """``Town=colour`` pairs (``:`` also accepted); colours red/green/blue. UNPARSED if no
-        pair has a single-word town and one of the three colours."""
+        """``Town=colour`` pairs (``:`` also accepted); colours red/green/blue. UNPARSED unless
+        every pair has a single-word town and one of the three colours."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
         out = {}
         for k, v in pairs:
-            if WORD.match(k) and v.lower() in COLOURS:
-                out[k.capitalize()] = v.lower()
-        return out or UNPARSED
+            if not (WORD.match(k) and v.lower() in COLOURS):
+                return UNPARSED
+            out[k.capitalize()] = v.lower()
+        return out
 
     def _solve_notebooks(self, books: list[dict]) -> Any:
         """Solve from the two notebooks of the full rendering alone (see

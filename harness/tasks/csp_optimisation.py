@@ -95,6 +95,21 @@ class SelectionTask(Task):
         )
 
     def render(self, instance: Instance) -> str:
+        """The full instance in one canonical form: both notebooks in view a's units or
+        currency (as the Spatial and Relational solo controls read theirs);
+        :meth:`render_both` keeps each view's own."""
+        same = Instance(instance.task, instance.seed, instance.difficulty, instance.data,
+                        {s: dict(instance.conventions["a"]) for s in SIDES})
+        a, b = self.split(same)
+        return (
+            f"{self.title}\n\nThe information comes from two notebooks, both in the same "
+            "units and currency, stated in each.\n\n"
+            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Notebook 2 ---\n{self.render_view(b)}"
+        )
+
+    def render_both(self, instance: Instance) -> str:
+        """The full instance with each view in its own units or currency (``both``)."""
         a, b = self.split(instance)
         return (
             f"{self.title}\n\nThe information comes from two notebooks that use different "
@@ -344,7 +359,7 @@ CURRENCIES = {
 }
 
 
-_MONEY = r"(€|\$|£|¥|SEK |CHF )([\d,]+)"
+_MONEY = r"(€|\$|£|¥|SEK |CHF )([\d,]+(?:\.\d+)?)"
 
 
 @register
@@ -485,9 +500,29 @@ class BudgetCurrency(SelectionTask):
         raise RuntimeError(f"{self.name}: no counterfactual completion for seed {seed}")
 
     @staticmethod
-    def _money(amount: int, currency: str) -> str:
+    def _money(amount: float, currency: str) -> str:
         sym = "€" if currency == "EUR" else CURRENCIES[currency][1]
-        return f"{sym}{amount:,}"
+        return f"{sym}{int(amount):,}" if float(amount).is_integer() else f"{sym}{amount:,.2f}"
+
+    def render(self, instance: Instance) -> str:
+        """The full instance in one canonical form: every amount in the budget's currency
+        (notebook 1's euro quotes times the two-decimal exchange rate, exact to the cent),
+        both notebooks in the same currency; :meth:`render_both` keeps each view's own."""
+        rate = instance.data["rate"]
+        data = dict(instance.data)
+        data["a"] = {**data["a"], "options": {
+            cat: [{**o, "price": round(o["price"] * rate, 2)} for o in ops]
+            for cat, ops in data["a"]["options"].items()}}
+        cur_b = dict(instance.conventions["b"])
+        same = Instance(instance.task, instance.seed, instance.difficulty, data,
+                        {s: cur_b for s in SIDES})
+        a, b = self.split(same)
+        return (
+            f"{self.title}\n\nThe information comes from two notebooks, both in the same "
+            "units and currency, stated in each.\n\n"
+            f"--- Notebook 1 ---\n{self.render_view(a)}\n\n"
+            f"--- Notebook 2 ---\n{self.render_view(b)}"
+        )
 
     def split(self, instance: Instance) -> tuple[View, View]:
         rate = instance.data["rate"]
@@ -543,12 +578,14 @@ class BudgetCurrency(SelectionTask):
         return "; ".join(f"{k}={v}" for k, v in answer.items())
 
     def parse(self, text: str) -> Any:
-        """``category=option`` pairs of single words (``:`` also accepted); UNPARSED if none."""
+        """``category=option`` pairs of single words (``:`` also accepted); UNPARSED unless
+        every pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
-        out = {k.lower(): v.capitalize() for k, v in pairs if WORD.match(k) and WORD.match(v)}
-        return out or UNPARSED
+        if not all(WORD.match(k) and WORD.match(v) for k, v in pairs):
+            return UNPARSED
+        return {k.lower(): v.capitalize() for k, v in pairs}
 
     def naive_answer(self, instance: Instance) -> Any:
         """Foreign quotes read as euros: the rate ignored, every quote and the budget taken at

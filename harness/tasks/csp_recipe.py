@@ -208,16 +208,18 @@ class RecipeUnits(EliminationTask):
 
     def parse(self, text: str) -> Any:
         """``ingredient=amount unit`` pairs (``:`` also accepted); any mass or volume unit pint
-        knows is read and normalised to grams or millilitres. UNPARSED if no pair reads."""
+        knows is read and normalised to grams or millilitres (any case). UNPARSED unless every
+        pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
         out = {}
         for k, v in pairs:
-            q = parse_quantity(v)
-            if WORD.match(k) and q is not None:
-                out[k.lower()] = f"{q[0]:g} {q[1]}"
-        return out or UNPARSED
+            q = parse_quantity(v.lower())  # 'ML' is megalitres to pint; units here are lower case
+            if not (WORD.match(k) and q is not None):
+                return UNPARSED  # every pair must read, or the answer is not read at all
+            out[k.lower()] = f"{q[0]:g} {q[1]}"
+        return out
 
     def _misread(self, setup, conventions, c):
         # the imperial number read as if it were grams / millilitres

@@ -199,14 +199,14 @@ class RoomBooking(EliminationTask):
         return dict(c, s=f(c["s"]), e=f(c["e"]))
 
     def parse(self, text: str) -> Any:
-        """``Meeting: Room`` pairs (``=`` also accepted) of single words; UNPARSED if none."""
+        """``Meeting: Room`` pairs (``=`` also accepted) of single words; UNPARSED unless every
+        pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
-        out = {
-            k.capitalize(): v.capitalize() for k, v in pairs if WORD.match(k) and WORD.match(v)
-        }
-        return out or UNPARSED
+        if not all(WORD.match(k) and WORD.match(v) for k, v in pairs):
+            return UNPARSED
+        return {k.capitalize(): v.capitalize() for k, v in pairs}
 
     def _solve_notebooks(self, books: list[dict]) -> Any:
         """Solve from the two notebooks of the full rendering alone (see
@@ -409,16 +409,17 @@ class ShiftRoster(EliminationTask):
 
     def parse(self, text: str) -> Any:
         """``Day <n> <early|late|night>: <name>`` pairs, any case. Returns
-        ``{"Day 1 early": "Ada", ...}`` or UNPARSED if no pair reads."""
+        ``{"Day 1 early": "Ada", ...}``, or UNPARSED unless every pair reads."""
         pairs = parse_pairs(text)
         if not pairs:
             return UNPARSED
         out = {}
         for k, v in pairs:
             m = re.fullmatch(r"day\s*(\d{1,2})\s+(early|late|night)(?:\s+shift)?", k.strip(), re.I)
-            if m and WORD.match(v):
-                out[f"Day {int(m[1])} {m[2].lower()}"] = v.capitalize()
-        return out or UNPARSED
+            if not (m and WORD.match(v)):
+                return UNPARSED
+            out[f"Day {int(m[1])} {m[2].lower()}"] = v.capitalize()
+        return out
 
     def _solve_notebooks(self, books: list[dict]) -> Any:
         """Solve from the two notebooks of the full rendering alone (see

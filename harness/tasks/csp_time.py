@@ -110,7 +110,8 @@ def utc_offset_text(date_iso: str, minutes: int, zone: str) -> str:
 _TIME_RE = re.compile(
     r"(?P<date>\d{4}-\d{2}-\d{2})[ T]+(?P<h>\d{1,2}):(?P<m>\d{2})(?::00)?"
     r"\s*(?P<ampm>[AaPp]\.?[Mm]\.?)?"
-    r"\s*(?P<zone>(?:UTC|GMT)\s*[+-]\d{1,2}(?::?\d{2})?|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[A-Za-z]+/[A-Za-z_]+)?"
+    r"\s*(?P<zone>(?:UTC|GMT)\s*[+-]\d{1,2}(?::?\d{2})?|Z|UTC|GMT|[+-]\d{2}:?\d{2}|[A-Za-z]+/[A-Za-z_]+)?",
+    re.IGNORECASE,
 )
 
 
@@ -125,11 +126,13 @@ def parse_instant(text: Any) -> dt.datetime | None:
     datetime.datetime(2026, 3, 10, 0, 30, tzinfo=datetime.timezone.utc)
     >>> parse_instant("sometime tomorrow") is None
     True
+    >>> parse_instant("2026-03-10 09:30 UTC, if that suits") is None   # read completely or not
+    True
     """
     t = first_line_block(text)
     if t is None:
         return None
-    m = _TIME_RE.search(t)
+    m = _TIME_RE.fullmatch(t.strip())
     if not m:
         return None
     try:
@@ -145,7 +148,7 @@ def parse_instant(text: Any) -> dt.datetime | None:
         zone = (m["zone"] or "UTC").strip()
         if zone.upper() in ("Z", "UTC", "GMT"):
             return naive.replace(tzinfo=UTC)
-        if "/" in zone:
+        if "/" in zone:  # an IANA name: its case matters (ZoneInfo refuses another)
             return naive.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
         om = re.fullmatch(r"(?:UTC|GMT)?\s*([+-])(\d{1,2}):?(\d{2})?", zone, flags=re.IGNORECASE)
         if not om:

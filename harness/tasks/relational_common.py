@@ -151,8 +151,11 @@ def resolve(index: dict[str, str], value: Any) -> str | None:
 
 
 # ----- parsing --------------------------------------------------------------------------
-_ENTRY = re.compile(r"(?:^|[;\n])\s*(?:q(?:uestion)?\s*)?#?\s*(\d{1,6})\s*[:.)=]\s*([^;\n]*)",
+_ENTRY = re.compile(r"(?:[-*\u2022]\s+)?(?:q(?:uestion)?\s*)?#?\s*(\d{1,6})\s*[:.)=]\s*([^;\n]*)",
                     re.IGNORECASE)
+#: What an answer value may hold: names, numbers, words, with commas, hyphens, apostrophes,
+#: full stops, slashes and ampersands; a parenthesis, colon or other remark is not an answer.
+_VALUE = re.compile(r"[^\W_][\w\s,'\u2019\-./&]*")
 
 
 def _clean(value: str) -> str:
@@ -165,7 +168,8 @@ def parse_numbered(text: Any) -> list[str | None] | Any:
     """Parse ``1: answer; 2: answer`` (semicolons or new lines between entries).
 
     Returns a list whose item ``i`` is the text given for question ``i + 1`` (``None`` if the
-    question has no entry), or :data:`~harness.base.UNPARSED` if no entry can be read. A
+    question has no entry), or :data:`~harness.base.UNPARSED` if no entry can be read or any
+    part of the text is not an entry (the text must be read completely). A
     question number above :data:`MAX_QUESTION` is ignored; a repeated number keeps its first
     entry. Never raises.
 
@@ -175,14 +179,24 @@ def parse_numbered(text: Any) -> list[str | None] | Any:
     ['sibling', None, 'cousin']
     >>> parse_numbered("I think the answer is obvious")
     UNPARSED
+    >>> parse_numbered("1: sibling; 2: cousin (not sure)")
+    UNPARSED
     """
     if not isinstance(text, str):
         return UNPARSED
     found: dict[int, str] = {}
-    for match in _ENTRY.finditer(text.strip()):
+    for chunk in re.split(r"[;\n]", text.strip()):
+        if not chunk.strip():
+            continue
+        match = _ENTRY.fullmatch(chunk.strip())
+        if match is None:
+            return UNPARSED  # a chunk that is not an entry: the text is not read completely
+        value = _clean(match.group(2))
+        if not _VALUE.fullmatch(value):
+            return UNPARSED
         number = int(match.group(1))
         if 1 <= number <= MAX_QUESTION and number not in found:
-            found[number] = _clean(match.group(2))
+            found[number] = value
     if not found:
         return UNPARSED
     return [found.get(i) for i in range(1, max(found) + 1)]
@@ -196,7 +210,8 @@ def parse_sequence(text: Any) -> list[str] | Any:
     """Parse a sequence of names separated by commas (also ``;``, ``>``, ``->`` or new lines).
 
     List numbering such as ``1.`` and bullets are dropped. Returns the list of names, or
-    :data:`~harness.base.UNPARSED` if there is none. Never raises.
+    :data:`~harness.base.UNPARSED` if there is none or an item is not a name (holds a
+    parenthesis, a colon, ...). Never raises.
 
     Examples
     --------
@@ -204,14 +219,19 @@ def parse_sequence(text: Any) -> list[str] | Any:
     ['the flood', 'the fair', 'the eclipse']
     >>> parse_sequence("   ")
     UNPARSED
+    >>> parse_sequence("the flood, the fair (probably)")
+    UNPARSED
     """
     if not isinstance(text, str):
         return UNPARSED
     items = []
     for part in _SEQ_SPLIT.split(text.strip()):
         part = _clean(_ENUM.sub("", part))
-        if part:
-            items.append(part)
+        if not part:
+            continue
+        if not _VALUE.fullmatch(part):
+            return UNPARSED  # a remark among the names: the text is not read completely
+        items.append(part)
     return items if items else UNPARSED
 
 
@@ -457,6 +477,15 @@ class RelationalTask(Task):
         if self.kind == "order":
             return parse_sequence(text)
         return parse_numbered(text)
+
+    def recognises(self, instance: Instance, answer: Any) -> bool:
+        """An order answer is read only if every item names an entity of the instance (its
+        grader would skip an unknown item, so a remark read as a name would earn partial
+        credit); question answers are checked by their parser's structure alone."""
+        if self.kind != "order" or not isinstance(answer, (list, tuple)):
+            return True
+        index = name_index(instance.data)
+        return all(resolve(index, item) is not None for item in answer)
 
     def format_answer(self, answer: Any) -> str:
         if answer is None or answer is UNPARSED:

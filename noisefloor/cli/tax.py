@@ -42,7 +42,7 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
 @click.option("--models", help="Comma-separated models run solo, split_solo and in "
                                "homogeneous pairs.")
 @click.option("--pair-models", help="Comma-separated mixed pairs A+B; each runs in both slot "
-                                    "orders.")
+                                    "orders, with the members' solo rollouts (solo in --modes).")
 @click.option("--modes", default="solo,pair", show_default=True,
               help="Comma-separated: solo, pair, split_solo.")
 @click.option("--rollouts", type=click.IntRange(1), default=1, show_default=True,
@@ -64,6 +64,15 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
               help="Comma-separated prompt variants (names in --variants-file).")
 @click.option("--variants-file", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="TOML file of prompt variants (default: the shipped one).")
+@click.option("--solo-view", type=click.Choice(["canonical", "both"]), default="canonical",
+              show_default=True,
+              help="What the solo control reads: the merged instance in one canonical form "
+                   "(every family), or both views in their own conventions.")
+@click.option("--solo-budget", type=click.Choice(["none", "pair-median"]), default="none",
+              show_default=True,
+              help="Matched spend: pair-median runs the pairs first, then caps each solo "
+                   "rollout's tokens at the median tokens of its model's pair rollouts of the "
+                   "same task (needs solo and pair in --modes).")
 @click.option("--starter", type=click.Choice(["a", "b", "alternate"]), default="a",
               show_default=True, help="Which agent opens a pair's dialogue.")
 @click.option("--base-url", default=None,
@@ -121,6 +130,20 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         if not plus or not a or not b:
             raise click.BadParameter(f"expected A+B, got {text!r}", param_hint="--pair-models")
         pairs.append((a, b))
+    modes = _split(opt["modes"])
+    if pairs and "solo" not in modes:
+        members = ", ".join(dict.fromkeys(m for p in pairs for m in p))
+        click.echo(f"warning: --pair-models without solo in --modes runs no solo rollout of "
+                   f"{members}; the Shapley table needs them: add solo to --modes, or run "
+                   "them into another directory with --models and --modes solo and give both "
+                   "to tax report", err=True)
+    if opt["solo_budget"] != "none" and not {"solo", "pair"} <= set(modes):
+        raise click.BadParameter(f"{opt['solo_budget']} needs solo and pair in --modes, got "
+                                 f"{','.join(modes)}", param_hint="--solo-budget")
+    if opt["solo_budget"] != "none" and opt["shard"]:
+        raise click.BadParameter("a solo's cap is the median of every pair rollout of its "
+                                 "task, which other shards would run: run without --shard",
+                                 param_hint="--solo-budget")
     settings = RunSettings(
         tasks=tuple(tasks), models=tuple(_split(opt["models"])), pair_models=tuple(pairs),
         modes=tuple(_split(opt["modes"])), rollouts=opt["rollouts"], repeats=opt["repeats"],
@@ -129,7 +152,7 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
         extractor_model=opt["extractor_model"],
         variants=tuple(_split(opt["prompt_variant"])),
         variants_file=None if opt["variants_file"] is None else str(opt["variants_file"]),
-        starter=opt["starter"])
+        starter=opt["starter"], solo_view=opt["solo_view"], solo_budget=opt["solo_budget"])
     for option in ("timeout", "price_input", "price_output"):
         value = opt[option]
         if value is not None and not math.isfinite(value):
@@ -187,7 +210,9 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
                + (f" (shard {result.shard})" if result.shard else "")
                + f", {result.skipped} already done, {result.ran} run now")
     click.echo(f"scored {result.scored}, infrastructure errors "
-               f"{result.infrastructure_errors}, turn caps {result.turn_caps}, missing "
+               f"{result.infrastructure_errors}, turn caps {result.turn_caps}, "
+               + (f"token caps {result.token_caps}, " if result.token_caps else "")
+               + f"missing "
                f"{result.missing}; tokens in {result.tokens_in:,} out {result.tokens_out:,}; "
                f"cost {cost}; {result.elapsed_s:.1f} s")
     frame = result.to_frame()

@@ -19,6 +19,11 @@ from noisefloor.report import pp
 from noisefloor.tax import tax_report
 
 
+def _num(value: float, fmt: str, reason: str) -> str:
+    """A number for the summary, or the reason it is undefined (never a bare nan)."""
+    return format(value, fmt) if value is not None and math.isfinite(value) else reason
+
+
 def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
@@ -59,6 +64,11 @@ def _catch_up(logs: Any) -> None:
               help="Judge requests in flight.")
 @click.option("--judge-retries", default=3, show_default=True, type=click.IntRange(0),
               help="Retries per judge request before the rollout is left unlabelled.")
+@click.option("--judge-journal", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Journal of the judge's replies, written as they arrive (default: "
+                   "OUT/judge_journal.jsonl); rollouts it labelled are not asked again.")
+@click.option("--judge-variants", is_flag=True,
+              help="Also label the prompt variants' pair rollouts (no table uses them).")
 @click.option("--rater", default="judge", show_default=True,
               help="Whose labels the stage rates use.")
 @click.option("--target", default=0.8, show_default=True, type=click.FloatRange(0, 1),
@@ -79,8 +89,9 @@ def _catch_up(logs: Any) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @html_option("--out")
 @handle_errors
-def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency, judge_retries, rater, target, n_boot, permutations, confidence, seed, no_predict,
-           missing_transcripts, as_json, html_path=None):
+def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_concurrency,
+           judge_retries, judge_journal, judge_variants, rater, target, n_boot, permutations,
+           confidence, seed, no_predict, missing_transcripts, as_json, html_path=None):
     """Tax per cell, mixed pairs, cascade, prediction and intervention of tax runs in LOGS.
 
     LOGS are run directories (trials.jsonl + transcripts/) or trials.jsonl files.
@@ -101,6 +112,7 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
         judge = ModelEndpoint(judge_model, (judge_url,), api_key_env=judge_api_key_env,
                               concurrency=judge_concurrency)
     r = tax_report(list(logs), out=out, labels=labels, judge=judge, judge_retries=judge_retries,
+                   judge_journal=judge_journal, judge_variants=judge_variants,
                    rater=rater, target=target,
                    n_boot=n_boot, n_permutations=permutations, confidence=confidence,
                    predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed)
@@ -111,7 +123,8 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     level = f"{100 * confidence:g}%"
     click.echo(f"{r.n_rollouts} rollouts, {r.n_infrastructure_errors} infrastructure errors "
                "(left out of every mean)")
-    click.echo(f"tax by model and family (pp, {level} bootstrap interval):")
+    click.echo(f"tax by model and family (pp, {level} stratified t interval over "
+               "instances, tasks fixed):")
     fc = r.family_cells
     rec: Any  # a row namedtuple (pandas-stubs types its fields as any scalar)
     for rec in fc.itertuples(index=False):
@@ -121,20 +134,30 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
                    + (f"  ({rec.note})" if rec.note else ""))
     if r.prediction is not None and r.prediction.grouped is not None:
         g = r.prediction.grouped
+        perm = ("not run (--permutations 0)" if permutations == 0
+                else _num(g.r2_perm_p, ".3g", "undefined"))
         click.echo(f"prediction (GroupKFold by task, {g.n} cells): pooled out-of-fold R^2 "
-                   f"{g.r2_pooled_oof:.3f}, mean per-fold R^2 {g.r2_mean_fold:.3f}, Spearman "
-                   f"{g.spearman.rho:.3f} ({g.spearman.method} p {g.spearman.p_value:.3g}), "
-                   f"permutation p {g.r2_perm_p:.3g}")
+                   f"{_num(g.r2_pooled_oof, '.3f', 'undefined')}, mean per-fold R^2 "
+                   f"{_num(g.r2_mean_fold, '.3f', 'undefined (a fold of one cell)')}, Spearman "
+                   f"{_num(g.spearman.rho, '.3f', 'undefined')} ({g.spearman.method} p "
+                   f"{_num(g.spearman.p_value, '.3g', 'undefined')}), permutation p {perm}")
     if not r.intervention.empty:
         allrow = r.intervention[r.intervention["family"] == "all"]
         for rec in allrow.itertuples(index=False):
             if math.isfinite(rec.recovered):
                 click.echo(f"intervention {rec.variant}: recovered {pp(rec.recovered)}% of the "
                            f"tax [{pp(rec.ci_low)}, {pp(rec.ci_high)}]")
+    if r.stage_rates is not None:
+        sr = r.stage_rates[(r.stage_rates["family"] == "all")
+                           & (r.stage_rates["outcome"] == "failed")]
+        click.echo("cascade, failed pair rollouts (all families): " + ", ".join(
+            f"{row.stage} {pp(row.rate)}% ({row.k}/{row.n})" for row in sr.itertuples()))
     if r.judge is not None:
         click.echo(f"judge {judge_model}: {len(r.judge.labels) // 4} rollouts labelled, "
                    f"{len(r.judge.failures)} left unlabelled (infrastructure failure or "
-                   "unparseable reply)")
+                   "unparseable reply; re-run with the same --out to ask only for those)")
+    if r.cascade_note:
+        click.echo(f"cascade unavailable: {r.cascade_note}")
     for note in r.notes:
         click.echo(f"note: {note}")
     click.echo(f"wrote {len(r.files)} files to {out} (report.md, report.json, figures, tables)")

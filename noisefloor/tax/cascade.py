@@ -27,7 +27,7 @@ from statsmodels.stats.proportion import proportion_confint
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.tax.run import TaxRun, read_transcripts
 
-__all__ = ["STAGES", "JudgeRun", "collect_labels", "judge_prompt", "judge_requests",
+__all__ = ["STAGES", "JudgeRun", "collect_labels", "judge_keys", "judge_prompt", "judge_requests",
            "judge_rollouts", "parse_judge_reply", "render_transcript", "stage_rates"]
 
 STAGES = ("L1", "L2", "L3", "L4")
@@ -48,7 +48,8 @@ def judge_prompt() -> str:
 
 
 def render_transcript(events: Sequence[Mapping[str, Any]]) -> str:
-    """A rollout's events as the text the judge reads: views first, then the dialogue.
+    """A rollout's events as the text the judge reads: views first, then the dialogue (events
+    of the agents a and b only; a grader model's or judge's events are not the dialogue).
 
     Examples
     --------
@@ -59,6 +60,7 @@ def render_transcript(events: Sequence[Mapping[str, Any]]) -> str:
     <BLANKLINE>
     [agent a]: hi
     """
+    events = [e for e in events if e["agent"] in ("a", "b")]  # not the grader model's or a judge's
     views = [f"[view of agent {e['agent']}]\n{e['content']}" for e in events
              if e["role"] == "system"]
     turns = [f"[agent {e['agent']}]: {e['content']}" for e in events if e["role"] == "assistant"]
@@ -128,7 +130,7 @@ class JudgeRun:
 
 def judge_rollouts(
     run: TaxRun, judge: Judge, *, rater: str = "judge", keys: Sequence[str] | None = None,
-    prompt: str | None = None,
+    prompt: str | None = None, journal: Any = None, variants: bool = False,
 ) -> JudgeRun:
     """Ask ``judge`` for the L1-L4 labels of pair rollouts.
 
@@ -141,9 +143,15 @@ def judge_rollouts(
     rater : str, default "judge"
         Rater name written in the labels.
     keys : sequence of str, optional
-        Rollout keys to label; default every pair rollout with a reward.
+        Rollout keys to label; default :func:`judge_keys` (baseline pair rollouts with a
+        reward, the prompt variants' too when ``variants``).
     prompt : str, optional
         Judge instructions; default :func:`judge_prompt`.
+    journal : noisefloor.tax.judge_journal.JudgeJournal, optional
+        Every reply is journalled as it arrives; keys the journal already labelled are not
+        asked again, and the result holds the journal's labels of every key.
+    variants : bool, default False
+        Also label the prompt variants' pair rollouts (no table of the report uses them).
 
     Returns
     -------
@@ -167,28 +175,44 @@ def judge_rollouts(
     >>> len(res.labels), sorted(set(res.labels["category"])), len(res.failures)
     (8, ['L1', 'L2', 'L3', 'L4'], 0)
     """
-    requests = judge_requests(run, keys=keys, prompt=prompt)
+    wanted = list(judge_keys(run, variants=variants) if keys is None else keys)
+    ask = journal.missing(wanted) if journal is not None else wanted
+    requests = judge_requests(run, keys=ask, prompt=prompt)
     replies: dict[str, str | BaseException] = {}
     for key, msgs in requests.items():
         try:
             replies[key] = judge(msgs)
         except Exception as exc:  # an endpoint failure is an infrastructure error, not a label
             replies[key] = exc
+        if journal is not None:
+            journal.record(key, replies[key])
+    if journal is not None:
+        return journal.judge_run(wanted)
     return collect_labels(replies, rater=rater)
+
+
+def judge_keys(run: TaxRun, *, variants: bool = False) -> list[str]:
+    """Rollouts the cascade needs labelled: pair rollouts with a reward, baseline prompt
+    only unless ``variants`` (the stage rates use baseline pairs; variants are labelled only
+    when asked)."""
+    df = run.rollouts
+    sel = (df["mode"] == "pair") & ~df["infrastructure_error"]
+    if not variants:
+        sel &= df["variant"] == "baseline"
+    return df.loc[sel, "rollout_key"].tolist()
 
 
 def judge_requests(run: TaxRun, *, keys: Sequence[str] | None = None,
                    prompt: str | None = None) -> dict[str, list[dict[str, str]]]:
-    """The judge's chat messages for each rollout key (pair rollouts with a reward by default).
+    """The judge's chat messages for each rollout key (default :func:`judge_keys`).
 
     Raises
     ------
     TaxRunError
         A selected rollout's transcript is missing.
     """
-    df = run.rollouts
     if keys is None:
-        keys = df.loc[(df["mode"] == "pair") & ~df["infrastructure_error"], "rollout_key"].tolist()
+        keys = judge_keys(run)
     events, _ = read_transcripts(run, keys)
     system = judge_prompt() if prompt is None else prompt
     return {key: [{"role": "system", "content": system},
@@ -323,6 +347,7 @@ def stage_rates(
                 rows.append({"family": fam, "stage": stage, "outcome": outcome, "k": k, "n": n,
                              "rate": k / n, "ci_low": float(lo), "ci_high": float(hi), "note": ""})
     out = pd.DataFrame(rows)
+    out.attrs["confidence"] = confidence
     out.attrs["n_unlabelled"] = n_unlabelled
     out.attrs["n_unmatched"] = int((~wide.index.isin(df["rollout_key"])).sum())
     return out

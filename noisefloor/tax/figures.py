@@ -136,19 +136,21 @@ def cascade_figure(rates: pd.DataFrame) -> Figure:
             rate = 100 * r["rate"].to_numpy(dtype=float)
             err = _whiskers(rate, r["ci_low"], r["ci_high"])
             ax.bar(x, rate, width, yerr=err, capsize=2, alpha=alpha,
-                   color=FAMILY_COLORS.get(fam, "#6b6b6b"), label=outcome)
+                   color=FAMILY_COLORS.get(fam, "#6b6b6b"), label=f"{fam}, {outcome}")
         ax.set_xticks(range(len(stages)), stages)
         ax.set_title(fam)
         ax.set_ylim(0, 100)
+        ax.legend(fontsize=8)  # every family's panel names its own colours
     axes[0].set_ylabel("rollouts where the stage fails (%)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Four-stage cascade: failed (light) vs successful (solid) rollouts, 95% Wilson",
-                 y=1.02)
+    level = rates.attrs.get("confidence")
+    fig.suptitle("Four-stage cascade: failed (light) vs successful (solid) rollouts"
+                 + (f", {100 * level:g}% Wilson intervals" if level else ""), y=1.02)
     return fig
 
 
 def intervention_figure(table: pd.DataFrame) -> Figure:
-    """Figure 6: recovered share of the tax per variant and family, 95% intervals.
+    """Figure 6: recovered share of the tax per variant and family, with intervals (clipped
+    to the axis, which follows the estimates, and marked where clipped).
 
     Parameters
     ----------
@@ -160,18 +162,83 @@ def intervention_figure(table: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(1.3 * len(variants) * len(fams) / 2 + 3, 3.8))
     ax = fig.add_subplot()
     width = 0.8 / max(1, len(fams))
+    # the axis follows the estimates (with room), not an interval that runs far past them;
+    # a clipped bound is marked with a triangle and its value
+    vals = 100 * table["recovered"].to_numpy(dtype=float)
+    vals = vals[np.isfinite(vals)]
+    ymin = min(0.0, float(vals.min()) - 10) if vals.size else 0.0
+    ymax = max(100.0, float(vals.max()) + 10) if vals.size else 100.0
     for k, fam in enumerate(fams):
         r = table[table["family"] == fam].set_index("variant").reindex(variants)
         x = np.arange(len(variants)) + (k - (len(fams) - 1) / 2) * width
         est = 100 * r["recovered"].to_numpy(dtype=float)
-        err = _whiskers(est, r["ci_low"], r["ci_high"])
+        lo = np.clip(100 * r["ci_low"].to_numpy(dtype=float), ymin, ymax)
+        hi = np.clip(100 * r["ci_high"].to_numpy(dtype=float), ymin, ymax)
+        err = _whiskers(est, pd.Series(lo / 100), pd.Series(hi / 100))
         ax.bar(x, est, width, yerr=err, capsize=2, label=fam,
                color=FAMILY_COLORS.get(fam, "#6b6b6b"))
+        for xi, l0, h0 in zip(x, 100 * r["ci_low"].to_numpy(dtype=float),
+                              100 * r["ci_high"].to_numpy(dtype=float)):
+            if np.isfinite(h0) and h0 > ymax:   # clipped: a triangle marks the bound past the axis
+                ax.annotate(_bound(h0), (xi, ymax), ha="left", va="top", fontsize=6,
+                            xytext=(4, -4), textcoords="offset points")
+                ax.plot([xi], [ymax], marker="^", color="black", ms=4, clip_on=False)
+            if np.isfinite(l0) and l0 < ymin:
+                ax.annotate(_bound(l0), (xi, ymin), ha="left", va="bottom", fontsize=6,
+                            xytext=(4, 4), textcoords="offset points")
+                ax.plot([xi], [ymin], marker="v", color="black", ms=4, clip_on=False)
+    ax.set_ylim(ymin, ymax)
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xticks(range(len(variants)), variants)
     ax.set_ylabel("recovered share of the tax (%)")
-    ax.set_title("Prompt intervention: (pair_variant - pair_baseline) / (solo - pair_baseline)")
-    ax.legend(fontsize=8)
+    ax.set_title("Prompt intervention: (pair_variant - pair_baseline) / (solo - pair_baseline)"
+                 "\n(an interval past the axis is clipped; the triangle gives its bound, %)",
+                 fontsize=9)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def _bound(value: float) -> str:
+    return f"{value:.0f}" if abs(value) < 1000 else (">999" if value > 0 else "<-999")
+
+
+def intervention_table_figure(table: pd.DataFrame) -> Figure:
+    """The paper's Figure 6 table as a figure: recovered share (%) per variant (rows) and
+    family (columns), half-widths of the intervals as subscripts, column maxima in bold.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`noisefloor.tax.intervention.recovered_share_table`.
+    """
+    fams = list(dict.fromkeys(table["family"]))
+    variants = list(dict.fromkeys(table["variant"]))
+    fig = Figure(figsize=(1.5 * len(fams) + 1.6, 0.45 * len(variants) + 1.0))
+    ax = fig.add_subplot()
+    ax.set_axis_off()
+    ax.set_xlim(0, len(fams) + 1)
+    ax.set_ylim(len(variants) + 0.8, -0.2)
+    for j, fam in enumerate(fams):
+        ax.text(j + 1.5, 0, fam, ha="center", va="center", fontweight="bold")
+    ax.plot([0, len(fams) + 1], [0.45, 0.45], color="black", lw=0.8)
+    for i, v in enumerate(variants, start=1):
+        ax.text(0.05, i, v, ha="left", va="center")
+        for j, fam in enumerate(fams):
+            col = table[table["family"] == fam]["recovered"].astype(float)
+            best = col.max() if col.notna().any() else np.nan
+            hit = table[(table["variant"] == v) & (table["family"] == fam)]
+            r = float(hit["recovered"].iloc[0]) if len(hit) else np.nan
+            if not np.isfinite(r):
+                ax.text(j + 1.5, i, "n/a", ha="center", va="center", color="#6b6b6b")
+                continue
+            h = float(hit["half_width"].iloc[0])
+            half = (f"{100 * h:.1f}" if 100 * h < 1000 else ">999") if np.isfinite(h) else ""
+            sub = f"_{{\\pm {half}}}" if half else ""
+            value = f"{100 * r:.1f}"
+            value = f"\\mathbf{{{value}}}" if r == best else value
+            ax.text(j + 1.5, i, f"${value}{sub}$", ha="center", va="center")
+    ax.set_title("Recovered share of the tax (%), half-width of the interval as subscript, "
+                 "column maximum in bold", fontsize=9)
     return fig
 
 

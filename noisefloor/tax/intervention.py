@@ -6,7 +6,8 @@ The four clause texts and the five variants (``all_four`` and the leave-one-out 
 run. The runner appends a variant's addition to each agent's system prompt and writes its
 rollouts with protocol ``pair+<variant>``. The recovered share of a family is
 ``(pair_variant - pair_baseline) / (solo - pair_baseline)`` on the instances run in all three
-arms, with a two-stage bootstrap interval (model x task cells, then instances).
+arms, with the percentile interval of a bootstrap that resamples instances within each
+model x task cell (the cells are fixed, as the estimand's tasks are).
 """
 
 from __future__ import annotations
@@ -18,11 +19,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats.hierarchical import (
-    percentile_interval,
-    task_weighted_means,
-    two_stage_bootstrap,
-)
+from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means
+from noisefloor.stats.stratified import stratified_bootstrap
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["VARIANT_ORDER", "figure6_markdown", "load_prompt_variants", "recovered_share_table"]
@@ -90,7 +88,8 @@ def recovered_share_table(
     -----
     ``recovered = (V - B) / (S - B)`` with S, B, V the means over model x task cells (each the
     mean over its paired instances) of solo, baseline pair and variant pair; the bootstrap
-    resamples cells, then instances within a cell, and recomputes the ratio (replicates with
+    (:func:`noisefloor.stats.stratified.stratified_bootstrap`) resamples instances within
+    each cell, keeping the cells fixed, and recomputes the ratio (replicates with
     ``S - B <= 0`` are undefined and dropped; more than half dropped gives a NaN interval).
 
     Examples
@@ -147,7 +146,7 @@ def _share_row(v: str, fam: str, g: pd.DataFrame, n_boot: int, confidence: float
                    note=f"baseline tax {s - b:+.3f} is not positive: the recovered share is "
                    "undefined")
         return row
-    reps = two_stage_bootstrap(vals, cell, n_boot=n_boot, rng=gen)
+    reps = stratified_bootstrap(vals, cell, n_boot=n_boot, rng=gen)
     den = reps[:, 0] - reps[:, 1]
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(den > 0, (reps[:, 2] - reps[:, 1]) / den, np.nan)

@@ -15,7 +15,9 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.report import _markdown, _p, pp
-from noisefloor.tax.cascade import Judge, JudgeRun, judge_rollouts, stage_rates
+from noisefloor.logs.annotations import read_annotations
+from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
+from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.cells import cell_table, instance_table, task_table
 from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
 from noisefloor.tax.mixed import mixed_pair_table
@@ -67,6 +69,9 @@ class TaxReport:
         :func:`noisefloor.tax.intervention.recovered_share_table` (empty without variants).
     notes : tuple of str
         Caveats a reader needs: one family only, exploratory tasks, negative cells, skipped parts.
+    cascade_note : str
+        Why the cascade section is unavailable (no labels, no labels by the rater, the judge
+        labelled nothing); empty when the stage rates were computed.
     files : tuple of str
         Files written (empty unless ``out`` was given).
     """
@@ -87,6 +92,7 @@ class TaxReport:
     judge: JudgeRun | None
     intervention: pd.DataFrame
     notes: tuple
+    cascade_note: str = ""
     files: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
@@ -106,7 +112,7 @@ class TaxReport:
             "stage_rates_mixed": _records(self.stage_rates_mixed),
             "judge_failures": _records(self.judge.failures) if self.judge else None,
             "intervention": _records(self.intervention), "notes": list(self.notes),
-            "files": list(self.files),
+            "cascade_note": self.cascade_note, "files": list(self.files),
         }
 
     def markdown(self, figures: dict[str, str] | None = None) -> str:
@@ -134,6 +140,8 @@ def tax_report(
     labels: str | Path | pd.DataFrame | None = None,
     judge: Judge | Any = None,
     judge_retries: int = 3,
+    judge_journal: str | Path | None = None,
+    judge_variants: bool = False,
     rater: str = "judge",
     target: float = 0.8,
     n_boot: int = 2000,
@@ -164,6 +172,14 @@ def tax_report(
         ``out/judge_labels.jsonl``. Ignored when ``labels`` is given.
     judge_retries : int, default 3
         Retries per request of an endpoint judge before the rollout is left unlabelled.
+    judge_journal : str or Path, optional
+        Journal of the judge's replies (:class:`noisefloor.tax.judge_journal.JudgeJournal`),
+        written reply by reply as they arrive; default ``out/judge_journal.jsonl`` when
+        ``out`` is given. Rollouts it already labelled (same rater and instructions) are not
+        asked again, so re-running the report asks only for the missing labels.
+    judge_variants : bool, default False
+        Also label the prompt variants' pair rollouts (no table uses them; off saves the
+        calls).
     rater : str, default "judge"
         Whose labels the stage rates use.
     target : float, default 0.8
@@ -231,6 +247,14 @@ def tax_report(
     if not undefined.empty:
         notes.append(f"{len(undefined)} model x task cell(s) undefined: "
                      + "; ".join(undefined["note"].head(5)) + (" ..." if len(undefined) > 5 else ""))
+    df = run.rollouts
+    capped = (df[np.isfinite(df["token_cap"].to_numpy(dtype=float))] if "token_cap" in df
+              else df.iloc[:0])
+    if not capped.empty:
+        stopped = int((capped["termination_reason"] == "token_cap").sum())
+        notes.append(f"matched spend: {len(capped)} solo rollout(s) ran under their pair-median "
+                     f"token cap (tax run --solo-budget pair-median), {stopped} stopped at it; "
+                     "the tax compares the pair with a solo control held to the pair's tokens")
     if run.n_infrastructure_errors:
         notes.append(f"{run.n_infrastructure_errors} rollout(s) ended in an infrastructure error: "
                      "left out of every mean and counted per cell, never scored 0")
@@ -242,25 +266,11 @@ def tax_report(
             notes.append(f"prediction {name} not fitted: {why}")
     else:
         notes.append("prediction skipped (predict=False)")
-    judged = None
-    rates = rates_mixed = None
-    if labels is None and judge is not None:
-        if callable(judge):
-            judged = judge_rollouts(run, judge, rater=rater)
-        else:
-            from noisefloor.tax.judge import judge_with_endpoint
-            judged = judge_with_endpoint(run, judge, rater=rater, max_retries=judge_retries)
-        labels = judged.labels
-        if len(judged.failures):
-            notes.append(f"{len(judged.failures)} rollout(s) left unlabelled by the judge "
-                         "(infrastructure failure or unparseable reply), listed in the JSON")
-    if labels is not None:
-        rates = stage_rates(run, labels, rater=rater, confidence=confidence)
-        if run.rollouts["mixed"].any():
-            rm = stage_rates(run, labels, rater=rater, confidence=confidence, pairs="mixed")
-            rates_mixed = rm if int(rm["n"].sum()) else None
-    else:
-        notes.append("cascade skipped: no labels and no judge given")
+    judged, rates, rates_mixed, cascade_note = _cascade(
+        run, labels, judge, rater=rater, confidence=confidence, judge_retries=judge_retries,
+        journal_path=judge_journal if judge_journal is not None else (
+            None if out is None else Path(out) / JOURNAL_NAME), variants=judge_variants,
+        notes=notes)
     intervention = recovered_share_table(run, n_boot=n_boot, confidence=confidence, rng=gen)
     report = TaxReport(
         sources=run.sources, n_rollouts=len(run.rollouts),
@@ -268,10 +278,57 @@ def tax_report(
         confidence=float(confidence), task_cells=task_cells, family_cells=family_cells,
         model_cells=model_cells, tasks=tasks, mixed=mixed, prediction=prediction,
         stage_rates=rates, stage_rates_mixed=rates_mixed, judge=judged,
-        intervention=intervention, notes=tuple(notes))
+        intervention=intervention, notes=tuple(notes), cascade_note=cascade_note)
     if out is not None:
         report = dataclasses.replace(report, files=tuple(str(p) for p in _write(report, Path(out))))
     return report
+
+
+def _cascade(run: TaxRun, labels: Any, judge: Any, *, rater: str, confidence: float,
+             judge_retries: int, journal_path: str | Path | None, variants: bool,
+             notes: list[str]) -> tuple[JudgeRun | None, pd.DataFrame | None,
+                                        pd.DataFrame | None, str]:
+    """Labels (given, or asked of the judge through its journal) and the stage rates; when
+    there are none, the reason the cascade section is unavailable."""
+    judged = None
+    if labels is None and judge is not None:
+        model = getattr(judge, "name", getattr(judge, "__name__", "callable"))
+        journal = None if journal_path is None else JudgeJournal(
+            journal_path, rater=rater, prompt=judge_prompt(), model=str(model))
+        if callable(judge):
+            judged = judge_rollouts(run, judge, rater=rater, journal=journal, variants=variants)
+        else:
+            from noisefloor.tax.judge import judge_with_endpoint
+            judged = judge_with_endpoint(run, judge, rater=rater, max_retries=judge_retries,
+                                         journal=journal, variants=variants)
+        labels = judged.labels
+        if len(judged.failures):
+            kinds = judged.failures["kind"].value_counts().to_dict()
+            where = f"; replies kept in {journal_path}" if journal_path is not None else ""
+            notes.append(f"{len(judged.failures)} rollout(s) left unlabelled by the judge ("
+                         + ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
+                         + f"{where}; re-run noisefloor tax report with the same --out to ask "
+                         "only for the missing labels)")
+    if labels is None:
+        why = "no labels and no judge: pass --labels FILE or --judge-model/--judge-url"
+        notes.append(f"cascade unavailable: {why}")
+        return judged, None, None, why
+    every = read_annotations(labels) if isinstance(labels, (str, Path)) else labels
+    if not (every["rater"] == rater).any():
+        present = ", ".join(sorted(map(str, set(every["rater"])))) or "none"
+        if judged is not None:
+            why = (f"the judge labelled none of {len(judged.failures)} rollout(s) "
+                   f"({', '.join(sorted(set(judged.failures['kind'])))})")
+        else:
+            why = f"no labels by rater {rater!r} (raters present: {present}; choose one with --rater)"
+        notes.append(f"cascade unavailable: {why}")
+        return judged, None, None, why
+    rates = stage_rates(run, every, rater=rater, confidence=confidence)
+    rates_mixed = None
+    if run.rollouts["mixed"].any():
+        rm = stage_rates(run, every, rater=rater, confidence=confidence, pairs="mixed")
+        rates_mixed = rm if int(rm["n"].sum()) else None
+    return judged, rates, rates_mixed, ""
 
 
 def _write(report: TaxReport, out: Path) -> list[Path]:
@@ -289,6 +346,8 @@ def _write(report: TaxReport, out: Path) -> list[Path]:
     if not report.intervention.empty:
         plan.append(("fig6_intervention", "fig6",
                      lambda: F.intervention_figure(report.intervention)))
+        plan.append(("fig6_table", "fig6_table",
+                     lambda: F.intervention_table_figure(report.intervention)))
     if not report.mixed.empty:
         plan.append(("fig7_mixed_pairs", "fig7", lambda: F.mixed_pairs_figure(report.mixed)))
     for stem, key, make in plan:
@@ -318,6 +377,45 @@ def _write(report: TaxReport, out: Path) -> list[Path]:
     return written
 
 
+def _pair_text(a: float, b: float, fmt: Any) -> str:
+    return f"{fmt(a)}/{fmt(b)}"
+
+
+def _tokens(v: float) -> str:
+    return "no usage reported" if not math.isfinite(v) else f"{v:,.0f}"
+
+
+def _usd(v: float) -> str:
+    return "price unknown" if not math.isfinite(v) else f"{v:.4g}"
+
+
+def _reading_and_spend(fc: pd.DataFrame) -> list[str]:
+    """How answers were read (parser, grader model, unreadable) and what a rollout spent."""
+    if fc.empty:
+        return []
+    share = lambda v: "no rollouts" if not math.isfinite(v) else pp(v, digits=0)  # noqa: E731
+    per1k = [("no usage reported" if not math.isfinite(v) else pp(v, digits=2, signed=True))
+             for v in fc["tax_per_1k_tokens"]]
+    t = pd.DataFrame({
+        "model": fc["model"], "family": fc["family"],
+        "read by the grader model, % (solo/pair)": [
+            _pair_text(a, b, share) for a, b in zip(fc["llm_share_solo"], fc["llm_share_pair"])],
+        "unreadable, % (solo/pair)": [
+            _pair_text(a, b, share) for a, b in zip(fc["unreadable_share_solo"],
+                                                    fc["unreadable_share_pair"])],
+        "tokens per rollout (solo/pair)": [
+            _pair_text(a, b, _tokens) for a, b in zip(fc["tokens_solo"], fc["tokens_pair"])],
+        "USD per rollout (solo/pair)": [
+            _pair_text(a, b, _usd) for a, b in zip(fc["cost_solo"], fc["cost_pair"])],
+        "tax per 1,000 tokens (pp)": per1k})
+    return ["### How answers were read and what they cost", "",
+            "Every score is the task's deterministic grade; the grader model "
+            "(`--extractor-model`) only rewrote answers the parser could not read completely. "
+            "Unreadable answers score 0. Tax per 1,000 tokens = 1000 x (solo / solo tokens - "
+            "pair / pair tokens): how much more score the solo control earns per 1,000 tokens.",
+            "", _markdown(t), ""]
+
+
 def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
@@ -327,8 +425,11 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
     L = ["# Collaboration-tax report", "",
          f"{r.n_rollouts} rollouts from {', '.join(r.sources)}; "
          f"{r.n_infrastructure_errors} infrastructure errors (left out of every mean). "
-         f"Effects in percentage points (pp); intervals are {level} bootstrap percentile "
-         f"intervals (cells: paired over instances; families: tasks, then instances). "
+         f"Effects in percentage points (pp). Tax intervals are {level} stratified Student "
+         "intervals over instances with the tasks fixed (a task cell: the paired t interval; "
+         "a family or model: Welch-Satterthwaite degrees of freedom; Cochran 1977, section "
+         "5); ratio gaps and recovered shares have percentile intervals of a bootstrap over "
+         "instances within tasks; an interval shown n/a has its reason in the note. "
          f"Solo-tractability target {r.target:g}.", ""]
     if r.notes:
         L += ["## Notes", ""] + [f"- {n}" for n in r.notes] + [""]
@@ -345,6 +446,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
             fc["wins"], fc["losses"], fc["ties"])], "sign p": fc["sign_p"].map(_p),
         "note": fc["note"]})
     L += [_markdown(t), ""]
+    L += _reading_and_spend(fc)
     L += ["## Per-task ratio gap (Figure 4)", ""]
     if "fig4" in figs:
         L += [f"![Figure 4]({figs['fig4']})", ""]
@@ -398,7 +500,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
                       coef=lambda d: d["coef"].map(lambda v: f"{v:+.4f}"))), ""]
     L += ["## Four-stage cascade (Figure 5)", ""]
     if r.stage_rates is None:
-        L += ["_No labels: pass labels or a judge._", ""]
+        L += [f"_Unavailable: {r.cascade_note}._", ""]
     else:
         if "fig5" in figs:
             L += [f"![Figure 5]({figs['fig5']})", ""]
@@ -431,4 +533,6 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         L += ["Recovered share of the tax, (pair_variant - pair_baseline) / (solo - "
               f"pair_baseline), in %; subscripts are half-widths of the {level} interval; bold "
               "marks the column maximum.", "", figure6_markdown(r.intervention), ""]
+        if "fig6_table" in figs:
+            L += [f"![Figure 6 table]({figs['fig6_table']})", ""]
     return "\n".join(L)

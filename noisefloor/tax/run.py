@@ -22,7 +22,7 @@ import pandas as pd
 
 from noisefloor.logs import load_trials
 
-__all__ = ["MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run", "read_transcripts"]
+__all__ = ["AGENTS", "EXTRACTIONS", "MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run", "read_transcripts"]
 
 #: Rollout modes of the tax runner.
 MODES = ("solo", "pair", "split_solo_a", "split_solo_b")
@@ -32,8 +32,16 @@ _REQUIRED_EXTRA = ("task", "family", "mode", "model_a", "model_b", "prompt_varia
                    "rollout_key", "transcript")
 _OPTIONAL_EXTRA = ("difficulty", "instance_seed", "started_by", "turns", "tokens_in",
                    "tokens_out", "cost_usd", "latency_s", "retries")
-_AGENTS = ("a", "b", "solo")
+#: Who writes a transcript event: the two agents of a pair, a solo agent, the grader model
+#: that rewrites an unreadable answer (``--extractor-model``) and a cascade judge.
+AGENTS = ("a", "b", "solo", "extractor", "judge")
+#: How a rollout's answer was read (``extra.extraction``; older records without it read as
+#: ``unknown``): see :func:`harness.runner.dialogue.run_rollout`.
+EXTRACTIONS = ("parse", "llm", "unreadable", "none", "unknown")
 _ROLES = ("system", "user", "assistant")
+#: Optional extra fields carried into the rollouts table (None where a record lacks them).
+_READ_OPTIONAL = ("started_by", "turns", "extraction", "tokens_in", "tokens_out", "cost_usd",
+                  "token_cap")
 
 
 class TaxRunError(ValueError):
@@ -58,7 +66,10 @@ class TaxRun:
         ``task_id``), ``trial``, ``reward`` (NaN for an infrastructure error),
         ``infrastructure_error``, ``success`` (reward within 1e-6 of 1; NA when no reward),
         ``termination_reason``, ``rollout_key``, ``transcript`` (absolute path), ``turns``,
-        ``started_by``, ``source`` and ``line`` (record's file and line).
+        ``started_by``, ``extraction`` (how the answer was read: one of :data:`EXTRACTIONS`),
+        ``tokens`` (input + output tokens of every request, NaN without usage), ``cost_usd``
+        (NaN when a price is unknown), ``token_cap`` (the solo control's token cap under matched
+        spend, NaN without one), ``source`` and ``line`` (record's file and line).
     sources : tuple of str
         The ``trials.jsonl`` files read.
     n_infrastructure_errors : int
@@ -227,7 +238,7 @@ def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
     root = path.parent
     extras = trials["extra"].tolist()
     lines = trials["line"].to_numpy()
-    cols: dict[str, list] = {k: [] for k in _REQUIRED_EXTRA + ("started_by", "turns")}
+    cols: dict[str, list] = {k: [] for k in _REQUIRED_EXTRA + _READ_OPTIONAL}
     for extra, line in zip(extras, lines):
         if not isinstance(extra, dict):
             raise TaxRunError(path, int(line), "extra", "a tax record needs an extra object with "
@@ -257,6 +268,12 @@ def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
         "turns": pd.array(cols["turns"], dtype="Int64") if all(
             t is None or isinstance(t, int) for t in cols["turns"]) else cols["turns"],
         "started_by": cols["started_by"],
+        "extraction": [e if isinstance(e, str) else "unknown" for e in cols["extraction"]],
+        "tokens": [_total_tokens(i, o) for i, o in zip(cols["tokens_in"], cols["tokens_out"])],
+        "cost_usd": [float(c) if isinstance(c, (int, float)) and not isinstance(c, bool)
+                     else np.nan for c in cols["cost_usd"]],
+        "token_cap": [float(c) if isinstance(c, int) and not isinstance(c, bool) else np.nan
+                      for c in cols["token_cap"]],
         "source": str(path), "line": lines,
     })
     _check_fields(out, trials, path)
@@ -266,6 +283,12 @@ def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:
     out["success"] = succ
     out["mixed"] = (out["mode"] == "pair") & (out["model_a"] != out["model_b"])
     return out
+
+
+def _total_tokens(tokens_in: Any, tokens_out: Any) -> float:
+    """Input plus output tokens of a rollout; NaN when an endpoint reported no usage."""
+    ok = all(isinstance(t, int) and not isinstance(t, bool) for t in (tokens_in, tokens_out))
+    return float(tokens_in + tokens_out) if ok else np.nan
 
 
 def _fail(path: Path, rows: pd.DataFrame, mask: np.ndarray, field: str, message) -> None:
@@ -387,9 +410,9 @@ def read_transcripts(
                     if f not in ev:
                         raise TaxRunError(p, lineno, f, "missing (an event needs rollout_key, "
                                           "seq, agent, role, content, model)")
-                if ev["agent"] not in _AGENTS:
-                    raise TaxRunError(p, lineno, "agent", f"must be one of a, b, solo; got "
-                                      f"{ev['agent']!r}")
+                if ev["agent"] not in AGENTS:
+                    raise TaxRunError(p, lineno, "agent", f"must be one of {', '.join(AGENTS)};"
+                                      f" got {ev['agent']!r}")
                 if ev["role"] not in _ROLES:
                     raise TaxRunError(p, lineno, "role", f"must be system, user or assistant; "
                                       f"got {ev['role']!r}")

@@ -303,7 +303,7 @@ def write_synthetic_run(
                             "prompt_variant": variant, "turns": n_turns,
                             "tokens_in": 40 * n_turns, "tokens_out": 25 * n_turns,
                             "cost_usd": None, "latency_s": round(0.5 * n_turns, 2), "retries": 0,
-                            "extraction": "marker", "answer": "answer", "rollout_key": key,
+                            "extraction": "parse", "answer": "answer", "rollout_key": key,
                             "transcript": rel, "error": None,
                         }
                         rec = {"schema_version": "1", "benchmark": f"tax/{t}", "model": model,

@@ -159,7 +159,11 @@ def test_rotation_turns_arrows_and_north():
 
 
 def test_parse_route():
-    assert parse_route("FINAL ANSWER: [[0, 0], [0,1], (1, 1)]") == [[0, 0], [0, 1], [1, 1]]
+    assert parse_route("[[0, 0], [0,1], (1, 1)]") == [[0, 0], [0, 1], [1, 1]]
+    assert parse_route("(0, 0) -> (0, 1) \u2192 (1, 1)") == [[0, 0], [0, 1], [1, 1]]
+    # a route must be read completely: words between the cells leave it unparsed
+    assert parse_route("FINAL ANSWER: [[0, 0], [0,1], (1, 1)]") is None
+    assert parse_route("[[0, 0], [0, 1]] and then [1, 1]") is None
     assert parse_route("row 3 col 4") is None
     assert get_task("spatial_maze_halves").parse("no idea") is UNPARSED
 

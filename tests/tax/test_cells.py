@@ -4,10 +4,12 @@ import json
 import math
 import shutil
 
+import numpy as np
 import pytest
 
 from noisefloor.tax.cells import NEGATIVE_NOTE, cell_table, task_table
 from noisefloor.tax.run import read_run
+from noisefloor.tax.synthetic import write_synthetic_run
 
 
 @pytest.fixture(scope="module")
@@ -102,3 +104,42 @@ def test_exploratory_tasks_marked(run):
     low = cell_table(run, n_boot=50, target=0.99)
     assert (low["below_target"] == (low["solo"] < 0.99)).all()
     assert (low["note"].str.contains("exploratory") == low["below_target"]).all()
+
+
+def test_confidence_reaches_every_tax_interval(planted):
+    """Cells at 0.90 are the stratified t interval at 0.90 (not a 0.95 interval hard-wired),
+    for task, family and model cells and the recovered shares."""
+    from noisefloor.stats.stratified import stratified_t_interval
+    from noisefloor.tax.cells import instance_table
+    from noisefloor.tax.intervention import recovered_share_table
+    from noisefloor.tax.run import read_run
+
+    run = read_run(planted[0])
+    inst = instance_table(run)
+    both = inst.dropna(subset=["solo", "pair"])
+    for by, key in (("task", "task"), ("family", "family")):
+        c90 = cell_table(run, by=by, confidence=0.90, n_boot=200, rng=0)
+        c95 = cell_table(run, by=by, confidence=0.95, n_boot=200, rng=0)
+        row90, row95 = c90.iloc[0], c95.iloc[0]
+        sel = both[(both["model"] == row90.model) & (both[key] == row90[key])]
+        want = stratified_t_interval((sel["solo"] - sel["pair"]).to_numpy(),
+                                     None if by == "task" else sel["task"].to_numpy(),
+                                     confidence=0.90)
+        assert (row90.ci_low, row90.ci_high) == pytest.approx((want.ci_low, want.ci_high))
+        assert row95.ci_low < row90.ci_low and row90.ci_high < row95.ci_high
+        assert row95.ratio_ci_low < row90.ratio_ci_low
+    r90 = recovered_share_table(run, n_boot=400, confidence=0.90, rng=0)
+    r95 = recovered_share_table(run, n_boot=400, confidence=0.95, rng=0)
+    assert (r90["ci_high"] - r90["ci_low"] < r95["ci_high"] - r95["ci_low"]).all()
+
+
+def test_all_equal_cell_is_nan_with_a_reason(tmp_path):
+    from noisefloor.tax.run import read_run
+    write_synthetic_run(tmp_path, models={"m": 1.0}, tasks=[("csp_sudoku4", "csp")],
+                        n_instances=5, family_tax={"csp": 0.0}, seed=0)
+    run = read_run(tmp_path)
+    df = run.rollouts
+    df.loc[df["mode"].isin(["solo", "pair"]), "reward"] = 1.0
+    c = cell_table(run, n_boot=50).iloc[0]
+    assert c.tax == 0 and np.isnan(c.ci_low) and np.isnan(c.ci_high)
+    assert "no interval: every paired difference is 0" in c.note

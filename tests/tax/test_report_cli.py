@@ -59,7 +59,8 @@ def test_one_family_only_is_noted(tmp_path):
                                ("csp_room_booking", "csp")], n_instances=6, seed=1)
     r = tax_report(tmp_path, n_boot=50, n_permutations=0)
     assert any(n.startswith("one family only (csp)") for n in r.notes)
-    assert any("cascade skipped" in n for n in r.notes)
+    assert any(n.startswith("cascade unavailable: no labels and no judge") for n in r.notes)
+    assert "--labels" in r.cascade_note and "_Unavailable: no labels" in r.markdown()
     assert r.stage_rates is None and r.mixed.empty and r.intervention.empty
 
 

@@ -19,4 +19,6 @@ def test_tax_notebook_runs_end_to_end(tmp_path):
     assert not errors, errors[0].get("evalue") if errors else ""
     text = "".join(o.get("text", "") for o in outputs)
     assert "tax by model and family" in text
+    assert "intervention all_four: recovered" in text        # the recovered share
+    assert "cascade, failed pair rollouts (all families): L1" in text
     assert sum("image/png" in o.get("data", {}) for o in outputs) == 2

@@ -19,7 +19,7 @@ from tests.harness.runner.conftest import PRICE_IN, PRICE_OUT, endpoints_for
 EXTRA_FIELDS = {"task", "family", "difficulty", "instance_seed", "mode", "model_a", "model_b",
                 "started_by", "prompt_variant", "turns", "tokens_in", "tokens_out", "cost_usd",
                 "latency_s", "retries", "extraction", "answer", "rollout_key", "transcript",
-                "error"}
+                "error", "solo_view", "token_cap"}
 
 
 def _settings(**kw):
@@ -179,7 +179,7 @@ def test_extractor_model_reads_a_free_text_answer(server, tmp_path):
     settings = _settings(models=("verbose",), modes=("solo",), tasks=("csp_sudoku4",))
     run_tax(settings, endpoints_for(server, "verbose"), tmp_path / "plain")
     assert {(r["reward"], r["extra"]["extraction"]) for r in _records(tmp_path / "plain")} == \
-        {(0.0, "none")}
+        {(0.0, "unreadable")}
     settings = _settings(models=("verbose",), modes=("solo",), tasks=("csp_sudoku4",),
                          extractor_model="extractor")
     run_tax(settings, endpoints_for(server, "verbose", "extractor"), tmp_path / "llm")
@@ -299,7 +299,7 @@ def test_extractor_failures_are_infrastructure_errors_and_none_is_no_answer(serv
     run_tax(settings, endpoints_for(server, "wrong", "extractor"), tmp_path / "none")
     (r,) = _records(tmp_path / "none")
     assert (r["reward"], r["extra"]["extraction"], r["termination_reason"]) == \
-        (0.0, "none", "final_answer")
+        (0.0, "unreadable", "final_answer")
     assert jr.read_transcript(tmp_path / "none", r)[-1]["content"] == "NONE"
 
 

@@ -44,8 +44,9 @@ def test_run_from_a_config_with_json_summary_and_progress(server, tmp_path):
                   "--pair-models", "solver+silent", "--json", "--progress")
     assert res.exit_code == 0, res.output + res.stderr
     doc = json.loads(res.stdout)
-    # 2 instances x (solo, pair) of solver + 2 x both slot orders of the mixed pair
-    assert (doc["planned"], doc["ran"], doc["missing"]) == (8, 8, 0)
+    # 2 instances x (solo, pair) of solver + 2 x both slot orders of the mixed pair, and
+    # the solos of the pair's member that --models does not list (silent): the game needs them
+    assert (doc["planned"], doc["ran"], doc["missing"]) == (10, 10, 0)
     assert doc["out_dir"] == str(tmp_path / "runs" / "first")  # relative to the config file
     assert doc["cost_usd"] is None  # 'silent' has no price: unknown, never 0
     assert "warning: no price known for model 'silent'" in res.stderr
@@ -53,6 +54,7 @@ def test_run_from_a_config_with_json_summary_and_progress(server, tmp_path):
     cells = {(c["model"], c["protocol"]): c for c in doc["cells"]}
     assert cells[("solver", "solo")]["mean_reward"] == 1.0
     assert cells[("silent+solver", "pair")]["turn_caps"] == 2
+    assert cells[("silent", "solo")]["turn_caps"] == 2
     assert {s["base_url"] for s in doc["endpoint_stats"]} == {server.base_url}
 
     # command-line options win over [run]; a resume of the same directory runs nothing
@@ -98,3 +100,11 @@ def test_shards_then_merge_on_the_command_line(server, tmp_path):
                   "--b", "pair", "--trial", "0")
     assert res.exit_code == 0, res.stderr
     assert "0/0/3" in res.stdout  # the solver solves both modes: three ties
+
+
+def test_pair_models_without_solo_mode_warns_naming_the_members_and_option(server, tmp_path):
+    res = _invoke("tax", "run", "--tasks", "csp_sudoku4", "--pair-models", "solver+silent",
+                  "--modes", "pair", "--base-url", server.base_url, "--out", str(tmp_path / "z"),
+                  "--rollouts", "1", "--turn-cap", "2")
+    assert res.exit_code == 0, res.output
+    assert "runs no solo rollout of solver, silent" in res.stderr and "--modes" in res.stderr
