@@ -409,6 +409,9 @@ class AuditRun:
         Where the floor's inputs and the claims came from.
     claims_note : str
         A note on the claims (bundled claims placed against a log's floor), or empty.
+    notes : tuple of str
+        Lines on the log's own contrasts: how their gaps are signed, and why a subset is
+        absent (no coordination-active row without store fields).
     null_table : pandas.DataFrame
         The null contrasts the floor was built from (with ``certified_by``).
     skipped : tuple of dict
@@ -430,6 +433,7 @@ class AuditRun:
     floor_source: str
     claims_source: str
     claims_note: str = ""
+    notes: tuple[str, ...] = ()
     null_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
     skipped: tuple = ()
     log_contrasts: pd.DataFrame | None = field(default=None, repr=False)
@@ -479,7 +483,7 @@ class AuditRun:
                                 else self.other_contrasts.to_dict(orient="records")),
             "left_out": self.left_out, "log_contrasts_left_out": self.log_contrasts_left_out,
             "skipped": skipped, "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
-            "files": list(self.files),
+            "notes": [mention_text(n) for n in self.notes], "files": list(self.files),
         }
 
 
@@ -489,7 +493,8 @@ def audit_run(
     reruns: bool = True, by: str = "protocol", format: str | None = None,
     allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
     protocol: str | None = None, score: str | None = None, out: str | Path | None = None,
-    plot: bool = True,
+    plot: bool = True, a: str | None = None, b: str | None = None,
+    bundled_claims: bool = False,
     confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
 ) -> AuditRun:
     """Place claims against a noise floor from a count table or from logs.
@@ -501,10 +506,12 @@ def audit_run(
         bundled); its trial-0 rows are null by the table's declaration.
     logs : optional
         Per-trial logs, as in :func:`floor_run`, instead of ``counts``; the log's own
-        contrasts (each trial after trial 0, and the coordination-active subset) are placed
-        against the floor too.
+        contrasts (each trial after trial 0, and trial 1 on the coordination-active subset
+        when the records carry ``store_events_at_start``) are placed against the floor too.
     claims : path, optional
-        CSV of claims (default: the ten published claims the noise-floor paper lists).
+        CSV of claims. Default: the ten published claims the noise-floor paper lists when
+        neither ``counts`` nor ``logs`` is given (the bundled audit), otherwise none (a
+        user's own audit places the user's claims only; see ``bundled_claims``).
     clean_pairs : sequence of str
         Clean contrasts (for a count table: default ``no_coord-intercept`` when present).
     null_pairs, trial0, reruns
@@ -515,6 +522,14 @@ def audit_run(
         Logs only: as in :func:`noisefloor.logs.load_trials`.
     out : path, optional
         Directory to write ``forest.png``, ``forest.svg`` and ``report.md`` to.
+    a, b : str, optional
+        Logs only, both or neither: the one contrast of the log to place, ``a - b`` (a gap
+        above 0 means ``a`` succeeded more often). Default: every pair of arms, each written
+        in the order the arms first appear in the logs (the first log given first), the
+        baseline ``no_coord`` written second.
+    bundled_claims : bool, default False
+        Place the ten bundled published claims although ``counts`` or ``logs`` is given
+        (they are other papers' claims on their own benchmarks; the output says so).
     plot : bool, default True
         With ``out``: draw the forest plot (at most
         :data:`noisefloor.plots.MAX_FOREST_ROWS` rows, those farthest from 0, with a
@@ -535,7 +550,10 @@ def audit_run(
     Raises
     ------
     ValueError
-        Both ``counts`` and ``logs``; null options with a count table; a bad table, log or
+        Both ``counts`` and ``logs``; both ``claims`` and ``bundled_claims``; one of ``a``
+        and ``b`` only, or ``a``/``b`` without logs or not arms of the log (a
+        :class:`~noisefloor.stats.validation.ParameterError`); null options with a count
+        table; a bad table, log or
         claim (file, line and field named); nothing certified in the logs; a bad
         ``confidence``, ``pooling`` or ``tau_method``; a random-effects floor that is
         undefined (fewer than two seeds: the message says why).
@@ -558,6 +576,13 @@ def audit_run(
     confidence = _validate.probability("confidence", confidence)  # before reading anything
     if logs is not None and counts is not None:
         raise ValueError("give either counts or logs, not both")
+    pair = _audit_pair(a, b, logs)
+    if claims and bundled_claims:
+        raise ParameterError("bundled_claims", "False with {claims}", True, message=(
+            "give {claims} or {bundled_claims}, not both: the bundled claims are the ten "
+            "published ones"))
+    bundled = claims is None and (bundled_claims or (logs is None and counts is None))
+    notes: tuple[str, ...] = ()
     others = own = None
     n_arms = 0
     skipped: tuple = ()
@@ -570,8 +595,12 @@ def audit_run(
         source = ", ".join(_sources(logs, trials))
         arm_col = "model" if by == "model" else "protocol"
         n_arms = int(trials[arm_col].nunique())
-        if n_arms >= 2:
-            own = log_contrasts(trials, coordination_active=True, by=by, confidence=confidence)
+        active = bool("store_events_at_start" in trials.columns
+                      and trials["store_events_at_start"].notna().any())
+        if n_arms >= 2 or pair is not None:
+            own = log_contrasts(trials, pairs=None if pair is None else [pair], by=by,
+                                coordination_active=active, confidence=confidence)
+            notes = _own_contrast_notes(pair, active)
     else:
         if null_pairs or not trial0 or not reruns:
             raise ValueError("null_pairs, trial0 and reruns apply to logs: a count table's "
@@ -592,23 +621,71 @@ def audit_run(
     claim_table = read_claims(claims)
     if claims:
         claim_table.attrs["source"] = str(claims)
+    elif not bundled:
+        claim_table = claim_table.iloc[:0]
     result = audit(claim_table, nf)
     if own is not None:
         own = place_contrasts(own, nf)
-    note = ("These are other papers' claims on their own benchmarks, placed against the floor "
-            "of your log; give --claims CSV to place your own."
-            if logs is not None and not claims else "")
+    theirs = "log" if logs is not None else "count table"
+    note = (f"These are other papers' claims on their own benchmarks, placed against the floor "
+            f"of your {theirs}." if bundled and (logs is not None or counts is not None)
+            else "")
     run = AuditRun(result=result, noise_floor=nf, floor_source=source,
-                   claims_source=str(claims) if claims else BUNDLED_CLAIMS_SOURCE,
-                   claims_note=note, null_table=null_table, skipped=skipped, log_contrasts=own,
+                   claims_source=(str(claims) if claims else BUNDLED_CLAIMS_SOURCE if bundled
+                                  else NO_CLAIMS_SOURCE),
+                   claims_note=note, notes=notes, null_table=null_table, skipped=skipped,
+                   log_contrasts=own,
                    n_arms=n_arms, other_contrasts=others, from_logs=logs is not None)
     if out is not None:
         run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
     return run
 
 
-def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True) -> list[str]:
-    """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``."""
+#: ``claims_source`` of an audit of the user's own inputs given no claims.
+NO_CLAIMS_SOURCE = "none (give --claims CSV to place your own; --bundled-claims for the ten published ones)"
+
+
+def _audit_pair(a: str | None, b: str | None, logs: Any) -> tuple[str, str] | None:
+    """The one contrast ``(a, b)`` an audit of logs places, or None for every pair."""
+    if a is None and b is None:
+        return None
+    if a is None or b is None:
+        missing = "a" if a is None else "b"
+        raise ParameterError(missing, "given with {%s}" % ("b" if missing == "a" else "a"),
+                             message="give both {a} and {b} (the gap is a - b), or neither")
+    if logs is None:
+        raise ParameterError("a", "given with logs", a, message=(
+            "{a} and {b} choose a contrast of the logs; they go with {logs}"))
+    if a == b:
+        raise ParameterError("b", "an arm other than {a}", b, message=literal(
+            f"{a!r} is given as both arms; ") + "the re-runs of one arm are a null contrast "
+            "(declare them with {null_pairs})")
+    return a, b
+
+
+def _own_contrast_notes(pair: tuple[str, str] | None, active: bool) -> tuple[str, ...]:
+    """The lines under the log's own contrasts: the sign convention, the absent subset."""
+    if pair is None:
+        order = ("each contrast a-b is a minus b: a positive gap means a succeeded more often; "
+                 "arms are written in the order the logs give them (no_coord second); "
+                 "choose the contrast and its sign with {a='X'} {b='Y'}")
+    else:
+        order = (f"{pair[0]}-{pair[1]} is {pair[0]} minus {pair[1]}: a positive gap means "
+                 f"{pair[0]} succeeded more often")
+    notes = [order]
+    if not active:
+        notes.append("no coordination-active subset: the records carry no "
+                     "store_events_at_start, so nothing shows when a coordination store could "
+                     "act (the subset compares trial 1 on the tasks both arms failed at trial 0, "
+                     "after the store was filled)")
+    return tuple(notes)
+
+
+def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True,
+                      spell=None) -> list[str]:
+    """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``
+    (``spell`` spells the parameters a note mentions, as in
+    :func:`noisefloor.report.audit_text`)."""
     from noisefloor.plots import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
     from noisefloor.published import BUNDLED_CLAIMS_SOURCE
     from noisefloor.report import audit_markdown
@@ -622,6 +699,6 @@ def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True) -> l
         written = save_figure(audit_forest(run.result, run.noise_floor,
                                            log_contrasts=run.log_contrasts,
                                            claims_section=section), out_dir, "forest")
-    markdown = audit_markdown(run) if plot else audit_markdown(run, figure=None)
+    markdown = audit_markdown(run, figure="forest.png" if plot else None, spell=spell)
     (out_dir / "report.md").write_text(markdown, encoding="utf-8")
     return [str(p) for p in [*written, out_dir / "report.md"]]
