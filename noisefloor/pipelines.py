@@ -317,7 +317,8 @@ def contrast_run(
     trial_b : int, optional
         A/A only: the trial of arm b.
     coordination_active : bool, default False
-        Also compare trial 1 on the tasks both arms failed at trial 0.
+        Also compare trial 1 on the tasks both arms failed at trial 0 (only when the records
+        carry ``store_events_at_start``).
     family_size : int, default 1
         Contrasts in the family, for the Bonferroni correction of each row.
     format, allow_nan, benchmark, model, protocol, score
@@ -335,8 +336,9 @@ def contrast_run(
     Raises
     ------
     ValueError
-        ``family_size`` < 1, an arm not in the log, or no shared trial (the message says how
-        to compare trial 0).
+        ``family_size`` < 1, an arm not in the log, no shared trial (the message says how
+        to compare trial 0), or ``coordination_active`` on records without
+        ``store_events_at_start``.
 
     Examples
     --------
@@ -363,6 +365,11 @@ def contrast_run(
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
+    if coordination_active and not has_store_fields(frame):
+        raise ParameterError("coordination_active", "False", True, message=(
+            "the records carry no store_events_at_start, so nothing shows when a coordination "
+            "store could act and there is no coordination-active subset; drop "
+            "{coordination_active}"))
     rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
                          coordination_active=coordination_active,
                          infrastructure_errors=infrastructure_errors, confidence=confidence)
@@ -595,8 +602,7 @@ def audit_run(
         source = ", ".join(_sources(logs, trials))
         arm_col = "model" if by == "model" else "protocol"
         n_arms = int(trials[arm_col].nunique())
-        active = bool("store_events_at_start" in trials.columns
-                      and trials["store_events_at_start"].notna().any())
+        active = has_store_fields(trials)
         if n_arms >= 2 or pair is not None:
             own = log_contrasts(trials, pairs=None if pair is None else [pair], by=by,
                                 coordination_active=active, confidence=confidence)
@@ -639,6 +645,13 @@ def audit_run(
     if out is not None:
         run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
     return run
+
+
+def has_store_fields(trials: pd.DataFrame) -> bool:
+    """Whether any record carries ``store_events_at_start`` (a coordination-active subset,
+    trial 1 on the tasks both arms failed at trial 0, is formed only then)."""
+    return bool("store_events_at_start" in trials.columns
+                and trials["store_events_at_start"].notna().any())
 
 
 #: ``claims_source`` of an audit of the user's own inputs given no claims.

@@ -161,3 +161,18 @@ def test_coordination_active_subset_with_store_fields(two_systems, tmp_path):
     run = _run(stored)
     assert "coordination_active" in set(run.log_contrasts["subset"])
     assert not any("no coordination-active subset" in n for n in run.notes)
+
+
+def test_contrast_refuses_the_subset_without_store_fields(two_systems, tmp_path):
+    from noisefloor.pipelines import contrast_run
+
+    with pytest.raises(ParameterError, match="no store_events_at_start"):
+        contrast_run([two_systems], "swarm", "baseline", coordination_active=True)
+    out = CliRunner().invoke(cli, ["contrast", "--log", two_systems, "--a", "swarm", "--b",
+                                   "baseline", "--coordination-active"])
+    assert out.exit_code != 0 and "drop --coordination-active" in out.output, out.output
+    stored = _write(tmp_path / "stored.jsonl",
+                    [{**r, "store_events_at_start": 0 if r["trial"] == 0 else 3}
+                     for r in _records(two_systems)])
+    rows = contrast_run([stored], "swarm", "baseline", coordination_active=True).contrasts
+    assert "coordination_active" in set(rows["subset"])
