@@ -609,9 +609,9 @@ def audit_run(
             notes = _own_contrast_notes(pair, active)
     else:
         if null_pairs or not trial0 or not reruns:
-            raise ValueError("null_pairs, trial0 and reruns apply to logs: a count table's "
-                             "trial-0 rows are its null contrasts (--null, --no-trial0 and "
-                             "--no-reruns go with --log)")
+            raise ParameterError("null_pairs", "given with logs", message=(
+                "{null_pairs}, {trial0} and {reruns} apply to logs: a count table's trial-0 "
+                "rows are its null contrasts (give them with {logs})"))
         table = read_paired_counts(counts)
         if counts:
             table.attrs["source"] = str(counts)  # errors name file:line
@@ -622,8 +622,9 @@ def audit_run(
             others = sign_test_table(rest.drop(columns=["line"]), confidence=confidence)
     nf = noise_floor(null_table, confidence=confidence, pooling=pooling, tau_method=tau_method)
     if pooling == "random" and math.isnan(nf.floor):
-        raise ValueError(f"pooling='random': no floor to place claims "
-                         f"against: {nf.reason}; pool by summed counts instead")
+        raise ParameterError("pooling", "'summed'", pooling, message=(
+            "{pooling='random'}: " + literal(f"no floor to place claims against: {nf.reason}")
+            + "; pool by summed counts instead ({pooling='summed'})"))
     claim_table = read_claims(claims)
     if claims:
         claim_table.attrs["source"] = str(claims)
