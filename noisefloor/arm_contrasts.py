@@ -48,8 +48,9 @@ BY = ("protocol", "model")
 
 
 def _oriented(protocols: list[str]) -> list[tuple[str, str]]:
+    """Every pair of arms in the order given (never re-sorted), the baseline written second."""
     pairs = []
-    for a, b in itertools.combinations(sorted(protocols), 2):
+    for a, b in itertools.combinations(protocols, 2):
         pairs.append((b, a) if a == BASELINE_PROTOCOL else (a, b))
     return pairs
 
@@ -104,8 +105,9 @@ def log_contrasts(
         Contrasts to form, ``"a-b"`` (a minus b: a win is a task where a succeeded and b
         failed); ``"a-a"`` for trial i against trial j of one arm. Names may contain '-': a
         string is split where both sides are arms of the log (more than one such split is an
-        error; a tuple is never ambiguous). Default: every pair of distinct arms, the baseline
-        ``no_coord`` written second, otherwise in sorted order.
+        error; a tuple is never ambiguous). Default: every pair of distinct arms, each
+        written in the order the arms first appear in ``trials`` (for logs read together: the
+        order the logs were given), the baseline ``no_coord`` written second; never sorted.
     trial_indices : iterable of int, optional
         Trials to compare on (of arm a for an A/A pair). Default: every trial >= 1 (at trial 0
         the stores are empty, so trial-0 contrasts are the floor's material); for an A/A pair
@@ -170,7 +172,7 @@ def log_contrasts(
     present = sorted(map(str, frame["protocol"].unique()))
     what = "models" if by == "model" else "protocols"
     chosen = (_parse_pairs(pairs, present, what) if pairs is not None
-              else _oriented(present))
+              else _oriented(list(dict.fromkeys(frame["protocol"].astype(str)))))
     for a, b in chosen:
         for name in (a, b):
             if name not in present:

@@ -405,7 +405,7 @@ def certified_null_contrasts(
     >>> try:
     ...     certified_null_contrasts(t)
     ... except NoNullContrastError as exc:
-    ...     print(str(exc)[:50], "...", "Remedies:" in str(exc))
+    ...     print(str(exc)[:50], "...", "Remedies (any one):" in str(exc))
     no null contrast can be formed: nothing certifies ... True
     >>> nc = certified_null_contrasts(t, null_pairs=["baseline-swarm"])
     >>> nc.table[["contrast", "certified_by", "wins", "losses", "ties"]].to_dict("records")
@@ -528,8 +528,8 @@ def _identities(trials: pd.DataFrame, arm_names, arm_codes, first_of_arm) -> dic
 
 def _no_null_message(trial0: bool, reruns: bool, skipped: list[dict]) -> str:
     if not (trial0 or reruns):
-        return ("no null contrast can be formed: both kinds are switched off (trial0=False and "
-                "reruns=False)")
+        return ("no null contrast can be formed: both kinds are switched off ({trial0=False} "
+                "and {reruns=False})")
     if not skipped:
         needs = [what for on, what in ((trial0, "trial 0 of two protocols"),
                                        (reruns, "two trials of one configuration, or two runs "

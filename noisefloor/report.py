@@ -370,15 +370,19 @@ def contrast_text(run: ContrastRun, spell=None) -> str:
     return "\n".join(lines)
 
 
-def log_contrast_facts(run: AuditRun) -> list[tuple[str, str]]:
-    """Facts under the log's own contrasts: ``none``, ``flag``, ``left_out``."""
+def log_contrast_facts(run: AuditRun, spell=None) -> list[tuple[str, str]]:
+    """Facts under the log's own contrasts: ``none``, ``note``, ``flag``, ``left_out``
+    (``spell`` spells the parameters a note mentions, see
+    :func:`noisefloor.stats.validation.mention_text`)."""
+    from noisefloor.stats.validation import mention_text
+
     own = run.log_contrasts
     if own is None:
         return [("none", f"none: the log holds {count_noun(run.n_arms, 'protocol')}; a contrast "
                          "needs two")]
     if own.empty:
         return [("none", "none: no two protocols share a trial after trial 0")]
-    facts = []
+    facts = [("note", f"note: {mention_text(n, spell)}") for n in run.notes]
     if own["flag"].astype(bool).any():
         facts.append(("flag", "* fewer than 6 informative pairs: the sign test cannot reach "
                               "p < 0.05 whatever the gap"))
@@ -394,8 +398,11 @@ def claim_facts(run: AuditRun) -> tuple[str, list[tuple[str, str]], list[str]]:
     ``flagged:`` lines after the table."""
     c = run.result.counts
     head = (f"Claims: {c['below']} below the floor, {c['inside']} inside the envelope, "
-            f"{c['above']} above it (below = unresolved against the floor, not refuted)")
+            f"{c['above']} above it (below = unresolved against the floor, not refuted)"
+            if run.result.verdicts else "Claims: none placed")
     facts = [("source", f"claims used: {run.claims_source}")]
+    if not run.result.verdicts:
+        return head, facts, []
     if run.claims_note:
         facts.append(("note", f"note: {run.claims_note[0].lower()}{run.claims_note[1:]}"))
     if run.noise_floor.caution:
@@ -412,8 +419,9 @@ _LOG_HEAD = ("Contrasts in this log, placed against the floor (sign test per tri
 _OTHERS_HEAD = "Other contrasts in the count table (sign test; Bonferroni within seed, trial, subset)"
 
 
-def audit_text(run: AuditRun) -> str:
-    """The terminal output of ``noisefloor audit`` (without the ``Wrote`` line)."""
+def audit_text(run: AuditRun, spell=None) -> str:
+    """The terminal output of ``noisefloor audit`` (without the ``Wrote`` line); ``spell``
+    spells the parameters a note mentions (see :func:`noisefloor.stats.validation.mention_text`)."""
     nf = run.noise_floor
     pooled = "pooled" if nf.pooling == "summed" else "random-effects"
     lines = [f"Noise floor from {run.floor_source}",
@@ -431,13 +439,14 @@ def audit_text(run: AuditRun) -> str:
         if run.log_contrasts is not None and not run.log_contrasts.empty:
             lines.append(text_table(contrast_table(run.log_contrasts, ci=True,
                                                    confidence=nf.confidence)))
-        lines += [f"  {text}" for _, text in log_contrast_facts(run)]
+        lines += [f"  {text}" for _, text in log_contrast_facts(run, spell)]
     if run.other_contrasts is not None:
         lines += ["", _OTHERS_HEAD, text_table(contrast_table(run.other_contrasts))]
     head, facts, flagged = claim_facts(run)
-    lines += ["", head, *[f"  {text}" for _, text in facts],
-              text_table(verdict_table(run.result).drop(columns=["flag"])),
-              *[f"  {text}" for text in flagged]]
+    lines += ["", head, *[f"  {text}" for _, text in facts]]
+    if run.result.verdicts:
+        lines += [text_table(verdict_table(run.result).drop(columns=["flag"])),
+                  *[f"  {text}" for text in flagged]]
     return "\n".join(lines)
 
 
@@ -447,7 +456,7 @@ def _md_fact(kind: str, text: str) -> str:
     return f"- {text[0].upper()}{text[1:]}"
 
 
-def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
+def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png", spell=None) -> str:
     """The ``report.md`` of ``noisefloor audit``: the same facts as :func:`audit_text`.
 
     Parameters
@@ -456,6 +465,8 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
         The audit.
     figure : str or None, default "forest.png"
         Relative path of the forest plot to embed.
+    spell : callable, optional
+        Spells the parameters a note mentions (as in :func:`audit_text`).
 
     Returns
     -------
@@ -488,14 +499,15 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
                  f"interval and the z-test p ({TAU_METHOD_TEXT[nf.tau_method]} tau)."), ""]
     if run.from_logs:
         lines += ["## Contrasts in this log", "",
-                  "Each protocol pair compared on the same tasks at each trial after trial 0 (and "
-                  "on the coordination-active subset at trial 1), its gap placed against the floor "
-                  "like a claim; Bonferroni within seed, trial and subset.", ""]
+                  "Each protocol pair compared on the same tasks at each trial after trial 0 (and, "
+                  "when the records carry store fields, on the coordination-active subset at "
+                  "trial 1), its gap placed against the floor like a claim; Bonferroni within "
+                  "seed, trial and subset.", ""]
         if run.log_contrasts is not None and not run.log_contrasts.empty:
             lines += [_markdown(contrast_table(run.log_contrasts, ci=True,
                                                confidence=nf.confidence)), ""]
         lines += [("\\" + text if kind == "flag" else _md_fact(kind, text))
-                  for kind, text in log_contrast_facts(run)] + [""]
+                  for kind, text in log_contrast_facts(run, spell)] + [""]
     if run.other_contrasts is not None and not run.other_contrasts.empty:
         lines += ["## Other contrasts in the count table", "",
                   "Sign test; Bonferroni within seed, trial and subset.", "",
@@ -503,10 +515,11 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png") -> str:
     head, facts, flagged = claim_facts(run)
     lines += ["## The claims", "", head, ""]
     lines += [_md_fact(kind, text) for kind, text in facts]
-    lines += ["", f"**{c['below']} below** the floor, **{c['inside']} inside** the envelope, "
-              f"**{c['above']} above** it.", "",
-              _markdown(verdict_table(run.result).drop(columns=["flag"])), ""]
-    lines += [f"- {text[0].upper()}{text[1:]}" for text in flagged]
+    if run.result.verdicts:
+        lines += ["", f"**{c['below']} below** the floor, **{c['inside']} inside** the "
+                  f"envelope, **{c['above']} above** it.", "",
+                  _markdown(verdict_table(run.result).drop(columns=["flag"])), ""]
+        lines += [f"- {text[0].upper()}{text[1:]}" for text in flagged]
     lines += ["", "A range is placed by its end farthest from zero (for a gain, its upper end). "
               "*Below* means unresolved against the floor: the claim may be true, but a gap of "
               "that size also appears between two runs that cannot differ. It is not refuted.",

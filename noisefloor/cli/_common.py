@@ -110,10 +110,10 @@ def error_text(exc: BaseException, command: click.Command | None = None) -> str:
     return str(exc)
 
 
-# Messages of the modules not converted to mentions yet (noisefloor.stats.power_functions'
-# checks, noisefloor.monitoring.pipeline's protocol= hints) still write a bare keyword; one
-# that is an option of the running command is shown as that option. Goes when those modules
-# raise ParameterError / MentionError (every other library message carries its parameters).
+# A message not converted to mentions yet (noisefloor.tax.run's missing= hint) still writes a
+# bare keyword; one that is an option of the running command is shown as that option. Goes
+# when it raises ParameterError / MentionError (every other library message carries its
+# parameters as mentions).
 _KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
 
 

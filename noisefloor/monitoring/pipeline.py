@@ -29,6 +29,7 @@ from noisefloor.monitoring.time_order import (
     require_trial_frame,
     where,
 )
+from noisefloor.stats.validation import ParameterError, literal
 from noisefloor.stats.monitor import (
     Alarm,
     CollisionRateResult,
@@ -112,6 +113,14 @@ class MonitorReport:
         base = alarms_frame(self.alarms)
         prov = pd.DataFrame(list(self.provenance), index=base.index)
         return pd.concat([base, prov], axis=1)
+
+
+def _protocol_mention(protocol) -> str:
+    """``{protocol='x'}`` (``--protocol x`` on the command line), or the bare mention and the
+    value when its text would not read as a mention."""
+    text = repr(protocol)
+    return ("{protocol=%s}" % text if not set(text) & set("{}") else
+            "{protocol} " + literal(text))
 
 
 def _calls_of(
@@ -277,30 +286,30 @@ def _one_configuration(
     if protocol is not None:
         for name, f in frames.items():
             if "protocol" not in f.columns:
-                raise ValueError(f"{name} lacks column 'protocol' needed by protocol={protocol!r}")
+                raise ParameterError("protocol", "given only with a protocol column", protocol,
+                                     message=literal(f"{name} lacks column 'protocol' needed by ")
+                                     + "{protocol}")
             found = _protocols(f)
             if protocol not in found:  # filtering to nothing would monitor nothing, quietly
-                raise ValueError(
-                    f"protocol={protocol!r} matches no trial of the "
+                raise ParameterError("protocol", "a protocol of the trials", protocol,
+                                     message=_protocol_mention(protocol) + literal(
+                    " matches no trial of the "
                     f"{'monitored trials' if name == 'frame' else 'baseline'} (it holds "
-                    f"{', '.join(found) or 'none'})"
-                )
+                    f"{', '.join(found) or 'none'})"))
         frames = {name: f[f["protocol"] == protocol] for name, f in frames.items()}
     elif any("protocol" in f.columns for f in frames.values()):
         for name, f in frames.items():
             found = _protocols(f)
             if len(found) > 1:
-                raise ValueError(
+                raise ParameterError("protocol", "given", message=literal(
                     f"{name} holds {len(found)} protocols ({', '.join(found)}); the alarms watch "
-                    "one deployed configuration, choose one with protocol="
-                )
+                    "one deployed configuration, choose one with ") + "{protocol}")
         seen = {name: set(_protocols(f)) for name, f in frames.items()}
         if seen["frame"] and seen["baseline"] and seen["frame"] != seen["baseline"]:
-            raise ValueError(
+            raise ParameterError("protocol", "given", message=literal(
                 f"the monitored trials are protocol {', '.join(sorted(seen['frame']))} but the "
                 f"baseline is protocol {', '.join(sorted(seen['baseline']))}; compare like with "
-                "like, or choose one with protocol="
-            )
+                "like, or choose one with ") + "{protocol}")
     if all("benchmark" in f.columns for f in frames.values()):
         seen_b = {name: set(map(str, f["benchmark"].dropna().unique()))
                   for name, f in frames.items()}

@@ -70,12 +70,16 @@ def coordination_active_tasks(
             sets.append(set(rows["task_id"].astype(str).to_numpy()[failed]))
         else:
             if "store_events_at_start" not in trials.columns:
-                raise ValueError("definition='store' needs a store_events_at_start column")
+                raise _validate.ParameterError("definition", "'failed_trial0'", definition,
+                                               message="{definition='store'} needs a "
+                                               "store_events_at_start column")
             rows = trials[(trials["protocol"].astype(str) == proto) & (trials["trial"] == trial)]
             events = rows["store_events_at_start"]
             if events.isna().all():
-                raise ValueError(f"protocol {proto!r} trial {trial}: store_events_at_start is not "
-                                 "logged; use definition='failed_trial0'")
+                raise _validate.ParameterError("definition", "'failed_trial0'", definition,
+                                               message=_validate.literal(
+                    f"protocol {proto!r} trial {trial}: store_events_at_start is not logged; ")
+                    + "use {definition='failed_trial0'}")
             active = events.fillna(0).astype(int).to_numpy() > 0
             sets.append(set(rows["task_id"].astype(str).to_numpy()[active]))
     return tuple(sorted(sets[0] & sets[1]))

@@ -233,7 +233,7 @@ def sample_size(gap, *, test="mcnemar", baseline=None, p_d=None, alpha=0.05, pow
     a, g, b, d, f, es = _check(test, gap, baseline, p_d, alpha, floor, effect_size)
     pw = _unit_open("power", power)
     if math.isnan(g):
-        raise ValueError("gap= must be given to solve for n")
+        raise ParameterError("gap", "given", message="{gap} must be given to solve for n")
     nan = math.nan
 
     def plan(n, n_exact, n_stable, achieved, reason=""):
@@ -506,15 +506,17 @@ def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, p
     [234, 249, 388]
     """
     if (gap is None) == (n is None):
-        raise ValueError("give exactly one of gap= (solve for n) and n= (solve for the MDE)")
+        raise ParameterError("gap", "given without n", gap, message=(
+            "give exactly one of {gap} (solve for n) and {n} (solve for the MDE)"))
     if tests is None:
         paired = ("mcnemar",) if floor else ("mcnemar", "sign_test")  # no floor for the exact test
         tests = (paired if p_d is not None else ()) + \
             (("two_proportion",) if baseline is not None else ())
     tests = tuple(dict.fromkeys(tests))
     if not tests:
-        raise ValueError("no design to plan: give p_d= for the paired tests (mcnemar, "
-                         "sign_test) and/or baseline= for two_proportion")
+        raise ParameterError("p_d", "given", message=(
+            "no design to plan: give {p_d} for the paired tests (mcnemar, sign_test) and/or "
+            "{baseline} for two_proportion"))
     kw = {"alpha": alpha, "power": power, "floor": floor}
     plans = []
     for test in tests:

@@ -16,6 +16,8 @@ from scipy.stats import binom, norm
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
 
+from noisefloor.stats.validation import ParameterError, literal
+
 __all__ = ["EFFECT_SIZES", "MAX_EXACT_N", "TESTS", "power", "power_curve", "power_mcnemar",
            "power_sign_test", "power_two_proportion"]
 
@@ -30,76 +32,89 @@ MAX_EXACT_N = 20_000
 # ----------------------------------------------------------------------------- validation
 
 
+def _bad(name: str, value, text: str) -> ParameterError:
+    """A ParameterError whose message is ``text`` (mentions as ``{name}``) and the value."""
+    return ParameterError(name, "", value, message=text + literal(repr(value)))
+
+
 def _unit_open(name: str, value) -> float:
     v = _number(name, value)
     if not 0.0 < v < 1.0:
-        raise ValueError(f"{name}= must lie strictly between 0 and 1; got {value!r}")
+        raise _bad(name, value, "{%s} must lie strictly between 0 and 1; got " % name)
     return v
 
 
 def _number(name: str, value) -> float:
     if isinstance(value, bool):
-        raise TypeError(f"{name}= must be a number; got {value!r}")
+        raise _bad(name, value, "{%s} must be a number; got " % name)
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f"{name}= must be a number; got {value!r}") from None
+        raise _bad(name, value, "{%s} must be a number; got " % name) from None
     if not math.isfinite(v):
-        raise ValueError(f"{name}= must be a finite number; got {value!r}")
+        raise _bad(name, value, "{%s} must be a finite number; got " % name)
     return v
 
 
 def _n(value) -> int:
     if isinstance(value, bool) or not float(value).is_integer() or value < 1:
-        raise ValueError(f"n= must be a whole number of tasks >= 1; got {value!r}")
+        raise _bad("n", value, "{n} must be a whole number of tasks >= 1; got ")
     return int(value)
 
 
 def _check(test, gap, baseline, p_d, alpha, floor, effect_size):
     if test not in TESTS:
-        raise ValueError(f"test= must be one of {', '.join(TESTS)}; got {test!r}")
+        raise _bad("test", test, f"{{test}} must be one of {', '.join(TESTS)}; got ")
     a = _unit_open("alpha", alpha)
     f = _number("floor", floor)
     if f < 0 or f >= 1:
-        raise ValueError(f"floor= must lie in [0, 1) (a proportion, not percentage points); "
-                         f"got {floor!r}")
+        raise _bad("floor", floor, "{floor} must lie in [0, 1) (a proportion, not percentage "
+                   "points); got ")
     g = math.nan if gap is None else _number("gap", gap)
     if not math.isnan(g) and not -1.0 <= g <= 1.0:
-        raise ValueError(f"gap= must be a proportion in [-1, 1] (not percentage points); "
-                         f"got {gap!r}")
+        raise _bad("gap", gap, "{gap} must be a proportion in [-1, 1] (not percentage points); "
+                   "got ")
     if test == "two_proportion":
         if effect_size not in EFFECT_SIZES:
-            raise ValueError(f"effect_size= must be one of {', '.join(EFFECT_SIZES)}; "
-                             f"got {effect_size!r}")
+            raise _bad("effect_size", effect_size,
+                       f"{{effect_size}} must be one of {', '.join(EFFECT_SIZES)}; got ")
         if baseline is None:
-            raise ValueError("baseline= (the reference arm's success rate) is needed for "
-                             "test='two_proportion'")
+            raise ParameterError("baseline", "given", message=(
+                "{baseline} (the reference arm's success rate) is needed for "
+                "{test='two_proportion'}"))
         b = _unit_open("baseline", baseline)
         if not math.isnan(g) and not 0.0 < b + g < 1.0:
-            raise ValueError(f"baseline= + gap= must lie strictly between 0 and 1; got "
-                             f"{b} + {g} = {b + g}")
+            raise ParameterError("gap", "such that baseline + gap lies in (0, 1)", g,
+                                 message="{baseline} + {gap} must lie strictly between 0 and "
+                                 + literal(f"1; got {b} + {g} = {b + g}"))
         if f > 0 and not math.isnan(g) and g < 0:
-            raise ValueError("with floor= plan for a gain, gap= > 0 (the arm compared with the "
-                             f"baseline succeeding more often); got gap={g}")
+            raise ParameterError("gap", "> 0", g, message=(
+                "with {floor} plan for a gain, {gap} > 0 (the arm compared with the baseline "
+                "succeeding more often); got " + literal(f"{g}")))
         if f > 0 and effect_size != "arcsine":
-            raise ValueError("floor= is planned with effect_size='arcsine' only (the pooled "
-                             "power.prop.test approximation has no shifted null)")
+            raise ParameterError("effect_size", "'arcsine'", effect_size, message=(
+                "{floor} is planned with {effect_size='arcsine'} only (the pooled "
+                "power.prop.test approximation has no shifted null)"))
         return a, g, b, math.nan, f, effect_size
     if p_d is None:
-        raise ValueError(f"p_d= (the share of tasks on which the arms disagree) is needed for "
-                         f"test={test!r}")
+        raise ParameterError("p_d", "given", message=(
+            "{p_d} (the share of tasks on which the arms disagree) is needed for "
+            + literal(f"the {test} test")))
     d = _number("p_d", p_d)
     if not 0.0 <= d <= 1.0:
-        raise ValueError(f"p_d= must lie in [0, 1]; got {p_d!r}")
+        raise _bad("p_d", p_d, "{p_d} must lie in [0, 1]; got ")
     if not math.isnan(g) and abs(g) > d + 1e-12:
-        raise ValueError(f"|gap=| cannot exceed p_d= (the gain is p10 - p01 and p_d = p10 + p01); "
-                         f"got gap={g} with p_d={d}")
+        raise ParameterError("gap", "at most p_d in size", g, message=(
+            "the size of {gap} cannot exceed {p_d} (the gain is p10 - p01 and p_d = p10 + p01); "
+            + literal(f"got {g} with {d}")))
     if f > 0 and test == "sign_test":
-        raise ValueError("floor= is planned for the mcnemar and two_proportion tests only; the "
-                         "exact sign test here tests no difference")
+        raise ParameterError("floor", "0 with the sign test", f, message=(
+            "{floor} is planned for the mcnemar and two_proportion tests only; the exact sign "
+            "test here tests no difference"))
     if not math.isnan(g) and f > 0 and f * f >= d:
-        raise ValueError(f"floor= must satisfy floor^2 < p_d= (a gap of floor needs that many "
-                         f"discordant tasks); got floor={f}, p_d={d}")
+        raise ParameterError("floor", "such that floor^2 < p_d", f, message=(
+            "{floor} must satisfy floor^2 < {p_d} (a gap of floor needs that many discordant "
+            "tasks); " + literal(f"got floor {f}, p_d {d}")))
     return a, g, math.nan, d, f, ("connor" if test == "mcnemar" else "exact")
 
 

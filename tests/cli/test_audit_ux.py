@@ -59,7 +59,8 @@ def test_floor_on_one_informative_pair_says_so_in_text_and_json(run, mylog, tmp_
 
 
 def test_audit_on_a_weak_floor_cautions_text_report_and_json(run, mylog, tmp_path):
-    out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
+    # claims placed against the weak floor (the bundled ones, asked for) carry its caution
+    out = run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep")
     assert "caution: the floor rests on 1 informative (untied) pair" in out
     assert "caution: provisional: the floor is weakly supported (see its caution above)" in out
     report = (tmp_path / "rep" / "report.md").read_text()
@@ -108,14 +109,24 @@ def test_claims_without_reported_text_show_their_unit(run, tmp_path):
 BUNDLED = "bundled: the ten published claims listed by Kaliyev & Maryanskyy (2026)"
 
 
-def test_audit_log_without_claims_names_the_bundled_claims(run, mylog, tmp_path):
+def test_audit_log_without_claims_places_none(run, mylog, tmp_path):
+    # a user's own audit places the user's claims only: the bundled ones only when asked
     out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
+    assert "Claims: none placed" in out and "Reflexion" not in out
+    assert "--bundled-claims for the ten published ones" in out
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    assert doc["claims"] == [] and doc["claims_source"].startswith("none")
+
+
+def test_audit_log_with_bundled_claims_names_them(run, mylog, tmp_path):
+    out = run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep")
     assert f"claims used: {BUNDLED}" in out
     assert "note: these are other papers' claims on their own benchmarks" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert f"- Floor from: {mylog}" in report and f"- Claims: {BUNDLED}" in report
     assert "other papers' claims" in report
-    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    doc = json.loads(run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep",
+                         "--json"))
     assert doc["claims_source"].startswith(BUNDLED)
 
 

@@ -88,7 +88,7 @@ def test_log_spec_errors(tmp_path):
 
 def test_null_options_go_with_logs(tmp_path):
     r = invoke("audit", "--null", "a-b", "--out", tmp_path)
-    assert r.exit_code == 2 and "--null, --no-trial0, --no-reruns and --by go with --log" in r.output
+    assert r.exit_code == 2 and "--null, --no-trial0, --no-reruns, --by, --a and --b go with --log" in r.output
     r = invoke("contrast", "--wins", 3, "--losses", 1, "--null", "a-b")
     assert r.exit_code == 2 and "go with --log" in r.output
 
@@ -97,7 +97,11 @@ def _fact_texts(run):
     nf = run.noise_floor
     facts = [t for _, t in floor_facts(nf, run.null_table, run.skipped)]
     if run.from_logs:
-        facts += [t for _, t in log_contrast_facts(run)]
+        from noisefloor.cli._common import option_spelling
+        from noisefloor.cli.audit import audit as audit_command
+
+        # notes mention options: spelled as the command spells them
+        facts += [t for _, t in log_contrast_facts(run, option_spelling(audit_command))]
     head, claims, flagged = claim_facts(run)
     return facts + [head] + [t for _, t in claims] + flagged
 

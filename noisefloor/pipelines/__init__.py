@@ -9,8 +9,6 @@ the same content.
 
 from __future__ import annotations
 
-import dataclasses
-import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,9 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts, place_contrasts
-from noisefloor.audit import AuditResult, audit
-from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
@@ -29,8 +25,8 @@ from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
-__all__ = ["AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
-           "read_log_trials"]
+__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
+           "has_store_fields", "read_log_trials", "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
@@ -317,7 +313,8 @@ def contrast_run(
     trial_b : int, optional
         A/A only: the trial of arm b.
     coordination_active : bool, default False
-        Also compare trial 1 on the tasks both arms failed at trial 0.
+        Also compare trial 1 on the tasks both arms failed at trial 0 (only when the records
+        carry ``store_events_at_start``).
     family_size : int, default 1
         Contrasts in the family, for the Bonferroni correction of each row.
     format, allow_nan, benchmark, model, protocol, score
@@ -335,8 +332,9 @@ def contrast_run(
     Raises
     ------
     ValueError
-        ``family_size`` < 1, an arm not in the log, or no shared trial (the message says how
-        to compare trial 0).
+        ``family_size`` < 1, an arm not in the log, no shared trial (the message says how
+        to compare trial 0), or ``coordination_active`` on records without
+        ``store_events_at_start``.
 
     Examples
     --------
@@ -363,6 +361,11 @@ def contrast_run(
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
+    if coordination_active and not has_store_fields(frame):
+        raise ParameterError("coordination_active", "False", True, message=(
+            "the records carry no store_events_at_start, so nothing shows when a coordination "
+            "store could act and there is no coordination-active subset; drop "
+            "{coordination_active}"))
     rows = log_contrasts(frame, pairs=[(a, b)], trial_indices=trials, trial_b=trial_b, by=by,
                          coordination_active=coordination_active,
                          infrastructure_errors=infrastructure_errors, confidence=confidence)
@@ -395,233 +398,13 @@ def contrast_run(
                        confidence=confidence, left_out_trials=tuple(left_trials))
 
 
-@dataclass(frozen=True)
-class AuditRun:
-    """Result of :func:`audit_run` (``noisefloor audit``).
-
-    Attributes
-    ----------
-    result : AuditResult
-        The claims placed against the floor.
-    noise_floor : NoiseFloor
-        The floor they were placed against.
-    floor_source, claims_source : str
-        Where the floor's inputs and the claims came from.
-    claims_note : str
-        A note on the claims (bundled claims placed against a log's floor), or empty.
-    null_table : pandas.DataFrame
-        The null contrasts the floor was built from (with ``certified_by``).
-    skipped : tuple of dict
-        Candidates nothing certified (logs only).
-    log_contrasts : pandas.DataFrame or None
-        The log's own contrasts placed against the floor (logs with two arms or more).
-    n_arms : int
-        Arms (protocols or models) of the log; 0 for a count table.
-    other_contrasts : pandas.DataFrame or None
-        Sign tests of the count table's non-null rows.
-    from_logs : bool
-        True when the floor came from logs.
-    files : tuple of str
-        Report files written (``out``).
-    """
-
-    result: AuditResult
-    noise_floor: NoiseFloor
-    floor_source: str
-    claims_source: str
-    claims_note: str = ""
-    null_table: pd.DataFrame = field(default_factory=pd.DataFrame, repr=False)
-    skipped: tuple = ()
-    log_contrasts: pd.DataFrame | None = field(default=None, repr=False)
-    n_arms: int = 0
-    other_contrasts: pd.DataFrame | None = field(default=None, repr=False)
-    from_logs: bool = False
-    files: tuple[str, ...] = ()
-
-    @property
-    def left_out(self) -> list[dict]:
-        """Per null (contrast, seed): tasks left out of the pairing."""
-        return left_out_records(self.null_table)
-
-    @property
-    def confidence(self) -> float:
-        """Level of every interval and bound (that of :attr:`noise_floor`)."""
-        return self.noise_floor.confidence
-
-    @property
-    def pooling(self) -> str:
-        """How the null contrasts were pooled over seeds (``"summed"`` or ``"random"``)."""
-        return self.noise_floor.pooling
-
-    @property
-    def log_contrasts_left_out(self) -> dict | None:
-        """:func:`~noisefloor.arm_contrasts.left_out_totals` of the log's contrasts."""
-        return None if self.log_contrasts is None else left_out_totals(self.log_contrasts)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per claim (:meth:`AuditResult.to_frame`)."""
-        return self.result.to_frame()
-
-    def to_dict(self) -> dict:
-        """The ``--json`` document of ``noisefloor audit``."""
-        skipped = [{**r, "seed": None if r["seed"] is None else int(r["seed"])}
-                   for r in self.skipped]
-        return {
-            "floor": self.result.floor, "envelope": self.result.envelope,
-            "confidence": self.confidence, "pooling": self.pooling,
-            "tau_method": self.noise_floor.tau_method,
-            "counts": dict(self.result.counts), "claims_source": self.claims_source,
-            "claims": [v.to_dict() for v in self.result.verdicts],
-            "log_contrasts": ([] if self.log_contrasts is None
-                              else self.log_contrasts.to_dict(orient="records")),
-            "caution": self.noise_floor.caution, "noise_floor": self.noise_floor.to_dict(),
-            "other_contrasts": ([] if self.other_contrasts is None
-                                else self.other_contrasts.to_dict(orient="records")),
-            "left_out": self.left_out, "log_contrasts_left_out": self.log_contrasts_left_out,
-            "skipped": skipped, "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
-            "files": list(self.files),
-        }
+def has_store_fields(trials: pd.DataFrame) -> bool:
+    """Whether any record carries ``store_events_at_start`` (a coordination-active subset,
+    trial 1 on the tasks both arms failed at trial 0, is formed only then)."""
+    return bool("store_events_at_start" in trials.columns
+                and trials["store_events_at_start"].notna().any())
 
 
-def audit_run(
-    *, counts: str | Path | None = None, logs: Any = None, claims: str | Path | None = None,
-    clean_pairs: Sequence = (), null_pairs: Sequence = (), trial0: bool = True,
-    reruns: bool = True, by: str = "protocol", format: str | None = None,
-    allow_nan: bool = False, benchmark: str | None = None, model: str | None = None,
-    protocol: str | None = None, score: str | None = None, out: str | Path | None = None,
-    plot: bool = True,
-    confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
-) -> AuditRun:
-    """Place claims against a noise floor from a count table or from logs.
-
-    Parameters
-    ----------
-    counts : path, optional
-        CSV of paired W/L/T counts (default, without ``logs``: the noise-floor paper's,
-        bundled); its trial-0 rows are null by the table's declaration.
-    logs : optional
-        Per-trial logs, as in :func:`floor_run`, instead of ``counts``; the log's own
-        contrasts (each trial after trial 0, and the coordination-active subset) are placed
-        against the floor too.
-    claims : path, optional
-        CSV of claims (default: the ten published claims the noise-floor paper lists).
-    clean_pairs : sequence of str
-        Clean contrasts (for a count table: default ``no_coord-intercept`` when present).
-    null_pairs, trial0, reruns
-        Logs only: as in :func:`noisefloor.nulls.certified_null_contrasts`.
-    by : {"protocol", "model"}, default "protocol"
-        Logs only: the arms of the log's own contrasts.
-    format, allow_nan, benchmark, model, protocol, score
-        Logs only: as in :func:`noisefloor.logs.load_trials`.
-    out : path, optional
-        Directory to write ``forest.png``, ``forest.svg`` and ``report.md`` to.
-    plot : bool, default True
-        With ``out``: draw the forest plot (at most
-        :data:`noisefloor.plots.MAX_FOREST_ROWS` rows, those farthest from 0, with a
-        :class:`noisefloor.plots.ForestRowsLeftOutWarning` when rows are left out of the
-        picture). False writes ``report.md`` only, without a figure.
-    confidence : float, default 0.95
-        Level of every interval and bound (the floor, the envelope, the log's and the count
-        table's contrasts), strictly between 0 and 1.
-    pooling : {"summed", "random"}, default "summed"
-        How each null contrast is pooled over seeds (see :func:`noisefloor.floor.noise_floor`).
-    tau_method : {"dl", "pm"}, default "dl"
-        With ``pooling="random"``: DerSimonian-Laird or Paule-Mandel tau^2.
-
-    Returns
-    -------
-    AuditRun
-
-    Raises
-    ------
-    ValueError
-        Both ``counts`` and ``logs``; null options with a count table; a bad table, log or
-        claim (file, line and field named); nothing certified in the logs; a bad
-        ``confidence``, ``pooling`` or ``tau_method``; a random-effects floor that is
-        undefined (fewer than two seeds: the message says why).
-
-    Examples
-    --------
-    >>> r = audit_run()
-    >>> round(r.noise_floor.floor, 3), r.result.counts
-    (0.118, {'below': 7, 'inside': 1, 'above': 2})
-    >>> r = audit_run(confidence=0.90, pooling="random", out=None)
-    >>> round(r.noise_floor.floor, 4), round(r.noise_floor.envelope, 4)
-    (0.1296, 0.2492)
-    """
-    from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
-                                       read_claims, read_paired_counts)
-    from noisefloor.stats.paired import sign_test_table
-
-    from noisefloor.stats import validation as _validate
-
-    confidence = _validate.probability("confidence", confidence)  # before reading anything
-    if logs is not None and counts is not None:
-        raise ValueError("give either counts or logs, not both")
-    others = own = None
-    n_arms = 0
-    skipped: tuple = ()
-    if logs is not None:
-        trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                                 model=model, protocol=protocol, score=score)
-        null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
-                            trial0=trial0, reruns=reruns)
-        null_table, skipped = null.table, null.skipped
-        source = ", ".join(_sources(logs, trials))
-        arm_col = "model" if by == "model" else "protocol"
-        n_arms = int(trials[arm_col].nunique())
-        if n_arms >= 2:
-            own = log_contrasts(trials, coordination_active=True, by=by, confidence=confidence)
-    else:
-        if null_pairs or not trial0 or not reruns:
-            raise ValueError("null_pairs, trial0 and reruns apply to logs: a count table's "
-                             "trial-0 rows are its null contrasts (--null, --no-trial0 and "
-                             "--no-reruns go with --log)")
-        table = read_paired_counts(counts)
-        if counts:
-            table.attrs["source"] = str(counts)  # errors name file:line
-        null_table = null_contrasts_from_counts(table, clean=tuple(clean_pairs) or None)
-        source = str(counts) if counts else BUNDLED_COUNTS_SOURCE
-        rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
-        if not rest.empty:
-            others = sign_test_table(rest.drop(columns=["line"]), confidence=confidence)
-    nf = noise_floor(null_table, confidence=confidence, pooling=pooling, tau_method=tau_method)
-    if pooling == "random" and math.isnan(nf.floor):
-        raise ValueError(f"pooling='random': no floor to place claims "
-                         f"against: {nf.reason}; pool by summed counts instead")
-    claim_table = read_claims(claims)
-    if claims:
-        claim_table.attrs["source"] = str(claims)
-    result = audit(claim_table, nf)
-    if own is not None:
-        own = place_contrasts(own, nf)
-    note = ("These are other papers' claims on their own benchmarks, placed against the floor "
-            "of your log; give --claims CSV to place your own."
-            if logs is not None and not claims else "")
-    run = AuditRun(result=result, noise_floor=nf, floor_source=source,
-                   claims_source=str(claims) if claims else BUNDLED_CLAIMS_SOURCE,
-                   claims_note=note, null_table=null_table, skipped=skipped, log_contrasts=own,
-                   n_arms=n_arms, other_contrasts=others, from_logs=logs is not None)
-    if out is not None:
-        run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
-    return run
-
-
-def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True) -> list[str]:
-    """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``."""
-    from noisefloor.plots import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
-    from noisefloor.published import BUNDLED_CLAIMS_SOURCE
-    from noisefloor.report import audit_markdown
-
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    if plot:
-        section = (BUNDLED_CLAIMS_SECTION if run.claims_source == BUNDLED_CLAIMS_SOURCE
-                   else CLAIMS_SECTION)
-        written = save_figure(audit_forest(run.result, run.noise_floor,
-                                           log_contrasts=run.log_contrasts,
-                                           claims_section=section), out_dir, "forest")
-    markdown = audit_markdown(run) if plot else audit_markdown(run, figure=None)
-    (out_dir / "report.md").write_text(markdown, encoding="utf-8")
-    return [str(p) for p in [*written, out_dir / "report.md"]]
+# the audit pipeline lives in its own module; imported last (it uses the helpers above)
+from noisefloor.pipelines.audit import (  # noqa: E402
+    NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files)
