@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from noisefloor.logs.frame import nullable_int64
+from noisefloor.logs.frame import nullable_int64, string_array
 from noisefloor.logs.schema import KEY_FIELDS
 
 __all__ = ["DuplicateIndex", "key_hashes"]
@@ -26,7 +26,7 @@ _HASH_KEYS = ("noisefloor-key-1", "noisefloor-key-2")  # 16 characters each, as 
 
 def _as_pandas(arr: Any, name: str) -> Any:
     if isinstance(arr, (pa.Array, pa.ChunkedArray)):
-        return nullable_int64(arr) if name == "seed" else pd.array(arr, dtype="str")
+        return nullable_int64(arr) if name == "seed" else string_array(arr)
     return arr
 
 

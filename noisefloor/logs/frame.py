@@ -18,6 +18,27 @@ import pyarrow as pa
 
 from noisefloor.logs.schema import KEY_FIELDS
 
+
+def _string_dtype() -> Any:
+    """pandas' string dtype with NaN for missing values: ``"str"`` on pandas 3; on pandas 2
+    (the only pandas for Python 3.10) ``"str"`` means numpy's unicode type, which turns a
+    missing value into the text ``'None'``, so the same dtype is spelled out."""
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return "str"
+    try:
+        return pd.StringDtype("pyarrow", na_value=np.nan)
+    except TypeError:  # pandas < 2.3: no NaN-valued string dtype; pd.NA marks missing
+        return pd.StringDtype("pyarrow")
+
+
+#: The dtype of every string column of a trial frame (pandas' ``"str"``).
+STRING_DTYPE: Any = _string_dtype()
+
+
+def string_array(values: Any) -> Any:
+    """A pandas string array (:data:`STRING_DTYPE`) of pyarrow strings or Python values."""
+    return pd.array(values, dtype=STRING_DTYPE)
+
 __all__ = ["COLUMNS", "DTYPES", "RECORD_COLUMNS", "RUN_COLUMNS", "FrameBuilder",
            "duplicate_rows", "empty_frame"]
 
@@ -36,12 +57,13 @@ COLUMNS: tuple[str, ...] = RECORD_COLUMNS + RUN_COLUMNS
 
 #: dtype of each column (``"str"`` is pandas' string dtype; missing strings are NaN).
 DTYPES: dict[str, Any] = {
-    "schema_version": "str", "benchmark": "str", "model": "str", "protocol": "str",
-    "seed": "Int64", "task_id": "str", "trial": "int64", "reward": "float64",
-    "termination_reason": "str", "infrastructure_error": "bool",
-    "store_events_at_start": "Int64", "injections": "Int64", "first_request_sha256": "str",
-    "extra": "object", "source": "str", "line": "int64",
-    "run": "str", "logged_protocol": "str", "configuration": "str",
+    "schema_version": STRING_DTYPE, "benchmark": STRING_DTYPE, "model": STRING_DTYPE,
+    "protocol": STRING_DTYPE,
+    "seed": "Int64", "task_id": STRING_DTYPE, "trial": "int64", "reward": "float64",
+    "termination_reason": STRING_DTYPE, "infrastructure_error": "bool",
+    "store_events_at_start": "Int64", "injections": "Int64", "first_request_sha256": STRING_DTYPE,
+    "extra": "object", "source": STRING_DTYPE, "line": "int64",
+    "run": STRING_DTYPE, "logged_protocol": STRING_DTYPE, "configuration": STRING_DTYPE,
 }
 
 _STR = ("schema_version", "benchmark", "model", "protocol", "task_id", "termination_reason",
@@ -105,9 +127,9 @@ class FrameBuilder:
                                   [k for _, k in parts])
                 decoded = pa.DictionaryArray.from_arrays(
                     codes, pa.array(paths, type=pa.string())).dictionary_decode()
-                data[name] = pd.array(decoded, dtype="str")
+                data[name] = string_array(decoded)
             elif name in _STR:
-                data[name] = pd.array(pa.chunked_array(parts, type=pa.string()), dtype="str")
+                data[name] = string_array(pa.chunked_array(parts, type=pa.string()))
             elif name in _NULLABLE_INT:
                 data[name] = nullable_int64(pa.chunked_array(parts, type=pa.int64()))
             else:

@@ -16,7 +16,7 @@ import pyarrow as pa
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
-from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows
+from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows, string_array
 from noisefloor.logs.inspect import iter_inspect_blocks
 from noisefloor.logs.paper import iter_paper_blocks
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
@@ -285,7 +285,7 @@ def load_trials(
 
 def _column(value: str, n: int) -> Any:
     """A string column holding ``value`` ``n`` times."""
-    return pd.array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]), dtype="str")
+    return string_array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]))
 
 
 def _configurations(extra: pd.Series) -> Any:
@@ -304,7 +304,7 @@ def _configurations(extra: pd.Series) -> Any:
         if key not in texts:
             texts[key] = configuration_text(conf)
         out.append(texts[key])
-    return pd.array(pa.array(out, type=pa.string()), dtype="str")
+    return string_array(pa.array(out, type=pa.string()))
 
 
 def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
