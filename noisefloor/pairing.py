@@ -18,32 +18,9 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.stats.passk import trial_outcomes
+from noisefloor.stats.paired import Slot, pair_counts  # noqa: F401 - the one pairing's counts
 
 __all__ = ["Group", "Slot", "encode_groups", "pair_counts"]
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One arm at one trial, over the tasks of its group (arrays of equal length).
-
-    Attributes
-    ----------
-    present : numpy.ndarray of bool
-        The task has a record.
-    outcome : numpy.ndarray of float
-        1.0 success, 0.0 failure, NaN undefined (no reward, or an excluded infrastructure
-        error); NaN where absent.
-    store, injections : numpy.ndarray of float
-        ``store_events_at_start`` and ``injections`` (NaN when not logged or absent).
-    first_request : numpy.ndarray of int64
-        Code of ``first_request_sha256`` (equal codes are equal hashes; -1 when not logged).
-    """
-
-    present: np.ndarray
-    outcome: np.ndarray
-    store: np.ndarray
-    injections: np.ndarray
-    first_request: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -202,33 +179,3 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
     return groups
 
 
-def pair_counts(a: Slot, b: Slot) -> dict:
-    """W/L/T of ``a-b`` over the tasks both slots hold, and the tasks left out.
-
-    Returns
-    -------
-    dict
-        ``wins, losses, ties`` (over tasks with a defined outcome in both), ``n_only_a,
-        n_only_b`` (a task in one slot only), ``n_excluded`` (in both, undefined in one).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> nan = np.nan
-    >>> a = Slot(np.array([1, 1, 1, 0], bool), np.array([1.0, 0.0, nan, nan]),
-    ...          *[np.full(4, nan)] * 2, np.full(4, -1))
-    >>> b = Slot(np.array([1, 1, 1, 1], bool), np.array([0.0, 0.0, 1.0, 1.0]),
-    ...          *[np.full(4, nan)] * 2, np.full(4, -1))
-    >>> pair_counts(a, b)
-    {'wins': 1, 'losses': 0, 'ties': 1, 'n_only_a': 0, 'n_only_b': 1, 'n_excluded': 1}
-    """
-    both = a.present & b.present
-    oa, ob = a.outcome[both], b.outcome[both]
-    defined = ~(np.isnan(oa) | np.isnan(ob))
-    oa, ob = oa[defined], ob[defined]
-    return {"wins": int(((oa == 1) & (ob == 0)).sum()),
-            "losses": int(((oa == 0) & (ob == 1)).sum()),
-            "ties": int((oa == ob).sum()),
-            "n_only_a": int((a.present & ~b.present).sum()),
-            "n_only_b": int((b.present & ~a.present).sum()),
-            "n_excluded": int((~defined).sum())}

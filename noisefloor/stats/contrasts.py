@@ -217,7 +217,7 @@ def paired_contrast(
         keep = {str(t) for t in tasks}
         arm_a = arm_a[arm_a.index.isin(keep)]
         arm_b = arm_b[arm_b.index.isin(keep)]
-    from noisefloor.pairing import Slot, pair_counts
+    from noisefloor.stats.paired import Slot, pair_counts
 
     only_a = tuple(sorted(set(arm_a.index) - set(arm_b.index)))
     only_b = tuple(sorted(set(arm_b.index) - set(arm_a.index)))
