@@ -62,7 +62,7 @@ from noisefloor.logs.configuration import describe_differences, parse_configurat
 from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import MentionError, literal
-from noisefloor.stats.warning_classes import NoisefloorWarning
+from noisefloor.stats.warning_classes import FirstRequestMismatchWarning
 
 #: Values of ``certified_by``.
 EMPTY_STORE = "empty store at start"
@@ -201,10 +201,6 @@ def _paired_values(a: Slot, b: Slot) -> tuple[Slot, Slot]:
                                       a.first_request))),
             Slot(*(x[both] for x in (b.present, b.outcome, b.store, b.injections,
                                      b.first_request))))
-
-
-class FirstRequestMismatchWarning(NoisefloorWarning):
-    """First requests of a trial-0 contrast differ on some tasks: the contrast is not clean."""
 
 
 def _first_request_mismatch(a: Slot, b: Slot, tasks: tuple) -> tuple[list[str], list[str]]:

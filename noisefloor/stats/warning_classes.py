@@ -23,6 +23,7 @@ from __future__ import annotations
 
 __all__ = [
     "CountTotalsWarning",
+    "FirstRequestMismatchWarning",
     "ForestRowsLeftOutWarning",
     "InfrastructureRewardWarning",
     "NaiveTimestampWarning",
@@ -136,3 +137,8 @@ class UnknownPriceWarning(NoisefloorWarning):
 class TornJournalLineWarning(NoisefloorWarning):
     """The last line of a run's journal is torn (the runner stopped while writing it): that
     rollout runs again."""
+
+
+class FirstRequestMismatchWarning(NoisefloorWarning):
+    """First requests of a trial-0 contrast differ on some tasks: the contrast is not clean
+    (the E1 audit of Kaliyev & Maryanskyy 2026); the message names every such task."""
