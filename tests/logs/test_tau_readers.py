@@ -88,7 +88,8 @@ def test_null_trials_load_and_give_tau2s_pass_hat_k(tmp_path, run):
     del doc["simulations"][0]["trial"]  # the default, when the key is left out
     df = load_trials(_write(tmp_path, doc))
     assert len(df) == len(doc["simulations"])
-    assert (df.groupby("task_id")["trial"].apply(sorted) == [[0, 1, 2, 3]] * 3).all()
+    trials = df.groupby("task_id")["trial"].apply(sorted)
+    assert len(trials) == 3 and all(t == [0, 1, 2, 3] for t in trials)  # (pandas 2 and 3 alike)
     assert all(e["trial_assigned"] for e in df["extra"])
     for k in (1, 2, 3, 4):
         assert _ours(df, k) == pytest.approx(tau2_pass_hat_k(doc["simulations"], k), abs=1e-12)
