@@ -30,14 +30,14 @@ _COLUMNS = ["item", "rater", "label", "category", "line"]
 
 
 def _field_counts(raw: bytes, delimiter: str) -> np.ndarray:
-    """Fields on each physical line after the header (the text after a final newline is not
-    a line)."""
+    """Fields on each physical line, the header's first (the text after a final newline is
+    not a line)."""
     data = np.frombuffer(raw, dtype=np.uint8)
     ends = np.flatnonzero(data == 10)
     if not raw.endswith(b"\n"):
         ends = np.append(ends, len(raw))
-    cuts = np.searchsorted(np.flatnonzero(data == ord(delimiter)), ends)
-    return np.diff(cuts, prepend=0) + 1  # delimiters on each line, plus one
+    starts = np.concatenate(([0], ends[:-1] + 1))  # each segment holds its line's newline
+    return np.add.reduceat(data == ord(delimiter), starts, dtype=np.int64) + 1
 
 
 def _stripped(values: pd.Series) -> pd.Series:
@@ -52,6 +52,67 @@ def _parsed_labels(cells: pd.Series) -> list[Any]:
     parsed = np.empty(len(uniques), dtype=object)
     parsed[:] = [parse_label(u) for u in uniques]
     return parsed[codes].tolist()
+
+
+# the characters Python's str.strip() removes (str.isspace), for Arrow's utf8_trim
+_PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+# bytes that may be (part of) whitespace inside a line: ASCII space and controls, any non-ASCII
+_MAY_STRIP = np.zeros(256, dtype=bool)
+_MAY_STRIP[[0x20, 0x09, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F, 0x0D]] = True
+_MAY_STRIP[0x80:] = True
+_STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
+
+
+def _long_arrow(path: Path, body: bytes, header: list[str], delimiter: str,
+                record: Any) -> pd.DataFrame:
+    """The long layout when every line has the header's field count: Arrow's CSV reader and
+    Arrow compute kernels, no Python object per cell."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    names = [f"c{i}" for i in range(len(header))]
+    table = pacsv.read_csv(
+        pa.BufferReader(body),
+        read_options=pacsv.ReadOptions(column_names=names),
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                         ignore_empty_lines=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={n: pa.string() for n in names}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False))
+    raw = {h: table.column(n).combine_chunks() for h, n in zip(header, names)}
+    data = np.frombuffer(body, dtype=np.uint8)
+    if _MAY_STRIP[data].any():  # some cell may start or end with whitespace
+        cells = {h: pc.utf8_trim(a, characters=_PY_WHITESPACE) for h, a in raw.items()}
+    else:
+        cells = raw
+    empty = {h: pc.equal(pc.utf8_length(a), 0).to_numpy(zero_copy_only=False)
+             for h, a in cells.items()}
+    blank = np.logical_and.reduce(list(empty.values()))
+    bad = (empty["item"] | empty["rater"] | empty["label"]) & ~blank
+    line = np.arange(2, len(blank) + 2)
+    category = cells.get("category")
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        record(path, int(line[row]), cells["item"][row].as_py(), cells["rater"][row].as_py(),
+               raw["label"][row].as_py(), None if category is None else category[row].as_py())
+        raise AssertionError("the record check accepted a row the table check refused")
+    if blank.any():
+        keep = pa.array(~blank)
+        cells = {h: a.filter(keep) for h, a in cells.items()}
+        line = line[~blank]
+    encoded = pc.dictionary_encode(cells["label"])
+    from noisefloor.logs.annotations import parse_label
+
+    labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()])
+    n = len(line)
+    return pd.DataFrame({
+        "item": pd.array(cells["item"], dtype=_STR_DTYPE),
+        "rater": pd.array(cells["rater"], dtype=_STR_DTYPE),
+        "label": labels.take(encoded.indices.to_numpy(zero_copy_only=False)).to_numpy(),
+        "category": (pd.array(pa.repeat(pa.scalar("", pa.string()), n), dtype=_STR_DTYPE)
+                     if category is None else pd.array(cells["category"], dtype=_STR_DTYPE)),
+        "line": line}, columns=_COLUMNS)
 
 
 def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.DataFrame | None:
@@ -97,6 +158,8 @@ def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.D
     body = raw[first_end + 1:]
     if not body:
         return pd.DataFrame({c: [] for c in _COLUMNS})
+    if layout == "long" and (counts == len(header)).all():
+        return _long_arrow(path, body, header, delimiter, record)
     if (counts > len(header)).any():
         # pandas refuses such a row outright, while the row reader first reports any earlier
         # bad row: leave the file to it
@@ -134,22 +197,22 @@ def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.D
             "category": [""] * int(keep.sum()) if category is None else category[keep].tolist(),
             "line": line[keep].tolist()}, columns=_COLUMNS)
     raters = [h for h in header if h not in ("item", "category")]
-    if bad_count.any():
-        row = int(np.flatnonzero(bad_count)[0])
-        raise AnnotationError(path, int(line[row]), "<row>",
-                              f"{counts[row]} fields but the header has {len(header)}")
     rated = np.stack([(cells[r] != "").to_numpy() for r in raters], axis=1)  # rows x raters
     rated &= ~blank[:, None]
     rows, cols = np.nonzero(rated)  # row-major: file order, raters in header order
     empty_item = (cells["item"] == "").to_numpy()[rows]
     empty_rater = np.array([r == "" for r in raters], dtype=bool)[cols]
     bad_at = np.flatnonzero(empty_item | empty_rater)
-    if len(bad_at):
+    first_count = int(np.flatnonzero(bad_count)[0]) if bad_count.any() else len(counts)
+    if len(bad_at) and int(rows[bad_at[0]]) < first_count:
         k = int(bad_at[0])
         record(path, int(line[rows[k]]), cells["item"].iat[rows[k]], raters[cols[k]],
                table[header.index(raters[cols[k]])].iat[rows[k]],
                None if category is None else category.iat[rows[k]])
         raise AssertionError("the record check accepted a row the table check refused")
+    if first_count < len(counts):
+        raise AnnotationError(path, int(line[first_count]), "<row>",
+                              f"{counts[first_count]} fields but the header has {len(header)}")
     stacked = pd.Series(np.stack([table[header.index(r)].to_numpy(dtype=object)
                                   for r in raters], axis=1)[rows, cols])
     return pd.DataFrame({
