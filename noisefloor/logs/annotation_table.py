@@ -36,8 +36,8 @@ def _field_counts(raw: bytes, delimiter: str) -> np.ndarray:
     ends = np.flatnonzero(data == 10)
     if not raw.endswith(b"\n"):
         ends = np.append(ends, len(raw))
-    starts = np.concatenate(([0], ends[:-1] + 1))  # each segment holds its line's newline
-    return np.add.reduceat(data == ord(delimiter), starts, dtype=np.int64) + 1
+    cuts = np.searchsorted(np.flatnonzero(data == ord(delimiter)), ends)
+    return np.diff(cuts, prepend=0) + 1  # delimiters before each line's end, per line
 
 
 def _stripped(values: pd.Series) -> pd.Series:
