@@ -327,9 +327,10 @@ def read_annotations(
         frame = _frame(_read_jsonl(path))
     else:
         delimiter = "\t" if suffix == ".tsv" else ","
-        frame = read_csv_table(path, chosen.layout, delimiter, _record)
-        if frame is None:  # a file the table reader leaves to the csv module
-            frame = _frame(_read_csv_rows(path, chosen.layout, delimiter))
+        table = read_csv_table(path, chosen.layout, delimiter, _record)
+        # None: a file the table reader leaves to the csv module
+        frame = (_frame(_read_csv_rows(path, chosen.layout, delimiter)) if table is None
+                 else table)
     _check_ratings(path, frame, raters)
     if frame.empty:
         raise AnnotationError(path, 1, "item", "the file holds no ratings")
@@ -354,16 +355,17 @@ def _check_ratings(path: Path, frame: pd.DataFrame, raters: Sequence[str] | None
     keys = frame[["category", "item", "rater"]]
     repeated = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
     twice = int(repeated[0]) if len(repeated) else n
+    lines = frame["line"].to_numpy()
     if unknown < n and unknown <= twice:
         rater = frame["rater"].iat[unknown]
         raise AnnotationError(
-            path, int(frame["line"].iat[unknown]), "rater",
+            path, int(lines[unknown]), "rater",
             f"unknown rater {rater!r}; expected one of {sorted(allowed)}")
     if twice < n:
         row = frame.iloc[twice]
         same = ((keys["category"] == row["category"]) & (keys["item"] == row["item"])
                 & (keys["rater"] == row["rater"])).to_numpy()
-        first = int(frame["line"].iat[int(np.flatnonzero(same)[0])])
+        first = int(lines[int(np.flatnonzero(same)[0])])
         what = f"item {row['item']!r}" + (
             f" (category {row['category']!r})" if row["category"] else "")
         raise AnnotationError(
