@@ -17,6 +17,11 @@ carried in its tool-call ids, so two arms sending identical requests can still d
 once the agent says ``DONE``. Tasks in ``broken`` get HTTP 500 for every agent request (an
 infrastructure error). ``latency`` seconds are slept before each answer.
 
+Faults of the transport, per model: ``rate_limited`` answers the first N requests of a model
+with HTTP 429 and a ``Retry-After`` header; ``failing`` answers every request of a model with
+HTTP 500. Every request is logged (:attr:`ScriptedEndpoint.log`: model, status, arrival and
+answer times, requests in flight on arrival), so tests can check waits and concurrency.
+
 Examples
 --------
 >>> from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
@@ -59,6 +64,12 @@ class ScriptedEndpoint:
         Seconds slept before each answer.
     agent_model, user_model : str
         Model names of the two roles.
+    rate_limited : dict of str to int, optional
+        Model -> number of its first requests answered with HTTP 429 and ``Retry-After``.
+    retry_after : float, default 1.0
+        Seconds sent in ``Retry-After`` (as a decimal number).
+    failing : iterable of str
+        Models whose every request gets HTTP 500.
 
     Attributes
     ----------
@@ -66,11 +77,18 @@ class ScriptedEndpoint:
         ``http://127.0.0.1:<port>/v1`` once started.
     requests : collections.Counter
         Requests answered per role (``"agent"``, ``"user"``, ``"error"``).
+    log : list of dict
+        One ``{"model", "status", "arrived", "answered", "in_flight", "prompt_tokens",
+        "completion_tokens"}`` per request (``time.monotonic()`` seconds; ``in_flight`` counts
+        this request; the token counts of a 200, else None).
+    max_in_flight : int
+        Most requests in flight at once.
     """
 
     def __init__(self, tasks: Sequence[Any], *, fail: Iterable[str] = (), broken: Iterable[str] = (),
                  flaky: Iterable[str] = (), latency: float = 0.0, agent_model: str = "scripted-agent",
-                 user_model: str = "scripted-user") -> None:
+                 user_model: str = "scripted-user", rate_limited: dict[str, int] | None = None,
+                 retry_after: float = 1.0, failing: Iterable[str] = ()) -> None:
         self.tasks = {str(t.id): t for t in tasks}
         self.fail = set(fail)
         self.broken = set(broken)
@@ -80,6 +98,13 @@ class ScriptedEndpoint:
         self.agent_model = agent_model
         self.user_model = user_model
         self.requests: Counter[str] = Counter()
+        self.rate_limited = dict(rate_limited or {})
+        self.retry_after = float(retry_after)
+        self.failing = set(failing)
+        self.log: list[dict[str, Any]] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -98,9 +123,40 @@ class ScriptedEndpoint:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, reply = outer.answer(body)
+                arrived = time.monotonic()
+                model = str(body.get("model", ""))
+                with outer._lock:
+                    outer._in_flight += 1
+                    in_flight = outer._in_flight
+                    outer.max_in_flight = max(outer.max_in_flight, in_flight)
+                    outer._seen[model] += 1
+                    limited = outer._seen[model] <= outer.rate_limited.get(model, 0)
+                headers: dict[str, str] = {}
+                status, reply = 500, {"error": {"message": "scripted server crashed"}}
+                try:
+                    if limited:
+                        time.sleep(outer.latency)
+                        status, reply = 429, {"error": {"message": "rate limited",
+                                                        "type": "rate_limit_error"}}
+                        headers["Retry-After"] = f"{outer.retry_after:g}"
+                    elif model in outer.failing:
+                        time.sleep(outer.latency)
+                        status, reply = 500, {"error": {"message": "scripted server error",
+                                                        "type": "server_error"}}
+                    else:
+                        status, reply = outer.answer(body)
+                finally:
+                    with outer._lock:
+                        outer._in_flight -= 1
+                        usage = reply.get("usage") or {}
+                        outer.log.append({"model": model, "status": status, "arrived": arrived,
+                                          "answered": time.monotonic(), "in_flight": in_flight,
+                                          "prompt_tokens": usage.get("prompt_tokens"),
+                                          "completion_tokens": usage.get("completion_tokens")})
                 data = json.dumps(reply).encode()
                 self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
