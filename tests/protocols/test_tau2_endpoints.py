@@ -149,3 +149,34 @@ price_output_per_mtok = 2.0
     # the tokens priced are the ones the agent's endpoint reported
     assert total_in == sum(e["prompt_tokens"] for e in agent_log)
     assert total_out == sum(e["completion_tokens"] for e in agent_log)
+
+
+def test_refinements_decide_by_model_through_the_runs_endpoints(tmp_path, no_litellm):
+    """The judged writer, the model gate and predicate extraction answered by the scripted
+    refinement model (its first request rate-limited: the refinements share the endpoint
+    layer's Retry-After); every decision says the model decided, none fell back."""
+    REFINE = "scripted-refine"
+    with ScriptedEndpoint(_tasks("5", "18"), fail=["5"], rate_limited={REFINE: 1},
+                          retry_after=0.2) as server:
+        settings = _one(server.base_url, tasks=("5", "18"), trials=2, concurrency=4,
+                        protocols=("selective_intercept", "predicate_intercept"), writer="judged",
+                        refine=ModelEndpoint(REFINE, (server.base_url,)), max_retries=2)
+        run_protocols(settings, tmp_path / "run")
+        refine_log = [e for e in server.log if e["model"] == REFINE]
+    assert refine_log[0]["status"] == 429 and all(e["status"] == 200 for e in refine_log[1:])
+    recs = {(r["protocol"], r["task_id"], r["trial"]): r for r in _records(tmp_path / "run")}
+    for p in ("selective_intercept", "predicate_intercept"):
+        failed = recs[p, "5", 0]
+        assert failed["reward"] == 0.0
+        (judged,) = failed["extra"]["writer_decisions"]["judge"]
+        # the model blamed the final call alone; the fallback (last K) would blame three
+        assert judged["decided_by"] == "model" and "error" not in judged
+        assert [b["call_index"] for b in judged["blamed"]] == [len(failed["extra"]["coordination_keys"]) - 1]
+        assert recs[p, "5", 1]["reward"] == 1.0  # warned at trial 1, recovered
+    assert recs["selective_intercept", "5", 0]["extra"]["store"]["events_written"] == 1
+    preds = recs["predicate_intercept", "5", 0]["extra"]["writer_decisions"]["predicates"]
+    assert preds and all(d["decided_by"] == "model" for d in preds)
+    assert all(len(d["conditions"]) == 1 for d in preds)
+    gate = recs["selective_intercept", "5", 1]["extra"]["gate"]
+    assert gate and all(g["decided_by"] == "model" and g["fired"] for g in gate)
+    assert all("error" not in g and g["relevant"] is True for g in gate)
