@@ -144,8 +144,14 @@ def run(**opts: Any) -> None:
         settings = ProtocolRunSettings(**given)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    result = run_protocols(settings, Path(o["out"]), retry_errors=retry_errors,
-                           progress=lambda line: click.echo(line, err=True))
+    from noisefloor.endpoints import EndpointFatalError
+
+    try:
+        result = run_protocols(settings, Path(o["out"]), retry_errors=retry_errors,
+                               progress=lambda line: click.echo(line, err=True))
+    except EndpointFatalError as exc:
+        raise click.ClickException(f"the run stopped: {exc} (check --base-url, --api-key-env "
+                                   "and the model names; the same command resumes)") from None
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return

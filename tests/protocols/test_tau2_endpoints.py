@@ -180,3 +180,21 @@ def test_refinements_decide_by_model_through_the_runs_endpoints(tmp_path, no_lit
     gate = recs["selective_intercept", "5", 1]["extra"]["gate"]
     assert gate and all(g["decided_by"] == "model" and g["fired"] for g in gate)
     assert all("error" not in g and g["relevant"] is True for g in gate)
+
+
+def test_a_fatal_status_stops_the_run_without_a_record(tmp_path, no_litellm):
+    """A 404 (a model the endpoint does not serve) cannot be fixed by retrying: the CLI stops
+    with a clear error, as ``tax run`` does, and journals no simulation."""
+    from noisefloor.cli.main import cli
+
+    out = tmp_path / "run"
+    with ScriptedEndpoint(_tasks("18")) as server:
+        res = CliRunner().invoke(cli, ["protocols", "run", "--tasks", "18", "--protocols",
+                                       "no_coord", "--trials", "1", "--agent-model", "no-such-model",
+                                       "--user-model", USER, "--base-url", server.base_url,
+                                       "--max-retries", "3", "--out", str(out)])
+        statuses = [e["status"] for e in server.log if e["model"] == "no-such-model"]
+    assert res.exit_code == 1 and "the run stopped" in res.output and "http_404" in res.output
+    assert statuses == [404]  # not retried
+    journal = out / "journal.ndjson"
+    assert not journal.exists() or journal.read_text() == ""

@@ -327,7 +327,7 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
     """Run one simulation under ``arm``; returns its journal entry (nothing written yet)."""
     from tau2.run import run_task
 
-    from noisefloor.endpoints import EndpointError
+    from noisefloor.endpoints import EndpointError, EndpointFatalError
     from noisefloor.protocols.tau2.agent import AGENT_NAME, AgentBinding, bind
     from noisefloor.protocols.tau2.user import USER_NAME
 
@@ -345,6 +345,8 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
                            llm_user=settings.user.name, llm_args_user=dict(sampling),
                            max_steps=settings.max_steps, max_errors=settings.max_errors,
                            seed=trial_seed)
+    except EndpointFatalError:
+        raise  # 401, 403, 404: no simulation can succeed; the run stops, nothing is journalled
     except EndpointError as exc:  # a model call whose retries are spent
         error, error_kind = f"{type(exc).__name__}: {str(exc)[:500]}", exc.kind
     except Exception as exc:  # noqa: BLE001 - a crashed simulation
@@ -442,6 +444,9 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
         If ``out`` holds a run with other outcome settings, or a task id is unknown.
     RuntimeError
         If another process holds the run directory.
+    noisefloor.endpoints.EndpointFatalError
+        When an endpoint answers 401, 403 or 404 (a wrong key, URL or model name): the run
+        stops; the simulations journalled so far stay, the others run on resume.
 
     Notes
     -----
@@ -514,7 +519,11 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
                         futures = [pool.submit(_simulate, arms[p], t, trial, trial_seeds[trial],
                                                endpoints, settings, out) for p, t in todo]
                         for fut in futures:
-                            entry = fut.result()
+                            try:
+                                entry = fut.result()
+                            except BaseException:
+                                pool.shutdown(wait=True, cancel_futures=True)
+                                raise
                             journal.append(entry)
                             entries[entry["key"]] = entry
                             ran += 1
