@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +41,50 @@ def _field_counts(raw: bytes, delimiter: str) -> np.ndarray:
     return np.diff(cuts, prepend=0) + 1  # delimiters before each line's end, per line
 
 
+class AnnotationError(ValueError):
+    """A bad annotation record; the message names the file, line and field."""
+
+    def __init__(self, path: Path | str, line: int, field: str, message: str) -> None:
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        super().__init__(f"{path}:{line}: field {field!r}: {message}")
+
+
+def parse_label(text: Any) -> Any:
+    """A label as written: integers become ``int``, other numbers ``float``, the rest ``str``.
+
+    Examples
+    --------
+    >>> parse_label("3"), parse_label("2.5"), parse_label(" yes "), parse_label(True)
+    (3, 2.5, 'yes', 1)
+    """
+    if isinstance(text, bool):
+        return int(text)
+    if isinstance(text, int):
+        return text
+    if isinstance(text, float):
+        return int(text) if text.is_integer() else text
+    s = str(text).strip()
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        x = float(s)
+    except ValueError:
+        return s
+    if not math.isfinite(x):
+        return s
+    return int(x) if x.is_integer() else x
+
+
 def _stripped(values: pd.Series) -> pd.Series:
     return values.str.strip()
 
 
 def _parsed_labels(cells: pd.Series) -> list[Any]:
     """:func:`parse_label` of each cell, computed once per distinct cell."""
-    from noisefloor.logs.annotations import parse_label
-
     codes, uniques = pd.factorize(cells.to_numpy(dtype=object))
     parsed = np.empty(len(uniques), dtype=object)
     parsed[:] = [parse_label(u) for u in uniques]
@@ -102,8 +139,6 @@ def _long_arrow(path: Path, body: bytes, header: list[str], delimiter: str,
         cells = {h: a.filter(keep) for h, a in cells.items()}
         line = line[~blank]
     encoded = pc.dictionary_encode(cells["label"])
-    from noisefloor.logs.annotations import parse_label
-
     labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()])
     n = len(line)
     return pd.DataFrame({
@@ -143,8 +178,6 @@ def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.D
         The first bad row in file order: too many or too few fields (field ``<row>``), an
         empty item, rater or (long layout) label.
     """
-    from noisefloor.logs.annotations import AnnotationError
-
     raw = path.read_bytes()
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]

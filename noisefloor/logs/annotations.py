@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.logs.annotation_table import read_csv_table
+from noisefloor.logs.annotation_table import AnnotationError, parse_label, read_csv_table
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
            "read_annotations"]
@@ -42,44 +42,6 @@ LONG_FIELDS = ("item", "rater", "label")
 #: Accepted values of ``layout``; ``"auto"`` reads the layout from the CSV header.
 LAYOUTS = ("auto", "long", "wide")
 _LONG_NEEDS = "a long-layout file needs item, rater, label[, category]"
-
-
-class AnnotationError(ValueError):
-    """A bad annotation record; the message names the file, line and field."""
-
-    def __init__(self, path: Path | str, line: int, field: str, message: str) -> None:
-        self.path = str(path)
-        self.line = line
-        self.field = field
-        super().__init__(f"{path}:{line}: field {field!r}: {message}")
-
-
-def parse_label(text: Any) -> Any:
-    """A label as written: integers become ``int``, other numbers ``float``, the rest ``str``.
-
-    Examples
-    --------
-    >>> parse_label("3"), parse_label("2.5"), parse_label(" yes "), parse_label(True)
-    (3, 2.5, 'yes', 1)
-    """
-    if isinstance(text, bool):
-        return int(text)
-    if isinstance(text, int):
-        return text
-    if isinstance(text, float):
-        return int(text) if text.is_integer() else text
-    s = str(text).strip()
-    try:
-        return int(s)
-    except ValueError:
-        pass
-    try:
-        x = float(s)
-    except ValueError:
-        return s
-    if not math.isfinite(x):
-        return s
-    return int(x) if x.is_integer() else x
 
 
 @dataclass(frozen=True)

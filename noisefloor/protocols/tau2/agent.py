@@ -46,7 +46,6 @@ from tau2.data_model.message import (  # noqa: E402
     MultiToolMessage,
     ToolMessage,
 )
-from tau2.registry import registry  # noqa: E402
 from tau2.utils import llm_utils  # noqa: E402
 
 from noisefloor.endpoints import ModelEndpoint  # noqa: E402
@@ -238,26 +237,3 @@ class CoordinatedLLMAgent(LLMAgent):
         # the model asked only the reader for MAX_READER_ROUNDS + 1 turns: end its turn in words
         stop = AssistantMessage(role="assistant", content=reply.content or "One moment, please.")
         return stop, state
-
-
-def register() -> str:
-    """Register :class:`CoordinatedLLMAgent` and the user simulator
-    (:class:`~noisefloor.protocols.tau2.user.EndpointUserSimulator`) in tau2's registry (once);
-    returns the agent's name.
-
-    Examples
-    --------
-    >>> from tau2.registry import registry
-    >>> register() in registry.get_agents()
-    True
-    >>> from noisefloor.protocols.tau2.user import USER_NAME
-    >>> USER_NAME in registry.get_users()
-    True
-    """
-    from noisefloor.protocols.tau2.user import USER_NAME, EndpointUserSimulator
-
-    if AGENT_NAME not in registry.get_agents():
-        registry.register_agent(CoordinatedLLMAgent, AGENT_NAME)
-    if USER_NAME not in registry.get_users():
-        registry.register_user(EndpointUserSimulator, USER_NAME)
-    return AGENT_NAME

@@ -458,7 +458,7 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
     """
     from loguru import logger as tau2_logger
 
-    from noisefloor.protocols.tau2.agent import register
+    from noisefloor.protocols.tau2.registration import register
 
     register()
     # tau2 logs every step to stderr; progress comes from here. The caller's choice is restored.
