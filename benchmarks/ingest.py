@@ -9,7 +9,7 @@ temporary directory, then times, each in a fresh subprocess so that peak memory 
 * ``pandas``: ``pandas.read_json(path, lines=True)`` (no validation);
 * ``pyarrow``: ``pyarrow.json.read_json(path)`` (no validation, multithreaded C++);
 * ``floor+audit`` (when :mod:`noisefloor.floor` and :mod:`noisefloor.audit` import):
-  ``noise_floor_from_trials`` on the loaded frame and ``audit`` of the bundled published claims.
+  ``floor_run`` on the loaded frame and ``audit`` of the bundled published claims.
 
 Peak memory is the subprocess's maximum resident set size (``resource.getrusage``), interpreter
 and imports included. Targets: strict loading faster than pandas, within 3x of
@@ -117,11 +117,11 @@ elif method == "pyarrow":
 elif method == "floor+audit":
     from noisefloor.logs import load_trials
     df = load_trials(path)
-    from noisefloor.floor import noise_floor_from_trials
+    from noisefloor.pipelines import floor_run
     from noisefloor.audit import audit
     from noisefloor.published import read_claims
     t0 = time.perf_counter()
-    floor = noise_floor_from_trials(df)
+    floor = floor_run(df).noise_floor
     t1 = time.perf_counter()
     result = audit(read_claims(), floor)
     t2 = time.perf_counter()

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from noisefloor.audit import audit, place
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.published import read_claims, read_paired_counts
 
 

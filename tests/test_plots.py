@@ -7,7 +7,8 @@ import pytest
 from matplotlib.text import Text
 
 from noisefloor.audit import audit
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.plots import audit_forest, audit_rows, forest_plot, interval_text, save_figure
 from noisefloor.published import read_claims, read_paired_counts
 
