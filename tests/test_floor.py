@@ -42,7 +42,7 @@ def test_per_seed_bonferroni_matches_paper(paper_floor):
     # Same source: seed 1 pull-intercept p_corr = 0.012, seed 2 p_corr = 1.0, pooled 0.316.
     # (the table's seed is a nullable integer and pooled rows have level "pooled")
     frame = paper_floor.to_frame()
-    t = frame[frame["level"] == "seed"].set_index(["contrast", "seed"])
+    t = frame[frame["level"] == "trial"].set_index(["contrast", "seed"])
     pooled = frame[frame["level"] == "pooled"].set_index("contrast")
     assert str(frame["seed"].dtype) == "Int64" and pooled["seed"].isna().all()
     assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012

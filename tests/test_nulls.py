@@ -169,7 +169,7 @@ def test_two_tau2_runs_of_one_configuration_are_two_runs_not_duplicates(nulls_di
     ra, rb = _tau2_success(a / "results.json"), _tau2_success(b / "results.json")
     run = floor_run([a, b])
     frame = run.to_frame()
-    table = frame[frame["level"] == "seed"].set_index("contrast")
+    table = frame[frame["level"] == "trial"].set_index("contrast")
     for confidence in (0.95, 0.90):
         nf = floor_run([a, b], confidence=confidence).noise_floor
         bounds = [_mapped_bound(*_wlt(x, y), confidence)

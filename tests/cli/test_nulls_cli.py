@@ -50,7 +50,7 @@ def test_floor_of_two_tau2_runs(nulls_dir):
     r = invoke("floor", nulls_dir / "tau2_runA", "--log", nulls_dir / "tau2_runB", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
-    labels = {c["contrast"] for c in doc["contrasts"] if c["level"] == "seed"}
+    labels = {c["contrast"] for c in doc["contrasts"] if c["level"] == "trial"}
     assert "default@tau2_runA[t0]-default@tau2_runB[t0]" in labels and len(labels) == 4
 
 
