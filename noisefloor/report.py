@@ -181,8 +181,11 @@ def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False,
     keys = [c for c in ("benchmark", "model") if c in contrasts.columns
             and contrasts[c].nunique(dropna=False) > 1]
     shown = contrasts[keys + ["seed", "trial", "subset", "contrast"]].copy()
-    if "level" in contrasts.columns:  # the contrast-table shape: pooled rows have no seed
-        shown["seed"] = [seed_text(lv, sd) for lv, sd in zip(contrasts["level"], contrasts["seed"])]
+    if "level" in contrasts.columns and contrasts["seed"].isna().any():
+        # the contrast-table shape: a pooled row (or a log without seeds) has no seed
+        shown["seed"] = pd.Series([int(sd) if lv != POOLED and pd.notna(sd) else seed_text(lv, sd)
+                                   for lv, sd in zip(contrasts["level"], contrasts["seed"])],
+                                  index=shown.index, dtype=object)
     shown["W/L/T"] = [f"{w}/{lo}/{t}" for w, lo, t in
                       zip(contrasts["wins"], contrasts["losses"], contrasts["ties"])]
     shown["gap pp"] = [pp(g, signed=True) for g in contrasts["gap"]]
