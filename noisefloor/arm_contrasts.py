@@ -91,10 +91,11 @@ def log_contrasts(
     Each record of arm a is paired with the record of arm b for the same task and trial
     (within one benchmark, model and seed); one row per (seed, trial, subset, contrast)
     (``level == "trial"``), plus rows pooled over seeds (counts summed, ``level ==
-    "pooled"``, ``seed`` NA) when the log holds more than one seed. An arm is a protocol (``by="protocol"``; a protocol read from several runs gives
-    one arm per run, ``protocol@run``, see :func:`noisefloor.nulls.arm_labels`) or a model
-    (``by="model"``, paired within one benchmark, protocol and seed). A pair ``a-a`` compares
-    the arm with itself across trials (A/A).
+    "pooled"``, ``seed`` NA) when the log holds more than one seed. An arm is a protocol
+    (``by="protocol"``; a protocol read from several runs gives one arm per run,
+    ``protocol@run``, see :func:`noisefloor.nulls.arm_labels`) or a model (``by="model"``,
+    paired within one benchmark, protocol and seed). A pair ``a-a`` compares the arm with
+    itself across trials (A/A).
 
     Parameters
     ----------
@@ -136,9 +137,10 @@ def log_contrasts(
         ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
         log without seeds; ``certified_by`` is ``""``: this function certifies nothing, see
         :func:`noisefloor.pipelines.contrast_run`); effects are proportions; ``trial_b`` is
-        the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is Bonferroni within one (benchmark, model, seed, trial,
-        subset), as in the noise-floor paper (m = 3 for three protocols). Empty (with these
-        columns) when no pair of arms shares a trial.
+        the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is
+        Bonferroni within one (benchmark, model, seed, trial, subset), as in the noise-floor
+        paper (m = 3 for three protocols). Empty (with these columns) when no pair of arms
+        shares a trial.
 
     Raises
     ------

@@ -160,9 +160,9 @@ class NoiseFloor:
         :mod:`noisefloor.contrast_table`). ``level`` is ``"trial"`` (one seed) or
         ``"pooled"`` (summed over seeds); ``seed`` is a nullable integer (NA on pooled rows and
         for a log without seeds); ``certified_by`` says what certified each null contrast
-        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_bonferroni`` corrects over the
-        null contrasts of the same seed (or of the pooled family); ``bound`` is
-        :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
+        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_bonferroni``
+        corrects over the null contrasts of the same seed (or of the pooled family);
+        ``bound`` is :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
         between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
         ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
         sampling variance (all ties, or all one outcome).

@@ -94,9 +94,9 @@ REMEDIES_LIST = (
 REMEDIES = "\n".join(f"  - {r}" for r in REMEDIES_LIST)
 
 #: Columns of :attr:`NullContrasts.table`.
-TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses", "ties",
-                 "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b", "trial_a",
-                 "trial_b")
+TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "level", "seed", "wins",
+                 "losses", "ties", "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b",
+                 "trial_a", "trial_b")
 
 
 class NoNullContrastError(MentionError):
@@ -122,7 +122,8 @@ class NullContrasts:
         holds several), ``kind`` (``"trial0"`` or ``"aa"``), ``clean`` (bool),
         ``certified_by`` (what certified it, see the module notes), ``level`` (always
         ``"trial"``: one seed; the shape of :mod:`noisefloor.contrast_table`), ``seed``
-        (nullable integer, NA for a log without seeds), ``wins, losses, ties``, ``n_only_a, n_only_b`` (tasks in one arm only),
+        (nullable integer, NA for a log without seeds), ``wins, losses, ties``,
+        ``n_only_a, n_only_b`` (tasks in one arm only),
         ``n_excluded`` (infrastructure error or no reward), ``reoriented`` (a user-named
         clean pair written against the sorted order), and ``a, b, trial_a, trial_b`` (the arms
         and the trial compared in each).
@@ -462,7 +463,8 @@ def certified_null_contrasts(
                             "reason": reason})
             return
         rows.append({"contrast": prefix + label, "kind": kind, "clean": bool(clean),
-                     "certified_by": cert, "level": TRIAL, "seed": group.seed, **pair_counts(sa, sb),
+                     "certified_by": cert, "level": TRIAL, "seed": group.seed,
+                     **pair_counts(sa, sb),
                      "reoriented": bool(swapped), "a": a, "b": b, "trial_a": ta, "trial_b": tb})
 
     for group in groups:

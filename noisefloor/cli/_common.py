@@ -116,8 +116,8 @@ def clean_warnings() -> Iterator[None]:
     """Show warnings as one ``warning: message`` line each on stderr (no file path or source).
 
     noisefloor's own warnings (every :class:`~noisefloor.stats.warning_classes.NoisefloorWarning`
-    subclass: a truncated final line, a count table whose rows disagree) are chosen by class, never by
-    message or module: each is shown whenever it is raised (not once per code location, as
+    subclass: a truncated final line, a count table whose rows disagree) are chosen by class,
+    never by message or module: each is shown whenever it is raised (not once per code location, as
     Python's default filter would), and each distinct message once. Other libraries' warnings
     keep Python's filters and are shown the same way.
     """

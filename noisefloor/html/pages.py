@@ -97,7 +97,8 @@ def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
     rows = []
     for i, rec in enumerate(frame.to_dict(orient="records")):
         k = f"{prefix}.{i}"
-        row: dict[str, Any] = {"contrast": rec["contrast"], "seed": seed_text(rec["level"], rec["seed"]),
+        row: dict[str, Any] = {"contrast": rec["contrast"],
+                               "seed": seed_text(rec["level"], rec["seed"]),
                                "trial": str(rec["trial"]), "subset": rec.get("subset", "all"),
                                "wins": shown(data, f"{k}.wins", "int"),
                                "losses": shown(data, f"{k}.losses", "int"),
