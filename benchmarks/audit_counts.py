@@ -44,7 +44,8 @@ def make_table(path: Path, rows: int, seed: int = 0) -> None:
 
 def in_process(table_path: Path, out: Path) -> None:
     from noisefloor.audit import audit
-    from noisefloor.floor import noise_floor, null_contrasts_from_counts
+    from noisefloor.count_table import null_contrasts_from_counts
+    from noisefloor.floor import noise_floor
     from noisefloor.plots import audit_forest, save_figure
     from noisefloor.published import read_claims, read_paired_counts
     from noisefloor.report import audit_report

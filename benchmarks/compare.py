@@ -8,13 +8,15 @@ infrastructure errors, system A succeeding 12 pp more often), then times
 each arm's certified re-runs and the floor) and measures the peak memory it allocates
 (``tracemalloc``). Target: under 2 s and 1 GB, on par with ``benchmarks/floor.py``.
 
-``--aa N`` also simulates N A/A pairs (both arms from one per-task success probability, 60
-tasks x 3 trials) and prints how often ``--fail-if below`` would fire (verdict ``below``) and
-``--fail-if inside`` (verdict not ``above``); their nominal rate is at most ``1 - confidence``.
+``--aa N`` (default 200) also simulates N A/A pairs (both arms from one per-task success
+probability, 60 tasks x 3 trials, one seed) and prints how often ``--fail-if below`` would fire
+(verdict ``below``) and ``--fail-if inside`` would pass (verdict ``above``), each wrong under
+A/A and nominally at most ``(1 - confidence) / 2``, and how often the pooled interval excludes 0
+(nominally ``1 - confidence``, with the central 99.8% binomial range of that rate).
 
 Usage::
 
-    python benchmarks/compare.py [--n 1000000] [--repeat 3] [--aa 1000]
+    python benchmarks/compare.py [--n 1000000] [--repeat 3] [--aa 200]
 """
 
 from __future__ import annotations
@@ -68,27 +70,47 @@ def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
     })
 
 
-def aa_rates(n_pairs: int, seed: int = 1) -> dict:
+def aa_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
+    """How often each ``--fail-if`` gate decides wrongly over ``n_pairs`` A/A pairs.
+
+    ``--fail-if below`` fires on verdict ``below`` (its error under A/A: firing); ``--fail-if
+    inside`` passes only on ``above`` (its error under A/A: passing). Nominal: at most
+    ``(1 - confidence) / 2`` each (a one-sided tail of the pooled interval; the floor makes
+    the verdicts stricter still). ``interval_excludes_0_rate`` is how often the pooled interval
+    the verdicts rest on excludes 0, nominally ``1 - confidence``.
+    """
+    from scipy.stats import binom
+
     from noisefloor.compare import compare
 
     rng = np.random.default_rng(seed)
-    verdicts = []
-    for i in range(n_pairs):
-        frame = trial_frame(60 * 2 * len(SEEDS[:1]) * len(TRIALS), seed=int(rng.integers(2**31)),
-                            gain=0.0)
-        frame = frame[frame["seed"] == SEEDS[0]]
-        verdicts.append(compare(frame, a="swarm", b="baseline").verdict)
+    verdicts, excluded = [], 0
+    per_task = len(SYSTEMS) * len(SEEDS) * len(TRIALS)
+    for _ in range(n_pairs):
+        frame = trial_frame(60 * per_task, seed=int(rng.integers(2**31)), gain=0.0)
+        frame = frame[frame["seed"] == SEEDS[0]]  # 60 tasks x 3 trials x 2 arms, one seed
+        c = compare(frame, a="swarm", b="baseline", confidence=confidence)
+        verdicts.append(c.verdict)
+        excluded += bool(c.pooled.ci_low > 0 or c.pooled.ci_high < 0)
     v = np.array(verdicts)
-    return {"aa_pairs": n_pairs, "fail_if_below_rate": float((v == "below").mean()),
-            "fail_if_inside_rate": float((v != "above").mean()),
-            "above_rate": float((v == "above").mean())}
+    alpha = 1 - confidence
+    return {"aa_pairs": n_pairs, "aa_tasks": 60, "aa_trials": len(TRIALS),
+            "fail_if_below_fires_rate": float((v == "below").mean()),
+            "fail_if_inside_passes_rate": float((v == "above").mean()),
+            "fail_if_inside_fires_rate": float((v != "above").mean()),
+            "nominal_gate_error_rate": alpha / 2,
+            "interval_excludes_0_rate": excluded / n_pairs,
+            "nominal_interval_excludes_0_rate": alpha,
+            "binomial_99.8pct_range_of_nominal": [
+                float(x) / n_pairs for x in binom.ppf([0.001, 0.999], n_pairs, alpha)]}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--aa", type=int, default=0, help="A/A pairs to simulate (0: none)")
+    parser.add_argument("--aa", type=int, default=200,
+                        help="A/A pairs to simulate for the --fail-if rates (0: none)")
     args = parser.parse_args()
     from noisefloor.compare import compare
 

@@ -8,7 +8,7 @@ directory, then times each contender in a fresh subprocess, so that peak memory 
 * ``validate``: :func:`noisefloor.logs.validate_logs` (collect-all, no DataFrame);
 * ``read_records`` (on request): streaming :class:`~noisefloor.logs.TrialRecord` objects;
 * ``pandas``: ``pandas.read_json(path, lines=True)`` (no validation);
-* ``floor+audit`` (on request, plain shape): ``noise_floor_from_trials`` on the loaded frame and
+* ``floor+audit`` (on request, plain shape): ``floor_run`` on the loaded frame and
   ``audit`` of the bundled published claims.
 
 Shapes (``--shapes``): ``plain`` (default N = 1,000,000; no ``extra``), ``extra`` (200,000; an
@@ -158,7 +158,7 @@ if method in ("noisefloor", "validate", "read_records", "floor+audit"):
     import noisefloor.logs as nl
     extra["module"] = nl.__file__
     if method == "floor+audit":
-        from noisefloor.floor import noise_floor_from_trials
+        from noisefloor.pipelines import floor_run
         from noisefloor.audit import audit
         from noisefloor.published import read_claims
 elif method == "pandas":
@@ -180,7 +180,7 @@ elif method == "pyarrow":
 elif method == "floor+audit":
     df = nl.load_trials(path)
     t0, c0 = time.perf_counter(), time.process_time()
-    floor = noise_floor_from_trials(df)
+    floor = floor_run(df).noise_floor
     t1 = time.perf_counter()
     result = audit(read_claims(), floor)
     extra.update(floor_s=t1 - t0, audit_s=time.perf_counter() - t1)

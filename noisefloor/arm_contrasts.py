@@ -13,7 +13,8 @@ import math
 
 import pandas as pd
 
-from noisefloor.floor import MIN_INFORMATIVE_PAIRS, POOLED, NoiseFloor
+from noisefloor.contrast_table import POOLED, TRIAL, seed_array
+from noisefloor.floor import MIN_INFORMATIVE_PAIRS, NoiseFloor
 from noisefloor.nulls import arm_labels
 from noisefloor.pairs import _splits, split_protocol_pair
 from noisefloor.stats.active import coordination_active_tasks
@@ -41,7 +42,7 @@ def place(effect: float, floor: float, envelope: float) -> str:
 BASELINE_PROTOCOL = "no_coord"
 
 #: Columns of :func:`log_contrasts` before the statistics.
-_LOG_KEYS = ("seed", "trial", "trial_b", "subset", "contrast")
+_LOG_KEYS = ("level", "seed", "trial", "trial_b", "subset", "contrast")
 
 #: What an arm of :func:`log_contrasts` can be.
 BY = ("protocol", "model")
@@ -88,12 +89,13 @@ def log_contrasts(
     """Arm-vs-arm paired contrasts of a log: W/L/T, gap, interval and sign test.
 
     Each record of arm a is paired with the record of arm b for the same task and trial
-    (within one benchmark, model and seed); one row per (seed, trial, subset, contrast), plus
-    rows pooled over seeds (counts summed, ``seed == "pooled"``) when the log holds more than
-    one seed. An arm is a protocol (``by="protocol"``; a protocol read from several runs gives
-    one arm per run, ``protocol@run``, see :func:`noisefloor.nulls.arm_labels`) or a model
-    (``by="model"``, paired within one benchmark, protocol and seed). A pair ``a-a`` compares
-    the arm with itself across trials (A/A).
+    (within one benchmark, model and seed); one row per (seed, trial, subset, contrast)
+    (``level == "trial"``), plus rows pooled over seeds (counts summed, ``level ==
+    "pooled"``, ``seed`` NA) when the log holds more than one seed. An arm is a protocol
+    (``by="protocol"``; a protocol read from several runs gives one arm per run,
+    ``protocol@run``, see :func:`noisefloor.nulls.arm_labels`) or a model (``by="model"``,
+    paired within one benchmark, protocol and seed). A pair ``a-a`` compares the arm with
+    itself across trials (A/A).
 
     Parameters
     ----------
@@ -129,12 +131,16 @@ def log_contrasts(
     -------
     pandas.DataFrame
         Columns ``benchmark, model`` (``benchmark, protocol`` with ``by="model"``; when
-        logged), ``seed, trial, trial_b, subset, contrast, wins, losses, ties, n_only_a,
-        n_only_b, n_excluded, n, gap, p_value, p_adjusted, m, ci_low, ci_high, reason``;
-        effects are proportions; ``trial_b`` is the trial of arm b (equal to ``trial`` except
-        for A/A pairs). ``p_adjusted`` is Bonferroni within one (benchmark, model, seed, trial,
-        subset), as in the noise-floor paper (m = 3 for three protocols). Empty (with these
-        columns) when no pair of arms shares a trial.
+        logged), ``level, seed, trial, trial_b, subset, contrast, wins, losses, ties,
+        n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, m, ci_low, ci_high,
+        reason, certified_by``, the shape of :mod:`noisefloor.contrast_table` (``level``
+        ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
+        log without seeds; ``certified_by`` is ``""``: this function certifies nothing, see
+        :func:`noisefloor.pipelines.contrast_run`); effects are proportions; ``trial_b`` is
+        the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is
+        Bonferroni within one (benchmark, model, seed, trial, subset), as in the noise-floor
+        paper (m = 3 for three protocols). Empty (with these columns) when no pair of arms
+        shares a trial.
 
     Raises
     ------
@@ -224,24 +230,31 @@ def log_contrasts(
     if table["seed"].nunique() > 1:
         pooled = (table.groupby(group_cols + ["trial", "trial_b", "subset", "contrast"],
                                 sort=False)[count_cols].sum().reset_index())
-        pooled["seed"] = POOLED
+        pooled["level"], pooled["seed"] = POOLED, None
         table = pd.concat([table, pooled[columns]], ignore_index=True)
-    stats_cols = ["n", "gap", "p_value", "p_adjusted", "m", "ci_low", "ci_high", "reason"]
+    stats_cols = ["n", "gap", "p_value", "p_adjusted", "m", "ci_low", "ci_high", "reason",
+                  "certified_by"]
     if table.empty:
-        return _arm_columns(pd.DataFrame(columns=columns + stats_cols), by)
+        empty = pd.DataFrame(columns=columns + stats_cols)
+        empty["seed"] = seed_array([])
+        return _arm_columns(empty, by)
     for col in count_cols:
         table[col] = table[col].astype(int)
     # one Bonferroni family (seed, trial, subset) per block of rows, as in the paper's tables:
-    # by benchmark/model, seed (pooled last), subset ("all" first), trial; pairs as formed
+    # by benchmark/model, seed (pooled last), subset ("all" first), trial; pairs as formed.
+    # Until here a trial-level seed is its value or "none" (not logged); pooled rows have None.
     sort = pd.DataFrame({f"g{i}": table[c].astype(str) for i, c in enumerate(group_cols)})
-    sort["pooled"] = table["seed"].eq(POOLED).to_numpy()
+    sort["pooled"] = table["level"].eq(POOLED).to_numpy()
     sort["seed_rank"] = pd.factorize(table["seed"].astype(str))[0]
     sort["subset"] = table["subset"].ne("all").to_numpy()
     sort["trial"] = table["trial"].to_numpy()
     table = table.loc[sort.sort_values(list(sort.columns), kind="stable").index]
     table = table.reset_index(drop=True)
-    out = sign_test_table(table, family=tuple(group_cols) + ("seed", "trial", "subset"),
-                          confidence=confidence)
+    table["_family"] = table["level"] + ":" + table["seed"].astype(str)
+    out = sign_test_table(table, family=tuple(group_cols) + ("_family", "trial", "subset"),
+                          confidence=confidence).drop(columns=["_family"])
+    out["seed"] = seed_array(None if isinstance(s, str) else s for s in out["seed"])
+    out["certified_by"] = ""
     return _arm_columns(out, by)
 
 
@@ -275,7 +288,7 @@ def _arm_columns(table: pd.DataFrame, by: str) -> pd.DataFrame:
 
 
 def _log_row(ids: dict, trial: int, trial_b: int, subset: str, c) -> dict:
-    return {**ids, "trial": int(trial), "trial_b": int(trial_b), "subset": subset,
+    return {**ids, "level": TRIAL, "trial": int(trial), "trial_b": int(trial_b), "subset": subset,
             "contrast": c.label, "wins": c.wins, "losses": c.losses, "ties": c.ties,
             "n_only_a": len(c.tasks_only_a), "n_only_b": len(c.tasks_only_b),
             "n_excluded": len(c.tasks_excluded)}
@@ -284,7 +297,7 @@ def _log_row(ids: dict, trial: int, trial_b: int, subset: str, c) -> dict:
 def left_out_totals(contrasts: pd.DataFrame) -> dict[str, int]:
     """Tasks left out of the pairing of :func:`log_contrasts` rows, each counted once.
 
-    Rows pooled over seeds (``seed == "pooled"``) repeat the per-seed counts, and a
+    Rows pooled over seeds (``level == "pooled"``) repeat the per-seed counts, and a
     ``coordination_active`` row repeats the ``all`` row of the same seed, trial and contrast
     (its tasks are a subset), so only per-seed rows are summed, and a subset row only where no
     ``all`` row covers it.
@@ -292,7 +305,7 @@ def left_out_totals(contrasts: pd.DataFrame) -> dict[str, int]:
     Parameters
     ----------
     contrasts : pandas.DataFrame
-        Output of :func:`log_contrasts` (columns ``seed, trial, subset, contrast, n_only_a,
+        Output of :func:`log_contrasts` (columns ``level, seed, trial, subset, contrast, n_only_a,
         n_only_b, n_excluded``, plus ``benchmark, model`` when logged).
 
     Returns
@@ -305,7 +318,8 @@ def left_out_totals(contrasts: pd.DataFrame) -> dict[str, int]:
     Examples
     --------
     >>> import pandas as pd
-    >>> rows = pd.DataFrame({"seed": [1, 2, "pooled"], "trial": 1, "subset": "all",
+    >>> rows = pd.DataFrame({"level": ["trial", "trial", "pooled"], "seed": [1, 2, None],
+    ...                      "trial": 1, "subset": "all",
     ...                      "contrast": "a-b", "n_only_a": 0, "n_only_b": 0,
     ...                      "n_excluded": [1, 1, 2]})
     >>> left_out_totals(rows)
@@ -314,7 +328,7 @@ def left_out_totals(contrasts: pd.DataFrame) -> dict[str, int]:
     cols = ("n_only_a", "n_only_b", "n_excluded")
     if contrasts.empty:
         return {c: 0 for c in cols}
-    rows = contrasts[contrasts["seed"].astype(str) != POOLED]
+    rows = contrasts[(contrasts["level"] != POOLED).to_numpy(dtype=bool)]
     key = [c for c in ("benchmark", "model", "protocol", "seed", "trial", "contrast")
            if c in rows.columns]
     if "subset" in rows.columns:

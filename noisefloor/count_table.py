@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from noisefloor.contrast_table import TRIAL, seed_array
 from noisefloor.nulls import COUNT_TABLE
 from noisefloor.pairs import DEFAULT_CLEAN, _reversals
 
@@ -38,8 +39,10 @@ def null_contrasts_from_counts(
     Returns
     -------
     pandas.DataFrame
-        Columns ``contrast, kind, clean, certified_by, seed, wins, losses, ties`` (kind
-        ``"trial0"``; ``certified_by`` is :data:`~noisefloor.nulls.COUNT_TABLE`) and
+        Columns ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties``
+        (kind ``"trial0"``; ``certified_by`` is :data:`~noisefloor.nulls.COUNT_TABLE`;
+        ``level`` ``"trial"`` and ``seed`` a nullable integer, the shape of
+        :mod:`noisefloor.contrast_table`) and
         ``reoriented`` (True where a clean label the user wrote reverses the table's order).
 
     Raises
@@ -92,7 +95,8 @@ def null_contrasts_from_counts(
         "kind": "trial0",
         "clean": np.array([lab in orient for lab in labels], dtype=bool),
         "certified_by": COUNT_TABLE,
-        "seed": rows["seed"].to_numpy(),
+        "level": TRIAL,
+        "seed": seed_array(rows["seed"].tolist()),
         "wins": np.where(flip, losses, wins),
         "losses": np.where(flip, wins, losses),
         "ties": rows["ties"].astype(int).to_numpy(),

@@ -19,31 +19,23 @@ Noise-Floor Protocol for Multi-Agent LLM Benchmarks", section "The noise floor".
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.nulls import NoNullContrastError, NullContrasts, certified_null_contrasts
-from noisefloor.pairs import DEFAULT_CLEAN, _reversals, _splits, split_protocol_pair
+from noisefloor.contrast_table import POOLED, TRIAL, seed_array
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 from noisefloor.stats.null_gaps import excursion_bound, null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
-from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 if TYPE_CHECKING:
     from noisefloor.floor_random import RandomEffectsFloor
 
 #: Columns of a null-contrast count table (input of :func:`noise_floor`).
 NULL_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties")
-
-#: ``level`` of a table row: one seed, or pooled over seeds (counts summed).
-SEED = "seed"
-POOLED = "pooled"
 
 #: How each null contrast is pooled over seeds: W/L/T summed (the paper's method), or the
 #: per-seed gaps combined by random effects (:mod:`noisefloor.floor_random`).
@@ -100,8 +92,9 @@ class NoiseFloor:
     reason : str
         Caveats (no clean contrast, undefined values); empty otherwise.
     table : pandas.DataFrame
-        One row per (contrast, seed) (``level == "seed"``) and per pooled contrast
-        (``level == "pooled"``, ``seed`` NA); see :meth:`to_frame`.
+        One row per (contrast, seed) (``level == "trial"``) and per pooled contrast
+        (``level == "pooled"``, ``seed`` NA); see :meth:`to_frame` and
+        :mod:`noisefloor.contrast_table`.
     n_informative_floor : int
         Untied pairs of the contrast that sets the floor, pooled over seeds.
     caution : str
@@ -146,11 +139,13 @@ class NoiseFloor:
         """Per-seed and pooled null contrasts.
 
         Columns: ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties, n, gap,
-        p_value, p_bonferroni, ci_low, ci_high, bound, tau, reason``. ``level`` is ``"seed"`` or
-        ``"pooled"``; ``seed`` is a nullable integer (NA on pooled rows and for a log without
-        seeds). ``p_bonferroni`` corrects over the
-        null contrasts of the same seed (or of the pooled family); ``bound`` is
-        :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
+        p_value, p_bonferroni, ci_low, ci_high, bound, tau, reason`` (the contrast-table shape of
+        :mod:`noisefloor.contrast_table`). ``level`` is ``"trial"`` (one seed) or
+        ``"pooled"`` (summed over seeds); ``seed`` is a nullable integer (NA on pooled rows and
+        for a log without seeds); ``certified_by`` says what certified each null contrast
+        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_bonferroni``
+        corrects over the null contrasts of the same seed (or of the pooled family);
+        ``bound`` is :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
         between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
         ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
         sampling variance (all ties, or all one outcome).
@@ -171,14 +166,14 @@ class NoiseFloor:
 
         Examples
         --------
-        >>> from noisefloor.floor import noise_floor, null_contrasts_from_counts
+        >>> from noisefloor.count_table import null_contrasts_from_counts
         >>> from noisefloor.published import read_paired_counts
         >>> nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
         >>> nf.per_seed().round(3).to_dict(orient="records")[0]
         {'seed': 1, 'floor': 0.189, 'envelope': 0.261, 'null_gap_min': 0.08, 'null_gap_max': 0.18, 'n_informative': 96}
         """
         cols = ["seed", "floor", "envelope", "null_gap_min", "null_gap_max", "n_informative"]
-        t = self.table[self.table["level"] == SEED]
+        t = self.table[self.table["level"] == TRIAL]
         rows = []
         signs = spread_signs(t)
         for seed, g in t.groupby("seed", sort=True, dropna=False):
@@ -226,18 +221,10 @@ class NoiseFloor:
 
 def _seed_column(values: pd.Series) -> pd.Series:
     """Seeds as a nullable integer column (missing: NA); a non-integer seed is an error."""
-    out: list[int | None] = []
-    for i, v in enumerate(values.tolist()):
-        if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-            out.append(None)
-        elif isinstance(v, (bool, np.bool_)) or not (
-                isinstance(v, (int, np.integer))
-                or (isinstance(v, (float, np.floating)) and float(v).is_integer())):
-            raise ValueError(f"null_contrasts row {i}: seed must be an integer or missing, got "
-                             f"{v!r}")
-        else:
-            out.append(int(v))
-    return pd.Series(pd.array(out, dtype="Int64"), index=values.index)
+    try:
+        return pd.Series(seed_array(values.tolist()), index=values.index)
+    except ValueError as exc:
+        raise ValueError(f"null_contrasts {exc}") from None
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
@@ -270,8 +257,11 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
         One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
         (bool), ``seed`` (integer, or missing), ``wins``, ``losses``, ``ties`` (non-negative
         ints) and optionally ``kind`` (``"trial0"`` or ``"aa"``) and ``certified_by`` (what
-        certified the contrast as null). Build it with :func:`null_contrasts_from_counts`
-        or :func:`null_contrasts_from_trials`.
+        certified the contrast as null). Build it with
+        :func:`noisefloor.count_table.null_contrasts_from_counts` (a count table) or
+        :func:`noisefloor.nulls.certified_null_contrasts` (a log's :attr:`table
+        <noisefloor.nulls.NullContrasts.table>`); :func:`noisefloor.pipelines.floor_run` does
+        both steps for logs. A ``level`` column in the input is ignored (rows are per seed).
     confidence : float, default 0.95
         Level of every interval and bound, strictly between 0 and 1.
     pooling : {"summed", "random"}, default "summed"
@@ -370,7 +360,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
         frame[col] = values.astype(int)
     frame["clean"] = frame["clean"].astype(bool)
     frame = frame[["contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties"]]
-    frame.insert(4, "level", SEED)
+    frame.insert(4, "level", TRIAL)
 
     per_seed = _stat_rows(frame, confidence)
     _bonferroni(per_seed, lambda r: None if pd.isna(r["seed"]) else int(r["seed"]))
@@ -424,7 +414,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     elif math.isnan(floor):
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
-    seed_rows = table[table["level"] == SEED]
+    seed_rows = table[table["level"] == TRIAL]
     gap_sd, gap_min, gap_max = null_gap_spread(seed_rows)
     floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
     n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
@@ -484,47 +474,3 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
         return math.nan, ""
     best = defined.loc[defined["bound"].idxmax()]
     return float(best["bound"]), str(best["contrast"])
-
-
-#: The contrast the noise-floor paper certifies clean (byte-identical first requests at trial 0).
-
-
-def null_contrasts_from_trials(trials: pd.DataFrame, *, clean_pairs=(), null_pairs=(),
-                               trial0: bool = True, reruns: bool = True,
-                               infrastructure_errors: str = "exclude") -> pd.DataFrame:
-    """The certified null contrasts of a log as a table (see
-    :func:`noisefloor.nulls.certified_null_contrasts`, which returns them typed).
-
-    Parameters are those of :func:`~noisefloor.nulls.certified_null_contrasts`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        :attr:`NullContrasts.table <noisefloor.nulls.NullContrasts.table>`, with the skipped
-        candidates under ``attrs["skipped"]`` (and the skipped re-runs under
-        ``attrs["skipped_reruns"]``) for callers of the earlier table-only interface.
-
-    Warns
-    -----
-    UserWarning
-        When tasks present in one arm only were left unpaired (counted in ``n_only_a`` /
-        ``n_only_b``).
-    """
-    result = certified_null_contrasts(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
-                                      trial0=trial0, reruns=reruns,
-                                      infrastructure_errors=infrastructure_errors)
-    out = result.to_frame()
-    out.attrs["skipped"] = [dict(r) for r in result.skipped]
-    out.attrs["skipped_reruns"] = [dict(r) for r in result.skipped if r["kind"] == "aa"]
-    n_only = int(out["n_only_a"].sum() + out["n_only_b"].sum())
-    if n_only:
-        warnings.warn(f"{n_only} task(s) present in one arm only were left unpaired "
-                      "(counted in n_only_a / n_only_b)", UnpairedTasksWarning, stacklevel=2)
-    return out
-
-
-def noise_floor_from_trials(trials: pd.DataFrame, *, clean_pairs=(), confidence: float = 0.95,
-                            **kwargs) -> NoiseFloor:
-    """Convenience: :func:`null_contrasts_from_trials` then :func:`noise_floor`."""
-    null = null_contrasts_from_trials(trials, clean_pairs=clean_pairs, **kwargs)
-    return noise_floor(null, confidence=confidence)

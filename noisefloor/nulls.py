@@ -58,6 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from noisefloor.contrast_table import TRIAL, seed_array
 from noisefloor.logs.configuration import describe_differences, parse_configuration
 from noisefloor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.pairs import split_protocol_pair
@@ -93,9 +94,9 @@ REMEDIES_LIST = (
 REMEDIES = "\n".join(f"  - {r}" for r in REMEDIES_LIST)
 
 #: Columns of :attr:`NullContrasts.table`.
-TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties",
-                 "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b", "trial_a",
-                 "trial_b")
+TABLE_COLUMNS = ("contrast", "kind", "clean", "certified_by", "level", "seed", "wins",
+                 "losses", "ties", "n_only_a", "n_only_b", "n_excluded", "reoriented", "a", "b",
+                 "trial_a", "trial_b")
 
 
 class NoNullContrastError(MentionError):
@@ -119,8 +120,10 @@ class NullContrasts:
         One row per certified (contrast, seed), columns :data:`TABLE_COLUMNS`: ``contrast``
         (``"a-b"``; ``"p[ti]-p[tj]"`` for a re-run; prefixed ``benchmark/model:`` when the log
         holds several), ``kind`` (``"trial0"`` or ``"aa"``), ``clean`` (bool),
-        ``certified_by`` (what certified it, see the module notes), ``seed`` (nullable
-        integer), ``wins, losses, ties``, ``n_only_a, n_only_b`` (tasks in one arm only),
+        ``certified_by`` (what certified it, see the module notes), ``level`` (always
+        ``"trial"``: one seed; the shape of :mod:`noisefloor.contrast_table`), ``seed``
+        (nullable integer, NA for a log without seeds), ``wins, losses, ties``,
+        ``n_only_a, n_only_b`` (tasks in one arm only),
         ``n_excluded`` (infrastructure error or no reward), ``reoriented`` (a user-named
         clean pair written against the sorted order), and ``a, b, trial_a, trial_b`` (the arms
         and the trial compared in each).
@@ -361,7 +364,7 @@ def certified_null_contrasts(
         Pairs the user certifies clean (identical first requests), ``"a-b"``; each must be a
         trial-0 contrast of the log and is oriented as written (wins: a succeeded, b failed).
         Other trial-0 contrasts are written in sorted order. Names may contain '-' (see
-        :func:`~noisefloor.floor.split_protocol_pair`).
+        :func:`~noisefloor.pairs.split_protocol_pair`).
     null_pairs : iterable of str or (str, str)
         Pairs the user declares null: ``"a-b"`` (trial 0 of arms a and b) or ``"a-a"`` (every
         re-run of a, and a's runs against each other).
@@ -460,7 +463,8 @@ def certified_null_contrasts(
                             "reason": reason})
             return
         rows.append({"contrast": prefix + label, "kind": kind, "clean": bool(clean),
-                     "certified_by": cert, "seed": group.seed, **pair_counts(sa, sb),
+                     "certified_by": cert, "level": TRIAL, "seed": group.seed,
+                     **pair_counts(sa, sb),
                      "reoriented": bool(swapped), "a": a, "b": b, "trial_a": ta, "trial_b": tb})
 
     for group in groups:
@@ -503,7 +507,7 @@ def certified_null_contrasts(
         warnings.warn(f"E1 audit: {m['contrast']}{seed}: " + "; ".join(parts)
                       + ", so the contrast is not clean", FirstRequestMismatchWarning, stacklevel=2)
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    table["seed"] = pd.array([_plain_seed(x) for x in table["seed"]], dtype="Int64")
+    table["seed"] = seed_array(table["seed"])
     return NullContrasts(table=table, skipped=tuple(skipped),
                          first_request_mismatches=tuple(mismatches))
 

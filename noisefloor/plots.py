@@ -19,6 +19,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from noisefloor.contrast_table import POOLED, TRIAL, seed_text
 from noisefloor.stats.warning_classes import ForestRowsLeftOutWarning
 
 VERDICT_COLORS = {"below": "#6b6b6b", "inside": "#d98c00", "above": "#1a7f37"}
@@ -69,13 +70,14 @@ def null_gaps_beyond_envelope(noise_floor) -> list[tuple[str, object, float]]:
 
     Examples
     --------
-    >>> from noisefloor.floor import noise_floor, null_contrasts_from_counts
+    >>> from noisefloor.count_table import null_contrasts_from_counts
+    >>> from noisefloor.floor import noise_floor
     >>> from noisefloor.published import read_paired_counts
     >>> null_gaps_beyond_envelope(noise_floor(null_contrasts_from_counts(read_paired_counts())))
     [('pull-intercept', 1, 0.18)]
     """
     t = noise_floor.to_frame()
-    t = t[t["level"] == "seed"] if "level" in t.columns else t[t["seed"].astype(str) != "pooled"]
+    t = t[t["level"] == TRIAL]
     env = noise_floor.envelope
     if env != env:
         return []
@@ -89,7 +91,8 @@ def above_note(noise_floor) -> str:
 
     Examples
     --------
-    >>> from noisefloor.floor import noise_floor, null_contrasts_from_counts
+    >>> from noisefloor.count_table import null_contrasts_from_counts
+    >>> from noisefloor.floor import noise_floor
     >>> from noisefloor.published import read_paired_counts
     >>> print(above_note(noise_floor(null_contrasts_from_counts(read_paired_counts()))))
     'above' = beyond the envelope (15.3 pp, pooled over seeds); a single seed's null gap went further (pull-intercept at seed 1: +18.0 pp), so a claim above the envelope is not beyond every gap two runs that cannot differ have shown
@@ -385,15 +388,14 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
         table = nf.to_frame()
         single = nf.n_seeds <= 1
         if single:  # the pooled rows would repeat the one seed's rows
-            table = table[table["level"] != "pooled"]
+            table = table[table["level"] != POOLED]
         for rec in table.to_dict(orient="records"):
-            seed = ("pooled" if rec["level"] == "pooled"
-                    else "none" if rec["seed"] is None else rec["seed"])
+            seed = seed_text(rec["level"], rec["seed"])
             section = ("Null contrasts, one seed" if single
-                       else "Null contrasts, pooled over seeds" if seed == "pooled"
+                       else "Null contrasts, pooled over seeds" if rec["level"] == POOLED
                        else "Null contrasts, per seed")
             tag = " (clean)" if rec["clean"] else ""
-            name = rec["contrast"] + tag + ("" if seed == "pooled" else f", seed {seed}")
+            name = rec["contrast"] + tag + ("" if rec["level"] == POOLED else f", seed {seed}")
             rows.append({"section": section, "label": shorten(name), "estimate": rec["gap"],
                          "ci_low": rec["ci_low"], "ci_high": rec["ci_high"],
                          "note": f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}",
@@ -403,7 +405,7 @@ def audit_rows(audit_result, noise_floor=None, log_contrasts=None, *,
         rows.sort(key=lambda r: order[r["section"]])
     if log_contrasts is not None:
         for rec in log_contrasts.to_dict(orient="records"):
-            where = ("pooled" if rec["seed"] == "pooled" else f"seed {rec['seed']}")
+            where = seed_text(rec["level"], rec["seed"], prefix="seed ")
             subset = "" if rec["subset"] == "all" else ", coord.-active"
             verdict = rec.get("verdict", "")
             color = VERDICT_COLORS.get(verdict, "#6b6b6b")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from noisefloor.audit import AuditResult
+from noisefloor.contrast_table import POOLED, seed_text
 from noisefloor.floor import NoiseFloor
 from noisefloor.plots import above_note
 
@@ -58,7 +59,7 @@ def pooling_line(nf: NoiseFloor) -> str:
     contrasts, in one line; ``""`` for summed counts."""
     if nf.pooling != "random":
         return ""
-    pooled = nf.table[nf.table["level"] == "pooled"].set_index("contrast")["tau"]
+    pooled = nf.table[nf.table["level"] == POOLED].set_index("contrast")["tau"]
 
     def tau(contrast: str) -> str:
         return f"tau {pp(float(pooled[contrast]))} pp" if contrast in pooled.index else "tau n/a"
@@ -95,19 +96,6 @@ def _p(value: float) -> str:
     return "<1e-300" if value == 0.0 else f"{value:.3g}"
 
 
-def seed_text(level: str, seed) -> str:
-    """How a table row's seed is shown: ``"pooled"``, ``"none"`` (no seed logged) or the seed.
-
-    Examples
-    --------
-    >>> seed_text("seed", 300), seed_text("pooled", None), seed_text("seed", None)
-    ('300', 'pooled', 'none')
-    """
-    if level == "pooled":
-        return "pooled"
-    return "none" if seed is None or pd.isna(seed) else str(int(seed))
-
-
 def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """Human-facing table of the null contrasts (gaps and bounds in pp).
 
@@ -115,7 +103,7 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
     """
     t = nf.to_frame()
     if nf.n_seeds <= 1:  # pooled rows would repeat the single seed's rows
-        t = t[t["level"] != "pooled"]
+        t = t[t["level"] != POOLED]
     return pd.DataFrame({
         "contrast": t["contrast"] + t["clean"].map({True: " (clean)", False: ""}),
         "seed": [seed_text(level, seed) for level, seed in zip(t["level"], t["seed"])],
@@ -125,7 +113,7 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
                                                for a, b in zip(t["ci_low"], t["ci_high"])],
         "p": [_p(p) for p in t["p_value"]],
         "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
-        "tau pp": [pp(x) if s == "pooled" else "" for x, s in zip(t["tau"], t["level"])],
+        "tau pp": [pp(x) if s == POOLED else "" for x, s in zip(t["tau"], t["level"])],
     })
 
 
@@ -193,6 +181,11 @@ def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False,
     keys = [c for c in ("benchmark", "model") if c in contrasts.columns
             and contrasts[c].nunique(dropna=False) > 1]
     shown = contrasts[keys + ["seed", "trial", "subset", "contrast"]].copy()
+    if "level" in contrasts.columns and contrasts["seed"].isna().any():
+        # the contrast-table shape: a pooled row (or a log without seeds) has no seed
+        shown["seed"] = pd.Series([int(sd) if lv != POOLED and pd.notna(sd) else seed_text(lv, sd)
+                                   for lv, sd in zip(contrasts["level"], contrasts["seed"])],
+                                  index=shown.index, dtype=object)
     shown["W/L/T"] = [f"{w}/{lo}/{t}" for w, lo, t in
                       zip(contrasts["wins"], contrasts["losses"], contrasts["ties"])]
     shown["gap pp"] = [pp(g, signed=True) for g in contrasts["gap"]]
@@ -359,8 +352,8 @@ def contrast_text(run: ContrastRun, spell=None) -> str:
     shown = shown.rename(columns={"p_adj": column})
     if run.family_size == 1:
         shown = shown.drop(columns=[column])
-    if rows["certified_null"].astype(bool).any():
-        shown["certified null by"] = rows["certified_null"].replace("", "-").to_numpy()
+    if rows["certified_by"].astype(bool).any():
+        shown["certified null by"] = rows["certified_by"].replace("", "-").to_numpy()
     lines.append(text_table(shown))
     lines += [f"note: {reason}" for reason in run.notes]
     lines += [f"left out: {mention_text(t, spell)}" for t in run.left_out_trials]

@@ -17,7 +17,8 @@ table that ship with noisefloor (figures transcribed from the paper), and draws 
 Every number below is computed, not typed in: the `assert` lines check them against the paper's text."""),
     ("code", """import math
 from noisefloor.published import read_paired_counts, read_claims
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.audit import audit
 from noisefloor.stats import sign_test, adjust_pvalues, pool_counts
 from noisefloor.stats.paired import sign_test_table

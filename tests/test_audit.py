@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from noisefloor.audit import audit, place
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.published import read_claims, read_paired_counts
 
 
@@ -159,7 +160,9 @@ def test_log_contrasts_named_pair_trials_and_pooling():
     s2 = _paired_log(_wlt(2, 2, 6), seed=2)
     t = pd.concat([s1, s2], ignore_index=True)
     r = log_contrasts(t, pairs=["no_coord-intercept"])
-    assert list(r["seed"]) == [1, 2, "pooled"] and set(r["contrast"]) == {"no_coord-intercept"}
+    assert list(r["level"]) == ["trial", "trial", "pooled"]
+    assert r["seed"].tolist()[:2] == [1, 2] and pd.isna(r["seed"].iloc[2])
+    assert str(r["seed"].dtype) == "Int64" and set(r["contrast"]) == {"no_coord-intercept"}
     pooled = r.iloc[2]
     assert (pooled["wins"], pooled["losses"], pooled["ties"]) == (3, 5, 12)  # as named: b's wins
     with pytest.raises(ValueError, match="protocol 'nope' is not in the log; protocols present"):

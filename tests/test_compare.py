@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from noisefloor.cli.main import cli
@@ -73,16 +75,118 @@ def test_counts_p_and_interval_by_hand():
     assert trial.level == "trial" and trial.trial == 0 and got.verdict == "no floor"
 
 
-def test_aa_pairs_fire_fail_if_below_at_most_at_the_nominal_rate():
-    # 200 seeded A/A pairs: both arms draw from the same per-task success probabilities;
-    # --fail-if below fires when the verdict is "below". Nominal rate: 1 - confidence = 5%.
+@pytest.fixture(scope="module")
+def aa_pairs() -> list:
+    """200 seeded A/A pairs (60 tasks x 3 trials, one seed): both arms draw from the same
+    per-task success probabilities, so any gap is run-to-run noise. One verdict and pooled
+    interval per pair, shared by the gate tests."""
     rng = np.random.default_rng(20261201)
-    fired = 0
+    out = []
     for _ in range(200):
-        trials = two_systems(rng, n_tasks=60, n_trials=3, gain=0.0, names=("x", "y"))
-        fired += compare(trials, a="x", b="y").verdict == "below"
-    # the rate's one-sided 95% binomial bound must not exceed the nominal 5%
-    assert fired / 200 <= 0.05, fired
+        c = compare(two_systems(rng, n_tasks=60, n_trials=3, gain=0.0, names=("x", "y")),
+                    a="x", b="y")
+        out.append((c.verdict, c.pooled.ci_low, c.pooled.ci_high, c.confidence))
+    return out
+
+
+def test_aa_pairs_fire_fail_if_below_at_most_at_the_nominal_rate(aa_pairs):
+    # --fail-if below fires when the verdict is "below" (A worse beyond the noise).
+    # Nominal rate: 1 - confidence = 5% (two-sided; "below" alone is at most half of it).
+    fired = sum(v == "below" for v, *_ in aa_pairs)
+    assert fired / len(aa_pairs) <= 0.05, fired
+
+
+def test_aa_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(aa_pairs):
+    # --fail-if inside fails the gate unless the verdict is "above": it lets a change through
+    # only when A is better beyond the noise. Between two arms that cannot differ, the gate's
+    # error is letting one through: "above" needs the pooled interval's lower end above 0,
+    # a one-sided (1 - confidence) / 2 = 2.5% event, and the gap beyond the floor besides.
+    n = len(aa_pairs)
+    confidence = aa_pairs[0][3]
+    nominal = (1 - confidence) / 2
+    passed = sum(v == "above" for v, *_ in aa_pairs)
+    fired = sum(v != "above" for v, *_ in aa_pairs)
+    assert passed + fired == n
+    assert passed <= nominal * n, passed  # at most the nominal rate: <= 5 of 200
+    # From the other side, the gate is not absurdly conservative: the interval it rests on
+    # excludes 0 (either side) on about 1 - confidence = 5% of the A/A pairs. Tolerance: the
+    # central 99.8% range of Binomial(200, 0.05), scipy.stats.binom.ppf(0.001 / 0.999, 200,
+    # 0.05) = 2 .. 21; an interval that never excluded 0 (a conservative interval), or one
+    # that excluded it far more often (a liberal one), fails.
+    excluded = sum((lo > 0) or (hi < 0) for _, lo, hi, _ in aa_pairs)
+    low, high = stats.binom.ppf([0.001, 0.999], n, 1 - confidence)
+    assert (low, high) == (2, 21)
+    assert low <= excluded <= high, excluded
+
+
+# --- the minimum detectable effect, pinned to Connor (1987) --------------------------------
+
+def _discordant_log(n_tasks: int, n_discordant: int) -> pd.DataFrame:
+    """One trial of two arms over ``n_tasks`` tasks, ``n_discordant`` of them discordant (half
+    won by each arm), the rest tied: p_d = n_discordant / n_tasks."""
+    rows = []
+    for i in range(n_tasks):
+        a, b = (1.0, 0.0) if i < n_discordant // 2 else (0.0, 1.0) if i < n_discordant \
+            else (1.0, 1.0)
+        for protocol, reward in (("x", a), ("y", b)):
+            rows.append({"protocol": protocol, "task_id": f"t{i:03d}", "trial": 0,
+                         "reward": reward})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("confidence, n_below, n_above", [
+    # Connor (1987), Biometrics 43(1):207-211, p. 209 worked example (p10 = 0.05, p01 = 0.45,
+    # so p_d = 0.5 and a gap of 0.40; power 0.80): alpha = 0.05 needs ceiling(n) = 23 pairs
+    # (n = 22.0113 before rounding up; R: pd=.5; df=-.4;
+    # ((qnorm(1-.05/2)*sqrt(pd)+qnorm(.8)*sqrt(pd-df^2))/df)^2 = 22.0113244274358), and at
+    # alpha = 0.01 the same R line gives n = 33.4122050934048. So at p_d = 0.5 the MDE is
+    # above 0.40 with 22 (alpha 0.01: 32) paired tasks and below it with 24 (34).
+    (0.95, 22, 24),
+    (0.99, 32, 34),
+])
+def test_compare_mde_is_connors_at_two_confidence_levels(confidence, n_below, n_above):
+    few = compare(_discordant_log(n_below, n_below // 2), a="x", b="y", confidence=confidence)
+    many = compare(_discordant_log(n_above, n_above // 2), a="x", b="y", confidence=confidence)
+    assert few.pooled.n == n_below and few.pooled.wins + few.pooled.losses == n_below // 2
+    assert few.pooled.mde > 0.40 > many.pooled.mde
+    # and the MDE is the root of Connor's power equation: at n and p_d it has the power asked
+    from noisefloor.stats.power import power_mcnemar
+
+    for c in (few, many):
+        assert power_mcnemar(c.pooled.n, c.pooled.mde, 0.5, alpha=1 - confidence) == \
+            pytest.approx(0.8, abs=1e-9)
+    # the column every row carries (trial rows too) is the same number at the same n
+    assert few.to_frame()["mde"].tolist() == pytest.approx([few.pooled.mde] * 2)
+
+
+def test_compare_mde_connor_at_a_second_power():
+    # Connor (1987) closed form at power 0.90 (R: pd=.5; df=-.4;
+    # ((qnorm(.975)*sqrt(pd)+qnorm(.9)*sqrt(pd-df^2))/df)^2 = 28.4401 with z_0.975 =
+    # 1.959964, z_0.90 = 1.281552): with 28 pairs the MDE is above 0.40, with 30 below it.
+    few = compare(_discordant_log(28, 14), a="x", b="y", power=0.9)
+    many = compare(_discordant_log(30, 15), a="x", b="y", power=0.9)
+    assert few.pooled.mde > 0.40 > many.pooled.mde
+    # more power asks a larger effect at the same n
+    assert few.pooled.mde > compare(_discordant_log(28, 14), a="x", b="y").pooled.mde
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(10, 400), extra=st.integers(1, 400), p_d=st.floats(0.05, 1.0),
+       conf=st.floats(0.5, 0.99), more=st.floats(0.001, 0.009))
+def test_mde_shrinks_with_n_and_grows_with_confidence(n, extra, p_d, conf, more):
+    # compare's MDE: minimum_detectable_effect(n, test="mcnemar", p_d, alpha=1-confidence)
+    from noisefloor.stats.power import minimum_detectable_effect
+
+    def mde(n, conf):
+        return minimum_detectable_effect(n, test="mcnemar", p_d=p_d, alpha=1 - conf,
+                                         power=0.8).gap
+
+    base = mde(n, conf)
+    if math.isnan(base):  # undetectable at this n and p_d: more tasks can only help
+        return
+    assert mde(n + extra, conf) <= base + 1e-12
+    bigger = mde(n, conf + more)
+    assert math.isnan(bigger) or bigger >= base - 1e-12
 
 
 def test_declaring_the_contrast_under_test_null_is_refused():

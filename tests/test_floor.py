@@ -8,9 +8,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.floor import (excursion_bound, noise_floor, noise_floor_from_trials,
-                              null_contrasts_from_counts, null_contrasts_from_trials)
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import excursion_bound, noise_floor
+from noisefloor.nulls import certified_null_contrasts
+from noisefloor.pipelines import floor_run
 from noisefloor.published import read_paired_counts
+
+
+def _null_table(trials, **kwargs):
+    """The certified null contrasts of a log, as the table the floor is built from."""
+    return certified_null_contrasts(trials, **kwargs).table
+
+
+def _floor(trials, **kwargs):
+    """The floor of a log: the one path, :func:`noisefloor.pipelines.floor_run`."""
+    return floor_run(trials, **kwargs).noise_floor
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +42,7 @@ def test_per_seed_bonferroni_matches_paper(paper_floor):
     # Same source: seed 1 pull-intercept p_corr = 0.012, seed 2 p_corr = 1.0, pooled 0.316.
     # (the table's seed is a nullable integer and pooled rows have level "pooled")
     frame = paper_floor.to_frame()
-    t = frame[frame["level"] == "seed"].set_index(["contrast", "seed"])
+    t = frame[frame["level"] == "trial"].set_index(["contrast", "seed"])
     pooled = frame[frame["level"] == "pooled"].set_index("contrast")
     assert str(frame["seed"].dtype) == "Int64" and pooled["seed"].isna().all()
     assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012
@@ -136,7 +148,7 @@ def _trials(protocols=("no_coord", "intercept"), trials=2, n=30, seed=0, store=F
 
 def test_from_trials_trial0_and_reruns():
     t = _trials()
-    null = null_contrasts_from_trials(t)
+    null = _null_table(t)
     kinds = dict(zip(null["contrast"], null["kind"]))
     assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "aa",
                      "no_coord[t0]-no_coord[t1]": "aa"}
@@ -146,7 +158,7 @@ def test_from_trials_trial0_and_reruns():
 
 
 def test_from_trials_skips_reruns_with_populated_store():
-    null = null_contrasts_from_trials(_trials(store=True))
+    null = _null_table(_trials(store=True))
     assert list(null["kind"]) == ["trial0"]
 
 
@@ -158,31 +170,32 @@ def test_from_trials_keeps_reruns_whose_reader_injected_nothing():
     t["injections"] = 0
     t.loc[(t["protocol"] == "intercept") & (t["trial"] == 1) & (t["task_id"] < "010"),
           "injections"] = 2
-    null = null_contrasts_from_trials(t)
+    result = certified_null_contrasts(t)
+    null = result.table
     assert dict(zip(null["contrast"], null["kind"])) == {
         "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "aa"}
-    skipped = null.attrs["skipped_reruns"]
+    skipped = [r for r in result.skipped if r["kind"] == "aa"]
     assert [r["contrast"] for r in skipped] == ["intercept[t0]-intercept[t1]"]
     assert "injected" in skipped[0]["reason"]
     # injections not logged on some task: the pair cannot be certified, so it is skipped
     t.loc[(t["protocol"] == "no_coord") & (t["task_id"] == "003"), "injections"] = None
-    null = null_contrasts_from_trials(t)
-    assert list(null["kind"]) == ["trial0"]
-    assert len(null.attrs["skipped_reruns"]) == 2
+    result = certified_null_contrasts(t)
+    assert list(result.table["kind"]) == ["trial0"]
+    assert len([r for r in result.skipped if r["kind"] == "aa"]) == 2
 
 
 def test_from_trials_user_named_clean_pair():
     t = _trials().drop(columns=["first_request_sha256"])
-    null = null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"], reruns=False)
+    null = _null_table(t, clean_pairs=["no_coord-intercept"], reruns=False)
     assert null["clean"].all()
-    f = noise_floor_from_trials(t, clean_pairs=[("no_coord", "intercept")], reruns=False)
+    f = _floor(t, clean_pairs=[("no_coord", "intercept")], reruns=False)
     assert f.basis == "clean"
 
 
 def test_from_trials_needs_a_null_contrast():
     one = _trials(protocols=("x",), trials=1)
     with pytest.raises(ValueError, match="no null contrast"):
-        null_contrasts_from_trials(one)
+        _null_table(one)
 
 
 def test_named_clean_contrast_must_exist():
@@ -196,12 +209,12 @@ def test_named_clean_contrast_must_exist():
     assert not null_contrasts_from_counts(other)["clean"].any()
     with pytest.raises(ValueError, match="'x-y' splits into no two of them. Protocols in the "
                                          "log: intercept, no_coord"):
-        null_contrasts_from_trials(_trials(), clean_pairs=["x-y"])
+        _null_table(_trials(), clean_pairs=["x-y"])
     # both protocols in the log, but one never ran trial 0
     t = _trials(protocols=("no_coord", "intercept", "late"))
     t = t[~((t["protocol"] == "late") & (t["trial"] == 0))]
     with pytest.raises(ValueError, match="clean pair no_coord-late is not a trial-0 contrast"):
-        null_contrasts_from_trials(t, clean_pairs=["no_coord-late"])
+        _null_table(t, clean_pairs=["no_coord-late"])
 
 
 # --- hostile inputs ---------------------------------------------------------------------------
@@ -209,7 +222,7 @@ def test_named_clean_contrast_must_exist():
 @pytest.mark.parametrize("label", ["nonsense", "a-", "-b", ("only",)])
 def test_clean_pair_must_be_written_a_b(label):
     with pytest.raises(ValueError, match="clean pair must name two protocols as 'a-b'"):
-        null_contrasts_from_trials(_trials(), clean_pairs=[label])
+        _null_table(_trials(), clean_pairs=[label])
 
 
 def _counts(rows, source=None):
@@ -287,17 +300,17 @@ def test_undefined_floor_gets_a_reason_not_a_caution():
 
 def test_named_clean_pair_from_trials_is_oriented_as_written():
     t = _trials().drop(columns=["first_request_sha256"])
-    default = null_contrasts_from_trials(t, reruns=False).iloc[0]
-    named = null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"], reruns=False).iloc[0]
+    default = _null_table(t, reruns=False).iloc[0]
+    named = _null_table(t, clean_pairs=["no_coord-intercept"], reruns=False).iloc[0]
     assert default["contrast"] == "intercept-no_coord"  # sorted order when nothing is named
     assert named["contrast"] == "no_coord-intercept" and named["clean"]
     assert (named["wins"], named["losses"], named["ties"]) == (
         default["losses"], default["wins"], default["ties"])
     # the floor is the larger excursion, so it does not move; the gap changes sign
-    f_named = noise_floor(null_contrasts_from_trials(t, clean_pairs=["no_coord-intercept"],
+    f_named = noise_floor(_null_table(t, clean_pairs=["no_coord-intercept"],
                                                      reruns=False))
     assert f_named.floor_contrast == "no_coord-intercept"
-    assert f_named.floor == pytest.approx(noise_floor_from_trials(
+    assert f_named.floor == pytest.approx(_floor(
         t, clean_pairs=["intercept-no_coord"], reruns=False).floor)
 
 
@@ -318,21 +331,21 @@ def test_named_clean_contrast_from_counts_is_oriented_as_written():
 def test_no_null_contrast_message_names_only_the_kinds_asked_for():
     t = _trials(protocols=("x",), trials=2)
     with pytest.raises(ValueError, match="needs trial 0 of two protocols$"):
-        null_contrasts_from_trials(t, reruns=False)
+        _null_table(t, reruns=False)
     with pytest.raises(ValueError, match="both kinds are switched off"):
-        null_contrasts_from_trials(t, trial0=False, reruns=False)
+        _null_table(t, trial0=False, reruns=False)
 
 
 # --- protocol names containing '-' ----------
 
 def test_clean_pair_split_where_both_sides_are_protocols_of_the_log():
     t = _trials(protocols=("no-coord", "intercept", "pull")).drop(columns="first_request_sha256")
-    null = null_contrasts_from_trials(t, clean_pairs=["no-coord-intercept"], reruns=False)
+    null = _null_table(t, clean_pairs=["no-coord-intercept"], reruns=False)
     assert null[null["clean"]]["contrast"].tolist() == ["no-coord-intercept"]
     row = null.set_index("contrast").loc["no-coord-intercept"]
     assert row["clean"] and row["kind"] == "trial0"
     # the other way round is the same pair, oriented as written
-    flipped = null_contrasts_from_trials(t, clean_pairs=["intercept-no-coord"], reruns=False)
+    flipped = _null_table(t, clean_pairs=["intercept-no-coord"], reruns=False)
     assert "intercept-no-coord" in set(flipped["contrast"])
     assert flipped.set_index("contrast").loc["intercept-no-coord", "wins"] == row["losses"]
 
@@ -342,10 +355,10 @@ def test_clean_pair_that_splits_two_ways_is_an_error_listing_protocols():
     with pytest.raises(ValueError, match=r"clean pair 'a-b-c' is ambiguous: it reads as 'a' vs "
                                          r"'b-c' and as 'a-b' vs 'c', all protocols of the log "
                                          r"\(a, a-b, b-c, c\)"):
-        null_contrasts_from_trials(t, clean_pairs=["a-b-c"])
+        _null_table(t, clean_pairs=["a-b-c"])
     # a tuple is never ambiguous
     t = t.drop(columns="first_request_sha256")  # clean only when named
-    null = null_contrasts_from_trials(t, clean_pairs=[("a-b", "c")], reruns=False)
+    null = _null_table(t, clean_pairs=[("a-b", "c")], reruns=False)
     assert null[null["clean"]]["contrast"].tolist() == ["a-b-c"]
     # (the output label "a-b-c" is shared by a vs b-c and a-b vs c)
     assert null["contrast"].tolist().count("a-b-c") == 2
@@ -355,7 +368,7 @@ def test_clean_pair_that_fits_no_split_lists_the_protocols():
     t = _trials(protocols=("no-coord", "intercept"))
     with pytest.raises(ValueError, match="'no-coord-pull' splits into no two of them. Protocols "
                                          "in the log: intercept, no-coord"):
-        null_contrasts_from_trials(t, clean_pairs=["no-coord-pull"])
+        _null_table(t, clean_pairs=["no-coord-pull"])
 
 
 def test_count_table_clean_label_with_dashed_protocols_is_reversed_correctly():
@@ -397,8 +410,8 @@ def test_spread_does_not_move_with_the_typed_orientation():
     # flips its displayed gap, but the spread (and the sigma the monitors take from it) and
     # the floor stay where they were
     t = _trials()
-    plain = noise_floor_from_trials(t)
-    typed = noise_floor_from_trials(t, clean_pairs=["no_coord-intercept"])
+    plain = _floor(t)
+    typed = _floor(t, clean_pairs=["no_coord-intercept"])
     assert typed.to_frame().iloc[0]["contrast"] == "no_coord-intercept"
     assert typed.to_frame().iloc[0]["gap"] == -plain.to_frame().iloc[0]["gap"]
     for name in ("null_gap_sd", "null_gap_min", "null_gap_max", "floor", "envelope"):
@@ -414,13 +427,13 @@ def test_spread_does_not_move_with_the_typed_orientation():
 def test_per_seed_follows_the_basis_and_single_clean_contrast_is_cautioned():
     # no clean contrast: the floor falls back to all null contrasts, and per_seed() agrees
     t = _trials().drop(columns=["first_request_sha256"])
-    nf = noise_floor_from_trials(t)
+    nf = _floor(t)
     assert nf.basis == "null"
     assert nf.per_seed()["floor"].tolist() == pytest.approx(list(nf.per_seed_floor.values()))
     # one clean contrast at one seed, beside A/A re-runs: still no replicate of the floor itself
     t = _trials()
     t.loc[t["trial"] == 1, "first_request_sha256"] = "f" * 64  # re-runs: requests differ
-    nf = noise_floor_from_trials(t)
+    nf = _floor(t)
     assert nf.basis == "clean" and len(nf.to_frame()) > 1
     assert "single null contrast at a single seed (the only clean one)" in nf.caution
 

@@ -45,7 +45,7 @@ def test_pooled_row_is_metafor(method, level):
     # W/L/T of the pooled row stay the summed counts; per-seed rows are the summed floor's
     assert (int(row["wins"]), int(row["losses"]), int(row["ties"])) == (64, 32, 204)
     summed = noise_floor(THREE_SEEDS, confidence=level)
-    seeds = f.table["level"] == "seed"
+    seeds = f.table["level"] == "trial"
     pd.testing.assert_frame_equal(f.table[seeds], summed.table[seeds])
     assert f.random_effects is not None and f.to_dict()["random_effects"][0]["k"] == 3
 

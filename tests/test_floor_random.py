@@ -6,7 +6,7 @@ import math
 import pandas as pd
 import pytest
 
-from noisefloor.floor import null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor_random import random_effects_floor
 
 

@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from noisefloor.floor import noise_floor_from_trials
+from noisefloor.pipelines import floor_run
 from noisefloor.logs import load_trials
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
@@ -50,7 +50,7 @@ def test_tau_bench_aa_floor_by_hand(shared_data):
     assert worst == (0, 1)
     assert round(100 * excursions[worst], 1) == 17.2
 
-    result = noise_floor_from_trials(load_trials([path]))
+    result = floor_run(load_trials([path])).noise_floor
     assert result.floor == pytest.approx(excursions[worst], abs=1e-9)
     assert result.envelope == pytest.approx(excursions[worst], abs=1e-9)
     assert result.basis == "null"  # no clean contrast: one configuration, no request hashes

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from noisefloor.audit import audit
 from noisefloor.cli.main import cli
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.plots import (MAX_FOREST_ROWS, ForestRowsLeftOutWarning, audit_forest,
                               cap_forest_rows)
 from noisefloor.published import read_claims, read_paired_counts

@@ -72,7 +72,7 @@ def test_two_systems_contrast_is_a_real_contrast_counted_by_hand(nulls_dir):
     run = contrast_run(nulls_dir / "two_systems.jsonl", "swarm", "baseline", trials=[0])
     row = run.contrasts.iloc[0]
     assert (row["wins"], row["losses"], row["ties"]) == expected
-    assert row["certified_null"] == ""  # a real contrast: nothing certifies it null
+    assert row["certified_by"] == ""  # a real contrast: nothing certifies it null
 
 
 def test_declaring_only_the_baseline_reruns_gives_a_floor_from_them_alone(nulls_dir):
@@ -169,7 +169,7 @@ def test_two_tau2_runs_of_one_configuration_are_two_runs_not_duplicates(nulls_di
     ra, rb = _tau2_success(a / "results.json"), _tau2_success(b / "results.json")
     run = floor_run([a, b])
     frame = run.to_frame()
-    table = frame[frame["level"] == "seed"].set_index("contrast")
+    table = frame[frame["level"] == "trial"].set_index("contrast")
     for confidence in (0.95, 0.90):
         nf = floor_run([a, b], confidence=confidence).noise_floor
         bounds = [_mapped_bound(*_wlt(x, y), confidence)
@@ -184,7 +184,7 @@ def test_labelled_runs_are_arms_and_their_contrast_is_not_null(nulls_dir):
     a, b = nulls_dir / "tau2_runA", nulls_dir / "tau2_runB"
     ra, rb = _tau2_success(a / "results.json"), _tau2_success(b / "results.json")
     run = contrast_run([f"{a}=baseline", f"{b}=variant"], "variant", "baseline", trials=[0, 1])
-    got = [(int(r.trial), int(r.wins), int(r.losses), int(r.ties), r.certified_null)
+    got = [(int(r.trial), int(r.wins), int(r.losses), int(r.ties), r.certified_by)
            for r in run.contrasts.itertuples()]
     assert got == [(0, *_wlt(rb[0], ra[0]), ""), (1, *_wlt(rb[1], ra[1]), "")]
     # the labels replace the protocol; the run's own stays in logged_protocol, and the
@@ -215,7 +215,7 @@ def test_aa_contrast_of_one_configuration_across_trials(shared_data):
     row = run.contrasts.iloc[0]
     assert row["contrast"] == "default[t0]-default[t1]"
     assert (row["wins"], row["losses"], row["ties"]) == (9, 10, 31)
-    assert row["certified_null"] == NO_STORE_READER
+    assert row["certified_by"] == NO_STORE_READER
     every = contrast_run(log, "default", "default")
     assert len(every.contrasts) == 6  # every pair of the four trials
 

@@ -7,7 +7,8 @@ import pytest
 from matplotlib.text import Text
 
 from noisefloor.audit import audit
-from noisefloor.floor import noise_floor, null_contrasts_from_counts
+from noisefloor.count_table import null_contrasts_from_counts
+from noisefloor.floor import noise_floor
 from noisefloor.plots import audit_forest, audit_rows, forest_plot, interval_text, save_figure
 from noisefloor.published import read_claims, read_paired_counts
 
@@ -90,7 +91,7 @@ def test_log_contrasts_are_drawn_with_their_verdicts(tmp_path):
 
     result, nf = _one_seed_audit()
     own = place_contrasts(pd.DataFrame({
-        "seed": [1], "trial": [1], "subset": ["coordination_active"], "contrast": ["b-a"],
+        "level": ["trial"], "seed": [1], "trial": [1], "subset": ["coordination_active"], "contrast": ["b-a"],
         "wins": [2], "losses": [6], "ties": [20], "gap": [-4 / 28], "ci_low": [-0.33],
         "ci_high": [0.08]}), nf)
     rows = audit_rows(result, nf, own)
@@ -120,7 +121,7 @@ def test_long_labels_end_in_an_ellipsis():
 
     result, nf = _one_seed_audit()
     own = place_contrasts(pd.DataFrame({
-        "seed": [1], "trial": [1], "subset": ["all"],
+        "level": ["trial"], "seed": [1], "trial": [1], "subset": ["all"],
         "contrast": ["a_very_long_protocol_name_for_the_baseline-another_long_variant_name"],
         "wins": [2], "losses": [6], "ties": [20], "gap": [-4 / 28], "ci_low": [-0.33],
         "ci_high": [0.08]}), nf)

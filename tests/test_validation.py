@@ -175,7 +175,7 @@ def _category(call: ast.Call) -> str | None:
 def test_the_scan_finds_the_warn_calls():
     found = list(_warn_calls())
     assert len(found) >= 9  # logs (2), published, plots, floor, fleiss_se, monitor, runner (2)
-    assert {_category(c) for _, c in found} >= {"TruncatedLineWarning", "UnpairedTasksWarning",
+    assert {_category(c) for _, c in found} >= {"TruncatedLineWarning", "CountTotalsWarning",
                                                  "UnknownPriceWarning"}
 
 
@@ -212,7 +212,7 @@ def test_clean_warnings_shows_ours_by_class_once_per_message():
             for _ in range(3):  # one code location: Python's default filter shows it once only
                 for n in (1, 2):
                     warnings.warn(f"{n} task(s) left unpaired",
-                                  warning_classes.UnpairedTasksWarning)
+                                  warning_classes.CountTotalsWarning)
 
     r = CliRunner().invoke(noisy, [])
     assert r.exit_code == 0

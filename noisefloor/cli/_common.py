@@ -70,8 +70,9 @@ def option_spelling(command: click.Command | None = None) -> Spell:
 
 
 #: Library parameters whose command-line option stores under another name (``contrast --trial``
-#: is ``trials=`` of :func:`noisefloor.pipelines.contrast_run`).
-OPTION_DESTINATIONS = {"trials": "trial_indices"}
+#: is ``trials=`` of :func:`noisefloor.pipelines.contrast_run`; ``tax report
+#: --missing-transcripts`` is ``missing=`` of :func:`noisefloor.tax.run.read_transcripts`).
+OPTION_DESTINATIONS = {"trials": "trial_indices", "missing": "missing_transcripts"}
 
 
 def error_text(exc: BaseException, command: click.Command | None = None) -> str:
@@ -111,44 +112,13 @@ def error_text(exc: BaseException, command: click.Command | None = None) -> str:
     return str(exc)
 
 
-# A message not converted to mentions yet (noisefloor.tax.run's missing= hint) still writes a
-# bare keyword; one that is an option of the running command is shown as that option. Goes
-# when it raises ParameterError / MentionError (every other library message carries its
-# parameters as mentions).
-_KEYWORD = re.compile(r"\b([a-z][a-z_]*)=(True\b|'([^']*)'|(?=[\s),.;:]|$))")
-
-
-def legacy_keywords(text: str, command: click.Command | None = None) -> str:
-    """Show a bare ``name=`` of a not yet converted message as the command's option.
-
-    Examples
-    --------
-    >>> @click.command()
-    ... @click.option("--protocol")
-    ... def monitor(protocol): ...
-    >>> legacy_keywords("2 protocols; choose one with protocol=", monitor)
-    '2 protocols; choose one with --protocol'
-    >>> legacy_keywords("p_d= must lie in [0, 1]", monitor)  # no such option: as written
-    'p_d= must lie in [0, 1]'
-    """
-    spell = option_spelling(command)
-
-    def keyword(match: re.Match) -> str:
-        value = match.group(3) if match.group(3) is not None else (
-            "True" if match.group(2) == "True" else None)
-        spelled = spell(match.group(1), value)
-        return match.group(0) if spelled == python_spelling(match.group(1), value) else spelled
-
-    return _KEYWORD.sub(keyword, text)
-
-
 @contextlib.contextmanager
 def clean_warnings() -> Iterator[None]:
     """Show warnings as one ``warning: message`` line each on stderr (no file path or source).
 
     noisefloor's own warnings (every :class:`~noisefloor.stats.warning_classes.NoisefloorWarning`
-    subclass: a truncated final line, tasks left unpaired) are chosen by class, never by
-    message or module: each is shown whenever it is raised (not once per code location, as
+    subclass: a truncated final line, a count table whose rows disagree) are chosen by class,
+    never by message or module: each is shown whenever it is raised (not once per code location, as
     Python's default filter would), and each distinct message once. Other libraries' warnings
     keep Python's filters and are shown the same way.
     """
@@ -202,7 +172,7 @@ def handle_errors(func):
         except MentionError as exc:
             raise click.ClickException(error_text(exc)) from None
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
-            raise click.ClickException(legacy_keywords(error_text(exc))) from None
+            raise click.ClickException(error_text(exc)) from None
         except ImportError as exc:  # an optional package: name the extra that installs it
             ctx = click.get_current_context(silent=True)
             message = missing_extra_message(exc, ctx.command_path if ctx is not None else None)

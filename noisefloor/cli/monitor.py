@@ -311,7 +311,8 @@ def monitor(
     trials = read_logs(logs, log_format, label_benchmark, label_model)
     baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
     if floor_logs:
-        from noisefloor.floor import noise_floor_from_trials
+        from noisefloor.contrast_table import TRIAL
+        from noisefloor.pipelines import floor_run
 
         floor_trials = read_logs(floor_logs, log_format, label_benchmark, label_model)
         differ = _labels_differ(floor_trials, trials)
@@ -322,7 +323,7 @@ def monitor(
                 "is not this deployment's sigma: give --floor-log logs of the same benchmark and "
                 "model, or --sigma")
         try:
-            sigma = noise_floor_from_trials(floor_trials)
+            sigma = floor_run(floor_trials).noise_floor
         except ValueError as exc:
             raise click.ClickException(f"--floor-log {', '.join(spec_text(floor_logs))}: "
                                        f"{error_text(exc)}") from None
@@ -330,7 +331,7 @@ def monitor(
             raise click.ClickException(
                 f"--floor-log {', '.join(spec_text(floor_logs))}: the floor's null_gap_sd is "
                 f"{sigma.null_gap_sd:g}, not a usable sigma (it needs at least two per-seed null "
-                f"gaps that differ; these logs give {int((sigma.table['seed'] != 'pooled').sum())}"
+                f"gaps that differ; these logs give {int((sigma.table['level'] == TRIAL).sum())}"
                 " per-seed null contrast(s)); pass --sigma instead")
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     report = monitor_trials(

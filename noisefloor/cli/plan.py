@@ -37,12 +37,11 @@ def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null
     """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
     sets it (the n at which the floor was measured)."""
     from noisefloor.cli._logs import read_logs
-    from noisefloor.floor import noise_floor
-    from noisefloor.pipelines import _quiet_nulls
+    from noisefloor.pipelines import floor_run
 
-    trials = read_logs(paths, "auto")
-    table = _quiet_nulls(trials, null_pairs=null_pairs, clean_pairs=clean_pairs).table
-    nf = noise_floor(table, confidence=confidence)
+    run = floor_run(read_logs(paths, "auto"), null_pairs=null_pairs, clean_pairs=clean_pairs,
+                    confidence=confidence)
+    nf, table = run.noise_floor, run.null_contrasts.table
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
     if math.isnan(value):
@@ -281,10 +280,11 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
 
 def _null_gaps_of(paths) -> list[float]:
     from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines import _quiet_nulls
+    from noisefloor.contrast_table import TRIAL
+    from noisefloor.pipelines import floor_run
 
     if not paths:
         raise click.UsageError("--claim needs --null-gap or --floor-log")
-    null = _quiet_nulls(read_logs(paths, "auto")).table
-    n = null["wins"] + null["losses"] + null["ties"]
-    return [float(g) for g in ((null["wins"] - null["losses"]) / n)[n > 0]]
+    table = floor_run(read_logs(paths, "auto")).noise_floor.to_frame()
+    gaps = table.loc[(table["level"] == TRIAL) & (table["n"] > 0), "gap"]
+    return [float(g) for g in gaps]

@@ -31,6 +31,7 @@ paired-sample design", Biometrics 43(1) (power of paired designs).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -52,7 +53,7 @@ _USED = ("benchmark", "model", "protocol", "seed", "task_id", "trial", "reward",
          "run", "logged_protocol", "configuration")
 #: Columns of :meth:`Comparison.to_frame`.
 ROW_COLUMNS = ("level", "seed", "trial", "wins", "losses", "ties", "n", "gap", "ci_low",
-               "ci_high", "p_value", "mde", "reason")
+               "ci_high", "p_value", "mde", "reason", "certified_by", "verdict")
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,12 @@ class ComparisonRow:
         task).
     reason : str
         Why a value is NaN; empty otherwise.
+    certified_by : str
+        Always ``""``: A against B is a real contrast, never a null one (declaring it null is
+        refused); the column is the contrast-table shape of :mod:`noisefloor.contrast_table`.
+    verdict : str
+        This row's gap placed against the floor, as :attr:`Comparison.verdict` is for the
+        pooled row (``"above"``, ``"inside"``, ``"below"``, ``"no floor"``).
     """
 
     level: str
@@ -102,6 +109,8 @@ class ComparisonRow:
     p_value: float
     mde: float
     reason: str = ""
+    certified_by: str = ""
+    verdict: str = ""
 
     def to_dict(self) -> dict:
         """The fields as a dict."""
@@ -132,8 +141,8 @@ class Comparison:
     floor_contrast : str
         The null contrast that sets the floor ("" without floor).
     null_contrasts : tuple of dict
-        Every certified null contrast (``contrast, arm, seed, trial_a, trial_b, wins, losses,
-        ties, certified_by``): what certified each.
+        Every certified null contrast (``contrast, arm, level, seed, trial_a, trial_b, wins,
+        losses, ties, certified_by``; ``level`` is ``"trial"``): what certified each.
     skipped_nulls : tuple of dict
         Re-runs nothing certifies (``contrast, seed, reason``).
     verdict : str
@@ -196,11 +205,14 @@ class Comparison:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per :class:`ComparisonRow` (columns ``level, seed, trial, wins, losses,
-        ties, n, gap, ci_low, ci_high, p_value, mde, reason``; ``seed`` and ``trial`` nullable
-        Int64)."""
+        ties, n, gap, ci_low, ci_high, p_value, mde, reason, certified_by, verdict``; ``seed``
+        and ``trial`` nullable Int64, NA on the pooled row: the shape of
+        :mod:`noisefloor.contrast_table`)."""
+        from noisefloor.contrast_table import seed_array
+
         frame = pd.DataFrame([r.to_dict() for r in self.rows], columns=list(ROW_COLUMNS))
         for col in ("seed", "trial"):
-            frame[col] = pd.array(frame[col].tolist(), dtype="Int64")
+            frame[col] = seed_array(frame[col].tolist())
         return frame
 
     def to_dict(self) -> dict:
@@ -560,7 +572,7 @@ def compare(
                                          infrastructure_errors=infrastructure_errors)
         nf = noise_floor(_pooled_reruns(nulls.table), confidence=confidence)
         floor, envelope, floor_contrast = float(nf.floor), float(nf.envelope), nf.floor_contrast
-        null_rows = tuple({"contrast": r["contrast"], "arm": r["a"],
+        null_rows = tuple({"contrast": r["contrast"], "arm": r["a"], "level": r["level"],
                            "seed": None if pd.isna(r["seed"]) else int(r["seed"]),
                            "trial_a": int(r["trial_a"]), "trial_b": int(r["trial_b"]),
                            "wins": int(r["wins"]), "losses": int(r["losses"]),
@@ -571,6 +583,8 @@ def compare(
     except NoNullContrastError as exc:
         skipped = tuple({"contrast": r["contrast"], "seed": r["seed"], "reason": r["reason"]}
                         for r in exc.skipped)
+    rows_out = [dataclasses.replace(r, verdict=_verdict(r, floor, a, b, r.level)[0])
+                for r in rows_out]
     verdict, text = _verdict(pooled, floor, a, b, "pooled")
     n_tasks = int(pairing["task_id"].nunique())
     n_trials = max(len(set(g.trials(a))) for g in groups)

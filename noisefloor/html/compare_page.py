@@ -96,7 +96,7 @@ def compare_page(r: Comparison, *, spell: Any = None, **_: Any) -> Page:
                                 math.nan, math.nan, math.nan, OKABE_ITO["blue"],
                                 f"{n['contrast']}: W/L/T {n['wins']}/{n['losses']}/{n['ties']}\n"
                                 f"certified null by: {n['certified_by']}"))
-    rows = [{"level": "trial" if row.level == "trial" else "pooled",
+    rows = [{"level": row.level,
              "seed": "all" if row.seed is None else str(row.seed),
              "trial": "all" if row.trial is None else str(row.trial),
              "wins": shown(data, f"{key}.wins", "int"),

@@ -15,13 +15,14 @@ from noisefloor.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, ce
 from noisefloor.html.render import page_for, shown
 from noisefloor.html.svg import ForestRow, forest_svg
 from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
+from noisefloor.contrast_table import POOLED, seed_text
 from noisefloor.report import _p, claim_facts, floor_facts, level_text, log_contrast_facts, pp
 
 NULL_FILL = OKABE_ITO["blue"]
 
 
 def _tip_null(rec: dict, level: str) -> str:
-    seed = "pooled" if rec["level"] == "pooled" else f"seed {rec['seed']}"
+    seed = seed_text(rec["level"], rec["seed"], prefix="seed ")
     return (f"{rec['contrast']} ({seed}) — null contrast\n"
             f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}\n"
             f"gap {pp(rec['gap'], signed=True)} pp, {level} CI "
@@ -32,10 +33,10 @@ def _tip_null(rec: dict, level: str) -> str:
 
 def null_rows(nf_frame: pd.DataFrame, n_seeds: int, level: str) -> list[ForestRow]:
     """Forest rows of a floor's null contrasts (pooled first; one seed: per-seed rows only)."""
-    t = nf_frame if n_seeds > 1 else nf_frame[nf_frame["level"] != "pooled"]
+    t = nf_frame if n_seeds > 1 else nf_frame[nf_frame["level"] != POOLED]
     rows = []
     for rec in t.to_dict(orient="records"):
-        pooled = rec["level"] == "pooled"
+        pooled = rec["level"] == POOLED
         section = ("Null contrasts, one seed" if n_seeds <= 1 else
                    "Null contrasts, pooled over seeds" if pooled else "Null contrasts, per seed")
         name = rec["contrast"] + (" (clean)" if rec["clean"] else "") + (
@@ -50,10 +51,10 @@ def contrast_rows(frame: pd.DataFrame, level: str, section: str) -> list[ForestR
     """Forest rows of a log's contrasts (coloured by verdict when placed)."""
     rows = []
     for rec in frame.to_dict(orient="records"):
-        where = "pooled" if rec["seed"] == "pooled" else f"seed {rec['seed']}"
+        where = seed_text(rec["level"], rec["seed"], prefix="seed ")
         subset = "" if rec.get("subset", "all") == "all" else ", coord.-active"
         verdict = rec.get("verdict", "")
-        cert = rec.get("certified_null", "")
+        cert = rec.get("certified_by", "")
         tip = (f"{rec['contrast']}, trial {rec['trial']}{subset}, {where}\n"
                f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}\n"
                f"gap {pp(rec['gap'], signed=True)} pp, {level} CI "
@@ -71,13 +72,12 @@ def contrast_rows(frame: pd.DataFrame, level: str, section: str) -> list[ForestR
 
 def _null_table(data: dict, prefix: str, nf_frame: pd.DataFrame, n_seeds: int,
                 level: str) -> Table:
-    keep = [i for i, lv in enumerate(nf_frame["level"]) if n_seeds > 1 or lv != "pooled"]
+    keep = [i for i, lv in enumerate(nf_frame["level"]) if n_seeds > 1 or lv != POOLED]
     rows = []
     for i in keep:
         rec = nf_frame.iloc[i]
         k = f"{prefix}.{i}"
-        seed = ("pooled" if rec["level"] == "pooled" else
-                "none" if pd.isna(rec["seed"]) else str(int(rec["seed"])))
+        seed = seed_text(rec["level"], rec["seed"])
         rows.append({"contrast": rec["contrast"] + (" (clean)" if rec["clean"] else ""),
                      "seed": seed, "wins": shown(data, f"{k}.wins", "int"),
                      "losses": shown(data, f"{k}.losses", "int"),
@@ -97,7 +97,8 @@ def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
     rows = []
     for i, rec in enumerate(frame.to_dict(orient="records")):
         k = f"{prefix}.{i}"
-        row: dict[str, Any] = {"contrast": rec["contrast"], "seed": str(rec["seed"]),
+        row: dict[str, Any] = {"contrast": rec["contrast"],
+                               "seed": seed_text(rec["level"], rec["seed"]),
                                "trial": str(rec["trial"]), "subset": rec.get("subset", "all"),
                                "wins": shown(data, f"{k}.wins", "int"),
                                "losses": shown(data, f"{k}.losses", "int"),
@@ -111,8 +112,8 @@ def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
         if "verdict" in rec:
             row["x floor"] = shown(data, f"{k}.ratio", "ratio")
             row["verdict"] = rec["verdict"] + (" *" if rec.get("flag") else "")
-        if rec.get("certified_null"):
-            row["certified null by"] = rec["certified_null"]
+        if rec.get("certified_by"):
+            row["certified null by"] = rec["certified_by"]
         rows.append(row)
     frame_out = cells(rows).fillna("-")
     return Table(frame_out, interactive=True, table_id=table_id,
@@ -156,18 +157,18 @@ def contrast_page(run: ContrastRun, **_: Any) -> Page:
     data = run.to_dict()
     level = level_text(run.confidence)
     rows = run.contrasts
-    pooled = [i for i, s in enumerate(rows["seed"]) if s == "pooled"]
+    pooled = [i for i, lv in enumerate(rows["level"]) if lv == POOLED]
     i = pooled[0] if pooled else 0
     k = f"contrasts.{i}"
     rec = rows.iloc[i]
-    where = "pooled over seeds" if pooled else f"seed {rec['seed']}"
+    where = "pooled over seeds" if pooled else seed_text(rec["level"], rec["seed"], prefix="seed ")
     verdict = (f"{run.a} minus {run.b} ({where}, trial {rec['trial']}): gap "
                f"{shown(data, k + '.gap', 'pp+')} pp, {level} CI "
                f"[{shown(data, k + '.ci_low', 'pp+')}, {shown(data, k + '.ci_high', 'pp+')}] pp, "
                f"W/L/T {shown(data, k + '.wins', 'int')}/{shown(data, k + '.losses', 'int')}/"
                f"{shown(data, k + '.ties', 'int')}, sign test p {shown(data, k + '.p_value', 'p')}"
-               + (f"; a certified null contrast ({rec['certified_null']})."
-                  if rec["certified_null"] else "."))
+               + (f"; a certified null contrast ({rec['certified_by']})."
+                  if rec["certified_by"] else "."))
     facts = [f"from {', '.join(run.sources)}: paired by task and trial; wins = tasks where "
              f"{run.a} succeeded and {run.b} failed"] + [f"note: {n}" for n in run.notes]
     shown_rows = rows.drop(columns=[c for c in ("p_adjusted", "m") if c in rows.columns])

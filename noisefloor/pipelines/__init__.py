@@ -9,7 +9,6 @@ the same content.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,12 +17,12 @@ from typing import Any
 import pandas as pd
 
 from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts
+from noisefloor.contrast_table import POOLED
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
-from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
            "has_store_fields", "read_log_trials", "write_audit_files"]
@@ -61,13 +60,6 @@ def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
     items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
     return tuple(str(x[0]) + (f"={x[1]}" if x[1] else "") if isinstance(x, tuple) else str(x)
                  for x in items)
-
-
-def _quiet_nulls(trials: pd.DataFrame, **kwargs: Any) -> NullContrasts:
-    # the unpaired-task count is part of the result (left_out), not a warning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnpairedTasksWarning)
-        return certified_null_contrasts(trials, **kwargs)
 
 
 def left_out_records(table: pd.DataFrame) -> list[dict]:
@@ -178,8 +170,9 @@ def floor_run(
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
     trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                              model=model, protocol=protocol, score=score)
-    null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs, trial0=trial0,
-                        reruns=reruns, infrastructure_errors=infrastructure_errors)
+    null = certified_null_contrasts(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
+                                    trial0=trial0, reruns=reruns,
+                                    infrastructure_errors=infrastructure_errors)
     nf = noise_floor(null.table, confidence=confidence, pooling=pooling, tau_method=tau_method)
     return FloorRun(noise_floor=nf, null_contrasts=null, sources=_sources(logs, trials),
                     n_trials=len(trials), n_tasks=int(trials["task_id"].nunique()),
@@ -197,9 +190,11 @@ class ContrastRun:
     by : str
         ``"protocol"`` or ``"model"``.
     contrasts : pandas.DataFrame
-        :func:`~noisefloor.arm_contrasts.log_contrasts` rows plus ``p_bonferroni`` (over
-        ``family_size``) and ``certified_null`` (what certifies the row as a null contrast, as
-        :func:`~noisefloor.nulls.certified_null_contrasts` decides; empty for a real contrast).
+        :func:`~noisefloor.arm_contrasts.log_contrasts` rows (the shape of
+        :mod:`noisefloor.contrast_table`) plus ``p_bonferroni`` (over ``family_size``);
+        ``certified_by`` says what certifies the row as a null contrast, as
+        :func:`~noisefloor.nulls.certified_null_contrasts` decides (empty for a real
+        contrast).
     family_size : int
         Contrasts in the family for the Bonferroni correction.
     confidence : float
@@ -259,30 +254,36 @@ def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
 
 def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by: str,
                     null_options: dict) -> list[str]:
-    """``certified_by`` of each row as a null contrast of the log (``""``: a real contrast).
+    """``certified_by`` of each row of the contrast ``a-b`` (``""``: a real contrast), as
+    :func:`~noisefloor.nulls.certified_null_contrasts` decides for the same trials.
 
-    A row pooled over seeds is certified when every per-seed row of its trial pair is."""
+    Only rows over every task (``subset == "all"``) can be null contrasts. A pooled row is
+    certified when every trial-level row of its trial pair is, by their certifications
+    (joined by ``"; "``)."""
     if by != "protocol" or rows.empty:
         return [""] * len(rows)
     try:
-        null = _quiet_nulls(trials, **null_options).table
+        null = certified_null_contrasts(trials, **null_options).table
     except ValueError:  # nothing certified at all
         return [""] * len(rows)
     lookup: dict[tuple, str] = {}
     r: Any
     for r in null.itertuples(index=False):
-        seed = "none" if pd.isna(r.seed) else int(r.seed)
+        seed = None if pd.isna(r.seed) else int(r.seed)
         lookup[(r.a, r.b, r.trial_a, r.trial_b, seed)] = r.certified_by
         lookup[(r.b, r.a, r.trial_b, r.trial_a, seed)] = r.certified_by
-    per_seed = rows[rows["seed"] != "pooled"]
+    seeds = [None if pd.isna(x) else int(x) for x in rows["seed"]]
+    keys = list(zip(rows["trial"].astype(int), rows["trial_b"].astype(int)))
+    subsets = rows["subset"].tolist()
+    at_trial = (rows["level"] != POOLED).to_numpy(dtype=bool)
     out = []
-    rec: Any
-    for rec in rows.to_dict(orient="records"):
-        key = (int(rec["trial"]), int(rec["trial_b"]))
-        seeds = ([rec["seed"]] if rec["seed"] != "pooled" else
-                 per_seed.loc[(per_seed["trial"] == key[0]) & (per_seed["trial_b"] == key[1]),
-                              "seed"].tolist())
-        found = [lookup.get((a, b, *key, s), "") for s in seeds]
+    for i in range(len(rows)):
+        if subsets[i] != "all":
+            out.append("")
+            continue
+        found = [lookup.get((a, b, *keys[i], seeds[j]), "") for j in range(len(rows))
+                 if (j == i if at_trial[i] else at_trial[j] and keys[j] == keys[i]
+                     and subsets[j] == "all")]
         out.append("; ".join(dict.fromkeys(found)) if found and all(found) else "")
     return out
 
@@ -321,7 +322,7 @@ def contrast_run(
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
         As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
-        certified null contrasts (``certified_null``).
+        certified null contrasts (``certified_by``).
     confidence : float, default 0.95
         Level of the Wilson-mapped intervals, strictly between 0 and 1.
 
@@ -341,7 +342,7 @@ def contrast_run(
     >>> r = contrast_run("fixtures/logs/paper", "no_coord", "no_coord", benchmark="tau2/retail",
     ...                  model="m")
     >>> row = r.contrasts.iloc[0]
-    >>> row["contrast"], (int(row["wins"]), int(row["losses"]), int(row["ties"])), row["certified_null"]
+    >>> row["contrast"], (int(row["wins"]), int(row["losses"]), int(row["ties"])), row["certified_by"]
     ('no_coord[t0]-no_coord[t1]', (0, 1, 2), 'no injection')
     """
     from noisefloor.stats import validation as _validate
@@ -382,7 +383,7 @@ def contrast_run(
     null_options = {"clean_pairs": clean_pairs, "null_pairs": null_pairs, "trial0": trial0,
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)
-    rows["certified_null"] = [c if s == "all" else "" for c, s in zip(certified, rows["subset"])]
+    rows["certified_by"] = certified
     compared = set(rows["trial"].astype(int))
     left_trials: list[str] = []
     if trials is None and a != b and 0 not in compared:

@@ -17,6 +17,7 @@ from noisefloor.arm_contrasts import left_out_totals, log_contrasts, place_contr
 from noisefloor.audit import AuditResult, audit
 from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
+from noisefloor.nulls import certified_null_contrasts
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "audit_run", "write_audit_files"]
@@ -44,11 +45,14 @@ class AuditRun:
     skipped : tuple of dict
         Candidates nothing certified (logs only).
     log_contrasts : pandas.DataFrame or None
-        The log's own contrasts placed against the floor (logs with two arms or more).
+        The log's own contrasts placed against the floor (logs with two arms or more), in the
+        shape of :mod:`noisefloor.contrast_table` with ``verdict`` (and ``effect, ratio,
+        flag``) from :func:`~noisefloor.arm_contrasts.place_contrasts`.
     n_arms : int
         Arms (protocols or models) of the log; 0 for a count table.
     other_contrasts : pandas.DataFrame or None
-        Sign tests of the count table's non-null rows.
+        Sign tests of the count table's non-null rows (the shape of
+        :mod:`noisefloor.contrast_table`).
     from_logs : bool
         True when the floor came from logs.
     files : tuple of str
@@ -217,12 +221,12 @@ def audit_run(
     skipped: tuple = ()
     if logs is not None:
         # the package imports this module last, so its helpers are imported when they run
-        from noisefloor.pipelines import _quiet_nulls, _sources, has_store_fields, read_log_trials
+        from noisefloor.pipelines import _sources, has_store_fields, read_log_trials
 
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)
-        null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,
-                            trial0=trial0, reruns=reruns)
+        null = certified_null_contrasts(trials, clean_pairs=clean_pairs,
+                                        null_pairs=null_pairs, trial0=trial0, reruns=reruns)
         null_table, skipped = null.table, null.skipped
         source = ", ".join(_sources(logs, trials))
         arm_col = "model" if by == "model" else "protocol"
@@ -244,7 +248,8 @@ def audit_run(
         source = str(counts) if counts else BUNDLED_COUNTS_SOURCE
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
         if not rest.empty:
-            others = sign_test_table(rest.drop(columns=["line"]), confidence=confidence)
+            others = _count_contrasts(sign_test_table(rest.drop(columns=["line"]),
+                                                      confidence=confidence))
     nf = noise_floor(null_table, confidence=confidence, pooling=pooling, tau_method=tau_method)
     if pooling == "random" and math.isnan(nf.floor):
         raise ParameterError("pooling", "'summed'", pooling, message=(
@@ -271,6 +276,19 @@ def audit_run(
     if out is not None:
         run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
     return run
+
+
+def _count_contrasts(table: pd.DataFrame) -> pd.DataFrame:
+    """A count table's sign-tested rows in the contrast-table shape: ``level`` ``"trial"``,
+    ``seed`` nullable Int64, ``certified_by`` ``""`` (rows after trial 0 or on a subset are
+    real contrasts; only the trial-0 rows over all tasks are null, and they make the floor)."""
+    from noisefloor.contrast_table import TRIAL, seed_array
+
+    out = table.copy()
+    out.insert(0, "level", TRIAL)
+    out["seed"] = seed_array(out["seed"].tolist())
+    out["certified_by"] = ""
+    return out
 
 
 #: ``claims_source`` of an audit of the user's own inputs given no claims.

@@ -2,7 +2,7 @@
 
 A caller filters by class, never by message text::
 
-    warnings.simplefilter("ignore", UnpairedTasksWarning)    # one kind
+    warnings.simplefilter("ignore", TruncatedLineWarning)    # one kind
     warnings.simplefilter("error", NoisefloorWarning)        # all of them
 
 Each class is also importable from the module that raises it (``noisefloor.logs``,
@@ -14,7 +14,7 @@ Examples
 >>> import warnings
 >>> with warnings.catch_warnings(record=True) as caught:
 ...     warnings.simplefilter("always")
-...     warnings.warn("2 task(s) left unpaired", UnpairedTasksWarning)
+...     warnings.warn("a.jsonl:3: the last line is cut off", TruncatedLineWarning)
 >>> [issubclass(w.category, NoisefloorWarning) for w in caught]
 [True]
 """
@@ -34,7 +34,6 @@ __all__ = [
     "TornJournalLineWarning",
     "TruncatedLineWarning",
     "UnknownPriceWarning",
-    "UnpairedTasksWarning",
 ]
 
 
@@ -89,11 +88,6 @@ class CountTotalsWarning(NoisefloorWarning):
 
 
 # ----------------------------------------------------------------------------- statistics
-
-
-class UnpairedTasksWarning(NoisefloorWarning):
-    """Tasks present in one arm of a null contrast only were left unpaired (they are counted
-    in ``n_only_a`` / ``n_only_b`` of the null-contrast table, never paired with a guess)."""
 
 
 class RawRatingsWarning(NoisefloorWarning):

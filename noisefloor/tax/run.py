@@ -21,6 +21,7 @@ import orjson
 import pandas as pd
 
 from noisefloor.logs import load_trials
+from noisefloor.stats.validation import MentionError, literal
 
 __all__ = ["AGENTS", "EXTRACTIONS", "MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run", "read_transcripts"]
 
@@ -44,13 +45,23 @@ _READ_OPTIONAL = ("started_by", "turns", "extraction", "tokens_in", "tokens_out"
                   "token_cap")
 
 
-class TaxRunError(ValueError):
-    """A bad tax record or transcript line; the message names the file, line and field."""
+class TaxRunError(MentionError):
+    """A bad tax record or transcript line; the message names the file, line and field.
 
-    def __init__(self, path: str | Path, line: int | None, field: str, message: str) -> None:
+    ``message`` is plain text; ``hint`` (optional) may mention parameters as ``{name}`` or
+    ``{name=value}`` (:class:`~noisefloor.stats.validation.MentionError`): ``missing='omit'``
+    in Python, ``--missing-transcripts omit`` on the command line.
+    """
+
+    def __init__(self, path: str | Path, line: int | None, field: str, message: str,
+                 hint: str = "") -> None:
         self.path, self.line, self.field = str(path), line, field
         where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(f"{where}: field {field!r}: {message}")
+        self._args = (str(path), line, field, message, hint)
+        super().__init__(literal(f"{where}: field {field!r}: {message}") + hint)
+
+    def __reduce__(self):
+        return (type(self), self._args)
 
 
 @dataclass(frozen=True)
@@ -424,8 +435,8 @@ def read_transcripts(
         row = sel[sel["rollout_key"] == missing_keys[0]].iloc[0]
         raise TaxRunError(row["source"], int(row["line"]), "extra.transcript",
                           f"no events with rollout_key {missing_keys[0]!r} in {row['transcript']}"
-                          f" ({len(missing_keys)} rollout(s) without a transcript; pass "
-                          "missing='omit' to leave them out and list them)")
+                          f" ({len(missing_keys)} rollout(s) without a transcript; ",
+                          hint="pass {missing='omit'} to leave them out and list them)")
     for v in events.values():
         v.sort(key=lambda e: e["seq"])
     return events, missing_keys

@@ -1,6 +1,6 @@
 """``--floor-log`` of ``plan``, ``aa-sim`` and ``leaderboard``: the floor of a trial log.
 
-Regression: the three options imported ``null_contrasts_from_trials_quietly`` from
+Regression: the three options imported a helper from
 ``noisefloor.cli.floor`` after the pipelines moved into the library and that helper was
 removed, so every ``--floor-log`` call ended in an internal ImportError (found by mypy).
 """

@@ -55,7 +55,8 @@ def test_log_contrasts_totals_skip_pooled_and_subset_rows(two):
 
     rows = log_contrasts(load_trials(two), coordination_active=True)
     # the rows themselves keep every detail: per seed, pooled, and the subset rows
-    assert set(map(str, rows["seed"])) == {"1", "2", "pooled"}
+    assert set(map(str, rows["seed"])) == {"1", "2", "<NA>"}
+    assert list(rows.loc[rows["seed"].isna(), "level"].unique()) == ["pooled"]
     assert set(rows["subset"]) == {"all", "coordination_active"}
     assert int(rows["n_excluded"].sum()) > 2  # what the old code printed
     # one excluded task per seed at trial 1 (T0), one task in one arm only (seed 2)
@@ -75,8 +76,8 @@ def test_contrast_log_counts_each_excluded_task_once(two):
     d = json.loads(out.output)
     assert d["left_out"] == {"n_only_a": 1, "n_only_b": 0, "n_excluded": 2}
     # per-row detail kept: seed 1, seed 2 and pooled rows each carry their own counts
-    per_row = {str(r["seed"]): r["n_excluded"] for r in d["contrasts"]}
-    assert per_row == {"1": 1, "2": 1, "pooled": 2}
+    per_row = {(r["level"], r["seed"]): r["n_excluded"] for r in d["contrasts"]}
+    assert per_row == {("trial", 1): 1, ("trial", 2): 1, ("pooled", None): 2}
 
 
 def test_audit_log_counts_each_excluded_task_once(two, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.monitor import ALARM_EXIT_CODE, NOT_EVALUATED_EXIT_CODE, monitor
-from noisefloor.floor import noise_floor_from_trials
+from noisefloor.pipelines import floor_run
 from noisefloor.logs import load_trials
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
@@ -102,7 +102,7 @@ def _floor_log(path: Path, model: str = "demo-model") -> Path:
 
 def test_sigma_from_floor_logs(tmp_path):
     floor_path = _floor_log(tmp_path / "floor.jsonl")
-    expected = noise_floor_from_trials(load_trials(floor_path)).null_gap_sd
+    expected = floor_run(load_trials(floor_path)).noise_floor.null_gap_sd
     res = run(MONITORED, "--baseline", BASELINE, "--floor-log", str(floor_path), "--json")
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)

@@ -50,7 +50,7 @@ def test_floor_of_two_tau2_runs(nulls_dir):
     r = invoke("floor", nulls_dir / "tau2_runA", "--log", nulls_dir / "tau2_runB", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
-    labels = {c["contrast"] for c in doc["contrasts"] if c["level"] == "seed"}
+    labels = {c["contrast"] for c in doc["contrasts"] if c["level"] == "trial"}
     assert "default@tau2_runA[t0]-default@tau2_runB[t0]" in labels and len(labels) == 4
 
 
@@ -61,7 +61,7 @@ def test_contrast_of_labelled_runs_and_of_models(nulls_dir):
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     assert doc["by"] == "protocol" and doc["contrasts"][0]["contrast"] == "variant-baseline"
-    assert doc["contrasts"][0]["certified_null"] == ""
+    assert doc["contrasts"][0]["certified_by"] == ""
     r = invoke("contrast", "--log", a, "--log", m, "--a", "claude-haiku-4-5", "--b",
                "gpt-4.1-mini", "--by", "model")
     assert r.exit_code == 0 and "models paired by task and trial" in r.output

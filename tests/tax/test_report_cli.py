@@ -81,6 +81,24 @@ def test_missing_transcript_is_a_clear_cli_error(small, tmp_path):
     assert json.loads(ok.output)["prediction"]["missing_transcripts"] == 1
 
 
+def test_transcript_without_events_names_the_option(small, tmp_path):
+    # the hint names the command's option on the command line, the keyword in Python
+    d = tmp_path / "r"
+    shutil.copytree(small[0], d)
+    victim = sorted((d / "transcripts").glob("m-hi_pair_*"))[0]
+    victim.write_text("", encoding="utf-8")  # the file is there, its events are not
+    res = CliRunner().invoke(report, [str(d), "--out", str(tmp_path / "o"), "--n-boot", "20",
+                                      "--permutations", "0"])
+    assert res.exit_code == 1
+    assert "no events with rollout_key" in res.output
+    assert "pass --missing-transcripts omit to leave them out" in res.output
+    assert "missing=" not in res.output
+    from noisefloor.tax.run import TaxRunError, read_run, read_transcripts
+
+    with pytest.raises(TaxRunError, match="pass missing='omit' to leave them out"):
+        read_transcripts(read_run(d))
+
+
 def test_log_without_solo_rollouts(tmp_path):
     write_synthetic_run(tmp_path, models={"a": 0.9, "b": 0.8, "c": 0.7},
                         tasks=[("csp_sudoku4", "csp"), ("spatial_one_way", "spatial"),
