@@ -46,7 +46,7 @@ import ssl
 import time
 import urllib.request
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
@@ -90,7 +90,8 @@ def _proxied(url: str) -> bool:
     if not (proxies.get(scheme) or proxies.get("all")):
         return False
     host = httpx.URL(url).host
-    return not urllib.request.proxy_bypass_environment(host, proxies)
+    return not urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
+        host, proxies)
 
 
 def url_problem(url: Any) -> str | None:
@@ -332,52 +333,88 @@ def retry_after_seconds(headers: Mapping[str, str] | None, default: float) -> fl
 
 
 class _Pool:
-    """The base URLs of one model and how requests are spread over them."""
+    """The base URLs of one model and how requests are spread over them.
+
+    A request takes a slot of the URL with the most free capacity (ties in turn); when none is
+    free it queues, and a freed slot is handed to the longest waiting request directly (first
+    come, first served; nobody is woken to find the slot gone). When every URL with room is
+    blocked by a ``Retry-After``, the queue is served again when the first block ends.
+    """
 
     def __init__(self, spec: ModelEndpoint,
                  clients: Sequence[HTTPPool | httpx.AsyncClient]) -> None:
         self.spec = spec
         self.endpoints = [_Endpoint(url, c, spec.concurrency)
                           for url, c in zip(spec.base_urls, clients)]
-        self._cond: asyncio.Condition | None = None
+        self._waiters: deque[asyncio.Future[_Endpoint]] = deque()
+        self._timer: asyncio.TimerHandle | None = None
         self._turn = 0
 
-    @property
-    def cond(self) -> asyncio.Condition:
-        if self._cond is None:
-            self._cond = asyncio.Condition()
-        return self._cond
+    def _take(self, now: float) -> _Endpoint | None:
+        """A slot of the URL with the most free capacity (ties in turn), or None."""
+        endpoints = self.endpoints
+        n = len(endpoints)
+        best, most = -1, 0
+        for step in range(n):
+            i = (self._turn + step) % n
+            free = endpoints[i].free(now)
+            if free > most:
+                best, most = i, free
+        if best < 0:
+            return None
+        chosen = endpoints[best]
+        chosen.in_flight += 1
+        self._turn = (best + 1) % n
+        return chosen
 
     async def acquire(self) -> _Endpoint:
-        async with self.cond:
-            while True:
-                now = time.monotonic()
-                n = len(self.endpoints)
-                order = [(self._turn + i) % n for i in range(n)]
-                best = max(order, key=lambda i: self.endpoints[i].free(now))
-                chosen = self.endpoints[best]
-                if chosen.free(now) > 0:
-                    chosen.in_flight += 1
-                    self._turn = (best + 1) % n
-                    return chosen
-                blocked = [e.blocked_until for e in self.endpoints if e.blocked_until > now]
-                if not blocked:
-                    await self.cond.wait()
-                    continue
+        if not self._waiters:
+            chosen = self._take(time.monotonic())
+            if chosen is not None:
+                return chosen
+        waiter: asyncio.Future[_Endpoint] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        self._dispatch()
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():  # handed a slot, then cancelled
+                self.release(waiter.result())
+            else:
                 try:
-                    await asyncio.wait_for(self.cond.wait(), min(blocked) - now)
-                except asyncio.TimeoutError:
+                    self._waiters.remove(waiter)
+                except ValueError:
                     pass
+            raise
 
-    async def release(self, endpoint: _Endpoint) -> None:
-        async with self.cond:
-            endpoint.in_flight -= 1
-            # wake as many waiters as there are free slots (not all of them: with hundreds
-            # of waiters, notify_all costs O(waiters) per request)
-            now = time.monotonic()
-            free = sum(max(0, e.free(now)) for e in self.endpoints)
-            if free:
-                self.cond.notify(free)
+    def release(self, endpoint: _Endpoint) -> None:
+        endpoint.in_flight -= 1
+        if self._waiters:
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Hand free slots to the waiting requests, in order; time the next try when the
+        only room left is blocked."""
+        now = time.monotonic()
+        waiters = self._waiters
+        while waiters:
+            if waiters[0].done():  # cancelled while queued
+                waiters.popleft()
+                continue
+            chosen = self._take(now)
+            if chosen is None:
+                break
+            waiters.popleft().set_result(chosen)
+        if waiters and self._timer is None:
+            blocked = [e.blocked_until for e in self.endpoints
+                       if e.blocked_until > now and int(e.limit) > e.in_flight]
+            if blocked:
+                self._timer = asyncio.get_running_loop().call_later(
+                    max(0.0, min(blocked) - now), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._dispatch()
 
 
 class Endpoints:
@@ -640,7 +677,7 @@ class Endpoints:
             except (httpx.HTTPError, HTTPTransportError) as exc:  # refused, reset, protocol
                 kind, message = "connection", f"{type(exc).__name__}: {exc}"[:ERROR_EXCERPT_CHARS]
             finally:
-                await pool.release(endpoint)
+                pool.release(endpoint)
             endpoint.failures[kind] += 1
             logger.info("%s at %s: %s (attempt %d)", model, endpoint.base_url, kind,
                         failures + 1)
