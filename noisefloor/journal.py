@@ -28,8 +28,8 @@ import orjson
 
 from noisefloor.stats.warning_classes import TornJournalLineWarning
 
-__all__ = ["JournalError", "JournalState", "JournalWriter", "locked", "no_gc", "read_journal",
-           "write_atomic"]
+__all__ = ["JournalError", "JournalState", "JournalWriter", "gc_running", "locked", "no_gc",
+           "read_journal", "write_atomic"]
 
 _LOCK = ".lock"
 
@@ -127,11 +127,48 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def gc_running() -> Iterator[None]:
+    """Run the cyclic garbage collector inside a :func:`no_gc` block (work that makes
+    reference cycles: an event loop, exceptions with tracebacks), as it was before."""
+    enabled = gc.isenabled()
+    gc.enable()
+    try:
+        yield
+    finally:
+        if not enabled:
+            gc.disable()
+
+
+def _entries_fast(lines: list[bytes]) -> dict[str, dict[str, Any]] | None:
+    """Every line decoded and checked in bulk; None when any line needs a closer look (a
+    blank line, invalid JSON, a wrong field), which the line-by-line reading then names."""
+    loads = orjson.loads
+    try:
+        parsed = [loads(line) for line in lines]
+    except orjson.JSONDecodeError:
+        return None
+    try:
+        ok = all([type(e["key"]) is str and type(e["settings"]) is str
+                  and type(e["record"]) is dict for e in parsed])
+    except (KeyError, TypeError, IndexError):  # not an object, or a field missing
+        return None
+    if not ok:
+        return None
+    # the last entry of a key wins (dict insertion keeps the first position, the last value)
+    return {e["key"]: e for e in parsed}
+
+
 def _parse_journal(path: Path, data: bytes, repair: bool) -> JournalState:
-    entries: dict[str, dict[str, Any]] = {}
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     torn = bool(tail.strip())
+    fast = _entries_fast(lines)
+    if fast is not None:
+        if torn:
+            _cut_torn(path, len(data) - len(tail), repair)
+        return JournalState(fast, len(lines), torn)
+    entries: dict[str, dict[str, Any]] = {}
     good_end = len(data) - len(tail)
     offset = 0
     count = 0
@@ -156,14 +193,19 @@ def _parse_journal(path: Path, data: bytes, repair: bool) -> JournalState:
         count += 1
         offset = end
     if torn:
-        warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
-                      "that rollout runs again", TornJournalLineWarning, stacklevel=3)
-        if repair:
-            with open(path, "r+b") as fh:
-                fh.truncate(good_end)
-                fh.flush()
-                os.fsync(fh.fileno())
+        _cut_torn(path, good_end, repair)
     return JournalState(entries, count, torn)
+
+
+def _cut_torn(path: Path, good_end: int, repair: bool) -> None:
+    """Warn of a torn last line; with ``repair``, truncate the file after ``good_end`` bytes."""
+    warnings.warn(f"{path}: the last line is torn (the runner stopped while writing it); "
+                  "that rollout runs again", TornJournalLineWarning, stacklevel=4)
+    if repair:
+        with open(path, "r+b") as fh:
+            fh.truncate(good_end)
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def _entry_problem(entry: Any) -> str | None:

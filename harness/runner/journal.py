@@ -32,6 +32,7 @@ from noisefloor.journal import (  # noqa: F401 - the generic journal, re-exporte
     JournalError,
     JournalState,
     JournalWriter,
+    gc_running,
     locked,
     no_gc,
     read_journal,

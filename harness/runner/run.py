@@ -279,6 +279,20 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     0  solver     pair  2          1.0
     1  solver     solo  2          1.0
     """
+    # the plan and the journal are millions of acyclic objects: the cyclic collector would
+    # walk them all again and again (seconds per 10^5 rollouts) while they are alive; it runs
+    # while rollouts run (they make cycles), and they are freed before it is on again
+    with jr.no_gc():
+        return _run_tax(settings, endpoints, out_dir, timeout=timeout, max_retries=max_retries,
+                        backoff_base=backoff_base, shard=shard, retry_errors=retry_errors,
+                        allow_changed_settings=allow_changed_settings,
+                        on_progress=on_progress)
+
+
+def _run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: str | Path,
+             *, timeout: float, max_retries: int, backoff_base: float,
+             shard: tuple[int, int] | None, retry_errors: bool, allow_changed_settings: bool,
+             on_progress: Callable[[Progress], None] | None) -> TaxRunResult:
     if shard is not None and settings.solo_budget != "none":
         raise ValueError("solo_budget cannot be sharded: a solo's cap needs every pair rollout")
     started = time.monotonic()
@@ -291,8 +305,9 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
     if missing_models:
         raise ValueError(f"no endpoint for model(s) {missing_models}; give a base URL or a "
                          "[[models]] entry for each")
-    with jr.no_gc():
-        plan = [s for s in plan_rollouts(settings, texts) if in_shard(s.key, shard)]
+    plan = plan_rollouts(settings, texts)
+    if shard is not None:
+        plan = [s for s in plan if in_shard(s.key, shard)]
     with jr.locked(out):
         meta = _check_meta(out, settings, ids, allow_changed_settings)
         jr.write_meta(out, meta)
@@ -300,19 +315,18 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         entries = dict(state.entries)
         valid = set(meta["variant_settings"].values())
 
-        def finished(spec: RolloutSpec) -> bool:
-            entry = entries.get(spec.key)
-            if entry is None or entry["settings"] not in valid:
-                return False
-            return not (retry_errors and entry["record"]["infrastructure_error"])
-
         stamp = jr.trials_stamp(out, valid)
         if state.entries and not jr.trials_current(out, stamp):
             # an earlier run was interrupted: the records catch up with the journal before
             # anything new runs (so a kill during this run leaves no older file either)
             jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
-        todo = [s for s in plan if not finished(s)]
+        # a rollout is finished when its latest entry was made with a current settings id
+        # (and, with retry_errors, is not an infrastructure error)
+        current = {key for key, e in entries.items() if e["settings"] in valid
+                   and not (retry_errors and e["record"]["infrastructure_error"])}
+        todo = [s for s in plan if s.key not in current]
+        del current
         used = [specs_by_name[m] for m in settings.all_models]
         stats: list[dict[str, Any]] = []
         totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
@@ -325,10 +339,11 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
                 continue
             caps = (pair_median_caps(phase, jr.current_records(entries, meta))
                     if capped and phase[0].mode == "solo" else None)
-            new, more = asyncio.run(_execute(
-                phase, used, out, settings, texts, timeout=timeout, max_retries=max_retries,
-                backoff_base=backoff_base, on_progress=on_progress, caps=caps,
-                totals=totals, total=len(todo)))
+            with jr.gc_running():
+                new, more = asyncio.run(_execute(
+                    phase, used, out, settings, texts, timeout=timeout,
+                    max_retries=max_retries, backoff_base=backoff_base,
+                    on_progress=on_progress, caps=caps, totals=totals, total=len(todo)))
             entries.update(new)
             stats += more
         stamp = jr.trials_stamp(out, valid)
@@ -336,10 +351,9 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
             trials = jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
-    by_key = {e["key"]: e["record"] for e in entries.values() if e["settings"] in valid}
-    plan_records = [by_key[s.key] for s in plan if s.key in by_key]
-    with jr.no_gc():
-        return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
+    plan_records = [e["record"] for e in map(entries.get, [s.key for s in plan])
+                    if e is not None and e["settings"] in valid]
+    return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
                     ran=len(todo), elapsed=time.monotonic() - started, shard=shard,
                     stats=stats)
 
@@ -347,35 +361,46 @@ def run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir: 
 def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dict],
              *, skipped: int, ran: int, elapsed: float, shard: tuple[int, int] | None,
              stats: list[dict[str, Any]]) -> TaxRunResult:
-    costs = [r["extra"]["cost_usd"] for r in records]
-    cells: dict[tuple[str, str], list[dict]] = {}
-    for r in records:
-        cells.setdefault((r["model"], r["protocol"]), []).append(r)
-    rows = []
-    for (model, protocol), rs in sorted(cells.items()):
-        rewards = [r["reward"] for r in rs if r["reward"] is not None]
-        rows.append({"model": model, "protocol": protocol, "n": len(rs),
-                     "mean_reward": sum(rewards) / len(rewards) if rewards else float("nan"),
-                     "infrastructure_errors": sum(r["infrastructure_error"] for r in rs),
-                     "turn_caps": sum(r["termination_reason"] == "turn_cap" for r in rs)})
+    cells: dict[tuple[str, str], list[Any]] = {}  # n, rewards, reward sum, errors, caps
     causes: dict[str, list[Any]] = {}
-    for r in records:
+    scored = errors = turn_caps = token_caps = tokens_in = tokens_out = 0
+    cost: float | None = 0  # an int 0 when there is no record, as sum([]) gave
+    for r in records:  # one pass: 10^5 records and more on a resume
+        cell = cells.get((r["model"], r["protocol"]))
+        if cell is None:
+            cell = cells[(r["model"], r["protocol"])] = [0, 0, 0.0, 0, 0]
+        cell[0] += 1
+        reward, reason, extra = r["reward"], r["termination_reason"], r["extra"]
+        if reward is not None:
+            cell[1] += 1
+            cell[2] += reward
+            scored += 1
         if r["infrastructure_error"]:
-            cause = causes.setdefault(r["termination_reason"], [0, r["extra"].get("error")])
+            cell[3] += 1
+            errors += 1
+            cause = causes.setdefault(reason, [0, extra.get("error")])
             cause[0] += 1
+        if reason == "turn_cap":
+            cell[4] += 1
+            turn_caps += 1
+        elif reason == "token_cap":
+            token_caps += 1
+        tokens_in += extra["tokens_in"] or 0
+        tokens_out += extra["tokens_out"] or 0
+        c = extra["cost_usd"]
+        cost = None if cost is None or c is None else cost + c
+    rows = [{"model": model, "protocol": protocol, "n": n,
+             "mean_reward": total / rewarded if rewarded else float("nan"),
+             "infrastructure_errors": n_errors, "turn_caps": n_caps}
+            for (model, protocol), (n, rewarded, total, n_errors, n_caps) in sorted(cells.items())]
     error_causes = tuple({"termination_reason": reason, "n": n, "example": example}
                          for reason, (n, example) in sorted(causes.items(),
                                                             key=lambda kv: (-kv[1][0], kv[0])))
     return TaxRunResult(
         out_dir=str(out), trials_path=str(trials), planned=len(plan), skipped=skipped, ran=ran,
-        scored=sum(r["reward"] is not None for r in records),
-        infrastructure_errors=sum(r["infrastructure_error"] for r in records),
-        turn_caps=sum(r["termination_reason"] == "turn_cap" for r in records),
-        token_caps=sum(r["termination_reason"] == "token_cap" for r in records),
-        missing=len(plan) - len(records),
-        tokens_in=sum(r["extra"]["tokens_in"] or 0 for r in records),
-        tokens_out=sum(r["extra"]["tokens_out"] or 0 for r in records),
-        cost_usd=None if any(c is None for c in costs) else sum(costs),
+        scored=scored, infrastructure_errors=errors, turn_caps=turn_caps,
+        token_caps=token_caps, missing=len(plan) - len(records), tokens_in=tokens_in,
+        tokens_out=tokens_out, cost_usd=cost,
         elapsed_s=round(elapsed, 3), shard=None if shard is None else f"{shard[0]}/{shard[1]}",
         cells=tuple(rows), endpoint_stats=tuple(stats), error_causes=error_causes)
 

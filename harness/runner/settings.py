@@ -242,6 +242,25 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
     ids = _variant_ids(settings, texts)
     for name in settings.tasks:
         get_task(name)
+    def configs(starter: str) -> list[tuple[str, str, str | None, str | None]]:
+        out: list[tuple[str, str, str | None, str | None]] = []
+        for model in settings.models:
+            if "solo" in settings.modes:
+                out.append(("solo", model, None, None))
+            if "pair" in settings.modes:
+                out.append(("pair", model, model, starter))
+            if "split_solo" in settings.modes:
+                out.append(("split_solo_a", model, None, None))
+                out.append(("split_solo_b", model, None, None))
+        if "solo" in settings.modes:  # a mixed pair's game needs v({i})
+            for model in settings.pair_members_without_solo:
+                out.append(("solo", model, None, None))
+        for a, b in settings.pair_models:
+            for x, y in ((a, b), (b, a)) if a != b else ((a, b),):
+                out.append(("pair", x, y, starter))
+        return out
+
+    by_starter = {starter: configs(starter) for starter in ("a", "b")}
     plan = []
     for variant in settings.variants:
         for task in settings.tasks:
@@ -254,22 +273,7 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
                     common: dict[str, Any] = dict(
                         task=task, difficulty=settings.difficulty, instance_seed=instance_seed,
                         repeat=repeat, variant=variant, seed=settings.seed, settings=ids[variant])
-                    configs: list[tuple[str, str, str | None, str | None]] = []
-                    for model in settings.models:
-                        if "solo" in settings.modes:
-                            configs.append(("solo", model, None, None))
-                        if "pair" in settings.modes:
-                            configs.append(("pair", model, model, starter))
-                        if "split_solo" in settings.modes:
-                            configs.append(("split_solo_a", model, None, None))
-                            configs.append(("split_solo_b", model, None, None))
-                    if "solo" in settings.modes:  # a mixed pair's game needs v({i})
-                        for model in settings.pair_members_without_solo:
-                            configs.append(("solo", model, None, None))
-                    for a, b in settings.pair_models:
-                        for x, y in ((a, b), (b, a)) if a != b else ((a, b),):
-                            configs.append(("pair", x, y, starter))
-                    for mode, ma, mb, st in configs:
+                    for mode, ma, mb, st in by_starter[starter]:
                         plan.append(RolloutSpec(mode=mode, model_a=ma, model_b=mb,
                                                 started_by=st, **common))
     keys = [s.key for s in plan]

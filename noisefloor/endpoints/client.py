@@ -1,8 +1,13 @@
 """The endpoint layer: chat completions against OpenAI-compatible endpoints.
 
 :class:`Endpoints` holds one pool per model over that model's base URLs (self-hosted
-replicas). Each base URL has its own ``httpx`` clients and its own concurrency limit; a
-request goes to the URL with the most free capacity. A 429 halves that URL's limit
+replicas). Each base URL has one HTTP client, whose pool holds as many keep-alive
+connections as the URL's concurrency limit, and that limit; a request goes to the URL with
+the most free capacity. The client is :class:`noisefloor.endpoints.transport.HTTPPool` (HTTP/1.1
+on asyncio streams, a fraction of a general-purpose client's CPU per request); a URL for which
+the environment names a proxy (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, not excluded by
+``NO_PROXY``) is reached through one ``httpx`` client instead, which speaks to proxies. The CA
+bundle is loaded once, and only when some URL is ``https://``. A 429 halves that URL's limit
 (once per burst) and blocks it for the ``Retry-After`` the server sent; every success raises
 the limit by ``1/limit`` again up to the configured maximum (additive increase,
 multiplicative decrease). Timeouts, dropped connections, 5xx, malformed bodies and empty
@@ -37,10 +42,11 @@ import logging
 import os
 import random
 import sys
+import ssl
 import time
+import urllib.request
 import warnings
-from collections import Counter
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
@@ -51,6 +57,8 @@ from noisefloor.endpoints.response import (
     DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_READ_BYTES, ERROR_EXCERPT_CHARS, MalformedResponse,
     ParsedCompletion, ResponseTooLarge, error_excerpt, parse_chat_completion, read_body,
 )
+from noisefloor.endpoints.slots import _Endpoint, _Pool  # noqa: F401 - _Endpoint: tests
+from noisefloor.endpoints.transport import HTTPPool, HTTPTransportError
 from noisefloor.stats.warning_classes import UnknownPriceWarning
 
 logger = logging.getLogger(__name__)
@@ -59,13 +67,31 @@ logger = logging.getLogger(__name__)
 FATAL_STATUSES = (401, 403, 404)
 #: HTTP statuses (besides 429 and 5xx) that are retried.
 RETRIED_STATUSES = (408, 409)
-#: Most HTTP connections of one httpx client (a base URL gets as many clients as it needs).
-CONNECTIONS_PER_CLIENT = 2
+#: The path of a chat-completions request, relative to a base URL.
+CHAT_PATH = "chat/completions"
 
 #: Highest price accepted, in USD per million tokens (no model costs more than this).
 MAX_PRICE_PER_MTOK = 10_000.0
 
 _T = TypeVar("_T")
+
+
+def _proxied(url: str) -> bool:
+    """Whether the environment routes ``url`` through a proxy (as ``httpx`` reads it).
+
+    Examples
+    --------
+    >>> import os
+    >>> _proxied("http://127.0.0.1:8000/v1") if not os.environ.get("ALL_PROXY") else False
+    False
+    """
+    proxies = urllib.request.getproxies_environment()
+    scheme = url.split("://", 1)[0]
+    if not (proxies.get(scheme) or proxies.get("all")):
+        return False
+    host = httpx.URL(url).host
+    return not urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
+        host, proxies)
 
 
 def url_problem(url: Any) -> str | None:
@@ -241,47 +267,6 @@ class EndpointFatalError(EndpointError):
     """An error no retry can fix (401, 403, 404): the run stops."""
 
 
-class _Endpoint:
-    """One base URL: its clients and its adaptive concurrency limit.
-
-    The URL's connections are spread over several ``httpx.AsyncClient`` of at most
-    :data:`CONNECTIONS_PER_CLIENT` connections each: httpcore's pool scans all of its
-    connections on every request, so one pool of 64 connections costs several ms per request.
-    """
-
-    def __init__(self, base_url: str, clients: Sequence[httpx.AsyncClient],
-                 max_limit: int) -> None:
-        self.base_url = base_url
-        self.clients = list(clients)
-        self.client_load = [0] * len(self.clients)
-        self.max_limit = max_limit
-        self.limit = float(max_limit)
-        self.in_flight = 0
-        self.blocked_until = 0.0
-        self.epoch = 0
-        self.requests = 0
-        self.failures: Counter[str] = Counter()
-
-    def pick_client(self) -> int:
-        i = min(range(len(self.clients)), key=self.client_load.__getitem__)
-        self.client_load[i] += 1
-        return i
-
-    def free(self, now: float) -> int:
-        if now < self.blocked_until:
-            return 0
-        return int(self.limit) - self.in_flight
-
-    def on_success(self) -> None:
-        self.limit = min(float(self.max_limit), self.limit + 1.0 / self.limit)
-
-    def on_rate_limit(self, epoch: int, retry_after: float) -> None:
-        if epoch == self.epoch:  # one decrease per burst of 429s
-            self.limit = max(1.0, self.limit / 2.0)
-            self.epoch += 1
-        self.blocked_until = max(self.blocked_until, time.monotonic() + retry_after)
-
-
 async def _within(seconds: float, awaitable: Awaitable[_T]) -> _T:
     """Await ``awaitable``; TimeoutError after ``seconds`` (``asyncio.timeout`` is 3.11+)."""
     if sys.version_info >= (3, 11):
@@ -319,55 +304,6 @@ def retry_after_seconds(headers: Mapping[str, str] | None, default: float) -> fl
     except (TypeError, ValueError):
         pass
     return default
-
-
-class _Pool:
-    """The base URLs of one model and how requests are spread over them."""
-
-    def __init__(self, spec: ModelEndpoint,
-                 clients: Sequence[Sequence[httpx.AsyncClient]]) -> None:
-        self.spec = spec
-        self.endpoints = [_Endpoint(url, c, spec.concurrency)
-                          for url, c in zip(spec.base_urls, clients)]
-        self._cond: asyncio.Condition | None = None
-        self._turn = 0
-
-    @property
-    def cond(self) -> asyncio.Condition:
-        if self._cond is None:
-            self._cond = asyncio.Condition()
-        return self._cond
-
-    async def acquire(self) -> _Endpoint:
-        async with self.cond:
-            while True:
-                now = time.monotonic()
-                n = len(self.endpoints)
-                order = [(self._turn + i) % n for i in range(n)]
-                best = max(order, key=lambda i: self.endpoints[i].free(now))
-                chosen = self.endpoints[best]
-                if chosen.free(now) > 0:
-                    chosen.in_flight += 1
-                    self._turn = (best + 1) % n
-                    return chosen
-                blocked = [e.blocked_until for e in self.endpoints if e.blocked_until > now]
-                if not blocked:
-                    await self.cond.wait()
-                    continue
-                try:
-                    await asyncio.wait_for(self.cond.wait(), min(blocked) - now)
-                except asyncio.TimeoutError:
-                    pass
-
-    async def release(self, endpoint: _Endpoint) -> None:
-        async with self.cond:
-            endpoint.in_flight -= 1
-            # wake as many waiters as there are free slots (not all of them: with hundreds
-            # of waiters, notify_all costs O(waiters) per request)
-            now = time.monotonic()
-            free = sum(max(0, e.free(now)) for e in self.endpoints)
-            if free:
-                self.cond.notify(free)
 
 
 class Endpoints:
@@ -434,34 +370,44 @@ class Endpoints:
         self.backoff_max = float(backoff_max)
         self.specs = {m.name: m for m in models}
         self._pools: dict[str, _Pool] = {}
-        self._clients: list[httpx.AsyncClient] = []
+        self._clients: list[HTTPPool | httpx.AsyncClient] = []
         self._warned_price: set[str] = set()
         self._random = random.Random(0)
-        self._ssl: Any = None
+        self._ssl: ssl.SSLContext | None = None
         self.max_response_bytes = max_response_bytes
         for spec in models:
-            clients = [self._url_clients(url, spec.api_key_env, spec.concurrency)
+            clients = [self._url_client(url, spec.api_key_env, spec.concurrency)
                        for url in spec.base_urls]
             self._pools[spec.name] = _Pool(spec, clients)
 
-    def _url_clients(self, url: str, key_env: str, concurrency: int
-                     ) -> list[httpx.AsyncClient]:
-        n = -(-concurrency // CONNECTIONS_PER_CLIENT)
-        if url.startswith("https://") and self._ssl is None:
-            self._ssl = httpx.create_ssl_context()  # loading the CA bundle takes ~40 ms
+    def _tls(self) -> ssl.SSLContext:
+        """The TLS context of every https:// URL (the CA bundle is loaded once, ~40 ms)."""
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()
+        return self._ssl
+
+    def _url_client(self, url: str, key_env: str, concurrency: int
+                    ) -> HTTPPool | httpx.AsyncClient:
+        """The one client of a base URL; its pool holds ``concurrency`` connections."""
         headers = {"Authorization": f"Bearer {os.environ.get(key_env) or 'EMPTY'}",
                    "Content-Type": "application/json", "Accept": "application/json",
                    # only what the boundary decodes, in bounded steps (never br or zstd)
                    "Accept-Encoding": "gzip, deflate"}
-        out = []
-        for i in range(n):
-            size = min(CONNECTIONS_PER_CLIENT, concurrency - i * CONNECTIONS_PER_CLIENT)
-            limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
-            out.append(httpx.AsyncClient(
+        https = url.startswith("https://")
+        client: HTTPPool | httpx.AsyncClient
+        if _proxied(url):
+            limits = httpx.Limits(max_connections=concurrency,
+                                  max_keepalive_connections=concurrency)
+            # the proxy itself may be https:// (and httpx would load the CA bundle anyway)
+            client = httpx.AsyncClient(
                 base_url=url.rstrip("/") + "/", headers=headers, limits=limits,
-                timeout=self.timeout, verify=self._ssl or True, follow_redirects=False))
-        self._clients.extend(out)
-        return out
+                timeout=self.timeout, verify=self._tls(), follow_redirects=False,
+                trust_env=True)
+        else:
+            client = HTTPPool(url, headers=headers, max_connections=concurrency,
+                              ssl_context=self._tls() if https else None)
+        self._clients.append(client)
+        return client
 
     async def __aenter__(self) -> Endpoints:
         return self
@@ -491,33 +437,46 @@ class Endpoints:
         delay = min(self.backoff_max, self.backoff_base * 2.0 ** retry)
         return delay * (1.0 + 0.25 * self._random.random())
 
-    async def _post(self, client: httpx.AsyncClient, payload: bytes, deadline: float
+    async def _post(self, client: HTTPPool | httpx.AsyncClient, payload: bytes,
+                    deadline: float
                     ) -> tuple[int, dict[str, str], ParsedCompletion | None, str]:
         """POST one request; (status, headers, parsed body of a 200, error excerpt otherwise)."""
-        async with client.stream("POST", "chat/completions", content=payload) as response:
-            status = response.status_code
-            headers = {k.lower(): v for k, v in response.headers.items()}
-            encoding = headers.get("content-encoding", "")
-            if status != 200:
-                if 200 <= status < 300:
-                    raise MalformedResponse(f"HTTP {status} where a 200 with a chat completion "
-                                            "was expected")
-                try:
-                    body = await read_body(response.aiter_raw(), encoding=encoding,
-                                           cap=ERROR_BODY_READ_BYTES, deadline=deadline)
-                    excerpt = error_excerpt(body, headers.get("content-length"))
-                except MalformedResponse as exc:
-                    excerpt = f"(unreadable body: {exc})"
-                return status, headers, None, excerpt
-            body = await read_body(response.aiter_raw(), encoding=encoding,
-                                   cap=self.max_response_bytes, deadline=deadline)
-            if not body.complete:
-                raise ResponseTooLarge(
-                    f"the body exceeds the cap of {self.max_response_bytes:,} bytes "
-                    f"({body.received:,} bytes received"
-                    f"{', compressed: ' + encoding if encoding else ''}); reading stopped there")
-            return status, headers, parse_chat_completion(
-                body.data, headers.get("content-type")), ""
+        if isinstance(client, HTTPPool):
+            response = await client.post(CHAT_PATH, payload)
+            try:
+                return await self._answer(response.status, response.headers,
+                                          client.body(response), deadline)
+            finally:
+                client.release(response)
+        async with client.stream("POST", CHAT_PATH, content=payload) as streamed:
+            headers = {k.lower(): v for k, v in streamed.headers.items()}
+            return await self._answer(streamed.status_code, headers, streamed.aiter_raw(),
+                                      deadline)
+
+    async def _answer(self, status: int, headers: dict[str, str], chunks: AsyncIterator[bytes],
+                      deadline: float
+                      ) -> tuple[int, dict[str, str], ParsedCompletion | None, str]:
+        """Read and check a response whose head arrived (``headers``: lower-case names)."""
+        encoding = headers.get("content-encoding", "")
+        if status != 200:
+            if 200 <= status < 300:
+                raise MalformedResponse(f"HTTP {status} where a 200 with a chat completion "
+                                        "was expected")
+            try:
+                body = await read_body(chunks, encoding=encoding,
+                                       cap=ERROR_BODY_READ_BYTES, deadline=deadline)
+                excerpt = error_excerpt(body, headers.get("content-length"))
+            except MalformedResponse as exc:
+                excerpt = f"(unreadable body: {exc})"
+            return status, headers, None, excerpt
+        body = await read_body(chunks, encoding=encoding, cap=self.max_response_bytes,
+                               deadline=deadline)
+        if not body.complete:
+            raise ResponseTooLarge(
+                f"the body exceeds the cap of {self.max_response_bytes:,} bytes "
+                f"({body.received:,} bytes received"
+                f"{', compressed: ' + encoding if encoding else ''}); reading stopped there")
+        return status, headers, parse_chat_completion(body.data, headers.get("content-type")), ""
 
     async def complete(self, model: str, messages: list[dict[str, Any]],
                        **params: Any) -> Completion:
@@ -556,7 +515,6 @@ class Endpoints:
                              ) from None
         while True:
             endpoint = await pool.acquire()
-            slot = endpoint.pick_client()
             epoch = endpoint.epoch
             endpoint.requests += 1
             t0 = time.monotonic()
@@ -565,7 +523,7 @@ class Endpoints:
                 # one total deadline over the request and the whole body (httpx's timeout
                 # is per read: a body that trickles in never trips it)
                 status, headers, parsed, excerpt = await _within(self.timeout, self._post(
-                    endpoint.clients[slot], payload, t0 + self.timeout))
+                    endpoint.client, payload, t0 + self.timeout))
                 latency = time.monotonic() - t0
                 if status == 200 and parsed is not None and not parsed.n_choices:
                     kind, message = "empty_choices", "the response has no choices"
@@ -606,11 +564,10 @@ class Endpoints:
                 kind, message = "response_too_large", str(exc)
             except MalformedResponse as exc:
                 kind, message = "malformed_response", str(exc)
-            except httpx.HTTPError as exc:  # transport errors: refused, reset, protocol
+            except (httpx.HTTPError, HTTPTransportError) as exc:  # refused, reset, protocol
                 kind, message = "connection", f"{type(exc).__name__}: {exc}"[:ERROR_EXCERPT_CHARS]
             finally:
-                endpoint.client_load[slot] -= 1
-                await pool.release(endpoint)
+                pool.release(endpoint)
             endpoint.failures[kind] += 1
             logger.info("%s at %s: %s (attempt %d)", model, endpoint.base_url, kind,
                         failures + 1)
