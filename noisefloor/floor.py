@@ -29,8 +29,8 @@ import pandas as pd
 from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.nulls import NoNullContrastError, NullContrasts, certified_null_contrasts
 from noisefloor.pairs import DEFAULT_CLEAN, _reversals, _splits, split_protocol_pair
-from noisefloor.stats.multiplicity import adjust_pvalues
-from noisefloor.stats.paired import sign_test
+from noisefloor.stats.multiplicity import adjust_families
+from noisefloor.stats.paired import sign_tests
 from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 from noisefloor.stats.warning_classes import UnpairedTasksWarning
@@ -258,23 +258,23 @@ def _seed_column(values: pd.Series) -> pd.Series:
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
+    tests = sign_tests(frame["wins"].to_numpy(), frame["losses"].to_numpy(),
+                       frame["ties"].to_numpy(), confidence=confidence)
     rows = []
-    for rec in frame.to_dict(orient="records"):
-        t = sign_test(rec["wins"], rec["losses"], rec["ties"], confidence=confidence)
-        rows.append({**rec, "n": t.n, "gap": t.gap, "p_value": t.p_value, "ci_low": t.ci_low,
-                     "ci_high": t.ci_high, "bound": excursion_bound(t.ci_low, t.ci_high),
-                     "reason": t.reason})
+    for rec, t in zip(frame.to_dict(orient="records"), tests.itertuples(index=False)):
+        rows.append({**rec, "n": int(t.n), "gap": float(t.gap), "p_value": float(t.p_value),
+                     "ci_low": float(t.ci_low), "ci_high": float(t.ci_high),
+                     "bound": excursion_bound(t.ci_low, t.ci_high), "reason": t.reason})
     return rows
 
 
 def _bonferroni(rows: list[dict], family_key) -> None:
-    families: dict = {}
-    for i, r in enumerate(rows):
-        families.setdefault(family_key(r), []).append(i)
-    for idx in families.values():
-        adj = adjust_pvalues([rows[i]["p_value"] for i in idx], method="bonferroni")
-        for i, p in zip(idx, adj.p_adjusted):
-            rows[i]["p_bonferroni"] = p
+    if not rows:
+        return
+    adjusted, _ = adjust_families([r["p_value"] for r in rows],
+                                  [repr(family_key(r)) for r in rows], method="bonferroni")
+    for r, p in zip(rows, adjusted.tolist()):
+        r["p_bonferroni"] = p
 
 
 def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,

@@ -159,20 +159,10 @@ def adjust_pvalues(
         raise ValueError(f"p_values must lie in [0, 1]; got {p[defined].tolist()}")
     k = int(defined.sum())
     adjusted = np.full_like(p, np.nan)
-    m = k
-    if family_size is not None:
-        family_size = _validate.count("family_size", family_size)
-        if sm_method != "bonferroni":
-            raise ValueError("family_size is only supported with method='bonferroni'")
-        if family_size < k:
-            raise ValueError(
-                f"family_size must be >= the number of defined p-values ({k}); got {family_size}"
-            )
-        m = family_size
-        adjusted[defined] = np.minimum(1.0, p[defined] * m)
-    elif k:
+    m = k if family_size is None else _validate.count("family_size", family_size)
+    if k or family_size is not None:
         adjusted[defined] = adjust_families(p[defined], np.zeros(k, dtype=np.int64),
-                                            method=sm_method)[0]
+                                            method=sm_method, family_size=family_size)[0]
     excluded = tuple(int(i) for i in np.flatnonzero(~defined))
     reason = (
         f"{len(excluded)} undefined (NaN) p-value(s) left out of the family" if excluded else ""
@@ -223,7 +213,7 @@ def holm(p_values) -> np.ndarray:
 
 
 def adjust_families(
-    p_values, families, method: str = "bonferroni"
+    p_values, families, method: str = "bonferroni", *, family_size: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Adjust p-values within each family of a table, all families in one pass.
 
@@ -236,6 +226,9 @@ def adjust_families(
         family, which need not be contiguous).
     method : {"bonferroni", "holm", "fdr_bh"}, default "bonferroni"
         As in :func:`adjust_pvalues` (``"bh"`` is accepted for ``"fdr_bh"``).
+    family_size : int, optional
+        Declared size m of every family when each holds more tests than are passed (only for
+        Bonferroni, ``p_adj = min(1, m p)``); must be >= the defined p-values of each family.
 
     Returns
     -------
@@ -246,7 +239,8 @@ def adjust_families(
     Raises
     ------
     ValueError
-        On an unknown method, p-values outside [0, 1], or lengths that differ.
+        On an unknown method, p-values outside [0, 1], lengths that differ, or a
+        ``family_size`` smaller than a family or used with a method other than Bonferroni.
 
     Notes
     -----
@@ -280,12 +274,19 @@ def adjust_families(
     codes = pd.factorize(fam, use_na_sentinel=False)[0] if len(fam) else np.zeros(0, int)
     n_codes = int(codes.max()) + 1 if len(codes) else 0
     sizes = np.bincount(codes[defined], minlength=n_codes).astype(np.int64)
+    if family_size is not None:
+        family_size = _validate.count("family_size", family_size)
+        if how != "bonferroni":
+            raise ValueError("family_size is only supported with method='bonferroni'")
+        if len(sizes) and family_size < sizes.max():
+            raise ValueError(f"family_size must be >= the number of defined p-values "
+                             f"({int(sizes.max())}); got {family_size}")
     adjusted = np.full(len(p), np.nan)
     rows = np.flatnonzero(defined)
     if rows.size:
         order = rows[np.lexsort((p[rows], codes[rows]))]
         ps, gs = p[order], codes[order]
-        m = sizes[gs]
+        m = sizes[gs] if family_size is None else np.full(len(order), family_size)
         first = np.concatenate(([0], np.cumsum(sizes)[:-1]))
         rank = np.arange(len(order)) - first[gs] + 1  # 1-based rank within the family
         if how == "bonferroni":
@@ -296,6 +297,8 @@ def adjust_families(
             raw = np.minimum(1.0, m / rank * ps)
             adj = _grouped(raw[::-1], gs[::-1], np.minimum)[::-1]
         adjusted[order] = adj
+    if family_size is not None:
+        return adjusted, np.full(len(p), family_size, dtype=np.int64)
     return adjusted, sizes[codes] if len(codes) else np.zeros(0, dtype=np.int64)
 
 
