@@ -480,21 +480,21 @@ def sign_test_table(
     """
     from noisefloor.stats.multiplicity import adjust_families
 
-    out = counts.copy()
-    tests = sign_tests(out["wins"].to_numpy(), out["losses"].to_numpy(),
-                       out["ties"].to_numpy(), confidence=confidence)
-    for name in ("n", "gap", "p_value", "ci_low", "ci_high", "reason"):
-        out[name] = tests[name].to_numpy()
-    keys = [c for c in family if c in out.columns]
+    tests = sign_tests(counts["wins"].to_numpy(), counts["losses"].to_numpy(),
+                       counts["ties"].to_numpy(), confidence=confidence)
+    keys = [c for c in family if c in counts.columns]
     if keys:
-        codes = out.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+        codes = counts.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
     else:
-        codes = np.zeros(len(out), dtype=np.int64)
-    out["p_adjusted"], out["m"] = adjust_families(out["p_value"].to_numpy(), codes,
-                                                  method=method)
-    cols = [c for c in counts.columns] + ["n", "gap", "p_value", "p_adjusted", "m", "ci_low",
-                                          "ci_high", "reason"]
-    return out[cols]
+        codes = np.zeros(len(counts), dtype=np.int64)
+    p_adjusted, m = adjust_families(tests["p_value"].to_numpy(), codes, method=method)
+    added = pd.DataFrame({"n": tests["n"].to_numpy(), "gap": tests["gap"].to_numpy(),
+                          "p_value": tests["p_value"].to_numpy(), "p_adjusted": p_adjusted,
+                          "m": m, "ci_low": tests["ci_low"].to_numpy(),
+                          "ci_high": tests["ci_high"].to_numpy(),
+                          "reason": tests["reason"].to_numpy()}, index=counts.index)
+    kept = counts.drop(columns=[c for c in added.columns if c in counts.columns])
+    return pd.concat([kept, added], axis=1)
 
 
 @dataclass(frozen=True)
