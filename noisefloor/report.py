@@ -14,11 +14,9 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from noisefloor.audit import AuditResult
-from noisefloor.floor import NoiseFloor
-from noisefloor.plots import above_note
-
 if TYPE_CHECKING:
+    from noisefloor.audit import AuditResult
+    from noisefloor.floor import NoiseFloor
     from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
 
 
@@ -408,6 +406,8 @@ def claim_facts(run: AuditRun) -> tuple[str, list[tuple[str, str]], list[str]]:
     if run.noise_floor.caution:
         facts.append(("caution", "caution: provisional: the floor is weakly supported (see its "
                                  "caution above)"))
+    from noisefloor.plots import above_note
+
     if above_note(run.noise_floor):
         facts.append(("note", f"note: {above_note(run.noise_floor)}"))
     flagged = [f"flagged: {v.paper}: {v.flag}" for v in run.result.verdicts if v.flag]

@@ -17,7 +17,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binom, norm
+from scipy.special import ndtri
+
+try:  # the kernels of scipy.stats.binom.cdf and .sf, without loading scipy.stats (a cold start
+    # of seconds for a command that tests one contrast)
+    from scipy.special._ufuncs import _binom_cdf, _binom_sf  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - a SciPy that moved them: the public distribution
+    _binom_cdf = _binom_sf = None
 
 from noisefloor.stats import validation as _validate
 
@@ -163,8 +169,8 @@ def sign_test_pvalues(wins, losses) -> np.ndarray:
 
     Notes
     -----
-    Both tails come from ``scipy.stats.binom.cdf`` and ``binom.sf`` over the whole array, the
-    same two terms ``scipy.stats.binomtest(wins, m, 0.5, alternative="two-sided")`` adds for
+    Both tails come from the kernels of ``scipy.stats.binom.cdf`` and ``binom.sf`` over the
+    whole array, the same two terms ``scipy.stats.binomtest(wins, m, 0.5, alternative="two-sided")`` adds for
     one contrast; the two agree to rounding (about 1e-16) wherever binomtest's relative
     tolerance of 1e-7 on equal probabilities does not merge neighbouring outcomes (m below
     about 10^7). The same p-value as R's ``binom.test(wins, m)$p.value``.
@@ -184,12 +190,24 @@ def sign_test_pvalues(wins, losses) -> np.ndarray:
     w = _count_array("wins", wins)
     lo_ = _count_array("losses", losses)
     w, lo_ = np.broadcast_arrays(w, lo_)
-    m = w + lo_
-    c = np.minimum(w, lo_)
-    with np.errstate(invalid="ignore"):
-        p = binom.cdf(c, m, 0.5) + binom.sf(m - c - 1, m, 0.5)
-    p = np.where(2 * c == m, 1.0, np.minimum(p, 1.0))
-    return np.where(m == 0, np.nan, p).astype(float)
+    m = (w + lo_).ravel()
+    c = np.minimum(w, lo_).ravel()
+    p = np.full(m.shape, np.nan)
+    tested = m > 0
+    p[tested] = np.minimum(1.0, _binom_tails(c[tested], m[tested]))
+    p[2 * c == m] = 1.0
+    p[~tested] = np.nan
+    return p.reshape(w.shape)
+
+
+def _binom_tails(c: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``P(X <= c) + P(X >= m - c)`` for ``X ~ Binomial(m, 1/2)``, ``0 <= c <= m / 2``, ``m > 0``."""
+    if _binom_cdf is None:  # pragma: no cover
+        from scipy.stats import binom
+
+        return binom.cdf(c, m, 0.5) + binom.sf(m - c - 1, m, 0.5)
+    mf = m.astype(float)
+    return _binom_cdf(c.astype(float), mf, 0.5) + _binom_sf((m - c - 1).astype(float), mf, 0.5)
 
 
 def wilson_interval(
@@ -244,7 +262,7 @@ def wilson_interval(
         i = int(np.flatnonzero((x > n).ravel())[0])
         raise ValueError(f"successes must not exceed trials; got {x.ravel()[i]} successes "
                          f"of {n.ravel()[i]} trials")
-    crit = float(norm.isf((1.0 - conf) / 2.0))
+    crit = float(-ndtri((1.0 - conf) / 2.0))  # scipy.stats.norm.isf((1 - conf) / 2)
     crit2 = crit**2
     nf = np.where(n == 0, np.nan, n).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
