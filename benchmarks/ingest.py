@@ -158,7 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--methods", default="noisefloor,validate,pandas,pyarrow,floor+audit",
                         help="comma-separated subset of noisefloor, validate, read_records, "
                              "pandas, pyarrow, floor+audit")
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args(argv)
+    if args.tiny:
+        args.n, args.repeat = 500, 1
     if args.n < 1 or args.repeat < 1:
         parser.error("--n and --repeat must be >= 1")
 

@@ -87,7 +87,11 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--overhead-tasks", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     a = parser.parse_args()
+    if a.tiny:
+        a.tasks, a.overhead_tasks, a.repeat = 2, 1, 1
     import tau2  # noqa: F401 - the import itself takes seconds; not timed
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")

@@ -206,7 +206,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--rollouts", type=int, default=200)
     parser.add_argument("--resume-rollouts", type=int, default=100_000)
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.requests, args.rollouts, args.resume_rollouts = 16, 8, 200
     warnings.simplefilter("ignore")
     bench_endpoints(args.requests)
     bench_runner(args.rollouts)
