@@ -260,12 +260,11 @@ def _seed_column(values: pd.Series) -> pd.Series:
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
     tests = sign_tests(frame["wins"].to_numpy(), frame["losses"].to_numpy(),
                        frame["ties"].to_numpy(), confidence=confidence)
-    rows = []
-    for rec, t in zip(frame.to_dict(orient="records"), tests.itertuples(index=False)):
-        rows.append({**rec, "n": int(t.n), "gap": float(t.gap), "p_value": float(t.p_value),
-                     "ci_low": float(t.ci_low), "ci_high": float(t.ci_high),
-                     "bound": excursion_bound(t.ci_low, t.ci_high), "reason": t.reason})
-    return rows
+    stats = zip(tests["n"].tolist(), tests["gap"].tolist(), tests["p_value"].tolist(),
+                tests["ci_low"].tolist(), tests["ci_high"].tolist(), tests["reason"].tolist())
+    return [{**rec, "n": int(n), "gap": gap, "p_value": p, "ci_low": lo, "ci_high": hi,
+             "bound": excursion_bound(lo, hi), "reason": reason}
+            for rec, (n, gap, p, lo, hi, reason) in zip(frame.to_dict(orient="records"), stats)]
 
 
 def _bonferroni(rows: list[dict], family_key) -> None:
@@ -458,10 +457,15 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
                            else "")
                         + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
                         "gap was -3 pp at the next seed)")
+    # the largest defined bound of each seed's floor contrasts (NaN when none), all seeds at once
+    chosen = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
+    seed_max = chosen.groupby("seed", sort=False, dropna=False)["bound"].max()
+    maxima = {None if pd.isna(k) else int(k): float(v) for k, v in seed_max.items()}
     per_seed_floor = {}
-    for seed, rows in seed_rows.groupby("seed", sort=True, dropna=False):
-        chosen = rows[rows["clean"]] if basis == "clean" else rows
-        per_seed_floor[None if pd.isna(seed) else int(seed)] = _max_bound(chosen)[0]
+    for seed in sorted(seed_rows["seed"].dropna().unique().tolist()) + (
+            [None] if seed_rows["seed"].isna().any() else []):
+        key = None if seed is None else int(seed)
+        per_seed_floor[key] = maxima.get(key, math.nan)
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -21,9 +22,11 @@ from scipy.special import ndtri
 
 try:  # the kernels of scipy.stats.binom.cdf and .sf, without loading scipy.stats (a cold start
     # of seconds for a command that tests one contrast)
-    from scipy.special._ufuncs import _binom_cdf, _binom_sf  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - a SciPy that moved them: the public distribution
-    _binom_cdf = _binom_sf = None
+    from scipy.special import _ufuncs as _scipy_ufuncs
+
+    _BINOM: tuple[Any, Any] | None = (_scipy_ufuncs._binom_cdf, _scipy_ufuncs._binom_sf)
+except (ImportError, AttributeError):  # pragma: no cover - a SciPy that moved them
+    _BINOM = None
 
 from noisefloor.stats import validation as _validate
 
@@ -202,12 +205,13 @@ def sign_test_pvalues(wins, losses) -> np.ndarray:
 
 def _binom_tails(c: np.ndarray, m: np.ndarray) -> np.ndarray:
     """``P(X <= c) + P(X >= m - c)`` for ``X ~ Binomial(m, 1/2)``, ``0 <= c <= m / 2``, ``m > 0``."""
-    if _binom_cdf is None:  # pragma: no cover
+    if _BINOM is None:  # pragma: no cover
         from scipy.stats import binom
 
-        return binom.cdf(c, m, 0.5) + binom.sf(m - c - 1, m, 0.5)
+        return np.asarray(binom.cdf(c, m, 0.5) + binom.sf(m - c - 1, m, 0.5))
+    cdf, sf = _BINOM
     mf = m.astype(float)
-    return _binom_cdf(c.astype(float), mf, 0.5) + _binom_sf((m - c - 1).astype(float), mf, 0.5)
+    return cdf(c.astype(float), mf, 0.5) + sf((m - c - 1).astype(float), mf, 0.5)
 
 
 def wilson_interval(
