@@ -12,7 +12,7 @@ with and without ``--no-plot``, reporting wall time and the child's peak residen
 
 Before the cap the plot drew every row: 10,000 rows ran past 300 s at 9.8 GB.
 
-Usage: ``python benchmarks/audit_counts.py [--rows 10000] [--tiny]`` (``--tiny``: 30 rows, a
+Usage: ``python benchmarks/audit_counts.py [--rows 10000] [--repo PATH ...] [--tiny]`` (``--tiny``: 30 rows, a
 few seconds, the size the test suite runs).
 """
 
@@ -130,11 +130,12 @@ def in_process(table_path: Path, out: Path) -> None:
         print(f"{name:<40} {sec:8.2f}")
 
 
-def command(table_path: Path, out: Path, extra: list[str]) -> tuple[float, float]:
+def command(table_path: Path, out: Path, extra: list[str], repo: Path = REPO
+            ) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "noisefloor", "audit", "--counts", str(table_path),
-                    "--out", str(out), *extra], cwd=REPO, check=True,
+                    "--out", str(out), *extra], cwd=repo, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -145,6 +146,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000)
     ap.add_argument("--tiny", action="store_true", help="30 rows: checks that the script runs")
+    ap.add_argument("--repo", type=Path, action="append", default=None,
+                    help="checkout whose command is timed (python -m noisefloor from its root; "
+                         "repeatable, e.g. before and after a change); default this one")
     args = ap.parse_args()
     if args.tiny:
         args.rows = 30
@@ -159,11 +163,12 @@ def main() -> None:
         print()
         in_process(table, tmp / "lib")
         print()
-        print(f"{'command':<44} {'seconds':>8} {'peak MB':>8}")
+        print(f"{'command':<44} {'seconds':>8} {'peak MB':>8}  checkout")
         for extra in (["--no-plot"], [])[: 1 if args.tiny else 2]:
-            wall, peak = command(table, tmp / "cli", extra)
-            name = "noisefloor audit --counts FILE " + " ".join(extra)
-            print(f"{name:<44} {wall:8.2f} {peak:8.0f}")
+            for repo in args.repo or [REPO]:
+                wall, peak = command(table, tmp / "cli", extra, repo)
+                name = "noisefloor audit --counts FILE " + " ".join(extra)
+                print(f"{name:<44} {wall:8.2f} {peak:8.0f}  {repo}")
 
 
 if __name__ == "__main__":
