@@ -22,8 +22,8 @@ SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
 #: Scripts whose tiny run takes more than about 5 s on an idle 2-core machine (child
 #: processes, a server, synthetic runs written to disk).
-SLOW = {"agreement_bootstrap", "audit_counts", "cli_startup", "formats", "ingest", "limits",
-        "line_reader", "planning", "protocols", "runner", "tax_report", "viewer_speed"}
+SLOW = {"agreement_bootstrap", "audit_counts", "cli_startup", "compare", "floor", "formats",
+        "ingest", "limits", "protocols", "runner", "tax_report", "viewer_speed"}
 
 #: A figure: a number with a decimal point or a thousands separator, or a ratio like 2.5x.
 FIGURE = re.compile(r"\d+[.,]\d+|\d+(\.\d+)?x\b")
