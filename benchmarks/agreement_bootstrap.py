@@ -39,7 +39,11 @@ def main() -> None:
     ap.add_argument("--items", type=int, default=333_334)
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--loop-resamples", type=int, default=20)
+    ap.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
+    if args.tiny:
+        args.items, args.n_boot, args.loop_resamples = 300, 20, 2
     rng = np.random.default_rng(0)
     n = args.items
     truth = rng.integers(0, 3, n)

@@ -111,7 +111,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--aa", type=int, default=200,
                         help="A/A pairs to simulate for the --fail-if rates (0: none)")
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.n, args.repeat, args.aa = 2_000, 1, 20
     from noisefloor.compare import compare
 
     frame = trial_frame(args.n)

@@ -109,7 +109,11 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=200)
     parser.add_argument("--tasks", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.trials, args.entries, args.tasks, args.repeat = 50, 10, 20, 1
     harbor(args.trials, args.repeat)
     tiers(args.entries, args.tasks, args.repeat)
 

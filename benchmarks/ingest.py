@@ -261,7 +261,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated subset of " + ", ".join(KNOWN))
     parser.add_argument("--repo", type=Path, default=REPO,
                         help="checkout whose noisefloor is measured (default: this one)")
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args(argv)
+    if args.tiny:
+        args.n, args.repeat = 500, 1
     if (args.n is not None and args.n < 1) or args.repeat < 1:
         parser.error("--n and --repeat must be >= 1")
     shapes = ["extra"] if args.with_extra else [s for s in args.shapes.split(",") if s]

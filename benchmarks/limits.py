@@ -125,7 +125,11 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated case names")
     parser.add_argument("--make", nargs=3, metavar=("KIND", "PATH", "SIZE"),
                         help=argparse.SUPPRESS)  # builds an input in a child process
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.eval_member_mb, args.entries, args.cap = 1, 100, 30.0
     if args.make:
         kind, path, size = args.make
         (make_eval if kind == "eval" else make_board)(Path(path), int(size))

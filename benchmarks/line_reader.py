@@ -67,7 +67,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="256,512,1024",
                         help="tail sizes in MiB, increasing (default 256,512,1024)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per size; best is shown")
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.sizes, args.repeat = "1", 1
     sizes = [int(s) for s in args.sizes.split(",")]
     line = (json.dumps(RECORD) + "\n").encode()
     print(f"python {sys.version.split()[0]}; each read in its own subprocess; best of "

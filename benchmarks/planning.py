@@ -33,7 +33,11 @@ def main() -> None:
     ap.add_argument("--n-sim", type=int, default=20000)
     ap.add_argument("--flip-rate", type=float, default=0.36)
     ap.add_argument("--tasks", type=int, default=100)
+    ap.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
+    if args.tiny:
+        args.n_sim, args.tasks = 200, 20
     p = [flip_rate_to_success_prob(args.flip_rate)] * args.tasks
     sim, wall, cpu = timed(lambda: simulate_aa(p, n_sim=args.n_sim, rng=0))
     exact1 = power_sign_test(args.tasks, 0.0, args.flip_rate, alpha=0.05 / 3)

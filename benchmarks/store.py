@@ -141,7 +141,11 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events in the task for queries/hook")
     parser.add_argument("--per-writer", type=int, default=3_000, help="events each writer appends")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
+    if args.tiny:
+        args.events, args.per_writer, args.repeat = 200, 50, 1
 
     import sqlite3
 

@@ -48,7 +48,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--difficulty", type=int, default=DEFAULT_DIFFICULTY)
     ap.add_argument("--family", default=None)
+    ap.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
+    if args.tiny:
+        args.n = 3
     tasks = list_tasks(args.family)
     total_s, total_cpu, slow = 0.0, 0.0, []
     print(f"{'task':<32} {'family':<10} {'inst/s':>9} {'ms/inst':>8} {'inst/s CPU':>11}")

@@ -58,7 +58,11 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--permutations", type=int, default=199)
     ap.add_argument("--keep", type=Path, default=None, help="write the run here and keep it")
+    ap.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
+    if args.tiny:
+        args.instances, args.n_boot, args.permutations = 2, 20, 9
     from noisefloor.tax.synthetic import write_synthetic_run
 
     tmp = tempfile.TemporaryDirectory()

@@ -33,7 +33,7 @@ def _run(root: Path, n: int) -> Path:
         return d
     # 32 registered tasks x 3 modes: 3 models x 35 instances = 10,080; 5 x 110 = 52,800
     models = None if n <= 10_080 else MODELS5
-    per = 35 if n <= 10_080 else 110
+    per = max(1, n // (288 if models is None else 480))  # rollouts per instance: 3 or 5 models
     write_synthetic_run(d, models=models, n_instances=per)
     return d
 
@@ -66,7 +66,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10080,52800")
     ap.add_argument("--dir", default=None, help="Keep the runs here (default: a temp folder).")
+    ap.add_argument("--tiny", action="store_true",
+        help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
+    if args.tiny:
+        args.sizes = "288"
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="nf-viewer-"))
     for n in (int(x) for x in args.sizes.split(",")):
         t = time.perf_counter()

@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.contrast_table import POOLED, TRIAL, seed_array
-from noisefloor.stats.multiplicity import adjust_pvalues
-from noisefloor.stats.paired import sign_test
+from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.null_gaps import excursion_bound, null_gap_spread, spread_signs
+from noisefloor.stats.paired import sign_tests
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 
 if TYPE_CHECKING:
@@ -228,23 +228,22 @@ def _seed_column(values: pd.Series) -> pd.Series:
 
 
 def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
-    rows = []
-    for rec in frame.to_dict(orient="records"):
-        t = sign_test(rec["wins"], rec["losses"], rec["ties"], confidence=confidence)
-        rows.append({**rec, "n": t.n, "gap": t.gap, "p_value": t.p_value, "ci_low": t.ci_low,
-                     "ci_high": t.ci_high, "bound": excursion_bound(t.ci_low, t.ci_high),
-                     "reason": t.reason})
-    return rows
+    tests = sign_tests(frame["wins"].to_numpy(), frame["losses"].to_numpy(),
+                       frame["ties"].to_numpy(), confidence=confidence)
+    stats = zip(tests["n"].tolist(), tests["gap"].tolist(), tests["p_value"].tolist(),
+                tests["ci_low"].tolist(), tests["ci_high"].tolist(), tests["reason"].tolist())
+    return [{**rec, "n": int(n), "gap": gap, "p_value": p, "ci_low": lo, "ci_high": hi,
+             "bound": excursion_bound(lo, hi), "reason": reason}
+            for rec, (n, gap, p, lo, hi, reason) in zip(frame.to_dict(orient="records"), stats)]
 
 
 def _bonferroni(rows: list[dict], family_key) -> None:
-    families: dict = {}
-    for i, r in enumerate(rows):
-        families.setdefault(family_key(r), []).append(i)
-    for idx in families.values():
-        adj = adjust_pvalues([rows[i]["p_value"] for i in idx], method="bonferroni")
-        for i, p in zip(idx, adj.p_adjusted):
-            rows[i]["p_bonferroni"] = p
+    if not rows:
+        return
+    adjusted, _ = adjust_families([r["p_value"] for r in rows],
+                                  [repr(family_key(r)) for r in rows], method="bonferroni")
+    for r, p in zip(rows, adjusted.tolist()):
+        r["p_bonferroni"] = p
 
 
 def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
@@ -431,10 +430,15 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
                            else "")
                         + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
                         "gap was -3 pp at the next seed)")
+    # the largest defined bound of each seed's floor contrasts (NaN when none), all seeds at once
+    chosen = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
+    seed_max = chosen.groupby("seed", sort=False, dropna=False)["bound"].max()
+    maxima = {None if pd.isna(k) else int(k): float(v) for k, v in seed_max.items()}
     per_seed_floor = {}
-    for seed, rows in seed_rows.groupby("seed", sort=True, dropna=False):
-        chosen = rows[rows["clean"]] if basis == "clean" else rows
-        per_seed_floor[None if pd.isna(seed) else int(seed)] = _max_bound(chosen)[0]
+    for seed in sorted(seed_rows["seed"].dropna().unique().tolist()) + (
+            [None] if seed_rows["seed"].isna().any() else []):
+        key = None if seed is None else int(seed)
+        per_seed_floor[key] = maxima.get(key, math.nan)
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,

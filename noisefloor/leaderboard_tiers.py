@@ -45,6 +45,8 @@ from scipy import stats
 
 from noisefloor.leaderboard_entries import DOMAIN_TASKS, Leaderboard
 from noisefloor.stats import validation as _validate
+from noisefloor.stats.multiplicity import holm
+from noisefloor.stats.paired import sign_test_pvalues
 from noisefloor.stats.passk import CONFIG_COLUMNS, is_success
 
 __all__ = ["LeaderboardTiers", "holm", "tiers_from_shares", "leaderboard_tiers", "pairwise_sign_tests", "pairwise_z_tests",
@@ -136,25 +138,6 @@ class LeaderboardTiers:
                 "pairs": self.pairs.to_dict(orient="records"), "notes": list(self.notes)}
 
 
-def holm(p: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (Holm 1979), vectorised.
-
-    ``p_(i)`` sorted ascending, ``adj_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))``; equal to
-    statsmodels ``multipletests(p, method="holm")``, without its per-call overhead.
-
-    Examples
-    --------
-    >>> holm(np.array([0.01, 0.04, 0.03])).round(2).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    m = len(p)
-    order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out = np.empty(m)
-    out[order] = np.maximum.accumulate(scaled)
-    return out
-
-
 def _pair_index(k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.triu_indices(k, 1)
 
@@ -211,11 +194,7 @@ def pairwise_sign_tests(shares: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.
         wins[sel] = ((shares[a] > rows) & both).sum(axis=1)
         losses[sel] = ((shares[a] < rows) & both).sum(axis=1)
         ties[sel] = both.sum(axis=1) - wins[sel] - losses[sel]
-    untied = wins + losses
-    with np.errstate(invalid="ignore"):
-        p = np.minimum(1.0, 2 * stats.binom.cdf(np.minimum(wins, losses), untied, 0.5))
-    p = np.where(untied > 0, p, np.nan)
-    return wins, losses, ties, p
+    return wins, losses, ties, sign_test_pvalues(wins, losses)
 
 
 def tiers_from_pvalues(scores: Sequence[float], p_values: np.ndarray, *,

@@ -14,12 +14,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from noisefloor.audit import AuditResult
 from noisefloor.contrast_table import POOLED, seed_text
-from noisefloor.floor import NoiseFloor
-from noisefloor.plots import above_note
 
 if TYPE_CHECKING:
+    from noisefloor.audit import AuditResult
+    from noisefloor.floor import NoiseFloor
     from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
 
 
@@ -401,6 +400,8 @@ def claim_facts(run: AuditRun) -> tuple[str, list[tuple[str, str]], list[str]]:
     if run.noise_floor.caution:
         facts.append(("caution", "caution: provisional: the floor is weakly supported (see its "
                                  "caution above)"))
+    from noisefloor.plots import above_note
+
     if above_note(run.noise_floor):
         facts.append(("note", f"note: {above_note(run.noise_floor)}"))
     flagged = [f"flagged: {v.paper}: {v.flag}" for v in run.result.verdicts if v.flag]

@@ -6,9 +6,36 @@ import functools
 
 import click
 
-from noisefloor.logs import FORMATS as _LOG_FORMATS
 
-FORMATS = ("auto", *_LOG_FORMATS)
+
+class _FormatChoice(click.Choice):
+    """``--format``'s choices: ``auto`` and the readers' formats (:data:`noisefloor.logs.FORMATS`),
+    read when first needed (help, a value other than ``auto``), so that a command run without
+    ``--log`` does not load the log readers."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from noisefloor.logs import FORMATS as log_formats
+
+        return ("auto", *log_formats)
+
+    @choices.setter
+    def choices(self, value) -> None:  # click.Choice.__init__ assigns; the property decides
+        pass
+
+    def convert(self, value, param, ctx):
+        if value == "auto":  # the default, valid whatever the readers are
+            return value
+        return super().convert(value, param, ctx)
+
+
+def __getattr__(name: str):
+    if name == "FORMATS":  # ``auto`` and every reader's format, as ``--format`` offers them
+        return _FormatChoice().choices
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def label_options(func):
@@ -53,7 +80,7 @@ def log_options(func):
     wrapper = click.option("--allow-nan", is_flag=True, help=ALLOW_NAN_HELP)(wrapper)
     wrapper = click.option("--score", default=None, metavar="NAME", help=SCORE_HELP)(wrapper)
     return click.option(
-        "--format", "log_format", type=click.Choice(FORMATS), default="auto", show_default=True,
+        "--format", "log_format", type=_FormatChoice(), default="auto", show_default=True,
         help="Log format; 'auto' detects it from each file.",
     )(wrapper)
 

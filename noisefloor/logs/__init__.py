@@ -11,17 +11,48 @@ Public API: :func:`load_trials` (files -> typed DataFrame), :func:`read_records`
 :class:`TruncatedLineWarning`, :class:`InfrastructureRewardWarning`).
 """
 
-from noisefloor.logs.detect import FORMATS, detect_format
-from noisefloor.logs.errors import (
-    InfrastructureRewardWarning,
-    LogProblem,
-    LogValidationError,
-    TruncatedLine,
-    TruncatedLineWarning,
-)
-from noisefloor.logs.frame import COLUMNS, DTYPES
-from noisefloor.logs.load import ValidationReport, load_trials, read_records, validate_logs
-from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord, trial_record_json_schema
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from noisefloor.logs.detect import FORMATS, detect_format
+    from noisefloor.logs.errors import (
+        InfrastructureRewardWarning,
+        LogProblem,
+        LogValidationError,
+        TruncatedLine,
+        TruncatedLineWarning,
+    )
+    from noisefloor.logs.frame import COLUMNS, DTYPES
+    from noisefloor.logs.load import ValidationReport, load_trials, read_records, validate_logs
+    from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord, trial_record_json_schema
+
+#: Public name -> the module that defines it. The names load on first use, so that importing
+#: one light module of the package (its errors, the configuration identity) does not load every
+#: reader, pydantic and the JSON parser.
+_HOMES = {
+    "FORMATS": "detect", "detect_format": "detect",
+    "InfrastructureRewardWarning": "errors", "LogProblem": "errors",
+    "LogValidationError": "errors", "TruncatedLine": "errors", "TruncatedLineWarning": "errors",
+    "COLUMNS": "frame", "DTYPES": "frame",
+    "ValidationReport": "load", "load_trials": "load", "read_records": "load",
+    "validate_logs": "load",
+    "SCHEMA_VERSION": "schema", "TrialRecord": "schema", "trial_record_json_schema": "schema",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'noisefloor.logs' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"noisefloor.logs.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
 
 __all__ = [
     "COLUMNS",

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts
 from noisefloor.contrast_table import POOLED
 from noisefloor.floor import NoiseFloor, noise_floor
 from noisefloor.nulls import NullContrasts, certified_null_contrasts
-from noisefloor.stats.multiplicity import adjust_pvalues
+from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.pairs import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
@@ -377,9 +378,9 @@ def contrast_run(
             f"{a} and {b} share no trial after trial 0; ") + "pass {trials=[0]} to compare trial "
             "0 (a null contrast when certified)")
     rows = rows.copy()
-    rows["p_bonferroni"] = [adjust_pvalues([p], method="bonferroni",
-                                           family_size=family_size).p_adjusted[0]
-                            for p in rows["p_value"]]
+    rows["p_bonferroni"] = adjust_families(  # each row its own family of the declared size
+        rows["p_value"].to_numpy(dtype=float), np.arange(len(rows)), method="bonferroni",
+        family_size=family_size)[0]
     null_options = {"clean_pairs": clean_pairs, "null_pairs": null_pairs, "trial0": trial0,
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)

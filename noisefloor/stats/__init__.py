@@ -13,8 +13,10 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from noisefloor.stats.multiplicity import MultiplicityResult, adjust_pvalues
-    from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
+    from noisefloor.stats.multiplicity import (MultiplicityResult, adjust_families,
+                                               adjust_pvalues, holm)
+    from noisefloor.stats.paired import (SignTest, sign_test, sign_test_pvalues, sign_tests,
+                                         wilson_interval, wilson_mapped_ci)
     from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
     from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
 
@@ -22,8 +24,13 @@ if TYPE_CHECKING:
 _HOMES = {
     "MultiplicityResult": "multiplicity",
     "adjust_pvalues": "multiplicity",
+    "adjust_families": "multiplicity",
+    "holm": "multiplicity",
     "SignTest": "paired",
     "sign_test": "paired",
+    "sign_tests": "paired",
+    "sign_test_pvalues": "paired",
+    "wilson_interval": "paired",
     "wilson_mapped_ci": "paired",
     "PassHatK": "passk",
     "pass_hat_k": "passk",

@@ -4,17 +4,29 @@ A paired contrast ``a-b`` over n tasks has W wins (a succeeded, b failed), L los
 The noise-floor paper reports the signed gap (W - L) / n, an exact two-sided sign test on the
 W + L untied pairs, and a 95% interval for the gap obtained by mapping the Wilson interval of
 W / (W + L) onto the gap scale.
+
+Every statistic is computed over arrays (:func:`sign_test_pvalues`, :func:`wilson_interval`,
+:func:`sign_tests`): a count table of any length is one pass of array operations, and the
+one-contrast :func:`sign_test` is the same code on arrays of length one.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import binomtest
-from statsmodels.stats.proportion import proportion_confint
+from scipy.special import ndtri
+
+try:  # the kernels of scipy.stats.binom.cdf and .sf, without loading scipy.stats (a cold start
+    # of seconds for a command that tests one contrast)
+    from scipy.special import _ufuncs as _scipy_ufuncs
+
+    _BINOM: tuple[Any, Any] | None = (_scipy_ufuncs._binom_cdf, _scipy_ufuncs._binom_sf)
+except (ImportError, AttributeError):  # pragma: no cover - a SciPy that moved them
+    _BINOM = None
 
 from noisefloor.stats import validation as _validate
 
@@ -117,6 +129,160 @@ def _validate_counts(wins, losses, ties, confidence) -> tuple[int, int, int, flo
             _validate.count("ties", ties), _validate.probability("confidence", confidence))
 
 
+def _count_array(name: str, values) -> np.ndarray:
+    """``values`` as a 1-d array of non-negative whole counts (int64, or float64 beyond the
+    int64 range); the first bad entry raises the message :func:`validation.count` gives."""
+    arr = np.asarray(values)
+    flat = arr.ravel()
+    if flat.dtype.kind in "iu":
+        bad = np.flatnonzero(flat < 0)
+    elif flat.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            bad = np.flatnonzero(~np.isfinite(flat) | (flat < 0) | (flat != np.floor(flat)))
+    else:  # bool, object, strings: the scalar check decides, entry by entry
+        checked = [_validate.count(name, v) for v in flat.tolist()]
+        if all(v < 2**63 for v in checked):
+            return np.array(checked, dtype=np.int64).reshape(arr.shape)
+        return np.array(checked, dtype=float).reshape(arr.shape)
+    if bad.size:
+        _validate.count(name, flat[bad[0]].item())
+    return arr.astype(np.int64) if flat.dtype.kind == "f" and flat.size and np.all(
+        flat < 2**63) else arr
+
+
+def sign_test_pvalues(wins, losses) -> np.ndarray:
+    """Exact two-sided sign-test p-values of many contrasts at once (ties already dropped).
+
+    Parameters
+    ----------
+    wins, losses : array-like of int, shape (k,) (or broadcastable)
+        Untied paired outcomes of each contrast, each >= 0.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (k,)
+        ``p = min(1, P(X <= c) + P(X >= m - c))`` with ``X ~ Binomial(m, 1/2)``,
+        ``m = wins + losses`` and ``c = min(wins, losses)``; 1 where ``wins == losses``; NaN
+        where ``m == 0`` (no untied pair: the test is undefined).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not a non-negative whole number.
+
+    Notes
+    -----
+    Both tails come from the kernels of ``scipy.stats.binom.cdf`` and ``binom.sf`` over the
+    whole array, the same two terms ``scipy.stats.binomtest(wins, m, 0.5, alternative="two-sided")`` adds for
+    one contrast; the two agree to rounding (about 1e-16) wherever binomtest's relative
+    tolerance of 1e-7 on equal probabilities does not merge neighbouring outcomes (m below
+    about 10^7). The same p-value as R's ``binom.test(wins, m)$p.value``.
+
+    References
+    ----------
+    Conover, W. J. (1999). Practical Nonparametric Statistics, 3rd ed., section 3.4 (the sign
+    test).
+
+    Examples
+    --------
+    R ``binom.test(7, 10)$p.value`` is 0.34375 (= 352 / 1024):
+
+    >>> sign_test_pvalues([7, 27, 3, 0], [3, 9, 3, 0]).round(6).tolist()
+    [0.34375, 0.003933, 1.0, nan]
+    """
+    w = _count_array("wins", wins)
+    lo_ = _count_array("losses", losses)
+    w, lo_ = np.broadcast_arrays(w, lo_)
+    m = (w + lo_).ravel()
+    c = np.minimum(w, lo_).ravel()
+    p = np.full(m.shape, np.nan)
+    tested = m > 0
+    p[tested] = np.minimum(1.0, _binom_tails(c[tested], m[tested]))
+    p[2 * c == m] = 1.0
+    p[~tested] = np.nan
+    return p.reshape(w.shape)
+
+
+def _binom_tails(c: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``P(X <= c) + P(X >= m - c)`` for ``X ~ Binomial(m, 1/2)``, ``0 <= c <= m / 2``, ``m > 0``."""
+    if _BINOM is None:  # pragma: no cover
+        from scipy.stats import binom
+
+        return np.asarray(binom.cdf(c, m, 0.5) + binom.sf(m - c - 1, m, 0.5))
+    cdf, sf = _BINOM
+    mf = m.astype(float)
+    return cdf(c.astype(float), mf, 0.5) + sf((m - c - 1).astype(float), mf, 0.5)
+
+
+def wilson_interval(
+    successes, trials, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score intervals of many proportions at once.
+
+    Parameters
+    ----------
+    successes, trials : array-like of int, shape (k,) (or broadcastable)
+        Successes ``x`` and trials ``n`` of each proportion, ``0 <= x <= n``.
+    confidence : float, default 0.95
+        Two-sided confidence level, strictly between 0 and 1.
+
+    Returns
+    -------
+    (low, high) : tuple of numpy.ndarray of float, each shape (k,)
+        Clipped to [0, 1]; NaN where ``n == 0``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not a non-negative whole number, ``successes > trials`` anywhere, or
+        ``confidence`` is not in (0, 1).
+
+    Notes
+    -----
+    With ``q = x / n`` and ``z = Phi^{-1}(1 - (1 - confidence) / 2)``:
+    ``(q + z^2 / (2n) +- z sqrt(q (1 - q) / n + z^2 / (4 n^2))) / (1 + z^2 / n)``, the
+    closed form ``statsmodels.stats.proportion.proportion_confint(x, n, method="wilson")``
+    evaluates, in the same order of operations; the interval R's
+    ``prop.test(x, n, correct = FALSE)$conf.int`` reports.
+
+    References
+    ----------
+    Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
+    inference. JASA 22(158), 209-212.
+
+    Examples
+    --------
+    R ``prop.test(7, 10, correct = FALSE)$conf.int`` is 0.3967781 0.8922087:
+
+    >>> lo, hi = wilson_interval([7, 0], [10, 0])
+    >>> lo.round(7).tolist(), hi.round(7).tolist()
+    ([0.3967781, nan], [0.8922087, nan])
+    """
+    x = _count_array("successes", successes)
+    n = _count_array("trials", trials)
+    conf = _validate.probability("confidence", confidence)
+    x, n = np.broadcast_arrays(x, n)
+    if np.any(x > n):
+        i = int(np.flatnonzero((x > n).ravel())[0])
+        raise ValueError(f"successes must not exceed trials; got {x.ravel()[i]} successes "
+                         f"of {n.ravel()[i]} trials")
+    crit = float(-ndtri((1.0 - conf) / 2.0))  # scipy.stats.norm.isf((1 - conf) / 2)
+    crit2 = crit**2
+    nf = np.where(n == 0, np.nan, n).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q = x / nf
+        denom = 1 + crit2 / nf
+        center = (q + crit2 / (2 * nf)) / denom
+        dist = crit * np.sqrt(q * (1.0 - q) / nf + crit2 / (4.0 * nf**2))
+        dist /= denom
+    return np.clip(center - dist, 0, 1), np.clip(center + dist, 0, 1)
+
+
+def _mapped(lo: np.ndarray, hi: np.ndarray, m: np.ndarray, n: np.ndarray):
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (2.0 * lo - 1.0) * m / n, (2.0 * hi - 1.0) * m / n
+
+
 def wilson_mapped_ci(
     wins: int, losses: int, ties: int, confidence: float = 0.95
 ) -> tuple[float, float]:
@@ -144,8 +310,8 @@ def wilson_mapped_ci(
     -----
     The gap equals ``(2 W / (W + L) - 1) (W + L) / n``; the map is monotone, so it carries the
     Wilson interval of the win share among untied pairs onto the gap: the interval the
-    noise-floor paper reports for a gap (Kaliyev & Maryanskyy 2026). The Wilson interval comes
-    from ``statsmodels.stats.proportion.proportion_confint(method="wilson")``.
+    noise-floor paper reports for a gap (Kaliyev & Maryanskyy 2026). The Wilson interval is
+    :func:`wilson_interval`; :func:`sign_tests` maps a whole table at once.
 
     References
     ----------
@@ -163,11 +329,74 @@ def wilson_mapped_ci(
     """
     w, lo_, t, conf = _validate_counts(wins, losses, ties, confidence)
     m = w + lo_
-    n = m + t
     if m == 0:
         return (math.nan, math.nan)
-    lo, hi = proportion_confint(w, m, alpha=1.0 - conf, method="wilson")
-    return ((2.0 * lo - 1.0) * m / n, (2.0 * hi - 1.0) * m / n)
+    lo, hi = wilson_interval(np.array([w]), np.array([m]), conf)
+    a, b = _mapped(lo, hi, np.array([m]), np.array([m + t]))
+    return (float(a[0]), float(b[0]))
+
+
+_NO_PAIRS = "no paired tasks: the gap, the test and the interval are undefined"
+_NO_UNTIED = "no untied pairs: the sign test and the interval are undefined"
+
+
+def sign_tests(wins, losses, ties=0, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Exact sign test, signed gap and Wilson-mapped interval of many contrasts at once.
+
+    The array form of :func:`sign_test`: one row per contrast, the same values, computed in
+    array operations (a table of 10,000 contrasts takes milliseconds).
+
+    Parameters
+    ----------
+    wins, losses : array-like of int, shape (k,)
+        Paired outcome counts of each contrast, each >= 0.
+    ties : array-like of int, shape (k,) or scalar, default 0
+        Ties of each contrast (dropped by the test, kept in ``n``).
+    confidence : float, default 0.95
+        Level of the Wilson-mapped interval.
+
+    Returns
+    -------
+    pandas.DataFrame, shape (k, 9)
+        Columns ``wins, losses, ties, n, gap, p_value, ci_low, ci_high, reason``, as the
+        fields of :class:`SignTest` (NaN plus a ``reason`` where undefined).
+
+    Raises
+    ------
+    TypeError, ValueError
+        If a count is not a non-negative whole number or ``confidence`` is not in (0, 1).
+
+    Notes
+    -----
+    p-values by :func:`sign_test_pvalues`, intervals by :func:`wilson_interval` on
+    ``wins / (wins + losses)`` mapped onto the gap (:func:`wilson_mapped_ci`).
+
+    References
+    ----------
+    Conover (1999), section 3.4; Wilson (1927); Kaliyev & Maryanskyy (2026).
+
+    Examples
+    --------
+    >>> f = sign_tests([27, 0, 0], [9, 0, 0], [64, 5, 0])
+    >>> f[["n", "gap", "p_value"]].round(4).to_dict(orient="list")
+    {'n': [100, 5, 0], 'gap': [0.18, 0.0, nan], 'p_value': [0.0039, nan, nan]}
+    """
+    w = _count_array("wins", wins)
+    lo_ = _count_array("losses", losses)
+    t = _count_array("ties", ties)
+    conf = _validate.probability("confidence", confidence)
+    w, lo_, t = (a.ravel() for a in np.broadcast_arrays(w, lo_, t))
+    m = w + lo_
+    n = m + t
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.where(n == 0, np.nan, (w - lo_) / np.where(n == 0, 1, n))
+    p = sign_test_pvalues(w, lo_)
+    lo, hi = wilson_interval(w, m, conf)
+    ci_low, ci_high = _mapped(lo, hi, m, n)
+    reason = np.where(n == 0, _NO_PAIRS, np.where(m == 0, _NO_UNTIED, ""))
+    return pd.DataFrame({"wins": w, "losses": lo_, "ties": t, "n": n, "gap": gap.astype(float),
+                         "p_value": p, "ci_low": ci_low, "ci_high": ci_high,
+                         "reason": reason.astype(object)})
 
 
 def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95) -> SignTest:
@@ -198,9 +427,10 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
 
     Notes
     -----
-    ``p = P(|X - m/2| >= |W - m/2|)`` for ``X ~ Binomial(m = W + L, 1/2)``, computed by
-    ``scipy.stats.binomtest(W, m, 0.5, alternative="two-sided")``; gap ``(W - L) / n``;
-    interval from :func:`wilson_mapped_ci`.
+    ``p = P(|X - m/2| >= |W - m/2|)`` for ``X ~ Binomial(m = W + L, 1/2)`` (the value of
+    ``scipy.stats.binomtest(W, m, 0.5, alternative="two-sided")``, by
+    :func:`sign_test_pvalues`); gap ``(W - L) / n``; interval from :func:`wilson_mapped_ci`.
+    :func:`sign_tests` is the same over a table.
 
     References
     ----------
@@ -221,15 +451,13 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
     n = w + lo_ + t
     m = w + lo_
     if n == 0:
-        return SignTest(w, lo_, t, 0, math.nan, math.nan, math.nan, math.nan, conf,
-                        "no paired tasks: the gap, the test and the interval are undefined")
+        return SignTest(w, lo_, t, 0, math.nan, math.nan, math.nan, math.nan, conf, _NO_PAIRS)
     gap = (w - lo_) / n
     if m == 0:
-        return SignTest(w, lo_, t, n, gap, math.nan, math.nan, math.nan, conf,
-                        "no untied pairs: the sign test and the interval are undefined")
-    p = float(binomtest(w, m, 0.5, alternative="two-sided").pvalue)
+        return SignTest(w, lo_, t, n, gap, math.nan, math.nan, math.nan, conf, _NO_UNTIED)
+    p = float(sign_test_pvalues(np.array([w]), np.array([lo_]))[0])
     ci_low, ci_high = wilson_mapped_ci(w, lo_, t, conf)
-    return SignTest(w, lo_, t, n, gap, min(p, 1.0), ci_low, ci_high, conf, "")
+    return SignTest(w, lo_, t, n, gap, p, ci_low, ci_high, conf, "")
 
 
 def sign_test_table(
@@ -250,7 +478,7 @@ def sign_test_table(
         (missing columns are ignored). The noise-floor paper corrects over the three
         contrasts of one seed and trial (m = 3).
     method : {"bonferroni", "holm", "fdr_bh"}, default "bonferroni"
-        Passed to :func:`noisefloor.stats.multiplicity.adjust_pvalues`.
+        Passed to :func:`noisefloor.stats.multiplicity.adjust_families`.
     confidence : float, default 0.95
         Level of the Wilson-mapped interval.
 
@@ -258,6 +486,11 @@ def sign_test_table(
     -------
     pandas.DataFrame
         The input columns plus ``n, gap, p_value, p_adjusted, m, ci_low, ci_high, reason``.
+
+    Notes
+    -----
+    Array operations over the whole table: :func:`sign_tests` for the rows,
+    :func:`~noisefloor.stats.multiplicity.adjust_families` for the families.
 
     Examples
     --------
@@ -267,24 +500,23 @@ def sign_test_table(
     >>> round(float(sign_test_table(t)["p_adjusted"].iloc[2]), 3)
     0.012
     """
-    from noisefloor.stats.multiplicity import adjust_pvalues
+    from noisefloor.stats.multiplicity import adjust_families
 
-    out = counts.copy()
-    tests = [sign_test(w, lo, t, confidence=confidence)
-             for w, lo, t in zip(out["wins"], out["losses"], out["ties"])]
-    for name in ("n", "gap", "p_value", "ci_low", "ci_high", "reason"):
-        out[name] = [getattr(t, name) for t in tests]
-    out["p_adjusted"] = math.nan
-    out["m"] = 0
-    keys = [c for c in family if c in out.columns]
-    groups = [g.index for _, g in out.groupby(keys, sort=False)] if keys else [out.index]
-    for idx in groups:
-        adj = adjust_pvalues(out.loc[idx, "p_value"].to_numpy(), method=method)
-        out.loc[idx, "p_adjusted"] = adj.p_adjusted
-        out.loc[idx, "m"] = adj.m
-    cols = [c for c in counts.columns] + ["n", "gap", "p_value", "p_adjusted", "m", "ci_low",
-                                          "ci_high", "reason"]
-    return out[cols]
+    tests = sign_tests(counts["wins"].to_numpy(), counts["losses"].to_numpy(),
+                       counts["ties"].to_numpy(), confidence=confidence)
+    keys = [c for c in family if c in counts.columns]
+    if keys:
+        codes = counts.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    else:
+        codes = np.zeros(len(counts), dtype=np.int64)
+    p_adjusted, m = adjust_families(tests["p_value"].to_numpy(), codes, method=method)
+    added = pd.DataFrame({"n": tests["n"].to_numpy(), "gap": tests["gap"].to_numpy(),
+                          "p_value": tests["p_value"].to_numpy(), "p_adjusted": p_adjusted,
+                          "m": m, "ci_low": tests["ci_low"].to_numpy(),
+                          "ci_high": tests["ci_high"].to_numpy(),
+                          "reason": tests["reason"].to_numpy()}, index=counts.index)
+    kept = counts.drop(columns=[c for c in added.columns if c in counts.columns])
+    return pd.concat([kept, added], axis=1)
 
 
 @dataclass(frozen=True)

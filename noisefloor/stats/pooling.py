@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.meta_analysis import combine_effects
+
+from scipy.special import ndtri
 
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import SignTest, sign_test
@@ -204,8 +205,9 @@ def pool_random_effects(
 
     Notes
     -----
-    Arithmetic by ``statsmodels.stats.meta_analysis.combine_effects(method_re=...)``. With
-    weights ``w_i = 1/v_i``, ``Q = sum w_i (y_i - ybar_w)^2`` and DerSimonian-Laird
+    DerSimonian-Laird in closed form (the values of
+    ``statsmodels.stats.meta_analysis.combine_effects(method_re="dl")``); Paule-Mandel by
+    ``combine_effects(method_re="pm")``. With weights ``w_i = 1/v_i``, ``Q = sum w_i (y_i - ybar_w)^2`` and DerSimonian-Laird
     ``tau^2 = max(0, (Q - (k - 1)) / (sum w - sum w^2 / sum w))``; the pooled estimate uses
     weights ``1 / (v_i + tau^2)``. statsmodels does not truncate the DerSimonian-Laird
     moment estimate at zero; this function does (then the pooled estimate and interval are
@@ -246,16 +248,39 @@ def pool_random_effects(
         return RandomEffectsPool(nan, nan, nan, nan, nan, nan, nan, k, method, conf,
                                  "a seed has zero sampling variance (all ties or all one outcome); "
                                  "inverse-variance weights are undefined")
+    if method == "pm":
+        return _paule_mandel(y, v, k, conf)
+    # DerSimonian-Laird in closed form (numpy): the values statsmodels' combine_effects gives,
+    # without loading statsmodels for the floor's default pooling
+    w = 1.0 / v
+    sw = float(w.sum())
+    ybar = float((w * y).sum()) / sw
+    q = float((w * (y - ybar) ** 2).sum())
+    c = sw - float((w**2).sum()) / sw
+    tau_squared = (q - (k - 1)) / c
+    if tau_squared <= 0.0:  # truncated at 0: the fixed-effect model
+        estimate, se, tau_squared, i2 = ybar, math.sqrt(1.0 / sw), 0.0, 0.0
+    else:
+        wr = 1.0 / (v + tau_squared)
+        estimate = float((wr * y).sum()) / float(wr.sum())
+        se, i2 = math.sqrt(1.0 / float(wr.sum())), max(0.0, (q - (k - 1)) / q)
+    crit = float(-ndtri((1.0 - conf) / 2.0))
+    return RandomEffectsPool(estimate, estimate - crit * se, estimate + crit * se, tau_squared,
+                             math.sqrt(tau_squared), i2, q, k, method, conf, "")
+
+
+def _paule_mandel(y: np.ndarray, v: np.ndarray, k: int, conf: float) -> RandomEffectsPool:
+    """Paule-Mandel pooling by ``statsmodels.stats.meta_analysis.combine_effects``."""
+    from statsmodels.stats.meta_analysis import combine_effects
+
     with np.errstate(divide="ignore", invalid="ignore"):
-        res = combine_effects(y, v, method_re=method, alpha=1.0 - conf)
+        res = combine_effects(y, v, method_re="pm", alpha=1.0 - conf)
         # summary_frame has its own alpha (default 0.05) and ignores the one given to
         # combine_effects: without it every level gave the 95% interval
         frame = res.summary_frame(alpha=1.0 - conf)
     tau_squared = float(res.tau2)
     if tau_squared <= 0.0:
-        # statsmodels (0.14-0.15) returns the untruncated moment estimate (Q - df) / C, which is
-        # negative when Q < df; DerSimonian-Laird truncate it at 0, and with tau^2 = 0 the
-        # random-effects model is the fixed-effect model.
+        # with tau^2 = 0 the random-effects model is the fixed-effect model
         row = frame.loc["fixed effect"]
         estimate, tau_squared, i2 = float(res.mean_effect_fe), 0.0, 0.0
     else:
@@ -263,5 +288,5 @@ def pool_random_effects(
         estimate, i2 = float(res.mean_effect_re), max(0.0, float(res.i2))
     return RandomEffectsPool(
         estimate, float(row["ci_low"]), float(row["ci_upp"]), tau_squared,
-        math.sqrt(tau_squared), i2, float(res.q), k, method, conf, "",
+        math.sqrt(tau_squared), i2, float(res.q), k, "pm", conf, "",
     )

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.logs.annotations import read_annotations
+from noisefloor.stats.paired import wilson_interval
 from noisefloor.tax.run import TaxRun, read_transcripts
 
 __all__ = ["STAGES", "JudgeRun", "collect_labels", "judge_keys", "judge_prompt", "judge_requests",
@@ -275,8 +275,8 @@ def stage_rates(
     -------
     pandas.DataFrame
         One row per (family, stage, outcome) and per (``"all"``, stage, outcome): ``k`` (rollouts
-        whose label is 1), ``n`` (labelled rollouts), ``rate``, ``ci_low``, ``ci_high`` (Wilson
-        via ``statsmodels.stats.proportion.proportion_confint(method="wilson")``), ``note``.
+        whose label is 1), ``n`` (labelled rollouts), ``rate``, ``ci_low``, ``ci_high`` (Wilson,
+        :func:`noisefloor.stats.paired.wilson_interval`), ``note``.
         ``rate`` is NaN with a note when ``n == 0``. ``attrs`` holds ``n_unlabelled`` (pair
         rollouts without this rater's label for a stage) and ``n_unmatched`` (label items that
         are not rollouts of the run).
@@ -343,7 +343,7 @@ def stage_rates(
                                  "rate": math.nan, "ci_low": math.nan, "ci_high": math.nan,
                                  "note": f"no labelled {outcome} rollouts"})
                     continue
-                lo, hi = proportion_confint(k, n, alpha=1 - confidence, method="wilson")
+                lo, hi = wilson_interval(k, n, confidence)
                 rows.append({"family": fam, "stage": stage, "outcome": outcome, "k": k, "n": n,
                              "rate": k / n, "ci_low": float(lo), "ci_high": float(hi), "note": ""})
     out = pd.DataFrame(rows)
