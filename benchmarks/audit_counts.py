@@ -94,11 +94,11 @@ def sign_test_step(table) -> None:
 
 
 def in_process(table_path: Path, out: Path) -> None:
-    from noisefloor.audit import audit
-    from noisefloor.count_table import null_contrasts_from_counts
-    from noisefloor.floor import noise_floor
-    from noisefloor.plots import audit_forest, save_figure
-    from noisefloor.published import read_claims, read_paired_counts
+    from noisefloor.audit.verdicts import audit
+    from noisefloor.floor.count_table import null_contrasts_from_counts
+    from noisefloor.floor.estimate import noise_floor
+    from noisefloor.report.forest import audit_forest, save_figure
+    from noisefloor.audit.published import read_claims, read_paired_counts
     from noisefloor.stats.paired import sign_test_table
 
     steps = []
@@ -158,7 +158,7 @@ def main() -> None:
         tmp = Path(tmp)
         table = tmp / "counts.csv"
         make_table(table, args.rows)
-        from noisefloor.published import read_paired_counts
+        from noisefloor.audit.published import read_paired_counts
 
         sign_test_step(read_paired_counts(table))
         print()

@@ -6,10 +6,10 @@
   :func:`noisefloor.logs.detect_format` on the folder, :func:`noisefloor.logs.load_trials` and
   :func:`noisefloor.logs.validate_logs` on it, and pass^k / pass@k on the frame.
 * ``tiers``: a simulated leaderboard of K entries (default 200): from aggregate rates
-  (:func:`noisefloor.leaderboard_tiers.tiers_from_scores`, K (K - 1) / 2 = 19,900 unpaired
+  (:func:`noisefloor.leaderboard.tiers.tiers_from_scores`, K (K - 1) / 2 = 19,900 unpaired
   z-tests, Holm, rank intervals) and from per-task results over T tasks
-  (:func:`noisefloor.leaderboard_tiers.tiers_from_shares`, 19,900 paired sign tests), and
-  the figure (:func:`noisefloor.leaderboard_tiers.save_tier_plot`).
+  (:func:`noisefloor.leaderboard.tiers.tiers_from_shares`, 19,900 paired sign tests), and
+  the figure (:func:`noisefloor.leaderboard.tiers.save_tier_plot`).
 
 Each timing is the best of ``--repeat`` runs (wall clock, ``time.perf_counter``).
 
@@ -83,7 +83,7 @@ def harbor(n_trials: int, repeat: int) -> None:
 
 
 def tiers(k: int, n_tasks: int, repeat: int) -> None:
-    from noisefloor.leaderboard_tiers import save_tier_plot, tiers_from_scores, tiers_from_shares
+    from noisefloor.leaderboard.tiers import save_tier_plot, tiers_from_scores, tiers_from_shares
 
     rng = np.random.default_rng(1)
     rates = np.sort(rng.uniform(0.2, 0.9, size=k))[::-1]

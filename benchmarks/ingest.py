@@ -159,8 +159,8 @@ if method in ("noisefloor", "validate", "read_records", "floor+audit"):
     extra["module"] = nl.__file__
     if method == "floor+audit":
         from noisefloor.pipelines import floor_run
-        from noisefloor.audit import audit
-        from noisefloor.published import read_claims
+        from noisefloor.audit.verdicts import audit
+        from noisefloor.audit.published import read_claims
 elif method == "pandas":
     import pandas as pd
 elif method == "pyarrow":

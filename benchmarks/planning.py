@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from noisefloor.stats.power import power_sign_test, sample_size
+from noisefloor.stats.power.planning import power_sign_test, sample_size
 from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_aa
 
 

@@ -61,7 +61,7 @@ def _browser_times(base: str) -> tuple[float, float] | None:
 
 
 def main() -> None:
-    from noisefloor.html.viewer import ViewerData, make_server
+    from noisefloor.report.html.viewer import ViewerData, make_server
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10080,52800")

@@ -16,10 +16,10 @@ table that ship with noisefloor (figures transcribed from the paper), and draws 
 
 Every number below is computed, not typed in: the `assert` lines check them against the paper's text."""),
     ("code", """import math
-from noisefloor.published import read_paired_counts, read_claims
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import noise_floor
-from noisefloor.audit import audit
+from noisefloor.audit.published import read_paired_counts, read_claims
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import noise_floor
+from noisefloor.audit.verdicts import audit
 from noisefloor.stats import sign_test, adjust_pvalues, pool_counts
 from noisefloor.stats.paired import sign_test_table
 
@@ -68,7 +68,7 @@ result.to_frame()[["paper", "benchmark", "reported", "effect", "ratio", "verdict
     ("md", "## 5. The forest plot"),
     ("code", """import tempfile
 from IPython.display import Image, display
-from noisefloor.plots import audit_forest, save_figure
+from noisefloor.report.forest import audit_forest, save_figure
 
 out = tempfile.mkdtemp()
 png, svg = save_figure(audit_forest(result), out, "forest")

@@ -5,10 +5,10 @@ import math
 import pandas as pd
 import pytest
 
-from noisefloor.audit import audit, place
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import noise_floor
-from noisefloor.published import read_claims, read_paired_counts
+from noisefloor.audit.verdicts import audit, place
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import noise_floor
+from noisefloor.audit.published import read_claims, read_paired_counts
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,7 @@ def test_invalid_floor():
 # --- a claim without 'reported' text is shown in its own unit -------------
 
 def test_reported_column_uses_the_claims_own_unit(tmp_path):
-    from noisefloor.report import verdict_table
+    from noisefloor.report.text import verdict_table
 
     csv = tmp_path / "c3.csv"
     csv.write_text("paper,effect_high,unit,effect_low\nA,5,percent,\nB,5,%,\nC,5,pts,\n"
@@ -104,7 +104,7 @@ def test_a_comparable_claim_beyond_100_pp_is_a_unit_slip_not_above(tmp_path):
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from noisefloor.audit import log_contrasts, place_contrasts  # noqa: E402
+from noisefloor.audit.verdicts import log_contrasts, place_contrasts  # noqa: E402
 
 
 def _paired_log(outcomes, a="intercept", b="no_coord", trial=1, seed=1, trial0=(0, 0)):
@@ -221,7 +221,7 @@ def test_a_range_is_placed_by_its_end_farthest_from_zero(low, high, effect, verd
 
 
 def test_a_claimed_loss_from_a_csv_keeps_its_sign_in_the_report(tmp_path):
-    from noisefloor.report import verdict_table
+    from noisefloor.report.text import verdict_table
 
     path = tmp_path / "claims.csv"
     path.write_text("paper,reported,effect_low,effect_high,unit\nL,-10 to -2 pp,-10,-2,pp\n",
@@ -261,7 +261,7 @@ def test_log_contrast_pair_that_splits_two_ways_is_an_error():
 def test_log_contrast_effect_keeps_its_sign_like_a_claim():
     import pandas as pd
 
-    from noisefloor.audit import place_contrasts
+    from noisefloor.audit.verdicts import place_contrasts
     placed = place_contrasts(pd.DataFrame({"gap": [-0.2, 0.05]}), 0.118, 0.153)
     assert placed["effect"].tolist() == [-0.2, 0.05]
     assert placed["ratio"].round(3).tolist() == [round(0.2 / 0.118, 3), round(0.05 / 0.118, 3)]

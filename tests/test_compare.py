@@ -150,7 +150,7 @@ def test_compare_mde_is_connors_at_two_confidence_levels(confidence, n_below, n_
     assert few.pooled.n == n_below and few.pooled.wins + few.pooled.losses == n_below // 2
     assert few.pooled.mde > 0.40 > many.pooled.mde
     # and the MDE is the root of Connor's power equation: at n and p_d it has the power asked
-    from noisefloor.stats.power import power_mcnemar
+    from noisefloor.stats.power.planning import power_mcnemar
 
     for c in (few, many):
         assert power_mcnemar(c.pooled.n, c.pooled.mde, 0.5, alpha=1 - confidence) == \
@@ -175,7 +175,7 @@ def test_compare_mde_connor_at_a_second_power():
        conf=st.floats(0.5, 0.99), more=st.floats(0.001, 0.009))
 def test_mde_shrinks_with_n_and_grows_with_confidence(n, extra, p_d, conf, more):
     # compare's MDE: minimum_detectable_effect(n, test="mcnemar", p_d, alpha=1-confidence)
-    from noisefloor.stats.power import minimum_detectable_effect
+    from noisefloor.stats.power.planning import minimum_detectable_effect
 
     def mde(n, conf):
         return minimum_detectable_effect(n, test="mcnemar", p_d=p_d, alpha=1 - conf,

@@ -1,6 +1,6 @@
 """Every contrast table has one shape: ``level`` (trial / pooled), a nullable Int64 ``seed``
 (NA when pooled, never the text "pooled"), ``certified_by`` and, where rows are placed against
-a floor, ``verdict`` as columns (see docs/tables.md and noisefloor.contrast_table)."""
+a floor, ``verdict`` as columns (see docs/tables.md and noisefloor.floor.contrast_table)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.arm_contrasts import log_contrasts, place_contrasts
+from noisefloor.floor.arm_contrasts import log_contrasts, place_contrasts
 from noisefloor.cli.main import cli
 from noisefloor.compare import compare
-from noisefloor.contrast_table import LEVELS, POOLED, TRIAL, check_shape, seed_array
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import noise_floor
-from noisefloor.nulls import EMPTY_STORE, NO_INJECTION, certified_null_contrasts
+from noisefloor.floor.contrast_table import LEVELS, POOLED, TRIAL, check_shape, seed_array
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import noise_floor
+from noisefloor.floor.nulls import EMPTY_STORE, NO_INJECTION, certified_null_contrasts
 from noisefloor.pipelines import audit_run, contrast_run, floor_run
-from noisefloor.published import read_paired_counts
+from noisefloor.audit.published import read_paired_counts
 
 
 def _log(seeds=(1, 2), protocols=("intercept", "no_coord"), n_tasks=30, n_trials=3):
@@ -174,7 +174,7 @@ def test_null_contrasts_are_the_one_path(log):
     run = floor_run(log)
     direct = certified_null_contrasts(log).table
     pd.testing.assert_frame_equal(run.null_contrasts.table, direct)
-    import noisefloor.floor as floor_module
+    import noisefloor.floor.estimate as floor_module
     import noisefloor.pipelines as pipelines
 
     for gone in ("null_contrasts_from_trials", "noise_floor_from_trials", "SEED",

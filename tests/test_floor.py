@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import excursion_bound, noise_floor
-from noisefloor.nulls import certified_null_contrasts
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import excursion_bound, noise_floor
+from noisefloor.floor.nulls import certified_null_contrasts
 from noisefloor.pipelines import floor_run
-from noisefloor.published import read_paired_counts
+from noisefloor.audit.published import read_paired_counts
 
 
 def _null_table(trials, **kwargs):
@@ -264,7 +264,7 @@ def test_minimum_informative_pairs_is_where_the_sign_test_can_first_reach_005():
     # 2 * 0.5**k (all k one way); scipy's binomtest agrees. k = 5 gives 0.0625, k = 6 0.03125.
     from scipy.stats import binomtest
 
-    from noisefloor.floor import MIN_INFORMATIVE_PAIRS
+    from noisefloor.floor.estimate import MIN_INFORMATIVE_PAIRS
     assert binomtest(MIN_INFORMATIVE_PAIRS - 1, MIN_INFORMATIVE_PAIRS - 1).pvalue > 0.05
     assert binomtest(MIN_INFORMATIVE_PAIRS, MIN_INFORMATIVE_PAIRS).pvalue < 0.05
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.floor import noise_floor
-from noisefloor.floor_random import random_effects_floor
+from noisefloor.floor.estimate import noise_floor
+from noisefloor.floor.random_effects import random_effects_floor
 
 #: Three seeds of one clean contrast (invented counts; with three seeds Paule-Mandel differs
 #: from DerSimonian-Laird, with two it is the same estimate).

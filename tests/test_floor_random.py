@@ -6,8 +6,8 @@ import math
 import pandas as pd
 import pytest
 
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor_random import random_effects_floor
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.random_effects import random_effects_floor
 
 
 @pytest.fixture(scope="module")

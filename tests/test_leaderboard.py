@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-from noisefloor.leaderboard import (
+from noisefloor.leaderboard.gaps import (
     DOMAIN_TASKS,
     LeaderboardError,
     aa_floor,

@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-from noisefloor.leaderboard import gap_test
-from noisefloor.leaderboard_tiers import (
+from noisefloor.leaderboard.gaps import gap_test
+from noisefloor.leaderboard.tiers import (
     holm, pairwise_sign_tests, tiers_from_shares, pairwise_z_tests, tiers_from_pvalues, tiers_from_scores,
     tiers_from_trials)
 from noisefloor.stats import sign_test

@@ -19,9 +19,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from noisefloor.floor import noise_floor
+from noisefloor.floor.estimate import noise_floor
 from noisefloor.logs import load_trials
-from noisefloor.nulls import (DECLARED, EMPTY_STORE, NO_INJECTION, NO_STORE_READER,
+from noisefloor.floor.nulls import (DECLARED, EMPTY_STORE, NO_INJECTION, NO_STORE_READER,
                               NoNullContrastError, certified_null_contrasts)
 from noisefloor.pipelines import contrast_run, floor_run
 
@@ -267,9 +267,9 @@ def test_without_store_fields_nothing_is_null_and_with_an_empty_store_all_is(t, 
 
 
 def test_floor_from_counts_is_certified_by_the_table():
-    from noisefloor.count_table import null_contrasts_from_counts
-    from noisefloor.nulls import COUNT_TABLE
-    from noisefloor.published import read_paired_counts
+    from noisefloor.floor.count_table import null_contrasts_from_counts
+    from noisefloor.floor.nulls import COUNT_TABLE
+    from noisefloor.audit.published import read_paired_counts
 
     nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
     assert set(nf.to_frame()["certified_by"]) == {COUNT_TABLE}
@@ -297,7 +297,7 @@ def _ragged_logs(draw):
 @given(_ragged_logs(), st.sampled_from(["exclude", "fail"]))
 def test_vectorised_pairing_counts_as_paired_contrast_does(t, infra):
     # the per-pair join of noisefloor.stats.contrasts.paired_contrast is the definition the
-    # vectorised pairing (noisefloor.pairing) must keep: W/L/T and every left-out count
+    # vectorised pairing (noisefloor.floor.pairing) must keep: W/L/T and every left-out count
     from noisefloor.stats.contrasts import paired_contrast
 
     null = certified_null_contrasts(t, null_pairs=["a-b", "a-a", "b-b"],

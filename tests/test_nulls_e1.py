@@ -7,7 +7,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from noisefloor.nulls import FirstRequestMismatchWarning, certified_null_contrasts
+from noisefloor.floor.nulls import FirstRequestMismatchWarning, certified_null_contrasts
 
 
 def _trials(hashes_b):

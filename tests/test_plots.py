@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
-from noisefloor.audit import audit
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import noise_floor
-from noisefloor.plots import audit_forest, audit_rows, forest_plot, interval_text, save_figure
-from noisefloor.published import read_claims, read_paired_counts
+from noisefloor.audit.verdicts import audit
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import noise_floor
+from noisefloor.report.forest import audit_forest, audit_rows, forest_plot, interval_text, save_figure
+from noisefloor.audit.published import read_claims, read_paired_counts
 
 
 def texts(fig):
@@ -87,7 +87,7 @@ def test_one_seed_null_contrasts_are_drawn_once(tmp_path):
 
 
 def test_log_contrasts_are_drawn_with_their_verdicts(tmp_path):
-    from noisefloor.audit import place_contrasts
+    from noisefloor.audit.verdicts import place_contrasts
 
     result, nf = _one_seed_audit()
     own = place_contrasts(pd.DataFrame({
@@ -116,8 +116,8 @@ def _legend(fig):
 
 
 def test_long_labels_end_in_an_ellipsis():
-    from noisefloor.audit import place_contrasts
-    from noisefloor.plots import LABEL_WIDTH
+    from noisefloor.audit.verdicts import place_contrasts
+    from noisefloor.report.forest import LABEL_WIDTH
 
     result, nf = _one_seed_audit()
     own = place_contrasts(pd.DataFrame({
@@ -133,7 +133,7 @@ def test_long_labels_end_in_an_ellipsis():
 
 
 def test_a_users_claims_are_not_titled_published(tmp_path):
-    from noisefloor.plots import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION
+    from noisefloor.report.forest import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION
 
     result, nf = _bundled()
     assert CLAIMS_SECTION in texts(audit_forest(result, nf))
@@ -185,7 +185,7 @@ def test_legend_has_the_null_markers_and_only_the_verdicts_drawn():
 
 
 def test_above_is_explained_where_a_null_gap_exceeds_the_envelope():
-    from noisefloor.plots import above_note
+    from noisefloor.report.forest import above_note
 
     result, nf = _bundled()
     # Kaliyev & Maryanskyy (2026): pull-intercept +18 pp at seed 1, envelope 15.3 pp

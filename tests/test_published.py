@@ -2,7 +2,7 @@
 
 import pytest
 
-from noisefloor.published import TableError, read_claims, read_paired_counts
+from noisefloor.audit.published import TableError, read_claims, read_paired_counts
 
 HEADER = "seed,trial,subset,contrast,wins,losses,ties\n"
 
@@ -242,7 +242,7 @@ def test_n_column_must_equal_wins_losses_ties(tmp_path):
 
 
 def test_unequal_totals_within_a_seed_and_trial_warn(tmp_path):
-    from noisefloor.published import CountTotalsWarning
+    from noisefloor.audit.published import CountTotalsWarning
 
     body = ("1,0,all,a-b,3,1,5\n1,0,all,a-c,3,1,6\n"   # seed 1: 9 and 10 tasks
             "2,0,all,a-b,3,1,5\n2,0,all,a-c,1,3,5\n"   # seed 2: 9 and 9, fine

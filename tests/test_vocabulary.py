@@ -50,7 +50,7 @@ LEFT = {
     # the floor's null-contrast table and ``contrast --json``: a documented public column
     # (docs/floor.md, docs/contrast.md); merging it into p_adjusted + a method column changes
     # their JSON, which the owner of the pipelines decides
-    ("noisefloor/floor.py", "p_bonferroni"),
+    ("noisefloor/floor/estimate.py", "p_bonferroni"),
     ("noisefloor/cli/contrast.py", "p_bonferroni"),
 }
 

@@ -1,5 +1,5 @@
 """The ``--html`` option of the analysis commands: write the result's page
-(:func:`noisefloor.html.write_html`) beside the terminal text and ``--json``."""
+(:func:`noisefloor.report.html.write_html`) beside the terminal text and ``--json``."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def write_page(result: Any, value: str | None, out: str | Path | None = None,
     path = html_target(value, out)
     if path is None:
         return None
-    from noisefloor.html import write_html
+    from noisefloor.report.html import write_html
 
     write_html(result, path, **options)
     click.echo(f"wrote {path}", err=True)

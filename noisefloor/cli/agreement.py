@@ -1,9 +1,9 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.agreement_table.agreement_by_label` (``--metric icc``:
-:func:`noisefloor.agreement_table.icc_by_label`), the plot is
-:func:`noisefloor.agreement_plot.agreement_forest_plot`.
+:func:`noisefloor.agreement.study.agreement_by_label` (``--metric icc``:
+:func:`noisefloor.agreement.study.icc_by_label`), the plot is
+:func:`noisefloor.report.agreement_figure.agreement_forest_plot`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from noisefloor.agreement_table import SUMMARY_KEYS, IccTable, agreement_by_label, icc_by_label
+from noisefloor.agreement.study import SUMMARY_KEYS, IccTable, agreement_by_label, icc_by_label
 from noisefloor.cli._common import error_text, handle_errors, os_error_text
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import (
@@ -214,7 +214,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         )
     frame = table.to_frame()
     if plot_paths:
-        from noisefloor.agreement_plot import save_agreement_plot
+        from noisefloor.report.agreement_figure import save_agreement_plot
 
         try:
             written = save_agreement_plot(table, plot_paths)
@@ -230,7 +230,7 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         for rec, res in zip(frame.to_dict(orient="records"), table.results)
     ]
     if html_path is not None:
-        from noisefloor.html.command_docs import agreement_doc
+        from noisefloor.report.html.command_docs import agreement_doc
 
         write_page(agreement_doc(rows, source=f"{file} ({chosen.describe()})", table=table),
                    html_path)

@@ -56,7 +56,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     counts. Python: noisefloor.pipelines.audit_run.
     """
     from noisefloor.pipelines import audit_run, write_audit_files
-    from noisefloor.report import audit_text
+    from noisefloor.report.text import audit_text
 
     if logs and counts:
         raise click.UsageError("give either --counts or --log, not both")

@@ -8,8 +8,8 @@ from noisefloor.cli._common import emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
-from noisefloor.report import _p_sentence as _p
-from noisefloor.report import level_text, pp
+from noisefloor.report.text import _p_sentence as _p
+from noisefloor.report.text import level_text, pp
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
 
@@ -103,13 +103,13 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, c
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
                coordination_active, family_size, confidence, as_json, html_path=None) -> None:
     from noisefloor.pipelines import contrast_run, read_log_trials
-    from noisefloor.report import contrast_text
+    from noisefloor.report.text import contrast_text
 
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,
                                label_protocol)
     if not arm_a or not arm_b:
         trials = read_log_trials(list(logs), **options)
-        from noisefloor.nulls import arm_labels
+        from noisefloor.floor.nulls import arm_labels
 
         present = ", ".join(sorted(set(arm_labels(trials))))
         models = ", ".join(sorted(map(str, trials["model"].unique())))

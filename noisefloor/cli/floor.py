@@ -32,7 +32,7 @@ def floor(paths, logs, log_format, label_benchmark, label_model, label_protocol,
     Python: noisefloor.pipelines.floor_run.
     """
     from noisefloor.pipelines import floor_run
-    from noisefloor.report import floor_text
+    from noisefloor.report.text import floor_text
 
     if no_trial0 and no_reruns:
         raise click.UsageError("--no-trial0 and --no-reruns together leave no kind of null "

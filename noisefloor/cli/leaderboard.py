@@ -13,8 +13,8 @@ from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
-from noisefloor.leaderboard import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
-from noisefloor.report import pp
+from noisefloor.leaderboard.gaps import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
+from noisefloor.report.text import pp
 
 
 def _p(p: float) -> str:
@@ -60,7 +60,7 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     intervals; with --log the entries are the configurations of trial logs, tested pairwise
     over their shared tasks.
     """
-    if tiers or tier_logs or plot:  # leaderboard tiers (noisefloor.leaderboard_tiers)
+    if tiers or tier_logs or plot:  # leaderboard tiers (noisefloor.leaderboard.tiers)
         _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json)
         return
     if file is None:
@@ -95,7 +95,7 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     result = compare_entries(board, entry_a, entry_b, domain=domain, floor=floor, envelope=env,
                              floor_source=source, confidence=confidence)
     if html_path is not None:
-        from noisefloor.html.command_docs import leaderboard_compare_doc
+        from noisefloor.report.html.command_docs import leaderboard_compare_doc
 
         write_page(leaderboard_compare_doc(jsonable(result.to_dict())), html_path)
     if as_json:
@@ -123,7 +123,7 @@ def _listing(board, aa, domain, as_json, html_path=None) -> None:
     doc = {"source": board.source, "n_submissions": board.n_submissions,
            "entries": frame.to_dict(orient="records"), "aa_floor": aa.to_dict()}
     if html_path is not None:
-        from noisefloor.html.command_docs import leaderboard_listing_doc
+        from noisefloor.report.html.command_docs import leaderboard_listing_doc
 
         write_page(leaderboard_listing_doc(jsonable(doc), domain), html_path)
     if as_json:

@@ -6,9 +6,9 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json
-from noisefloor.leaderboard_tiers import (
+from noisefloor.leaderboard.tiers import (
     LeaderboardTiers, leaderboard_tiers, save_tier_plot, tiers_from_trials)
-from noisefloor.report import pp
+from noisefloor.report.text import pp
 
 
 def _plot_path(plot: str, index: int, count: int, label: str) -> str:
@@ -42,7 +42,7 @@ def _echo(result: LeaderboardTiers, heading: str) -> None:
 
 def tiers_command(board, aa, domain, logs_frame, confidence, plot, as_json) -> list[dict]:
     """Compute, print (or return for ``--json``) and plot the tiers; returns the JSON parts."""
-    from noisefloor.leaderboard import DOMAIN_TASKS
+    from noisefloor.leaderboard.gaps import DOMAIN_TASKS
 
     results: list[tuple[str, LeaderboardTiers]] = []
     if logs_frame is not None:

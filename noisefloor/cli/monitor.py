@@ -311,7 +311,7 @@ def monitor(
     trials = read_logs(logs, log_format, label_benchmark, label_model)
     baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
     if floor_logs:
-        from noisefloor.contrast_table import TRIAL
+        from noisefloor.floor.contrast_table import TRIAL
         from noisefloor.pipelines import floor_run
 
         floor_trials = read_logs(floor_logs, log_format, label_benchmark, label_model)

@@ -82,7 +82,7 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
     table["pass_at_k_se"] = at["se"].to_numpy()
     keys = [c for c in by if c in table.columns]
-    from noisefloor.html.pass_hat_k_page import pass_hat_k_report
+    from noisefloor.report.html.pass_hat_k_page import pass_hat_k_report
 
     report = pass_hat_k_report(trials, table, by=by, infrastructure_errors=infrastructure_errors,
                                k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,

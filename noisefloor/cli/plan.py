@@ -10,9 +10,9 @@ import numpy as np
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC, spec_text
-from noisefloor.report import pp
-from noisefloor.stats.power import TESTS, power_curve
-from noisefloor.stats.power import plan as plan_designs
+from noisefloor.report.text import pp
+from noisefloor.stats.power.planning import TESTS, power_curve
+from noisefloor.stats.power.planning import plan as plan_designs
 
 FLOOR_KINDS = ("floor", "envelope")
 
@@ -116,7 +116,7 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
                           floor=0.0 if floor is None else floor)
     written = _plot(result, plot_path) if plot_path else None
     if html_path is not None:
-        from noisefloor.html.command_docs import plan_doc
+        from noisefloor.report.html.command_docs import plan_doc
 
         defined = any(not math.isnan(p.gap) and p.gap != 0 for p in result.plans)
         write_page(plan_doc({**result.to_dict(), "floor_source": source, "plot": written},
@@ -133,7 +133,7 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     if n0:
         click.echo(f"held fixed in the table: the floor as measured, on n = {n0} paired tasks")
         if result.solve_for == "n" and gap is not None and gap > 0:
-            from noisefloor.stats.power_floor import sample_size_shrinking_floor
+            from noisefloor.stats.power.shrinking_floor import sample_size_shrinking_floor
 
             for p in result.plans:
                 if p.test == "two_proportion":
@@ -173,13 +173,13 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
 
 
 def _plot(result, path) -> str:
-    from noisefloor.power_plot import save_power_plot
+    from noisefloor.report.power_figure import save_power_plot
 
     return str(save_power_plot(_power_figure(result), path))
 
 
 def _power_figure(result):
-    from noisefloor.power_plot import power_plot
+    from noisefloor.report.power_figure import power_plot
 
     curves, marks = {}, {}
     defined = [p for p in result.plans if not math.isnan(p.gap) and p.gap != 0]
@@ -280,7 +280,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
 
 def _null_gaps_of(paths) -> list[float]:
     from noisefloor.cli._logs import read_logs
-    from noisefloor.contrast_table import TRIAL
+    from noisefloor.floor.contrast_table import TRIAL
     from noisefloor.pipelines import floor_run
 
     if not paths:

@@ -15,7 +15,7 @@ import click
 
 from noisefloor.cli._common import handle_errors
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.report import pp
+from noisefloor.report.text import pp
 from noisefloor.tax import tax_report
 
 

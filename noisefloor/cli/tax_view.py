@@ -1,6 +1,6 @@
 """``noisefloor tax view RUN``: the transcript viewer of a tax run, on 127.0.0.1.
 
-Thin layer over :func:`noisefloor.html.viewer.serve`.
+Thin layer over :func:`noisefloor.report.html.viewer.serve`.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ def view(logs, port, labels, report) -> None:
     one rollout shows its dialogue as two columns (agent a, agent b) with the relayed
     '[other agent]:' messages, the final answer and how it was read, the judge's labels with
     their rationale, tokens and cost. Transcripts are read lazily, one rollout at a time.
-    Python: noisefloor.html.viewer.serve(LOGS).
+    Python: noisefloor.report.html.viewer.serve(LOGS).
     """
-    from noisefloor.html.viewer import serve
+    from noisefloor.report.html.viewer import serve
 
     serve(list(logs), port=port, labels=labels, report=report)

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from noisefloor.compare.result import Comparison
-from noisefloor.report import level_text, pp, text_table
+from noisefloor.report.text import level_text, pp, text_table
 
 __all__ = ["comparison_facts", "comparison_markdown", "comparison_table", "comparison_text",
            "comparison_forest", "save_comparison_report"]
@@ -108,7 +108,7 @@ def comparison_markdown(result: Comparison, spell: Any = None) -> str:
 def comparison_forest(result: Comparison):
     """Forest plot: every per-trial gap and the pooled gap (A - B) with their intervals, against
     the floor band (+/- floor) when there is one. Returns a matplotlib Figure."""
-    from noisefloor.plots import forest_plot
+    from noisefloor.report.forest import forest_plot
 
     rows = []
     for r in result.rows:
@@ -131,7 +131,7 @@ def save_comparison_report(result: Comparison, out_dir: str | Path, spell: Any =
                            plot: bool = True) -> list[Path]:
     """Write ``report.md`` (and ``forest.png``/``forest.svg`` with ``plot``) into ``out_dir``;
     returns the paths written."""
-    from noisefloor.plots import save_figure
+    from noisefloor.report.forest import save_figure
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

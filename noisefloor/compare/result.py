@@ -6,10 +6,10 @@ B, trial 0 included), counts wins, losses and ties, and pools them over trials a
 gap is always **A - B** in the order the user gave (positive: A better). Beside each gap: its
 Wilson-mapped interval, the exact sign-test p and the minimum detectable effect (MDE) at this
 n. The floor comes from each arm's own certified re-runs (trial i against trial j of one
-configuration, :func:`noisefloor.nulls.certified_null_contrasts` with ``trial0=False``), their
+configuration, :func:`noisefloor.floor.nulls.certified_null_contrasts` with ``trial0=False``), their
 W/L/T summed per arm (and seed) as the pooled gap sums its trials, so that gap and floor rest
 on comparable numbers of paired tasks; the floor is the larger arm's upper bound
-(:func:`noisefloor.floor.noise_floor`), and the gap is placed against it for a verdict. When the logs hold no re-runs, the result says so and
+(:func:`noisefloor.floor.estimate.noise_floor`), and the gap is placed against it for a verdict. When the logs hold no re-runs, the result says so and
 what to run (:attr:`Comparison.advice`).
 
 Verdicts (:attr:`Comparison.verdict`), from the pooled gap g, its interval (lo, hi) and the
@@ -83,14 +83,14 @@ class ComparisonRow:
         Minimum detectable effect at this n: the smallest gap the paired test detects with the
         comparison's power at two-sided level ``1 - confidence``, the discordance (W + L) / n
         held at its observed value (Connor's 1987 normal approximation for paired proportions,
-        :func:`noisefloor.stats.power.minimum_detectable_effect` with ``test="mcnemar"``, as
+        :func:`noisefloor.stats.power.planning.minimum_detectable_effect` with ``test="mcnemar"``, as
         ``noisefloor plan --test mcnemar``). NaN with ``reason`` when undefined (no discordant
         task).
     reason : str
         Why a value is NaN; empty otherwise.
     certified_by : str
         Always ``""``: A against B is a real contrast, never a null one (declaring it null is
-        refused); the column is the contrast-table shape of :mod:`noisefloor.contrast_table`.
+        refused); the column is the contrast-table shape of :mod:`noisefloor.floor.contrast_table`.
     verdict : str
         This row's gap placed against the floor, as :attr:`Comparison.verdict` is for the
         pooled row (``"above"``, ``"inside"``, ``"below"``, ``"no floor"``).
@@ -135,7 +135,7 @@ class Comparison:
         Power at which :attr:`ComparisonRow.mde` is computed.
     floor : float
         The noise floor from the arms' certified re-runs (proportion; see
-        :class:`noisefloor.floor.NoiseFloor`); NaN when there are none.
+        :class:`noisefloor.floor.estimate.NoiseFloor`); NaN when there are none.
     envelope : float
         The largest bound over those null contrasts; NaN when there are none.
     floor_contrast : str
@@ -151,7 +151,7 @@ class Comparison:
         The verdict as a sentence, with the numbers it rests on.
     advice : str
         What to run or record when there is no floor (re-runs and tasks, from
-        :func:`noisefloor.stats.power.sample_size`); empty otherwise. Parameters are mentioned
+        :func:`noisefloor.stats.power.planning.sample_size`); empty otherwise. Parameters are mentioned
         as ``{name}``: :meth:`advice_text` spells them.
     notes : tuple of str
         Every record left out of the pairing and why (trials one arm lacks, tasks in one arm
@@ -207,8 +207,8 @@ class Comparison:
         """One row per :class:`ComparisonRow` (columns ``level, seed, trial, wins, losses,
         ties, n, gap, ci_low, ci_high, p_value, mde, reason, certified_by, verdict``; ``seed``
         and ``trial`` nullable Int64, NA on the pooled row: the shape of
-        :mod:`noisefloor.contrast_table`)."""
-        from noisefloor.contrast_table import seed_array
+        :mod:`noisefloor.floor.contrast_table`)."""
+        from noisefloor.floor.contrast_table import seed_array
 
         frame = pd.DataFrame([r.to_dict() for r in self.rows], columns=list(ROW_COLUMNS))
         for col in ("seed", "trial"):
@@ -326,7 +326,7 @@ def _renumber_runs(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def _mde(n: int, discordant: int, confidence: float, power: float) -> tuple[float, str]:
-    from noisefloor.stats.power import minimum_detectable_effect
+    from noisefloor.stats.power.planning import minimum_detectable_effect
 
     if n == 0:
         return math.nan, "no paired task"
@@ -350,7 +350,7 @@ def _row(level: str, seed, trial, counts: dict, confidence: float, power: float)
 
 
 def _verdict(row: ComparisonRow, floor: float, a: str, b: str, level: str) -> tuple[str, str]:
-    from noisefloor.report import pp
+    from noisefloor.report.text import pp
 
     gap = f"{pp(row.gap, signed=True)} pp [{pp(row.ci_low, signed=True)}, " \
           f"{pp(row.ci_high, signed=True)}] (A - B, A = {a}, B = {b})"
@@ -372,7 +372,7 @@ def _advice(pooled: ComparisonRow, a: str, b: str, n_tasks: int, n_trials: int,
             confidence: float, power: float) -> str:
     """What to run (or record) for a floor; mentions parameters as ``{name}`` (see
     :func:`noisefloor.stats.validation.mention_text`)."""
-    from noisefloor.stats.power import sample_size
+    from noisefloor.stats.power.planning import sample_size
 
     if n_trials >= 2:
         text = (f"the logs hold re-runs of {a} and {b}, but nothing certifies them null: record "
@@ -396,7 +396,7 @@ def _advice(pooled: ComparisonRow, a: str, b: str, n_tasks: int, n_trials: int,
 
 def _task_flips(group: Any, a: str, b: str, trial: int) -> pd.DataFrame:
     """Per task of one group and trial: the two outcomes and the flip (see
-    :attr:`Comparison.task_flips`); the same rule as :func:`noisefloor.pairing.pair_counts`."""
+    :attr:`Comparison.task_flips`); the same rule as :func:`noisefloor.floor.pairing.pair_counts`."""
     import numpy as np
 
     sa, sb = group.slots[(a, trial)], group.slots[(b, trial)]
@@ -449,7 +449,7 @@ def compare(
         As in :func:`noisefloor.logs.load_trials`.
     null_pairs : sequence of str
         Re-runs the user declares null (``"x-x"``, ``x`` an arm), as in
-        :func:`noisefloor.nulls.certified_null_contrasts`. Declaring ``a-b`` itself is refused:
+        :func:`noisefloor.floor.nulls.certified_null_contrasts`. Declaring ``a-b`` itself is refused:
         the contrast under test cannot be its own floor.
     confidence : float, default 0.95
         Level of every interval and of the floor's bound; ``1 - confidence`` is the MDE's alpha.
@@ -483,10 +483,10 @@ def compare(
     >>> c.verdict, c.advice_text()[:59]  # nothing certifies these re-runs as null
     ('no floor', 'the logs hold re-runs of new and old, but nothing certifies')
     """
-    from noisefloor.floor import noise_floor
-    from noisefloor.nulls import NoNullContrastError, certified_null_contrasts
-    from noisefloor.pairing import encode_groups, pair_counts
-    from noisefloor.pairs import split_protocol_pair
+    from noisefloor.floor.estimate import noise_floor
+    from noisefloor.floor.nulls import NoNullContrastError, certified_null_contrasts
+    from noisefloor.floor.pairing import encode_groups, pair_counts
+    from noisefloor.floor.contrast_labels import split_protocol_pair
     from noisefloor.pipelines import read_log_trials
     from noisefloor.stats import validation as _validate
 

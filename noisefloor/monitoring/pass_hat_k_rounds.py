@@ -3,7 +3,7 @@
 :func:`coordination_active_pass_hat_k_rounds` reads trials in time order, keeps the
 coordination-active ones (``store_events_at_start > 0``: the store holds peer events when the
 trial starts), cuts them into rounds over the golden tasks and computes pass^k of each round;
-these values are what alarm R1 (:func:`noisefloor.stats.cusum.tabular_cusum`) watches.
+these values are what alarm R1 (:func:`noisefloor.stats.monitor.cusum.tabular_cusum`) watches.
 """
 
 from __future__ import annotations

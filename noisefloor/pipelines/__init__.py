@@ -2,7 +2,7 @@
 
 ``noisefloor floor``, ``noisefloor contrast --log`` and ``noisefloor audit`` are
 :func:`floor_run`, :func:`contrast_run` and :func:`audit_run`; the command line only parses
-options and prints what :mod:`noisefloor.report` renders from the result, so a Python user
+options and prints what :mod:`noisefloor.report.text` renders from the result, so a Python user
 reproduces a command in one call and the terminal output, ``report.md`` and ``--json`` carry
 the same content.
 """
@@ -17,12 +17,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.arm_contrasts import BY, left_out_totals, log_contrasts
-from noisefloor.contrast_table import POOLED
-from noisefloor.floor import NoiseFloor, noise_floor
-from noisefloor.nulls import NullContrasts, certified_null_contrasts
+from noisefloor.floor.arm_contrasts import BY, left_out_totals, log_contrasts
+from noisefloor.floor.contrast_table import POOLED
+from noisefloor.floor.estimate import NoiseFloor, noise_floor
+from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_families
-from noisefloor.pairs import split_protocol_pair
+from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
@@ -138,12 +138,12 @@ def floor_run(
     format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
-        As in :func:`noisefloor.nulls.certified_null_contrasts`.
+        As in :func:`noisefloor.floor.nulls.certified_null_contrasts`.
     confidence : float, default 0.95
         Level of every interval and bound of the floor, strictly between 0 and 1.
     pooling : {"summed", "random"}, default "summed"
         How each null contrast is pooled over seeds: counts summed, or random effects (see
-        :func:`noisefloor.floor.noise_floor`).
+        :func:`noisefloor.floor.estimate.noise_floor`).
     tau_method : {"dl", "pm"}, default "dl"
         With ``pooling="random"``: DerSimonian-Laird or Paule-Mandel tau^2.
 
@@ -191,17 +191,17 @@ class ContrastRun:
     by : str
         ``"protocol"`` or ``"model"``.
     contrasts : pandas.DataFrame
-        :func:`~noisefloor.arm_contrasts.log_contrasts` rows (the shape of
-        :mod:`noisefloor.contrast_table`) plus ``p_bonferroni`` (over ``family_size``);
+        :func:`~noisefloor.floor.arm_contrasts.log_contrasts` rows (the shape of
+        :mod:`noisefloor.floor.contrast_table`) plus ``p_bonferroni`` (over ``family_size``);
         ``certified_by`` says what certifies the row as a null contrast, as
-        :func:`~noisefloor.nulls.certified_null_contrasts` decides (empty for a real
+        :func:`~noisefloor.floor.nulls.certified_null_contrasts` decides (empty for a real
         contrast).
     family_size : int
         Contrasts in the family for the Bonferroni correction.
     confidence : float
         Level of the Wilson-mapped intervals (``ci_low``, ``ci_high``).
     left_out : dict
-        :func:`~noisefloor.arm_contrasts.left_out_totals` of the rows.
+        :func:`~noisefloor.floor.arm_contrasts.left_out_totals` of the rows.
     sources : tuple of str
         The logs read, as given.
     left_out_trials : tuple of str
@@ -244,7 +244,7 @@ def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
         if by not in BY:
             raise ValueError(f"by must be one of {', '.join(map(repr, BY))}, got {by!r}")
         return by
-    from noisefloor.nulls import arm_labels
+    from noisefloor.floor.nulls import arm_labels
 
     arms = set(arm_labels(trials))
     models = set(map(str, trials["model"].unique())) if "model" in trials.columns else set()
@@ -256,7 +256,7 @@ def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
 def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by: str,
                     null_options: dict) -> list[str]:
     """``certified_by`` of each row of the contrast ``a-b`` (``""``: a real contrast), as
-    :func:`~noisefloor.nulls.certified_null_contrasts` decides for the same trials.
+    :func:`~noisefloor.floor.nulls.certified_null_contrasts` decides for the same trials.
 
     Only rows over every task (``subset == "all"``) can be null contrasts. A pooled row is
     certified when every trial-level row of its trial pair is, by their certifications
@@ -322,7 +322,7 @@ def contrast_run(
     format, allow_nan, benchmark, model, protocol, score
         As in :func:`noisefloor.logs.load_trials`.
     clean_pairs, null_pairs, trial0, reruns, infrastructure_errors
-        As in :func:`noisefloor.nulls.certified_null_contrasts`: they decide which rows are
+        As in :func:`noisefloor.floor.nulls.certified_null_contrasts`: they decide which rows are
         certified null contrasts (``certified_by``).
     confidence : float, default 0.95
         Level of the Wilson-mapped intervals, strictly between 0 and 1.

@@ -13,11 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.arm_contrasts import left_out_totals, log_contrasts, place_contrasts
-from noisefloor.audit import AuditResult, audit
-from noisefloor.count_table import null_contrasts_from_counts
-from noisefloor.floor import NoiseFloor, noise_floor
-from noisefloor.nulls import certified_null_contrasts
+from noisefloor.floor.arm_contrasts import left_out_totals, log_contrasts, place_contrasts
+from noisefloor.audit.verdicts import AuditResult, audit
+from noisefloor.floor.count_table import null_contrasts_from_counts
+from noisefloor.floor.estimate import NoiseFloor, noise_floor
+from noisefloor.floor.nulls import certified_null_contrasts
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "audit_run", "write_audit_files"]
@@ -46,13 +46,13 @@ class AuditRun:
         Candidates nothing certified (logs only).
     log_contrasts : pandas.DataFrame or None
         The log's own contrasts placed against the floor (logs with two arms or more), in the
-        shape of :mod:`noisefloor.contrast_table` with ``verdict`` (and ``effect, ratio,
-        flag``) from :func:`~noisefloor.arm_contrasts.place_contrasts`.
+        shape of :mod:`noisefloor.floor.contrast_table` with ``verdict`` (and ``effect, ratio,
+        flag``) from :func:`~noisefloor.floor.arm_contrasts.place_contrasts`.
     n_arms : int
         Arms (protocols or models) of the log; 0 for a count table.
     other_contrasts : pandas.DataFrame or None
         Sign tests of the count table's non-null rows (the shape of
-        :mod:`noisefloor.contrast_table`).
+        :mod:`noisefloor.floor.contrast_table`).
     from_logs : bool
         True when the floor came from logs.
     files : tuple of str
@@ -92,7 +92,7 @@ class AuditRun:
 
     @property
     def log_contrasts_left_out(self) -> dict | None:
-        """:func:`~noisefloor.arm_contrasts.left_out_totals` of the log's contrasts."""
+        """:func:`~noisefloor.floor.arm_contrasts.left_out_totals` of the log's contrasts."""
         return None if self.log_contrasts is None else left_out_totals(self.log_contrasts)
 
     def to_frame(self) -> pd.DataFrame:
@@ -148,7 +148,7 @@ def audit_run(
     clean_pairs : sequence of str
         Clean contrasts (for a count table: default ``no_coord-intercept`` when present).
     null_pairs, trial0, reruns
-        Logs only: as in :func:`noisefloor.nulls.certified_null_contrasts`.
+        Logs only: as in :func:`noisefloor.floor.nulls.certified_null_contrasts`.
     by : {"protocol", "model"}, default "protocol"
         Logs only: the arms of the log's own contrasts.
     format, allow_nan, benchmark, model, protocol, score
@@ -165,14 +165,14 @@ def audit_run(
         (they are other papers' claims on their own benchmarks; the output says so).
     plot : bool, default True
         With ``out``: draw the forest plot (at most
-        :data:`noisefloor.plots.MAX_FOREST_ROWS` rows, those farthest from 0, with a
-        :class:`noisefloor.plots.ForestRowsLeftOutWarning` when rows are left out of the
+        :data:`noisefloor.report.forest.MAX_FOREST_ROWS` rows, those farthest from 0, with a
+        :class:`noisefloor.report.forest.ForestRowsLeftOutWarning` when rows are left out of the
         picture). False writes ``report.md`` only, without a figure.
     confidence : float, default 0.95
         Level of every interval and bound (the floor, the envelope, the log's and the count
         table's contrasts), strictly between 0 and 1.
     pooling : {"summed", "random"}, default "summed"
-        How each null contrast is pooled over seeds (see :func:`noisefloor.floor.noise_floor`).
+        How each null contrast is pooled over seeds (see :func:`noisefloor.floor.estimate.noise_floor`).
     tau_method : {"dl", "pm"}, default "dl"
         With ``pooling="random"``: DerSimonian-Laird or Paule-Mandel tau^2.
 
@@ -200,7 +200,7 @@ def audit_run(
     >>> round(r.noise_floor.floor, 4), round(r.noise_floor.envelope, 4)
     (0.1296, 0.2492)
     """
-    from noisefloor.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
+    from noisefloor.audit.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
                                        read_claims, read_paired_counts)
     from noisefloor.stats.paired import sign_test_table
 
@@ -282,7 +282,7 @@ def _count_contrasts(table: pd.DataFrame) -> pd.DataFrame:
     """A count table's sign-tested rows in the contrast-table shape: ``level`` ``"trial"``,
     ``seed`` nullable Int64, ``certified_by`` ``""`` (rows after trial 0 or on a subset are
     real contrasts; only the trial-0 rows over all tasks are null, and they make the floor)."""
-    from noisefloor.contrast_table import TRIAL, seed_array
+    from noisefloor.floor.contrast_table import TRIAL, seed_array
 
     out = table.copy()
     out.insert(0, "level", TRIAL)
@@ -335,10 +335,10 @@ def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True,
                       spell=None) -> list[str]:
     """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``
     (``spell`` spells the parameters a note mentions, as in
-    :func:`noisefloor.report.audit_text`)."""
-    from noisefloor.plots import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
-    from noisefloor.published import BUNDLED_CLAIMS_SOURCE
-    from noisefloor.report import audit_markdown
+    :func:`noisefloor.report.text.audit_text`)."""
+    from noisefloor.report.forest import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
+    from noisefloor.audit.published import BUNDLED_CLAIMS_SOURCE
+    from noisefloor.report.text import audit_markdown
 
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)

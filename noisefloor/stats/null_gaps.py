@@ -3,7 +3,7 @@
 A null contrast compares two arms that cannot differ, so its sign is arbitrary: the spread of
 its per-seed gaps (the run-to-run sigma the monitors use, and the range a reader is shown) must
 not move when ``a-b`` is written ``b-a`` or a protocol is renamed. :func:`null_gap_spread`
-orients each contrast by its counts, never by its labels. Used by :mod:`noisefloor.floor`.
+orients each contrast by its counts, never by its labels. Used by :mod:`noisefloor.floor.estimate`.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
     rows : pandas.DataFrame, shape (n_rows, >= 5)
         Per-seed null contrasts (no pooled rows) with columns ``contrast``, ``seed``, ``wins``,
         ``losses`` and ``gap`` (``(wins - losses) / n``, NaN when ``n == 0``), e.g. the rows of
-        :meth:`noisefloor.floor.NoiseFloor.to_frame` whose ``level`` is ``"seed"``.
+        :meth:`noisefloor.floor.estimate.NoiseFloor.to_frame` whose ``level`` is ``"seed"``.
 
     Returns
     -------
@@ -98,7 +98,7 @@ def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
     Notes
     -----
     A null contrast ``a-b`` has no meaningful sign, so neither its orientation nor the names
-    of its arms may move the spread (the floor, :func:`noisefloor.floor.excursion_bound`, does
+    of its arms may move the spread (the floor, :func:`noisefloor.floor.estimate.excursion_bound`, does
     not move either).
     ``sd = sqrt(sum g_i^2 / m)`` over the m defined per-seed gaps is invariant to flipping any
     of them; it takes the null mean, 0, as known instead of estimating it.

@@ -6,7 +6,7 @@ A caller filters by class, never by message text::
     warnings.simplefilter("error", NoisefloorWarning)        # all of them
 
 Each class is also importable from the module that raises it (``noisefloor.logs``,
-``noisefloor.published``, ``noisefloor.plots``, ...). This module is pure (it imports nothing),
+``noisefloor.audit.published``, ``noisefloor.report.forest``, ...). This module is pure (it imports nothing),
 so :mod:`noisefloor.stats` raises its warnings without leaving the package.
 
 Examples
@@ -92,7 +92,7 @@ class CountTotalsWarning(NoisefloorWarning):
 
 class RawRatingsWarning(NoisefloorWarning):
     """A count table that looks like raw ratings (item x rater labels); see
-    :func:`noisefloor.stats.fleiss_se.check_count_table`."""
+    :func:`noisefloor.stats.agreement.fleiss_se.check_count_table`."""
 
 
 class NaiveTimestampWarning(NoisefloorWarning):
@@ -110,7 +110,7 @@ class NaiveTimestampWarning(NoisefloorWarning):
 
 
 class ForestRowsLeftOutWarning(NoisefloorWarning):
-    """:func:`noisefloor.plots.audit_forest` drew only some rows (the figure's footnote says
+    """:func:`noisefloor.report.forest.audit_forest` drew only some rows (the figure's footnote says
     which; the tables and the report keep every row).
 
     Examples

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.report import _markdown, _p, pp
+from noisefloor.report.text import _markdown, _p, pp
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
 from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal

@@ -19,7 +19,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 WATCHED = ("matplotlib", "statsmodels", "scipy.stats", "noisefloor.logs.load", "pydantic",
-           "noisefloor.plots", "noisefloor.floor", "pandas", "scipy")
+           "noisefloor.report.forest", "noisefloor.floor.estimate", "pandas", "scipy")
 
 
 def loaded(args: list[str] | None) -> set[str]:
@@ -46,12 +46,12 @@ def test_count_only_contrast_loads_no_plotting_statsmodels_or_readers():
                    "--family-size", "3"])
     assert {"pandas", "scipy"} <= mods  # it did run the test
     assert not mods & {"matplotlib", "statsmodels", "scipy.stats", "noisefloor.logs.load",
-                       "pydantic", "noisefloor.plots", "noisefloor.floor"}, mods
+                       "pydantic", "noisefloor.report.forest", "noisefloor.floor.estimate"}, mods
 
 
 @pytest.mark.slow
 def test_bundled_audit_loads_matplotlib_but_not_statsmodels(tmp_path):
     mods = loaded(["audit", "--out", str(tmp_path)])
     assert (tmp_path / "forest.png").exists()
-    assert {"matplotlib", "noisefloor.floor", "noisefloor.plots"} <= mods
+    assert {"matplotlib", "noisefloor.floor.estimate", "noisefloor.report.forest"} <= mods
     assert not mods & {"statsmodels", "scipy.stats", "noisefloor.logs.load", "pydantic"}, mods

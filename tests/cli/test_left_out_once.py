@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.audit import left_out_totals, log_contrasts
+from noisefloor.audit.verdicts import left_out_totals, log_contrasts
 from noisefloor.cli.main import cli
 
 

@@ -1,6 +1,6 @@
 """Messages the command line shows name ``--options``, never Python keywords (``gap=``).
 
-The planning checks (noisefloor.stats.power_functions, noisefloor.stats.power) and the audit's
+The planning checks (noisefloor.stats.power.functions, noisefloor.stats.power.planning) and the audit's
 pooling refusal raise :class:`~noisefloor.stats.validation.ParameterError`; Python callers
 read the same message with keywords.
 """
@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-from noisefloor.stats.power import plan
+from noisefloor.stats.power.planning import plan
 
 KEYWORD = re.compile(r"\b[a-z][a-z_]*=")
 

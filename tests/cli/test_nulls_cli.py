@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
 from noisefloor.pipelines import audit_run
-from noisefloor.report import claim_facts, floor_facts, log_contrast_facts
+from noisefloor.report.text import claim_facts, floor_facts, log_contrast_facts
 
 
 @pytest.fixture(scope="module")

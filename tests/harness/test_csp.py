@@ -1,4 +1,4 @@
-"""Task-specific checks of the CSP family (harness/tasks/csp_*.py).
+"""Task-specific checks of the CSP family (harness/tasks/csp/*.py).
 
 The four generic properties run over every task in tests/harness/test_properties.py; this
 file pins what is particular to the CSP tasks: unit and timezone conversions against
@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 from harness.base import UNPARSED
 from harness.manifest import TASKS_BY_FAMILY
 from harness.registry import get_task, list_tasks
-from harness.tasks.csp_common import (
+from harness.tasks.csp.common import (
     EliminationTask,
     parse_name_list,
     parse_pairs,
     permutations_array,
 )
-from harness.tasks.csp_grid import sudoku4_grids
-from harness.tasks.csp_time import clock, local_stamp, parse_instant, utc_offset_text
-from harness.tasks.csp_units import convert, imperial_text, parse_quantity
+from harness.tasks.csp.grid import sudoku4_grids
+from harness.tasks.csp.time import clock, local_stamp, parse_instant, utc_offset_text
+from harness.tasks.csp.units import convert, imperial_text, parse_quantity
 
 CSP = list_tasks("csp")
 CSP_IDS = [t.name for t in CSP]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from harness.base import FINAL_MARKER, UNPARSED, Instance
 from harness.registry import get_task
-from harness.tasks.relational_common import (
+from harness.tasks.relational.common import (
     compact,
     jaccard,
     pair_concordance,
@@ -287,7 +287,7 @@ def _unique_topological_order(nodes, edges) -> bool:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_neither_view_alone_gives_the_answer(seed):
-    from harness.tasks.relational_orders import closure
+    from harness.tasks.relational.orders import closure
 
     for side in "ab":
         # precedence: each view's facts leave more than one order possible

@@ -209,7 +209,7 @@ def test_a_leaderboard_json_is_named_as_such(shared_data):
 
 
 def test_a_log_or_leaderboard_given_as_a_table_is_named(shared_data, tmp_path):
-    from noisefloor.published import TableError, read_claims, read_paired_counts
+    from noisefloor.audit.published import TableError, read_claims, read_paired_counts
 
     board = shared_data / "tau2-bench" / "leaderboard_submissions.json"
     with pytest.raises(TableError, match="not a CSV table: the file is a JSON object of tau2-bench "

@@ -307,7 +307,7 @@ def test_report_views(logs):
 def test_floor_result_supplies_sigma(logs):
     import dataclasses
 
-    from noisefloor.floor import NoiseFloor
+    from noisefloor.floor.estimate import NoiseFloor
 
     mon, base = logs
     fields = {f.name: math.nan for f in dataclasses.fields(NoiseFloor)}

@@ -66,7 +66,7 @@ def _close(a, b) -> bool:
 
 @pytest.mark.parametrize("kind", list(COMMANDS))
 def test_page_in_chromium(browser, reports, kind):
-    from noisefloor.html.render import FORMATS, resolve
+    from noisefloor.report.html.render import FORMATS, resolve
 
     page, doc = reports[kind]
     browser.get("about:blank")
@@ -142,7 +142,7 @@ def big_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def viewer(big_run):
-    from noisefloor.html.viewer import ViewerData, make_server
+    from noisefloor.report.html.viewer import ViewerData, make_server
 
     data = ViewerData.open(big_run)
     assert data.run.rollouts.shape[0] >= 10_000
@@ -211,7 +211,7 @@ def test_viewer_rollout_matches_the_transcript(viewer):
 
 
 def test_report_links_open_the_viewer(browser, tax_run, reports, tmp_path):
-    from noisefloor.html.viewer import ViewerData, make_server
+    from noisefloor.report.html.viewer import ViewerData, make_server
 
     server = make_server(ViewerData.open(tax_run), port=0, report=reports["tax"][0])
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
+from noisefloor.agreement.study import SUMMARY_KEYS, agreement_by_label
 from noisefloor.stats.agreement import (
     MIN_BOOTSTRAP_ITEMS,
     cohen_kappa,

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
-from noisefloor.stats import agreement_bootstrap as boot
+from noisefloor.stats.agreement import resampling as boot
 from noisefloor.stats.agreement import cohen_kappa, fleiss_kappa_from_counts, krippendorff_alpha
 
 

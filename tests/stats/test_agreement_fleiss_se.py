@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from noisefloor.agreement_table import agreement_by_label
+from noisefloor.agreement.study import agreement_by_label
 from noisefloor.stats.agreement import fleiss_kappa, fleiss_kappa_from_counts
-from noisefloor.stats.fleiss_se import fleiss_null_test
+from noisefloor.stats.agreement.fleiss_se import fleiss_null_test
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from noisefloor.agreement_table import icc_by_label
+from noisefloor.agreement.study import icc_by_label
 from noisefloor.cli.agreement import agreement
-from noisefloor.stats.agreement_icc import ICC_FORMS, intraclass_correlation
+from noisefloor.stats.agreement.icc import ICC_FORMS, intraclass_correlation
 
 #: Shrout, P. E. and Fleiss, J. L. (1979), Psychological Bulletin 86(2), 420-428, Table 2:
 #: six targets (rows) scored by four judges (columns).

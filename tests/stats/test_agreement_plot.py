@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.agreement_plot import agreement_plot_rows, save_agreement_plot
-from noisefloor.agreement_table import agreement_by_label
+from noisefloor.report.agreement_figure import agreement_plot_rows, save_agreement_plot
+from noisefloor.agreement.study import agreement_by_label
 from noisefloor.cli.agreement import agreement
 from noisefloor.logs.annotations import read_annotations
 
@@ -77,7 +77,7 @@ def test_unsupported_plot_format_is_refused_before_computing(tmp_path, name, got
 
 
 def test_cli_and_library_agree_on_formats():
-    from noisefloor.agreement_plot import PLOT_FORMATS
+    from noisefloor.report.agreement_figure import PLOT_FORMATS
     from noisefloor.cli.agreement import PLOT_FORMATS as CLI_FORMATS
 
     assert CLI_FORMATS == PLOT_FORMATS == (".png", ".svg", ".pdf")
@@ -98,7 +98,7 @@ def test_bands_are_opaque_and_step_in_lightness():
     # estimates stay readable on top.
     from matplotlib.colors import to_hex
 
-    from noisefloor.agreement_plot import BAND_COLORS, agreement_forest_plot
+    from noisefloor.report.agreement_figure import BAND_COLORS, agreement_forest_plot
 
     lightness = [_cie_lightness(c) for c in BAND_COLORS]
     ramp = lightness[1:]  # slight .. almost perfect
@@ -116,8 +116,8 @@ def test_bands_are_opaque_and_step_in_lightness():
 
 
 def test_empty_table_rejected():
-    from noisefloor.agreement_plot import agreement_forest_plot
-    from noisefloor.agreement_table import AgreementTable
+    from noisefloor.report.agreement_figure import agreement_forest_plot
+    from noisefloor.agreement.study import AgreementTable
 
     with pytest.raises(ValueError, match="no results"):
         agreement_forest_plot(AgreementTable(results=(), judge=None, raters=(), tie="exclude"))

@@ -98,7 +98,7 @@ def test_infrastructure_error_with_reward_one_is_a_failure_under_fail():
     import numpy as np
     import pandas as pd
 
-    from noisefloor.nulls import certified_null_contrasts
+    from noisefloor.floor.nulls import certified_null_contrasts
     from noisefloor.stats.contrasts import paired_contrast
     from noisefloor.stats.passk import pass_hat_k, trial_outcomes
 

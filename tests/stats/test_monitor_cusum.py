@@ -231,7 +231,7 @@ def test_quiet_on_streams_drawn_from_the_baseline():
 
 def test_sigma_from_a_floor_result():
     @dataclass(frozen=True)
-    class FakeFloor:  # stands for noisefloor.floor.NoiseFloor: only null_gap_sd is read
+    class FakeFloor:  # stands for noisefloor.floor.estimate.NoiseFloor: only null_gap_sd is read
         null_gap_sd: float
 
     res = tabular_cusum([0.1, 0.2], target=0.15, sigma=FakeFloor(0.04))

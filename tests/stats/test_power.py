@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.power import (
+from noisefloor.stats.power.planning import (
     minimum_detectable_effect,
     power,
     power_curve,

@@ -17,9 +17,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(
-    [*(ROOT / "noisefloor" / "stats").glob("*.py"),
+    [*(ROOT / "noisefloor" / "stats").rglob("*.py"),
      *(ROOT / "noisefloor" / "monitoring").glob("*.py"),
-     ROOT / "noisefloor" / "agreement_table.py"]
+     ROOT / "noisefloor" / "agreement" / "study.py"]
 )
 
 #: Spellings of pass^k other than pass_hat_k / PassHatK.

@@ -1,0 +1,54 @@
+"""The Spatial family of the collaboration-tax suite: grid worlds split into two views.
+
+The family base :class:`harness.spatial.GridTask` and its grid machinery live in
+:mod:`harness.spatial`; the modules here each hold tasks (walls, rules, frames), registered by
+name on import. The names below are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness.tasks.spatial.frames import (
+        LANDMARKS,
+        Landmarks,
+        LocalView,
+        RotatedView,
+        TileStitch,
+    )
+    from harness.tasks.spatial.rules import KeyDoor, OneWay, Teleporters, TwoGoals, WeightedTerrain
+    from harness.tasks.spatial.walls import MAZE_SIZES, MazeHalves, ObstaclesSplit
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "KeyDoor": "rules",
+    "LANDMARKS": "frames",
+    "Landmarks": "frames",
+    "LocalView": "frames",
+    "MAZE_SIZES": "walls",
+    "MazeHalves": "walls",
+    "ObstaclesSplit": "walls",
+    "OneWay": "rules",
+    "RotatedView": "frames",
+    "Teleporters": "rules",
+    "TileStitch": "frames",
+    "TwoGoals": "rules",
+    "WeightedTerrain": "rules",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

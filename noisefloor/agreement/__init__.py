@@ -1,0 +1,49 @@
+"""Agreement of an annotation study: one call from an annotation table to a table per label.
+
+:mod:`~noisefloor.agreement.study` reads the table of (item, rater, label, category) rows and
+reports, per label, Fleiss' kappa and Krippendorff's alpha among the raters and Cohen's kappa
+between a judge and the rater majority; the coefficients themselves are the pure statistics of
+:mod:`noisefloor.stats.agreement`. The names below are imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from noisefloor.agreement.study import (
+        AgreementTable,
+        IccTable,
+        METRICS,
+        TIE_RULES,
+        agreement_by_label,
+        icc_by_label,
+        majority_label,
+    )
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "AgreementTable": "study",
+    "IccTable": "study",
+    "METRICS": "study",
+    "TIE_RULES": "study",
+    "agreement_by_label": "study",
+    "icc_by_label": "study",
+    "majority_label": "study",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

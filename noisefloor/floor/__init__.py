@@ -1,0 +1,134 @@
+"""Null contrasts, their certification and the noise floor built from them.
+
+A null contrast compares two arms that cannot differ, and something certifies it (trial 0 across
+protocols with empty stores or identical first requests, a re-run of one configuration whose
+reader cannot have acted, a published count table's own declaration). This package pairs trial
+records per task (:mod:`~noisefloor.floor.pairing`), reads contrast labels
+(:mod:`~noisefloor.floor.contrast_labels`), certifies null contrasts
+(:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
+(:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`), and pools them
+into the floor and the envelope (:mod:`~noisefloor.floor.estimate`) or, across seeds, a
+random-effects floor (:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
+shape, with its columns defined in :mod:`~noisefloor.floor.contrast_table`. The names below are
+imported on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from noisefloor.floor.arm_contrasts import (
+        BASELINE_PROTOCOL,
+        BY,
+        arm_view,
+        left_out_totals,
+        log_contrasts,
+        place,
+        place_contrasts,
+    )
+    from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, split_protocol_pair
+    from noisefloor.floor.contrast_table import (
+        LEVELS,
+        POOLED,
+        SHAPE_COLUMNS,
+        TRIAL,
+        check_shape,
+        seed_array,
+        seed_text,
+    )
+    from noisefloor.floor.count_table import null_contrasts_from_counts
+    from noisefloor.floor.estimate import (
+        MIN_INFORMATIVE_PAIRS,
+        NULL_COLUMNS,
+        NoiseFloor,
+        POOLINGS,
+        TAU_METHODS,
+        noise_floor,
+    )
+    from noisefloor.floor.nulls import (
+        COUNT_TABLE,
+        DECLARED,
+        DECLARED_CLEAN,
+        EMPTY_STORE,
+        FIRST_REQUESTS,
+        NO_INJECTION,
+        NO_STORE_READER,
+        NO_STORE_READER_PROTOCOLS,
+        NoNullContrastError,
+        NullContrasts,
+        REMEDIES,
+        REMEDIES_LIST,
+        TABLE_COLUMNS,
+        arm_labels,
+        certified_null_contrasts,
+        certify_pair,
+    )
+    from noisefloor.floor.pairing import Group, Slot, encode_groups, pair_counts
+    from noisefloor.floor.random_effects import BOUNDS, RandomEffectsFloor, random_effects_floor
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "BASELINE_PROTOCOL": "arm_contrasts",
+    "BOUNDS": "random_effects",
+    "BY": "arm_contrasts",
+    "COUNT_TABLE": "nulls",
+    "DECLARED": "nulls",
+    "DECLARED_CLEAN": "nulls",
+    "DEFAULT_CLEAN": "contrast_labels",
+    "EMPTY_STORE": "nulls",
+    "FIRST_REQUESTS": "nulls",
+    "Group": "pairing",
+    "LEVELS": "contrast_table",
+    "MIN_INFORMATIVE_PAIRS": "estimate",
+    "NO_INJECTION": "nulls",
+    "NO_STORE_READER": "nulls",
+    "NO_STORE_READER_PROTOCOLS": "nulls",
+    "NULL_COLUMNS": "estimate",
+    "NoNullContrastError": "nulls",
+    "NoiseFloor": "estimate",
+    "NullContrasts": "nulls",
+    "POOLED": "contrast_table",
+    "POOLINGS": "estimate",
+    "REMEDIES": "nulls",
+    "REMEDIES_LIST": "nulls",
+    "RandomEffectsFloor": "random_effects",
+    "SHAPE_COLUMNS": "contrast_table",
+    "Slot": "pairing",
+    "TABLE_COLUMNS": "nulls",
+    "TAU_METHODS": "estimate",
+    "TRIAL": "contrast_table",
+    "arm_labels": "nulls",
+    "arm_view": "arm_contrasts",
+    "certified_null_contrasts": "nulls",
+    "certify_pair": "nulls",
+    "check_shape": "contrast_table",
+    "encode_groups": "pairing",
+    "left_out_totals": "arm_contrasts",
+    "log_contrasts": "arm_contrasts",
+    "noise_floor": "estimate",
+    "null_contrasts_from_counts": "count_table",
+    "pair_counts": "pairing",
+    "place": "arm_contrasts",
+    "place_contrasts": "arm_contrasts",
+    "random_effects_floor": "random_effects",
+    "seed_array": "contrast_table",
+    "seed_text": "contrast_table",
+    "split_protocol_pair": "contrast_labels",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))

@@ -1,0 +1,144 @@
+"""Null contrasts of a published paired-count table (the noise-floor paper's layout).
+
+A count table holds per-seed W/L/T of protocol pairs, not trial records, so nothing in it can
+be checked: its trial-0 rows are null contrasts by the table's own declaration (the noise-floor
+paper's: at trial 0 every coordination store is empty, so every reader is a no-op), and every
+such row says so in ``certified_by`` (:data:`~noisefloor.floor.nulls.COUNT_TABLE`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from noisefloor.floor.contrast_table import TRIAL, seed_array
+from noisefloor.floor.nulls import COUNT_TABLE
+from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, _reversals
+
+def null_contrasts_from_counts(
+    counts: pd.DataFrame, *, clean: tuple[str, ...] | None = None
+) -> pd.DataFrame:
+    """Select the null contrasts of a published paired-count table.
+
+    Parameters
+    ----------
+    counts : pandas.DataFrame
+        A table like the noise-floor paper's (columns ``seed, trial, subset, contrast, wins,
+        losses, ties``); rows at ``trial == 0`` (and ``subset == "all"`` when that column
+        exists) are null contrasts.
+    clean : tuple of str, optional
+        Contrast labels whose first requests are byte-identical; either orientation matches,
+        and a label written the other way round from the table turns the row to the order
+        given (``a-b`` is a minus b: wins and losses swap). Each label given must be one of
+        the table's null contrasts. Protocol names may contain '-': a label not in the table
+        as written is matched against the table's labels by every split ``a-b`` -> ``b-a``;
+        a label that matches two of them is an error. By default
+        ``"no_coord-intercept"`` is clean when the table holds it (the noise-floor paper's
+        clean contrast); otherwise none is.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties``
+        (kind ``"trial0"``; ``certified_by`` is :data:`~noisefloor.floor.nulls.COUNT_TABLE`;
+        ``level`` ``"trial"`` and ``seed`` a nullable integer, the shape of
+        :mod:`noisefloor.floor.contrast_table`) and
+        ``reoriented`` (True where a clean label the user wrote reverses the table's order).
+
+    Raises
+    ------
+    ValueError
+        If no row is a null contrast, a ``clean`` label names none of them, a count lies
+        outside [0, 2**63), or one pair of arms is given both ways (``a-b`` and ``b-a`` at the
+        same seed, trial and subset, on any row). The message names ``file:line`` when ``counts.attrs["source"]`` and a
+        ``line`` column are present.
+    """
+    _check_counts_fit(counts)  # every row: the audit tests the other contrasts too
+    _check_no_reversed_twins(counts)  # every row too: a trial-1 pair given both ways double counts
+    mask = counts["trial"].map(lambda t: int(t) == 0).astype(bool)  # Python ints: no overflow
+    if "subset" in counts.columns:
+        mask &= counts["subset"].astype(str) == "all"
+    rows = counts[mask]
+    rows.attrs = dict(counts.attrs)
+    if rows.empty:
+        raise ValueError("the count table holds no trial-0 contrast over all tasks: no null "
+                         "contrast to build a floor from")
+    present = set(rows["contrast"].astype(str))
+    if clean is None:
+        clean = tuple(c for c in DEFAULT_CLEAN if c in present or _reversals(c) & present)
+    # table label -> the clean label as the user wrote it; a label written the other way round
+    # from the table is found by the split whose reversal is a table contrast (protocol names
+    # may contain '-', so every split is tried)
+    orient: dict[str, str] = {}
+    listed = ", ".join(sorted(present))
+    for label in clean:
+        reversed_in_table = sorted(_reversals(label) & present - {label})
+        if len(reversed_in_table) > 1:
+            raise ValueError(
+                f"clean contrast {label!r} is ambiguous: read the other way round it could be "
+                f"{' or '.join(map(repr, reversed_in_table))} of the table (protocol names "
+                f"containing '-'); null (trial-0) contrasts of the table: {listed}")
+        if label not in present and not reversed_in_table:
+            raise ValueError(f"clean contrast {label!r} is not among the null (trial-0) contrasts "
+                             f"of the table: {listed}")
+        for table_label in [label, *reversed_in_table]:
+            if table_label in present:
+                orient.setdefault(table_label, label)
+    labels = rows["contrast"].astype(str).to_numpy()
+    wins = rows["wins"].astype(int).to_numpy()
+    losses = rows["losses"].astype(int).to_numpy()
+    # a clean label the user wrote the other way round from the table: orient the row as the
+    # user wrote it (a-b = a minus b: wins and losses swap)
+    flip = np.array([orient.get(lab, lab) != lab for lab in labels], dtype=bool)
+    out = pd.DataFrame({
+        "contrast": [orient.get(lab, lab) for lab in labels],
+        "kind": "trial0",
+        "clean": np.array([lab in orient for lab in labels], dtype=bool),
+        "certified_by": COUNT_TABLE,
+        "level": TRIAL,
+        "seed": seed_array(rows["seed"].tolist()),
+        "wins": np.where(flip, losses, wins),
+        "losses": np.where(flip, wins, losses),
+        "ties": rows["ties"].astype(int).to_numpy(),
+        "reoriented": flip,
+    })
+    return out
+
+
+def _where(rows: pd.DataFrame, i: int) -> str:
+    """``file:line`` (``attrs["source"]`` and the ``line`` column that
+    :func:`~noisefloor.audit.published.read_paired_counts` records), else ``count table row i``."""
+    source = rows.attrs.get("source")
+    if "line" in rows.columns:
+        line = int(rows["line"].iloc[i])
+        return f"{source}:{line}" if source else f"count table line {line}"
+    return f"{source}: row {i}" if source else f"count table row {i}"
+
+
+def _check_counts_fit(rows: pd.DataFrame) -> None:
+    # A count beyond the 64-bit range would overflow when converted (an OverflowError, not a
+    # message); no benchmark has 2**63 tasks, so such a count is a typo.
+    for col in ("wins", "losses", "ties"):
+        for i, v in enumerate(rows[col].tolist()):
+            if isinstance(v, (int, np.integer)) and not 0 <= int(v) < 2**63:
+                raise ValueError(f"{_where(rows, i)}: field {col!r}: expected an "
+                                 f"integer in [0, 2**63), got {v}")
+
+
+def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
+    # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
+    # side); keeping both would double the evidence and the Bonferroni family.
+    keys = [c for c in ("model", "benchmark", "seed", "trial", "subset") if c in rows.columns]
+    first: dict = {}
+    labels = rows["contrast"].astype(str).tolist()
+    key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
+    for i, (label, key) in enumerate(zip(labels, key_values)):
+        first.setdefault((key, label), i)
+        twins = [first[(key, r)] for r in sorted(_reversals(label)) if (key, r) in first]
+        twin = next((t for t in twins if t != i), None)
+        if twin is not None:
+            raise ValueError(
+                f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
+                f"({_where(rows, twin)}) written the other way round for the same seed, trial "
+                "and subset; give "
+                "each pair of arms once (wins and losses swap with the order)")

@@ -1,0 +1,159 @@
+"""The pages of ``leaderboard``, ``agreement`` and ``plan``: :class:`ReportDoc` builders from
+the documents these commands print with ``--json``."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from noisefloor.report.html.doc_page import DocTable, ReportDoc, figure_svg
+from noisefloor.report.html.page import VERDICT_FILL
+from noisefloor.report.html.page import cells as table_cells
+from noisefloor.report.html.svg import ForestRow, forest_svg
+from noisefloor.report.forest import interval_text
+
+__all__ = ["agreement_doc", "leaderboard_compare_doc", "leaderboard_listing_doc", "plan_doc"]
+
+
+def _nan(v: Any) -> float:
+    return math.nan if v is None else float(v)
+
+
+def leaderboard_compare_doc(doc: dict) -> ReportDoc:
+    """The page of ``noisefloor leaderboard FILE --a A --b B`` from its ``--json``."""
+    rows = doc["rows"]
+    level = f"{rows[0]['confidence'] * 100:g}%" if rows else "95%"
+    forest = [ForestRow("Gap a - b per domain (two-proportion z-test)", r["domain"],
+                        _nan(r["gap"]), _nan(r["ci_low"]), _nan(r["ci_high"]),
+                        VERDICT_FILL.get(r["verdict"], "#444444"),
+                        f"{r['domain']}: {r['a']} {r['pass_1_a']} vs {r['b']} {r['pass_1_b']}\n"
+                        f"gap {interval_text(_nan(r['gap']), _nan(r['ci_low']), _nan(r['ci_high']), scale=100)} pp\n"
+                        f"p {r['p_value']}\nverdict: {r['verdict']}") for r in rows]
+    cells = table_cells([{
+        "domain": r["domain"], "n": f"{{rows.{i}.n_tasks:int}}",
+        "a (%)": f"{{rows.{i}.pass_1_a:pp}}", "b (%)": f"{{rows.{i}.pass_1_b:pp}}",
+        "gap (pp)": f"{{rows.{i}.gap:pp+}}",
+        f"{level} CI (pp)": f"[{{rows.{i}.ci_low:pp+}}, {{rows.{i}.ci_high:pp+}}]",
+        "p": f"{{rows.{i}.p_value:p}}", "vs floor": r["verdict"],
+        "flags": "; ".join(r["flags"])} for i, r in enumerate(rows)])
+    parts = [f"{r['domain']} {{rows.{i}.gap:pp+}} pp ({r['verdict']})"
+             for i, r in enumerate(rows)]
+    floor = "{floor:pp}" if doc.get("floor") is not None else "n/a"
+    verdict = (f"{doc['a']} minus {doc['b']}, placed against a floor of {floor} pp: "
+               + "; ".join(parts) + ".")
+    floor_v, env_v = _nan(doc.get("floor")), _nan(doc.get("envelope"))
+    return ReportDoc("leaderboard", f"Leaderboard: {doc['a']} vs {doc['b']}", verdict, doc,
+                     facts=[f"floor: {doc['floor_source']}",
+                            "unpaired two-proportion z-test, n = the domain's task count per "
+                            "entry"],
+                     tables=[DocTable("Gaps per domain", cells, tips=[f.tip for f in forest])],
+                     figures=[("Hover a row for the pass^1 of each entry, the interval and p.",
+                               forest_svg(forest, floor=floor_v,
+                                          envelope=env_v))])
+
+
+def leaderboard_listing_doc(doc: dict, domain: str | None = None) -> ReportDoc:
+    """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor)."""
+    entries = doc["entries"]
+    aa = doc["aa_floor"]
+    tables = []
+    for d in dict.fromkeys(e["domain"] for e in entries):
+        if domain and d != domain:
+            continue
+        idx = [i for i, e in enumerate(entries) if e["domain"] == d]
+        cells = table_cells([{
+            "rank": str(r + 1), "submission": entries[i]["submission"],
+            "model": entries[i]["model_name"], "pass^1 (%)": f"{{entries.{i}.pass_1:pp}}",
+            "tau2": entries[i].get("tau2_bench_version") or "-",
+            "user sim": entries[i].get("user_simulator") or "-",
+            "type": entries[i].get("submission_type") or "-"} for r, i in enumerate(idx)])
+        tables.append(DocTable(f"{d}: {len(idx)} entries", cells, table_id=f"entries-{d}"))
+    aa_rows = aa.get("table") or []
+    verdict = ("Re-submissions of one model differ by up to the A/A floor of {aa_floor.floor:pp}"
+               " pp" if aa.get("floor") is not None else "No two re-submissions match in setup,"
+               " so the A/A floor is undefined")
+    verdict += (" (envelope {aa_floor.envelope:pp} pp): a gap between two entries smaller than "
+                "that is inside the leaderboard's own noise." if aa.get("envelope") is not None
+                else ".")
+    facts = [f"{doc['n_submissions']} submissions from {doc['source']}",
+             f"A/A contrasts (re-submissions of one model): {len(aa_rows)}"]
+    if aa.get("reason"):
+        facts.append(f"note: {aa['reason']}")
+    return ReportDoc("leaderboard", "tau2-bench leaderboard", verdict, doc, facts=facts,
+                     tables=tables)
+
+
+def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
+    """The page of ``noisefloor agreement FILE`` from its ``--json`` rows (and, for the
+    figure, the :class:`~noisefloor.agreement.study.AgreementTable`)."""
+    data = list(rows)
+    cells = table_cells([{
+        "label": str(r["label"]), "metric": r["metric"], "value": f"{{{i}.value:prop}}",
+        "CI (bootstrap)": f"[{{{i}.ci_low:prop}}, {{{i}.ci_high:prop}}]",
+        "items": f"{{{i}.n_items:int}}", "raters": f"{{{i}.n_raters:int}}",
+        "obs. agreement": f"{{{i}.observed_agreement:prop}}",
+        "Landis-Koch": r["landis_koch"], "comparison": r["comparison"],
+        "note": "; ".join(x for x in (r["reason"], r["ci_reason"], r["note"]) if x)}
+        for i, r in enumerate(rows)])
+    defined = [(i, r) for i, r in enumerate(rows) if r["value"] is not None]
+    if defined:
+        lo = min(defined, key=lambda x: x[1]["value"])
+        hi = max(defined, key=lambda x: x[1]["value"])
+        verdict = (f"Agreement ranges from {{{lo[0]}.value:prop}} ({lo[1]['metric']}, "
+                   f"label {lo[1]['label']}, {lo[1]['landis_koch']}) to "
+                   f"{{{hi[0]}.value:prop}} ({hi[1]['metric']}, label {hi[1]['label']}, "
+                   f"{hi[1]['landis_koch']}) over {len(defined)} defined coefficients.")
+    else:
+        verdict = "No agreement coefficient is defined for this file (see the notes)."
+    figures = []
+    if table is not None and defined:
+        from noisefloor.report.agreement_figure import agreement_forest_plot
+
+        figures.append(("Each coefficient with its bootstrap interval, by label.",
+                        figure_svg(agreement_forest_plot(table))))
+    return ReportDoc("agreement", "Inter-rater agreement", verdict, data,
+                     facts=[f"annotations: {source}",
+                            "Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics "
+                            "33:159-174."],
+                     tables=[DocTable("Coefficients", cells, table_id="coefficients")],
+                     figures=figures)
+
+
+_TEST_NAMES = {"mcnemar": "McNemar (paired)", "sign_test": "sign test (paired, exact)",
+               "two_proportion": "two-proportion (unpaired)"}
+
+
+def plan_doc(doc: dict, fig: Any = None) -> ReportDoc:
+    """The page of ``noisefloor plan`` from its ``--json`` (and the power figure)."""
+    plans = doc["plans"]
+    solve_n = doc["solve_for"] == "n"
+    cells = table_cells([{
+        "test": _TEST_NAMES.get(p["test"], p["test"]),
+        "n": f"{{plans.{i}.n:int}}" if p["n"] is not None and p["n"] >= 0 else "none",
+        ("gap (pp)" if solve_n else "MDE (pp)"): f"{{plans.{i}.gap:pp+}}",
+        "power": f"{{plans.{i}.achieved_power:prop}}",
+        "assumes": (f"baseline {{plans.{i}.baseline:pp}}%, {p['effect_size']}"
+                    if p["test"] == "two_proportion" else f"p_d {p['p_d']}"),
+        "note": p["reason"]} for i, p in enumerate(plans)])
+    first = plans[0]
+    if solve_n:
+        parts = [f"{_TEST_NAMES.get(p['test'], p['test'])} {{plans.{i}.n:int}}"
+                 for i, p in enumerate(plans) if p["n"] is not None and p["n"] >= 0]
+        verdict = (f"To detect a gain of {{plans.0.gap:pp+}} pp with power {first['power']:g} "
+                   f"at alpha {first['alpha']:g}"
+                   + (", clearing a floor of {plans.0.floor:pp} pp" if first["floor"] else "")
+                   + ", you need " + (", ".join(parts) or "no feasible design") + " tasks.")
+    else:
+        parts = [f"{_TEST_NAMES.get(p['test'], p['test'])} {{plans.{i}.gap:pp+}} pp"
+                 for i, p in enumerate(plans)]
+        verdict = (f"With {{plans.0.n:int}} tasks, power {first['power']:g} and alpha "
+                   f"{first['alpha']:g}, the smallest detectable gain is " + ", ".join(parts)
+                   + ".")
+    figures = [("Power against the number of tasks; marks at each design's n.",
+                figure_svg(fig))] if fig is not None else []
+    facts = [f"floor: {doc['floor_source']}"] if doc.get("floor_source") else []
+    if any(p["test"] == "two_proportion" for p in plans):
+        facts.append("two_proportion n is per arm (two independent samples of tasks)")
+    return ReportDoc("plan", "Sample-size plan", verdict, doc, facts=facts,
+                     tables=[DocTable("Designs", cells, table_id="designs")], figures=figures)
+
