@@ -63,7 +63,9 @@ def test_counting_rule():
 def test_enforced_packages_keep_to_the_limit():
     big = {pkg: over_limit(pkg) for pkg in ENFORCED}
     assert all((ROOT / pkg).exists() for pkg in ENFORCED)
-    assert not any(big.values()), f"modules over {LIMIT} lines of code: {big}"
+    assert not any(big.values()), (
+        f"modules over {LIMIT} lines of code (a topic that outgrows the limit becomes a folder, "
+        f"a package whose __init__.py exports its names): {big}")
 
 
 def test_report_modules_over_the_limit():
