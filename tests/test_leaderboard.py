@@ -103,9 +103,10 @@ def test_versions_v_prefix_is_the_same_version(board):
 
 
 def test_unknown_entry_names_the_option_and_close_matches(board):
-    with pytest.raises(KeyError, match=r"a='gpt-6'.*holds no such entry.*close matches: GPT-5"):
+    # a MentionError: Python spells the argument a='gpt-6', the command line --a gpt-6
+    with pytest.raises(ValueError, match=r"a='gpt-6'.*holds no such entry.*close matches: GPT-5"):
         compare_entries(board, "gpt-6", "gpt-5_sierra_2025-08-09")
-    with pytest.raises(KeyError, match=r"b='GPT-5.2' names 2 submissions"):
+    with pytest.raises(ValueError, match=r"b='GPT-5.2' names 2 submissions"):
         compare_entries(board, "gpt-5_sierra_2025-08-09", "GPT-5.2")
 
 

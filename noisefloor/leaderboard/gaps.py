@@ -37,6 +37,7 @@ __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FI
            "setup_flags", "EntryGap", "gap_test", "find_entry", "LeaderboardComparison",
            "compare_entries", "model_identity", "LeaderboardFloor", "aa_floor"]
 from noisefloor.stats import validation as _validate
+from noisefloor.stats.validation import MentionError
 
 def setup_flags(a: pd.Series, b: pd.Series) -> tuple[str, ...]:
     """How two leaderboard entries differ in setup: tau2 version, user simulator, submission type.
@@ -193,9 +194,10 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
 
     Raises
     ------
-    KeyError
-        If the leaderboard holds no such entry, or the model name matches several submissions;
-        the message lists close matches.
+    MentionError
+        (a :class:`ValueError`) If the leaderboard holds no such entry, or the model name matches
+        several submissions; the message names the argument (``--a``/``--b`` on the command
+        line) and lists close matches.
 
     Examples
     --------
@@ -216,15 +218,17 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
     if len(hits) == 1:
         return hits[0]
     if len(hits) > 1:
-        raise KeyError(f"{option}={name!r} names {len(hits)} submissions of that model; give one "
-                       f"of their ids: {', '.join(hits)}")
+        raise MentionError(f"{{{option}={_validate.literal(repr(name))}}} names {len(hits)} submissions "
+                           f"of that model; give one of their ids: "
+                           f"{_validate.literal(', '.join(hits))}")
     names = list(dict.fromkeys(board.entries["model_name"]))
     lowered = {c.lower(): c for c in ids + names}
     close = [lowered[c] for c in difflib.get_close_matches(str(name).lower(), list(lowered),
                                                             n=4, cutoff=0.5)]
     hint = f"; close matches: {', '.join(close)}" if close else ""
-    raise KeyError(f"{option}={name!r}: the leaderboard {board.source} holds no such entry "
-                   f"(expected a submission id or model name){hint}")
+    raise MentionError(f"{{{option}={_validate.literal(repr(name))}}}: the leaderboard "
+                       f"{_validate.literal(board.source)} holds no such entry (expected a "
+                       f"submission id or model name){_validate.literal(hint)}")
 
 
 @dataclass(frozen=True)
