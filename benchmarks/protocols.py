@@ -11,9 +11,11 @@ Measures
    records) on the same tasks, same endpoint. Target: within 10 % of tau2 alone.
 
 The scripted endpoint answers without a model, so the figures are the harness's own cost
-(tau2's orchestrator and evaluator, litellm, the HTTP round trips, noisefloor's bookkeeping).
+(tau2's orchestrator and evaluator, the HTTP round trips: litellm for tau2 alone,
+``noisefloor.endpoints`` for ``run_protocols``, and noisefloor's bookkeeping).
 
-Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2]``
+Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2] [--tiny]``
+(``--tiny``: 2 tasks, 1 for the overhead, one repeat: the size the test suite runs).
 """
 
 from __future__ import annotations
@@ -42,8 +44,10 @@ def _tasks(n: int):
 
 
 def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
-    return ProtocolRunSettings(domain="retail", agent=ModelEndpoint("scripted-agent", (url,)),
-                               user=ModelEndpoint("scripted-user", (url,)),
+    # one request in flight per simulation and role: the per-URL limit never binds
+    return ProtocolRunSettings(domain="retail",
+                               agent=ModelEndpoint("scripted-agent", (url,), concurrency=concurrency),
+                               user=ModelEndpoint("scripted-user", (url,), concurrency=concurrency),
                                tasks=tuple(str(t.id) for t in tasks), protocols=(protocol,),
                                trials=1, max_steps=40, concurrency=concurrency, max_retries=0)
 
@@ -87,7 +91,11 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--overhead-tasks", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--tiny", action="store_true",
+                        help="2 tasks, 1 for the overhead, one repeat (seconds, not minutes)")
     a = parser.parse_args()
+    if a.tiny:
+        a.tasks, a.overhead_tasks, a.repeat = 2, 1, 1
     import tau2  # noqa: F401 - the import itself takes seconds; not timed
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-import harness.tasks
 from harness.base import Task
 from harness.vocabulary import FAMILIES
 
@@ -72,7 +71,10 @@ def register(cls: type[Task]) -> type[Task]:
 
 
 def _load_all() -> None:
-    for mod in pkgutil.walk_packages(harness.tasks.__path__, prefix="harness.tasks."):
+    # harness.tasks is imported here, not at module level: its modules import harness.base,
+    # so a module-level import would tie the two packages in a circle
+    tasks = importlib.import_module("harness.tasks")
+    for mod in pkgutil.walk_packages(tasks.__path__, prefix="harness.tasks."):
         importlib.import_module(mod.name)
 
 

@@ -79,7 +79,7 @@ class GridTask(GridHooks):
     >>> route = task.oracle(instance)
     >>> route
     [[1, 0], [1, 1], [1, 2], [1, 3], [1, 4], [1, 5]]
-    >>> task.grade(instance, route), task.grade(instance, task.corrupt(instance, route))
+    >>> task.grade(instance, route), round(task.grade(instance, task.corrupt(instance, route)), 6)
     (1.0, 0.166667)
     """
 

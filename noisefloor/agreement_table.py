@@ -28,6 +28,7 @@ from noisefloor.stats.agreement import (
     krippendorff_alpha,
     ordered_categories,
 )
+from noisefloor.stats.agreement_icc import IntraclassCorrelation, intraclass_correlation
 from noisefloor.stats.agreement_input import (
     check_choice,
     check_confidence,
@@ -36,7 +37,8 @@ from noisefloor.stats.agreement_input import (
 )
 from noisefloor.stats.agreement_interval import as_generator
 
-__all__ = ["METRICS", "TIE_RULES", "AgreementTable", "agreement_by_label", "majority_label"]
+__all__ = ["METRICS", "TIE_RULES", "AgreementTable", "IccTable", "agreement_by_label",
+           "icc_by_label", "majority_label"]
 
 METRICS = ("fleiss", "cohen", "krippendorff")
 TIE_RULES = ("exclude", "lowest", "highest")
@@ -428,3 +430,95 @@ def _cohen_row(
         )
     res = cohen_kappa(a, b, weights=weights, categories=cats, **common)
     return replace(res, comparison=comparison, note=note)
+
+
+@dataclass(frozen=True)
+class IccTable:
+    """Intraclass correlations per label (continuous scores).
+
+    Attributes
+    ----------
+    results : tuple of (str, IntraclassCorrelation)
+        One per label, in first-seen order.
+    raters : tuple of str
+        The raters whose scores entered, the judge (if any) last.
+    judge : str or None
+    ignored : tuple of str, default ()
+        Raters left out because ``raters`` chose a subset.
+    """
+
+    results: tuple[tuple[str, IntraclassCorrelation], ...]
+    raters: tuple[str, ...]
+    judge: str | None = None
+    ignored: tuple[str, ...] = ()
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (label, form): ``label`` then the columns of
+        :meth:`IntraclassCorrelation.to_frame`."""
+        frames = [res.to_frame().assign(label=label) for label, res in self.results]
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[["label"] + [c for c in frame.columns if c != "label"]]
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"raters", "judge", "ignored", "results": [{"label", **IntraclassCorrelation}]}``."""
+        return {"raters": list(self.raters), "judge": self.judge, "ignored": list(self.ignored),
+                "results": [{"label": label} | res.to_dict() for label, res in self.results]}
+
+
+def icc_by_label(annotations: pd.DataFrame, *, judge: str | None = None,
+                 raters: Sequence[str] | None = None, confidence: float = 0.95) -> IccTable:
+    """Intraclass correlations of numeric scores, per label.
+
+    Parameters
+    ----------
+    annotations : pandas.DataFrame
+        Long table ``item``, ``rater``, ``label`` (a number: the score) and optionally
+        ``category`` (the question; each is one label), as for :func:`agreement_by_label`.
+    judge : str, optional
+        A rater (e.g. an LLM judge) scored alongside the others: it enters as one more rater.
+    raters : sequence of str, optional
+        Use only these raters (besides the judge); default every rater.
+    confidence : float, default 0.95
+
+    Returns
+    -------
+    IccTable
+        Per label, the six forms of :func:`noisefloor.stats.agreement_icc.intraclass_correlation`
+        (items without a score from every rater are left out and counted).
+
+    Raises
+    ------
+    ValueError
+        Missing columns, unknown raters, fewer than two raters, an item scored twice by one
+        rater, or a score that is not a number (naming the item, rater and value).
+
+    Examples
+    --------
+    >>> sf = [[9, 2, 5, 8], [6, 1, 3, 2], [8, 4, 6, 8], [7, 1, 2, 6], [10, 5, 6, 9], [6, 2, 4, 7]]
+    >>> df = pd.DataFrame([(i, f"judge_{j + 1}", s) for i, row in enumerate(sf)
+    ...                    for j, s in enumerate(row)], columns=["item", "rater", "label"])
+    >>> t = icc_by_label(df)
+    >>> t.to_frame()[["label", "notation", "value"]].round(2).values.tolist()[:3]
+    [['all', 'ICC(1,1)', 0.17], ['all', 'ICC(2,1)', 0.29], ['all', 'ICC(3,1)', 0.71]]
+    """
+    _check_options(annotations, ("fleiss",), "none", "nominal", "fleiss", "exclude")
+    confidence = check_confidence(confidence)
+    df = _long_table(annotations)
+    humans, ignored = _choose_raters(list(dict.fromkeys(df["rater"])), judge, raters)
+    chosen = humans + ([judge] if judge is not None else [])
+    df = df[df["rater"].isin(chosen)]
+    scores = pd.to_numeric(df["label"], errors="coerce")
+    bad = df[scores.isna() & df["label"].notna()]
+    if not bad.empty:
+        first = bad.iloc[0]
+        raise ValueError(
+            f"item {first['item']!r}, rater {first['rater']!r}: score {first['label']!r} is not "
+            "a number; the intraclass correlation needs numeric scores (Cohen's or Fleiss' "
+            "kappa or Krippendorff's alpha read categories)")
+    df = df.assign(label=scores)
+    results = []
+    for label, sub in df.groupby("category", sort=False):
+        wide = sub.pivot(index="item", columns="rater", values="label").reindex(columns=chosen)
+        results.append((str(label), intraclass_correlation(wide.to_numpy(dtype=float),
+                                                           confidence=confidence)))
+    return IccTable(results=tuple(results), raters=tuple(chosen), judge=judge, ignored=ignored)

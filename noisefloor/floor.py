@@ -31,7 +31,7 @@ from noisefloor.nulls import NoNullContrastError, NullContrasts, certified_null_
 from noisefloor.pairs import DEFAULT_CLEAN, _reversals, _splits, split_protocol_pair
 from noisefloor.stats.multiplicity import adjust_pvalues
 from noisefloor.stats.paired import sign_test
-from noisefloor.stats.null_gaps import null_gap_spread, spread_signs
+from noisefloor.stats.null_gaps import excursion_bound, null_gap_spread, spread_signs
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 from noisefloor.stats.warning_classes import UnpairedTasksWarning
 
@@ -57,23 +57,6 @@ TAU_METHODS = ("dl", "pm")
 #: 0.031 for k = 6, so below 6 pairs not even a clean sweep of one arm over the other could be
 #: told from noise, and the Wilson-mapped bound is set by the pair count rather than by the data.
 MIN_INFORMATIVE_PAIRS = 6
-
-
-def excursion_bound(ci_low: float, ci_high: float) -> float:
-    """Upper bound of the gap's interval in the direction of its larger excursion.
-
-    ``max(ci_high, -ci_low)``: for a null contrast the sign of ``a-b`` is arbitrary, so the
-    floor must not depend on which arm is written first. On the noise-floor paper's
-    contrasts, written in the paper's orientation, this equals the upper CI.
-
-    Examples
-    --------
-    >>> excursion_bound(-0.0244, 0.1182), excursion_bound(-0.2, 0.05)
-    (0.1182, 0.2)
-    """
-    if math.isnan(ci_low) or math.isnan(ci_high):
-        return math.nan
-    return max(ci_high, -ci_low)
 
 
 @dataclass(frozen=True)

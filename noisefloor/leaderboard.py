@@ -309,7 +309,7 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
     ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
     >>> r = compare_entries(board, "m_a", "n_a", floor=0.12)
     >>> r.rows[0].domain, round(r.rows[0].gap, 2), r.rows[0].verdict, round(r.rows[0].p_value, 3)
-    ('airline', 0.1, 'below', 0.3)
+    ('airline', 0.1, 'below', 0.295)
     >>> r.to_frame().shape[0], r.to_dict()["floor"]
     (1, 0.12)
     """

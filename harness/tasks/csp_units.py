@@ -37,7 +37,8 @@ def parse_quantity(text: str) -> tuple[float, str] | None:
 
     Examples
     --------
-    >>> parse_quantity("8 fl oz")
+    >>> grams_or_ml, unit = parse_quantity("8 fl oz")
+    >>> round(grams_or_ml, 7), unit
     (236.5882365, 'ml')
     >>> parse_quantity("3 metres") is None
     True

@@ -17,6 +17,7 @@ import click
 import numpy as np
 import pandas as pd
 
+from noisefloor.extras import missing_extra_message
 from noisefloor.stats.validation import MentionError, ParameterError, Spell, python_spelling
 from noisefloor.stats.warning_classes import NoisefloorWarning
 
@@ -202,6 +203,12 @@ def handle_errors(func):
             raise click.ClickException(error_text(exc)) from None
         except (ValueError, TypeError, KeyError, FileNotFoundError, OSError) as exc:
             raise click.ClickException(legacy_keywords(error_text(exc))) from None
+        except ImportError as exc:  # an optional package: name the extra that installs it
+            ctx = click.get_current_context(silent=True)
+            message = missing_extra_message(exc, ctx.command_path if ctx is not None else None)
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
         except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
             if os.environ.get(TRACEBACK_ENV):
                 raise

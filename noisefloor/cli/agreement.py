@@ -1,7 +1,8 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.agreement_table.agreement_by_label`, the plot is
+:func:`noisefloor.agreement_table.agreement_by_label` (``--metric icc``:
+:func:`noisefloor.agreement_table.icc_by_label`), the plot is
 :func:`noisefloor.agreement_plot.agreement_forest_plot`.
 """
 
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from noisefloor.agreement_table import SUMMARY_KEYS, agreement_by_label
+from noisefloor.agreement_table import SUMMARY_KEYS, IccTable, agreement_by_label, icc_by_label
 from noisefloor.cli._common import error_text, handle_errors, os_error_text
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import (
@@ -87,13 +88,16 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
     short_help="Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.",
 )
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all"]),
+@click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all", "icc"]),
               default="all", show_default=True,
               help="Coefficient(s) per label. fleiss: Fleiss' kappa among the human raters "
                    "(needs every item rated by all of them); krippendorff: Krippendorff's alpha "
                    "among them (allows missing ratings); cohen: Cohen's kappa of the --judge "
                    "against the human majority, or between the two raters when there are two; "
-                   "all: the three.")
+                   "all: the three. icc: for numeric scores (e.g. judge scores on a 1-10 "
+                   "scale), the six intraclass correlations of Shrout and Fleiss (1979) with "
+                   "F tests and --confidence intervals, every rater and the --judge alike; "
+                   "items not scored by all of them are left out.")
 @click.option("--weights", type=click.Choice(["none", "linear", "quadratic"]), default="none",
               show_default=True,
               help="Cohen's kappa weights for ordered labels. none: every disagreement counts "
@@ -136,7 +140,7 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 @click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=0.95, show_default=True,
               help="Confidence level of the bootstrap intervals, strictly between 0 and 1 "
-                   "(0.95 gives 95% intervals).")
+                   "(0.95 gives 95% intervals); with --metric icc, of the F-based intervals.")
 @click.option("--n-boot", type=click.IntRange(min=0), default=2000, show_default=True,
               help="Bootstrap resamples of items for every interval (0: no interval; the CI "
                    "shows n/a).")
@@ -165,6 +169,20 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         chosen = detect_layout(file, layout)
     except (AnnotationError, ValueError) as exc:
         raise click.ClickException(error_text(exc)) from None
+    if metric == "icc":
+        if plot_paths or html_path is not None:
+            raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
+                                   "not available with --metric icc")
+        try:
+            icc = icc_by_label(read_annotations(file, layout=chosen.layout), judge=judge,
+                               raters=_split(raters), confidence=confidence)
+        except AnnotationError as exc:
+            raise click.ClickException(str(exc)) from None
+        except ValueError as exc:
+            raise click.ClickException(
+                f"{file}: {error_text(exc)} (read in {chosen.describe()})") from None
+        _echo_icc(icc, file, chosen.describe(), confidence, as_json)
+        return
     try:
         df = read_annotations(file, layout=chosen.layout)
         cats = _split(categories)
@@ -251,3 +269,39 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                    "tests chance agreement, gives no interval.")
     click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
 
+
+
+def _echo_icc(table: IccTable, file: Path, layout: str, confidence: float, as_json: bool) -> None:
+    """Print the intraclass correlations: a table per label, or one JSON list."""
+    frame = table.to_frame()
+    if as_json:
+        click.echo(json.dumps([{k: _json_value(v) for k, v in row.items()}
+                               for row in frame.to_dict(orient="records")], indent=2))
+        return
+    pct = f"{confidence * 100:g}"
+    click.echo(f"{file}: {layout}; raters {', '.join(table.raters)}"
+               + (f" (judge {table.judge})" if table.judge else "")
+               + (f"; ignored (not in --raters): {', '.join(table.ignored)}"
+                  if table.ignored else ""))
+    click.echo(f"{'label':<8} {'form':<9} {'value':>7} {f'{pct}% CI':>17} {'F':>7} {'df1':>4} "
+               f"{'df2':>5} {'p':>7} {'items':>5} {'raters':>6}  model")
+    for label, res in table.results:
+        for e in res.estimates:
+            ci = f"[{_fmt(e.ci_low)}, {_fmt(e.ci_high)}]"
+            click.echo(f"{label:<8} {e.notation:<9} {_fmt(e.value):>7} {ci:>17} "
+                       f"{_fmt(e.f, 2):>7} {_fmt(e.df1, 0):>4} {_fmt(e.df2, 0):>5} "
+                       f"{_fmt_p(e.p_value):>7} {res.n_items:>5} {res.n_raters:>6}  "
+                       f"{e.description}")
+        if res.reason:
+            click.echo(f"{'':<8} reason: {res.reason}")
+        if res.n_left_out:
+            click.echo(f"{'':<8} note: {res.n_left_out} item(s) not scored by every rater "
+                       "left out")
+    click.echo("ICC: Shrout & Fleiss (1979), Psychological Bulletin 86:420-428; intervals and F "
+               "tests of McGraw & Wong (1996), Psychological Methods 1:30-46. Form 2 (absolute "
+               "agreement) counts a rater's offset against agreement; form 3 (consistency) does "
+               "not.")
+
+
+def _fmt_p(p: float) -> str:
+    return "n/a" if not math.isfinite(p) else (f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}")

@@ -7,10 +7,21 @@ and imported when it runs.
 from __future__ import annotations
 
 import importlib
+import platform
+from pathlib import Path
 
 import click
 
+import noisefloor
 from noisefloor import __version__
+from noisefloor.extras import missing_extra_message
+
+#: ``noisefloor --version``: the version and where this noisefloor is installed, so it can be
+#: told apart from the unrelated registry project of the same name.
+VERSION_MESSAGE = (
+    f"%(prog)s %(version)s, installed at {str(Path(noisefloor.__file__).parent).replace('%', '%%')}"
+    f" (Python {platform.python_version()}); the multi-agent LLM noise-floor toolkit"
+)
 
 
 #: Every command: its name, the module and object that define it, and the summary that
@@ -61,11 +72,28 @@ class _Root(click.Group):
         if cmd_name not in COMMANDS:
             return None
         module_name, attr, summary = COMMANDS[cmd_name]
-        command = getattr(importlib.import_module(module_name), attr)
+        try:
+            command = getattr(importlib.import_module(module_name), attr)
+        except ImportError as exc:  # a command of an extra that is not installed
+            message = missing_extra_message(exc, f"{ctx.command_path} {cmd_name}")
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
         if not command.short_help:
             command.short_help = summary
         self.add_command(command, cmd_name)
         return command
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ImportError as exc:  # an optional package imported when the command ran
+            sub = ctx.invoked_subcommand
+            message = missing_extra_message(
+                exc, ctx.command_path + (f" {sub}" if sub else ""))
+            if message is None:
+                raise
+            raise click.ClickException(message) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         # The summaries come from COMMANDS, so listing them imports no command module.
@@ -78,7 +106,7 @@ class _Root(click.Group):
 
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="noisefloor")
+@click.version_option(__version__, prog_name="noisefloor", message=VERSION_MESSAGE)
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Is a claimed multi-agent LLM gain real, or inside the run-to-run noise floor?"""

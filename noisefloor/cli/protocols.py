@@ -17,9 +17,11 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 
-def _endpoint(config: dict[str, Any], name: str, base_url: str | None, api_key_env: str | None, option: str):
+def _endpoint(config: dict[str, Any], name: str, base_url: str | None, api_key_env: str | None,
+              option: str, concurrency: int):
     """The ModelEndpoint of ``name``: its ``[[models]]`` table in the config, with ``--base-url``
-    and ``--api-key-env`` overriding it."""
+    and ``--api-key-env`` overriding it; without a ``concurrency`` in the table, each base URL
+    takes as many requests in flight as there are simulations (``concurrency``)."""
     from noisefloor.endpoints import ModelEndpoint
 
     table = next((m for m in config.get("models", []) if m.get("name") == name), None)
@@ -32,6 +34,8 @@ def _endpoint(config: dict[str, Any], name: str, base_url: str | None, api_key_e
         raise click.UsageError(f"{option}: no base URL for model {name!r} (give {option} or a "
                                "[[models]] table with base_urls in --config)")
     fields["base_urls"] = tuple(fields["base_urls"])
+    if "concurrency" not in fields and isinstance(concurrency, int) and concurrency >= 1:
+        fields["concurrency"] = concurrency
     try:
         return ModelEndpoint(**fields)
     except (TypeError, ValueError) as exc:
@@ -114,9 +118,10 @@ def run(**opts: Any) -> None:
     if o["agent_model"] is None:
         raise click.UsageError("--agent-model is required")
     user_model = o["user_model"] or o["agent_model"]
-    agent = _endpoint(config, o["agent_model"], o["base_url"], o["api_key_env"], "--base-url")
+    sims = o["concurrency"] if o["concurrency"] is not None else 4
+    agent = _endpoint(config, o["agent_model"], o["base_url"], o["api_key_env"], "--base-url", sims)
     user = _endpoint(config, user_model, o["user_base_url"] or o["base_url"], o["api_key_env"],
-                     "--user-base-url")
+                     "--user-base-url", sims)
 
     def as_list(value: Any) -> tuple[str, ...] | None:
         if value is None:
@@ -126,7 +131,7 @@ def run(**opts: Any) -> None:
 
     refine = (None if o["refine_model"] is None else
               _endpoint(config, o["refine_model"], o["refine_base_url"] or o["base_url"],
-                        o["api_key_env"], "--refine-base-url"))
+                        o["api_key_env"], "--refine-base-url", sims))
     given = {"domain": o["domain"] or "retail", "agent": agent, "user": user, "refine": refine,
              "tasks": as_list(o["tasks"]), "split": o["split"]}
     if o["protocol_list"] is not None:
@@ -139,8 +144,14 @@ def run(**opts: Any) -> None:
         settings = ProtocolRunSettings(**given)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
-    result = run_protocols(settings, Path(o["out"]), retry_errors=retry_errors,
-                           progress=lambda line: click.echo(line, err=True))
+    from noisefloor.endpoints import EndpointFatalError
+
+    try:
+        result = run_protocols(settings, Path(o["out"]), retry_errors=retry_errors,
+                               progress=lambda line: click.echo(line, err=True))
+    except EndpointFatalError as exc:
+        raise click.ClickException(f"the run stopped: {exc} (check --base-url, --api-key-env "
+                                   "and the model names; the same command resumes)") from None
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2))
         return

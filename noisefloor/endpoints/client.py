@@ -217,6 +217,9 @@ class Completion:
     finish_reason : str or None
     params : dict
         The request parameters other than ``model`` and ``messages``.
+    tool_calls : tuple of dict or None, default None
+        The message's tool calls (``{"id", "name", "arguments"}``, arguments as the JSON text
+        sent); a reply with tool calls may have no content (``text`` is then ``""``).
     """
 
     model: str
@@ -230,6 +233,7 @@ class Completion:
     base_url: str
     finish_reason: str | None
     params: dict[str, Any] = field(default_factory=dict)
+    tool_calls: tuple[dict[str, str], ...] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict."""
@@ -523,9 +527,10 @@ class Endpoints:
                 latency = time.monotonic() - t0
                 if status == 200 and parsed is not None and not parsed.n_choices:
                     kind, message = "empty_choices", "the response has no choices"
-                elif status == 200 and parsed is not None and parsed.content is None:
+                elif (status == 200 and parsed is not None and parsed.content is None
+                      and not parsed.tool_calls):
                     kind, message = "no_content", "the first choice has no message content"
-                elif status == 200 and parsed is not None and parsed.content is not None:
+                elif status == 200 and parsed is not None:
                     endpoint.on_success()
                     t_in, t_out = parsed.tokens_in, parsed.tokens_out
                     cost = spec.cost(t_in, t_out)
@@ -534,11 +539,11 @@ class Endpoints:
                         warnings.warn(f"no price known for model {spec.name!r}: its costs are "
                                       "recorded as null", UnknownPriceWarning, stacklevel=2)
                     return Completion(
-                        model=model, text=parsed.content, tokens_in=t_in, tokens_out=t_out,
-                        cost_usd=cost, latency_s=latency,
+                        model=model, text=parsed.content or "", tokens_in=t_in,
+                        tokens_out=t_out, cost_usd=cost, latency_s=latency,
                         elapsed_s=time.monotonic() - started, retries=failures,
                         base_url=endpoint.base_url, finish_reason=parsed.finish_reason,
-                        params=dict(params))
+                        params=dict(params), tool_calls=parsed.tool_calls)
                 elif status == 429:
                     kind, message = "rate_limit", f"HTTP 429: {excerpt}"
                     wait = min(self.backoff_max, retry_after_seconds(

@@ -206,9 +206,22 @@ class _Usage(BaseModel):
     completion_tokens: _Tokens | None = Field(default=None, ge=0, le=MAX_TOKENS)
 
 
+class _Function(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    name: StrictStr
+    arguments: StrictStr
+
+
+class _ToolCall(BaseModel):
+    model_config = ConfigDict(extra="allow", strict=True)
+    id: StrictStr
+    function: _Function
+
+
 class _Message(BaseModel):
     model_config = ConfigDict(extra="allow", strict=True)
     content: StrictStr | None = None
+    tool_calls: list[_ToolCall] | None = None
 
 
 class _Choice(BaseModel):
@@ -235,6 +248,9 @@ class ParsedCompletion:
     tokens_in, tokens_out : int or None
         ``usage.prompt_tokens`` / ``usage.completion_tokens`` (in ``[0, MAX_TOKENS]``).
     n_choices : int
+    tool_calls : tuple of dict or None, default None
+        ``choices[0].message.tool_calls`` as ``{"id", "name", "arguments"}`` dicts
+        (``arguments`` is the JSON text the model sent); None when the message has none.
     """
 
     content: str | None
@@ -242,6 +258,7 @@ class ParsedCompletion:
     tokens_in: int | None
     tokens_out: int | None
     n_choices: int
+    tool_calls: tuple[dict[str, str], ...] | None = None
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -328,8 +345,11 @@ def parse_chat_completion(body: bytes, content_type: str | None) -> ParsedComple
             except UnicodeEncodeError:
                 raise MalformedResponse(f"field {name}: holds a lone surrogate "
                                         "(not valid Unicode text)") from None
+    calls = first.message.tool_calls if first is not None else None
     return ParsedCompletion(
         content=content, finish_reason=first.finish_reason if first else None,
         tokens_in=usage.prompt_tokens if usage else None,
         tokens_out=usage.completion_tokens if usage else None,
-        n_choices=len(parsed.choices))
+        n_choices=len(parsed.choices),
+        tool_calls=tuple({"id": c.id, "name": c.function.name, "arguments": c.function.arguments}
+                         for c in calls) if calls else None)

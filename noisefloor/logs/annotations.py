@@ -30,7 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
+
+from noisefloor.logs.annotation_table import AnnotationError, parse_label, read_csv_table
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
            "read_annotations"]
@@ -39,44 +42,6 @@ LONG_FIELDS = ("item", "rater", "label")
 #: Accepted values of ``layout``; ``"auto"`` reads the layout from the CSV header.
 LAYOUTS = ("auto", "long", "wide")
 _LONG_NEEDS = "a long-layout file needs item, rater, label[, category]"
-
-
-class AnnotationError(ValueError):
-    """A bad annotation record; the message names the file, line and field."""
-
-    def __init__(self, path: Path | str, line: int, field: str, message: str) -> None:
-        self.path = str(path)
-        self.line = line
-        self.field = field
-        super().__init__(f"{path}:{line}: field {field!r}: {message}")
-
-
-def parse_label(text: Any) -> Any:
-    """A label as written: integers become ``int``, other numbers ``float``, the rest ``str``.
-
-    Examples
-    --------
-    >>> parse_label("3"), parse_label("2.5"), parse_label(" yes "), parse_label(True)
-    (3, 2.5, 'yes', 1)
-    """
-    if isinstance(text, bool):
-        return int(text)
-    if isinstance(text, int):
-        return text
-    if isinstance(text, float):
-        return int(text) if text.is_integer() else text
-    s = str(text).strip()
-    try:
-        return int(s)
-    except ValueError:
-        pass
-    try:
-        x = float(s)
-    except ValueError:
-        return s
-    if not math.isfinite(x):
-        return s
-    return int(x) if x.is_integer() else x
 
 
 @dataclass(frozen=True)
@@ -321,31 +286,53 @@ def read_annotations(
     chosen = detect_layout(path, layout)
     suffix = _suffix(path)
     if suffix in (".jsonl", ".ndjson"):
-        records = _read_jsonl(path)
+        frame = _frame(_read_jsonl(path))
     else:
-        records = _read_csv(path, chosen.layout, delimiter="\t" if suffix == ".tsv" else ",")
-    allowed = None if raters is None else {_norm_id(r) for r in raters}
-    seen: dict[tuple[str, str, str], int] = {}
-    for rec in records:
-        if allowed is not None and rec["rater"] not in allowed:
-            raise AnnotationError(
-                path, rec["line"], "rater",
-                f"unknown rater {rec['rater']!r}; expected one of {sorted(allowed)}",
-            )
-        key = (rec["category"], rec["item"], rec["rater"])
-        if key in seen:
-            what = f"item {rec['item']!r}" + (
-                f" (category {rec['category']!r})" if rec["category"] else ""
-            )
-            raise AnnotationError(
-                path, rec["line"], "item",
-                f"{what} is rated twice by rater {rec['rater']!r} (first on line {seen[key]})",
-            )
-        seen[key] = rec["line"]
-    frame = pd.DataFrame(records, columns=["item", "rater", "label", "category", "line"])
+        delimiter = "\t" if suffix == ".tsv" else ","
+        table = read_csv_table(path, chosen.layout, delimiter, _record)
+        # None: a file the table reader leaves to the csv module
+        frame = (_frame(_read_csv_rows(path, chosen.layout, delimiter)) if table is None
+                 else table)
+    _check_ratings(path, frame, raters)
     if frame.empty:
         raise AnnotationError(path, 1, "item", "the file holds no ratings")
     return frame
+
+
+def _frame(records: list[dict]) -> pd.DataFrame:
+    return pd.DataFrame(records, columns=["item", "rater", "label", "category", "line"])
+
+
+def _check_ratings(path: Path, frame: pd.DataFrame, raters: Sequence[str] | None) -> None:
+    """Refuse, at the first line in file order, a rater outside ``raters`` or an item rated
+    twice by one rater for one category (vectorised; the messages name file, line, field)."""
+    if frame.empty:
+        return
+    n = len(frame)
+    unknown = n
+    if raters is not None:
+        allowed = {_norm_id(r) for r in raters}
+        bad = np.flatnonzero(~frame["rater"].isin(list(allowed)).to_numpy())
+        unknown = int(bad[0]) if len(bad) else n
+    keys = frame[["category", "item", "rater"]]
+    repeated = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
+    twice = int(repeated[0]) if len(repeated) else n
+    lines = frame["line"].to_numpy()
+    if unknown < n and unknown <= twice:
+        rater = frame["rater"].iat[unknown]
+        raise AnnotationError(
+            path, int(lines[unknown]), "rater",
+            f"unknown rater {rater!r}; expected one of {sorted(allowed)}")
+    if twice < n:
+        row = frame.iloc[twice]
+        same = ((keys["category"] == row["category"]) & (keys["item"] == row["item"])
+                & (keys["rater"] == row["rater"])).to_numpy()
+        first = int(lines[int(np.flatnonzero(same)[0])])
+        what = f"item {row['item']!r}" + (
+            f" (category {row['category']!r})" if row["category"] else "")
+        raise AnnotationError(
+            path, int(row["line"]), "item",
+            f"{what} is rated twice by rater {row['rater']!r} (first on line {first})")
 
 
 def _record(path: Path, line: int, item: Any, rater: Any, label: Any, category: Any) -> dict:
@@ -395,8 +382,10 @@ def _read_jsonl(path: Path) -> list[dict]:
     return out
 
 
-def _read_csv(path: Path, layout: str, delimiter: str) -> list[dict]:
-    """Rows of a CSV whose header :func:`detect_layout` has already checked for ``layout``."""
+def _read_csv_rows(path: Path, layout: str, delimiter: str) -> list[dict]:
+    """Rows of a CSV whose header :func:`detect_layout` has already checked for ``layout``,
+    read row by row with :mod:`csv`: the reference for :func:`noisefloor.logs.annotation_table.read_csv_table`,
+    and the reader of files it leaves alone (quoted fields, bare carriage returns)."""
     _check_utf8(path)
     with path.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a byte-order mark
         reader = csv.reader(fh, delimiter=delimiter)

@@ -6,12 +6,23 @@ Two parsers give the same answer on every input they both accept:
   ``object_pairs_hook`` that rejects duplicate keys, a ``parse_constant`` that rejects the
   ``NaN``/``Infinity``/``-Infinity`` literals and a ``parse_float`` that rejects numbers that
   overflow to infinity (unless ``allow_nan=True``).
-* :func:`parse_fast` -- :mod:`orjson` (which always rejects non-finite literals) plus a sound
-  duplicate-key test: the number of ``:`` bytes in the line is an upper bound on the number of
-  keys written in it, so if it equals the number of keys in the decoded object no key can have
-  been dropped. When the test cannot decide, or the line holds a float where orjson may have
-  widened an integer beyond 64 bits (a run of 19+ digits), the line is handed to
-  :func:`parse_strict`.
+* :func:`parse_fast` -- :mod:`orjson` (which always rejects non-finite literals, invalid UTF-8
+  and lone surrogates) plus a sound duplicate-key test that holds for any content, colons and
+  escapes in strings and nested objects included (:func:`unsure_lines`).
+
+The duplicate-key test compares colon bytes. In the line as written, every ``:`` is either a
+key's separator or a character inside a string (a key's or a value's), including the strings
+of a key given twice, which orjson keeps only once. orjson writes the decoded value back with
+one ``:`` per key it kept and one per ``:`` character in the strings it kept (it never
+escapes a colon). So the written line has at least as many colons as the re-encoded value,
+and exactly as many only if no key was dropped -- unless a ``\\u003a`` escape decoded to a
+colon that the line does not spell out, which is why lines holding that escape go to
+:func:`parse_strict`. The same test runs on a whole block of lines at once
+(:func:`unsure_lines`): one count over the block's bytes and one over its re-encoding.
+
+orjson also widens an integer outside ``[-2**63, 2**64)`` to a float (which it writes with an
+exponent of at least 18); a line where that may have happened goes to :func:`parse_strict`
+too, so integers stay exact.
 """
 
 from __future__ import annotations
@@ -19,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -27,7 +37,7 @@ import orjson
 
 from noisefloor.stats.validation import mention_text
 
-__all__ = ["JSONProblem", "parse_fast", "parse_strict"]
+__all__ = ["JSONProblem", "parse_fast", "parse_strict", "unsure_lines"]
 
 
 class JSONProblem(ValueError):
@@ -244,34 +254,6 @@ def _locate_object(text: str, allow_nan: bool) -> int | None:
     return found[0] if found else None
 
 
-_SCALAR_TYPES = frozenset((str, int, float, bool, type(None)))
-
-
-def _walk(value: Any) -> tuple[int, bool]:
-    """Count the keys of every object inside ``value``; report whether any float occurs."""
-    items: Collection[Any]
-    if type(value) is dict:
-        n, items = len(value), value.values()
-    elif type(value) is list:
-        n, items = 0, value
-    else:
-        return 0, type(value) is float
-    kinds = set(map(type, items))
-    has_float = float in kinds
-    if kinds <= _SCALAR_TYPES:  # flat: one C-level pass
-        return n, has_float
-    for item in items:
-        if type(item) in (dict, list):
-            k, f = _walk(item)
-            n += k
-            has_float = has_float or f
-    return n, has_float
-
-
-_SCALARS = (str, int, float, bool, type(None))
-# orjson turns an integer outside [-2**63, 2**64) into a float; such a literal has >= 19 digits
-
-
 _DIGITS_AS_D = bytes.maketrans(b"0123456789", b"dddddddddd")
 _RUN = b"d" * 19
 
@@ -303,19 +285,78 @@ def may_hold_wide_int(raw: bytes) -> bool:
     return _RUN in raw.translate(_DIGITS_AS_D)
 
 
-def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra") -> Any:
-    """Decode one JSONL line with :mod:`orjson`, falling back to :func:`parse_strict`.
+# A \u003a escape decodes to a colon the written line does not spell out (see the module notes).
+_COLON_ESCAPE = re.compile(rb"\\u003[aA]")
+# How orjson writes a float of magnitude >= 1e18: a widened integer (>= 2**63) looks like this.
+_WIDE_FLOAT = re.compile(rb"e\+(?:1[89]|[2-9][0-9]|[0-9]{3})")
 
-    Gives the same result and the same errors as :func:`parse_strict` for every line whose
-    top-level value is an object and whose only nested containers sit under ``free_form`` (see
-    the module docstring for why the duplicate-key test is sound). Callers that reject other
-    nested containers or floats in integer fields re-parse such lines with :func:`parse_strict`
-    before reporting (orjson widens integers beyond 64 bits to floats).
+
+def unsure_lines(lines: list[bytes], objs: list[Any], data: bytes | None = None,
+                 newlines: Any = None) -> list[int]:
+    """Positions of the lines whose :mod:`orjson` decoding may differ from :func:`parse_strict`.
+
+    Parameters
+    ----------
+    lines : list of bytes
+        JSONL lines (without newlines), each decoded by ``orjson.loads`` into ``objs``.
+    objs : list
+        The decoded values, one per line.
+    data : bytes, optional
+        ``b"\\n".join(lines)`` when the caller has it (saves the join).
+    newlines : numpy.ndarray, optional
+        Offsets of the ``\\n`` bytes of ``data``.
+
+    Returns
+    -------
+    list of int
+        Sorted positions of the lines that may hold a duplicate key, a ``\\u003a`` escape or
+        an integer that orjson widened to a float; every other line decodes exactly as the
+        reference parser decodes it (see the module notes for why the test is sound).
+
+    Notes
+    -----
+    One ``bytes.count`` over the block and one over ``orjson.dumps(objs)`` decide for the
+    whole block; only when they differ (a real duplicate key) is each line counted alone.
 
     Examples
     --------
-    >>> parse_fast(b'{"task_id": "007", "trial": 0}')
-    {'task_id': '007', 'trial': 0}
+    >>> import orjson
+    >>> lines = [b'{"task_id": "spatial_key_door:0"}', b'{"a": {"b": 1, "b": 2}}']
+    >>> unsure_lines(lines, [orjson.loads(x) for x in lines])
+    [1]
+    """
+    if data is None:
+        data = b"\n".join(lines)
+    if newlines is None:
+        newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    dumped = orjson.dumps(objs)
+    unsure: set[int] = set()
+    if _COLON_ESCAPE.search(data):
+        unsure.update(i for i, line in enumerate(lines) if _COLON_ESCAPE.search(line))
+    if _WIDE_FLOAT.search(dumped):
+        unsure.update(i for i in wide_int_lines(data, newlines)
+                      if _WIDE_FLOAT.search(orjson.dumps(objs[i])))
+    written, kept = data.count(b":"), dumped.count(b":")
+    for i in unsure:
+        written -= lines[i].count(b":")
+        kept -= orjson.dumps(objs[i]).count(b":")
+    if written != kept:
+        unsure.update(i for i, (line, obj) in enumerate(zip(lines, objs))
+                      if i not in unsure and line.count(b":") != orjson.dumps(obj).count(b":"))
+    return sorted(unsure)
+
+
+def parse_fast(raw: bytes, *, allow_nan: bool = False) -> Any:
+    """Decode one JSONL line with :mod:`orjson`, falling back to :func:`parse_strict`.
+
+    Gives the same result and the same errors as :func:`parse_strict` for every line (see the
+    module notes for why the duplicate-key test is sound whatever the line holds); only a line
+    that orjson refuses or that the test cannot vouch for is decoded again by the reference.
+
+    Examples
+    --------
+    >>> parse_fast(b'{"task_id": "spatial_key_door:0", "trial": 0}')
+    {'task_id': 'spatial_key_door:0', 'trial': 0}
     >>> parse_fast(b'{"extra": {"b": 1, "b": 1}}')
     Traceback (most recent call last):
     ...
@@ -327,15 +368,11 @@ def parse_fast(raw: bytes, *, allow_nan: bool = False, free_form: str = "extra")
         obj = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return parse_strict(raw)
-    if type(obj) is not dict:
+    if type(obj) is not dict or _COLON_ESCAPE.search(raw):
         return parse_strict(raw)
-    n_keys = len(obj)
-    nested = obj.get(free_form)
-    if nested is not None and type(nested) not in _SCALARS:
-        k, has_float = _walk(nested)
-        if has_float and may_hold_wide_int(raw):
-            return parse_strict(raw)
-        n_keys += k
-    if raw.count(b":") != n_keys:
+    dumped = orjson.dumps(obj)
+    if raw.count(b":") != dumped.count(b":"):
+        return parse_strict(raw)
+    if _WIDE_FLOAT.search(dumped) and may_hold_wide_int(raw):
         return parse_strict(raw)
     return obj

@@ -8,8 +8,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from operator import methodcaller
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -293,17 +295,22 @@ def _configurations(extra: pd.Series) -> Any:
     from ``extra``); one JSON text per distinct dict object."""
     from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
 
+    values = extra.to_numpy(dtype=object)
+    out: list[str | None] = [None] * len(values)
+    at = np.flatnonzero(values != None)  # noqa: E711 - elementwise, in C
+    if not len(at):
+        return string_array(pa.nulls(len(values), pa.string()))
+    # pop every record's configuration in one C-level pass; a dict shared by many records
+    # (one configuration per run) is rendered once
+    confs = np.empty(len(at), dtype=object)
+    confs[:] = list(map(methodcaller("pop", CONFIGURATION_KEY, None), values[at]))
+    held = np.flatnonzero(confs != None)  # noqa: E711
     texts: dict[int, str | None] = {}
-    out: list[str | None] = []
-    for e in extra.to_numpy():
-        conf = e.pop(CONFIGURATION_KEY, None) if isinstance(e, dict) else None
-        if conf is None:
-            out.append(None)
-            continue
+    for pos, conf in zip(at[held].tolist(), confs[held]):
         key = id(conf)
         if key not in texts:
             texts[key] = configuration_text(conf)
-        out.append(texts[key])
+        out[pos] = texts[key]
     return string_array(pa.array(out, type=pa.string()))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -27,18 +27,19 @@ from noisefloor.logs.errors import (
     TruncatedLineWarning,
     describe_value,
 )
-from noisefloor.logs.jsonparse import (
-    JSONProblem,
-    _walk,
-    parse_fast,
-    parse_strict,
-    wide_int_lines,
-)
+from noisefloor.logs.jsonparse import JSONProblem, parse_fast, parse_strict, unsure_lines
 from noisefloor.logs.lines import MAX_LINE_BYTES, LineBlock, iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
 from noisefloor.logs.validation import extract_columns, validate_record
 
-__all__ = ["ProblemSink", "RecordBlock", "iter_jsonl_blocks", "validated_arrays"]
+__all__ = ["PATH_COUNTS", "ProblemSink", "RecordBlock", "iter_jsonl_blocks", "validated_arrays"]
+
+#: Lines decoded by each path of :func:`iter_jsonl_blocks` since the process started:
+#: ``"arrow"`` (a whole block parsed and validated by Arrow), ``"orjson"`` (decoded by orjson,
+#: vouched for by the block's duplicate-key test), ``"strict"`` (decoded again by the
+#: reference parser, :func:`noisefloor.logs.jsonparse.parse_strict`). A diagnostic: tests read
+#: it to see which path a file took.
+PATH_COUNTS: Counter[str] = Counter()
 
 
 @dataclass
@@ -54,8 +55,10 @@ class RecordBlock:
     records : list
         Decoded values, mapped to TrialRecord field names.
     raws : list of bytes or None
-        The raw JSONL lines, kept so that a block the fast test cannot vouch for is re-decoded
-        with the reference parser before its records are validated one by one.
+        The raw lines, when ``records`` may differ from what the reference parser
+        (:func:`noisefloor.logs.jsonparse.parse_strict`) makes of them: a block the fast
+        checks cannot vouch for is then re-decoded before its records are validated one by
+        one. None when the records are exact (the JSONL reader vouches for every line).
     expect : dict
         Values the caller passed (``benchmark=``, ``model=``, ``protocol=``) that every
         record of this block must carry.
@@ -135,10 +138,14 @@ def iter_jsonl_blocks(
                 sink.add([LogProblem(source, block.first_line, exc.field, str(exc),
                                      kind=exc.kind, templates=exc.templates)])
                 continue
-            yield RecordBlock(source, [block.first_line], [obj], [raw], expect)
+            yield RecordBlock(source, [block.first_line], [obj], None, expect)
             continue
-        arrays = arrow_block(block.data, block.newlines) if native else None
+        # a block whose records hold an ``extra`` object is left to orjson at once (Arrow
+        # would refuse it, but only after parsing up to it); the test only saves time
+        arrays = (arrow_block(block.data, block.newlines)
+                  if native and _EXTRA_OBJECT not in block.data else None)
         if arrays is not None:
+            PATH_COUNTS["arrow"] += block.n_lines
             start = block.first_line
             yield RecordBlock(source, list(range(start, start + block.n_lines)), [], None,
                               expect, arrays=arrays)
@@ -146,12 +153,12 @@ def iter_jsonl_blocks(
         fast = None if allow_nan else _decode_block_fast(block)
         if fast is not None:
             start = block.first_line
-            yield RecordBlock(source, list(range(start, start + len(fast))), fast,
-                              block.lines, expect)
+            yield RecordBlock(source, list(range(start, start + len(fast))), fast, None,
+                              expect)
             continue
+        PATH_COUNTS["line_by_line"] += block.n_lines
         records: list[Any] = []
         lines: list[int] = []
-        raws: list[bytes] = []
         problems: list[LogProblem] = []
         number = block.first_line - 1
         for raw in block.lines:
@@ -168,19 +175,21 @@ def iter_jsonl_blocks(
                 continue
             records.append(obj)
             lines.append(number)
-            raws.append(raw)
         if records or problems:
-            yield RecordBlock(source, lines, records, raws, expect, problems)
+            yield RecordBlock(source, lines, records, None, expect, problems)
+
+
+_EXTRA_OBJECT = b'"extra":{'
 
 
 def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:
     """Decode a block whose every line is one JSON object, with C-level loops only.
 
     Returns None when any line is blank, malformed or not an object (the caller then goes line
-    by line). Lines where the duplicate-key test of :func:`noisefloor.logs.jsonparse.parse_fast`
-    cannot decide, or whose ``extra`` holds a float next to a 19+ digit run, are re-decoded
-    with the reference parser,
-    which raises :class:`JSONProblem` -- so this function also returns None then.
+    by line). Lines that the block's test (:func:`noisefloor.logs.jsonparse.unsure_lines`)
+    cannot vouch for -- a duplicate key, a ``\\u003a`` escape, an integer orjson widened --
+    are decoded again with the reference parser, which raises :class:`JSONProblem` on a real
+    problem: then this function returns None too.
     """
     lines = block.lines
     try:
@@ -189,25 +198,14 @@ def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:
         return None
     if set(map(type, objs)) != {dict}:
         return None
-    n_colons = list(map(bytes.count, lines, repeat(b":")))
-    n_keys = list(map(len, objs))
-    extras = list(map(dict.get, objs, repeat("extra")))
-    nested = [i for i, e in enumerate(extras) if e is not None and type(e) in (dict, list)]
-    if nested:
-        wide = wide_int_lines(block.data, block.newlines)
-        for i in nested:
-            k, has_float = _walk(extras[i])
-            if has_float and i in wide:
-                n_keys[i] = -1  # force the reference decoder (orjson widens big ints)
-            else:
-                n_keys[i] += k
-    if n_colons != n_keys:
-        for i, (c, k) in enumerate(zip(n_colons, n_keys)):
-            if c != k:
-                try:
-                    objs[i] = parse_strict(lines[i])
-                except JSONProblem:
-                    return None
+    unsure = unsure_lines(lines, objs, block.data, block.newlines)
+    for i in unsure:
+        try:
+            objs[i] = parse_strict(lines[i])
+        except JSONProblem:
+            return None
+    PATH_COUNTS["strict"] += len(unsure)
+    PATH_COUNTS["orjson"] += len(objs) - len(unsure)
     return objs
 
 

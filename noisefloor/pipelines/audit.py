@@ -17,8 +17,6 @@ from noisefloor.arm_contrasts import left_out_totals, log_contrasts, place_contr
 from noisefloor.audit import AuditResult, audit
 from noisefloor.count_table import null_contrasts_from_counts
 from noisefloor.floor import NoiseFloor, noise_floor
-from noisefloor.pipelines import (_quiet_nulls, _sources, has_store_fields, left_out_records,
-                                  read_log_trials)
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "audit_run", "write_audit_files"]
@@ -74,6 +72,8 @@ class AuditRun:
     @property
     def left_out(self) -> list[dict]:
         """Per null (contrast, seed): tasks left out of the pairing."""
+        from noisefloor.pipelines import left_out_records  # the package imports this module
+
         return left_out_records(self.null_table)
 
     @property
@@ -216,6 +216,9 @@ def audit_run(
     n_arms = 0
     skipped: tuple = ()
     if logs is not None:
+        # the package imports this module last, so its helpers are imported when they run
+        from noisefloor.pipelines import _quiet_nulls, _sources, has_store_fields, read_log_trials
+
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)
         null = _quiet_nulls(trials, clean_pairs=clean_pairs, null_pairs=null_pairs,

@@ -1,6 +1,6 @@
 """LangChain adapter: an agent middleware applying a reader and the writer(s) around an agent.
 
-Requires the optional extra ``langchain`` (``pip install noisefloor[langchain]``; LangChain 1.x).
+Requires the optional extra ``langchain`` (``pip install -e ".[langchain]"`` in the clone; LangChain 1.x).
 
 :class:`CoordinationMiddleware` wraps a :class:`~noisefloor.protocols.Coordinator` and hooks into
 ``langchain.agents.create_agent``:

@@ -24,13 +24,12 @@ Trustworthiness.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from importlib import resources
 from typing import Any
 
-from noisefloor.endpoints import Endpoints, ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.blocking import BlockingEndpoints
 from noisefloor.protocols.event_text import describe_event, short_text
 from noisefloor.protocols.intercept import warning_block
 from noisefloor.protocols.predicates import FactResolver, call_facts
@@ -76,8 +75,9 @@ def _json_object(text: str) -> dict[str, Any]:
 class ModelCaller:
     """Synchronous JSON questions to one model through :class:`~noisefloor.endpoints.Endpoints`.
 
-    The endpoint pool lives on its own event loop in a daemon thread, so the refinements can be
-    called from any thread (tau2's simulations, the writer pass).
+    The calls go through :class:`~noisefloor.protocols.blocking.BlockingEndpoints` (the endpoint
+    pools on their own event loop), so the refinements can be called from any thread (tau2's
+    simulations, the writer pass) and share the run's per-URL limits when ``endpoints`` is given.
 
     Parameters
     ----------
@@ -85,6 +85,8 @@ class ModelCaller:
     timeout : float, default 60.0
     max_retries : int, default 2
     temperature : float, default 0.0
+    endpoints : BlockingEndpoints, optional
+        The run's shared pools (must hold ``endpoint``); by default the caller opens its own.
 
     Attributes
     ----------
@@ -93,18 +95,13 @@ class ModelCaller:
     """
 
     def __init__(self, endpoint: ModelEndpoint, *, timeout: float = 60.0, max_retries: int = 2,
-                 temperature: float = 0.0) -> None:
+                 temperature: float = 0.0, endpoints: BlockingEndpoints | None = None) -> None:
         self.endpoint = endpoint
         self.temperature = temperature
         self.calls: list[dict[str, Any]] = []
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._thread.start()
-
-        async def make() -> Endpoints:
-            return Endpoints([endpoint], timeout=timeout, max_retries=max_retries)
-
-        self._endpoints = asyncio.run_coroutine_threadsafe(make(), self._loop).result()
+        self._own = endpoints is None
+        self._endpoints = endpoints if endpoints is not None else BlockingEndpoints(
+            [endpoint], timeout=timeout, max_retries=max_retries)
 
     def ask(self, prompt: str, **fields: Any) -> dict[str, Any]:
         """Fill the template ``prompt`` with ``fields``, ask the model, return its JSON object.
@@ -117,12 +114,10 @@ class ModelCaller:
         """
         text = load_prompt(prompt).format(**fields)
         messages = [{"role": "user", "content": text}]
-        future = asyncio.run_coroutine_threadsafe(
-            self._endpoints.complete(self.endpoint.name, messages, temperature=self.temperature),
-            self._loop)
         entry: dict[str, Any] = {"prompt": prompt, "ok": False}
         try:
-            completion = future.result()
+            completion = self._endpoints.complete(self.endpoint, messages,
+                                                  temperature=self.temperature)
         except Exception as exc:  # noqa: BLE001 - EndpointError and transport failures alike
             entry["error"] = f"{type(exc).__name__}: {short_text(str(exc), 300)}"
             self.calls.append(entry)
@@ -140,10 +135,9 @@ class ModelCaller:
         return answer
 
     def close(self) -> None:
-        """Close the endpoint pool and stop the loop."""
-        asyncio.run_coroutine_threadsafe(self._endpoints.aclose(), self._loop).result()
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
+        """Close the endpoint pool (unless it was given: its owner closes it)."""
+        if self._own:
+            self._endpoints.close()
 
 
 class ModelJudge:

@@ -29,6 +29,12 @@ from noisefloor.stats.agreement_fleiss import (
     fleiss_kappa,
     fleiss_kappa_from_counts,
 )
+from noisefloor.stats.agreement_icc import (
+    ICC_FORMS,
+    IccEstimate,
+    IntraclassCorrelation,
+    intraclass_correlation,
+)
 from noisefloor.stats.agreement_input import ordered_categories
 from noisefloor.stats.agreement_interval import MIN_BOOTSTRAP_ITEMS
 from noisefloor.stats.agreement_result import (
@@ -42,6 +48,7 @@ from noisefloor.stats.fleiss_se import RawRatingsWarning
 
 __all__ = [
     "FLEISS_METHODS",
+    "ICC_FORMS",
     "LANDIS_KOCH_BANDS",
     "LEVELS",
     "MIN_BOOTSTRAP_ITEMS",
@@ -49,11 +56,14 @@ __all__ = [
     "SE_PERFECT_AGREEMENT_REASON",
     "WEIGHTS",
     "AgreementResult",
+    "IccEstimate",
+    "IntraclassCorrelation",
     "RawRatingsWarning",
     "cohen_kappa",
     "cohen_kappa_from_table",
     "fleiss_kappa",
     "fleiss_kappa_from_counts",
+    "intraclass_correlation",
     "krippendorff_alpha",
     "landis_koch",
     "ordered_categories",

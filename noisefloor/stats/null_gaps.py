@@ -13,7 +13,24 @@ import math
 import numpy as np
 import pandas as pd
 
-__all__ = ["null_gap_spread", "spread_signs"]
+__all__ = ["excursion_bound", "null_gap_spread", "spread_signs"]
+
+
+def excursion_bound(ci_low: float, ci_high: float) -> float:
+    """Upper bound of the gap's interval in the direction of its larger excursion.
+
+    ``max(ci_high, -ci_low)``: for a null contrast the sign of ``a-b`` is arbitrary, so the
+    floor must not depend on which arm is written first. On the noise-floor paper's
+    contrasts, written in the paper's orientation, this equals the upper CI.
+
+    Examples
+    --------
+    >>> excursion_bound(-0.0244, 0.1182), excursion_bound(-0.2, 0.05)
+    (0.1182, 0.2)
+    """
+    if math.isnan(ci_low) or math.isnan(ci_high):
+        return math.nan
+    return max(ci_high, -ci_low)
 
 
 def _seed_order(seed) -> tuple:

@@ -17,7 +17,8 @@ tau2's ``run_task`` builds agents from a registry name with fixed arguments, so 
 handed over per thread: :func:`bind` binds an :class:`AgentBinding` to the calling thread for the
 duration of one ``run_task`` call. The agent also hashes its first request (the E1 audit:
 ``request_sha256`` of model, messages, tools and sampling arguments, the endpoint address and key
-left out) and counts its tokens, including those of reader-tool rounds.
+left out). Its model calls, like the user simulator's, go through noisefloor's endpoint layer
+(:mod:`noisefloor.protocols.tau2.llm`), which counts tokens and costs per role.
 
 References
 ----------
@@ -45,12 +46,14 @@ from tau2.data_model.message import (  # noqa: E402
     MultiToolMessage,
     ToolMessage,
 )
-from tau2.registry import registry  # noqa: E402
 from tau2.utils import llm_utils  # noqa: E402
 
+from noisefloor.endpoints import ModelEndpoint  # noqa: E402
+from noisefloor.protocols.blocking import BlockingEndpoints  # noqa: E402
 from noisefloor.protocols.payload import request_sha256  # noqa: E402
 from noisefloor.protocols.reader_interface import ToolSpec  # noqa: E402
 from noisefloor.protocols.session import TrialSession  # noqa: E402
+from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, RoleUsage, generate  # noqa: E402
 
 __all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "first_request_payload",
            "register"]
@@ -59,37 +62,51 @@ __all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "first_r
 AGENT_NAME = "noisefloor_llm_agent"
 #: Most consecutive model turns answered by reader tools before the agent must act.
 MAX_READER_ROUNDS = 5
-#: llm_args that say where a request goes, not what it asks: left out of the request hash.
-TRANSPORT_ARGS = frozenset({"api_base", "base_url", "api_key", "timeout", "num_retries",
-                            "extra_headers", "caching"})
 
 _local = threading.local()
 
 
 @dataclass
 class AgentBinding:
-    """What one simulation's agent needs from the runner, and what it reports back.
+    """What one simulation's agent and user simulator need from the runner, and what they report.
 
     Attributes
     ----------
     session : TrialSession
         The trial under its protocol.
+    endpoints : BlockingEndpoints
+        The run's endpoint pools: every model call of the simulation goes through them.
+    agent_endpoint, user_endpoint : ModelEndpoint
+        The two roles' models (members of ``endpoints``).
     first_request_sha256 : str or None
         Set by the agent at its first model call.
-    prompt_tokens, completion_tokens : int
-        Summed over the agent's model calls (reader-tool rounds included).
-    cost : float
-        litellm's cost of those calls (0 when the model has no known price).
-    model_calls : int
+    agent, user : RoleUsage
+        Calls, tokens, retries and cost (price table) of each role; the agent's include
+        reader-tool rounds.
     """
 
     session: TrialSession
+    endpoints: BlockingEndpoints
+    agent_endpoint: ModelEndpoint
+    user_endpoint: ModelEndpoint
     first_request_sha256: str | None = None
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost: float = 0.0
-    model_calls: int = 0
-    reader_rounds: list[int] = field(default_factory=list)
+    agent: RoleUsage = field(default_factory=RoleUsage)
+    user: RoleUsage = field(default_factory=RoleUsage)
+
+
+def current_binding(who: str) -> AgentBinding:
+    """The binding of this thread (see :func:`bind`).
+
+    Raises
+    ------
+    RuntimeError
+        If none is bound: ``who`` runs only inside the protocols runner.
+    """
+    binding = getattr(_local, "binding", None)
+    if binding is None:
+        raise RuntimeError(f"{who} runs only inside noisefloor.protocols.tau2.bind(...) "
+                           "(use noisefloor.protocols.tau2.run_protocols)")
+    return binding
 
 
 @contextmanager
@@ -146,10 +163,7 @@ class CoordinatedLLMAgent(LLMAgent):
 
     def __init__(self, tools: list[Any], domain_policy: str, llm: str | None = None,
                  llm_args: dict[str, Any] | None = None) -> None:
-        binding = getattr(_local, "binding", None)
-        if binding is None:
-            raise RuntimeError(f"{AGENT_NAME} runs only inside noisefloor.protocols.tau2.bind(...) "
-                               "(use noisefloor.protocols.tau2.run_protocols)")
+        binding = current_binding(AGENT_NAME)
         self.binding: AgentBinding = binding
         self.session: TrialSession = binding.session
         reader_tools = [_ReaderTool(spec) for spec in self.session.tools]
@@ -167,15 +181,8 @@ class CoordinatedLLMAgent(LLMAgent):
         if b.first_request_sha256 is None:
             b.first_request_sha256 = request_sha256(
                 first_request_payload(self.llm, messages, self.tools, self.llm_args))
-        reply = llm_utils.generate(model=self.llm, tools=self.tools, messages=messages,
-                                   **self.llm_args)
-        b.model_calls += 1
-        usage = reply.usage or {}
-        b.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        b.completion_tokens += int(usage.get("completion_tokens") or 0)
-        b.cost += float(reply.cost or 0.0)
-        assert isinstance(reply, AssistantMessage)  # generate returns the assistant's message
-        return reply
+        return generate(b.endpoints, b.agent_endpoint, b.agent, messages, tools=self.tools,
+                        **self.llm_args)
 
     def _pass_tool_results(self, message: Any, state: LLMAgentState) -> list[ToolMessage]:
         """Tool messages as the model will see them: each through ``after_tool_call``."""
@@ -230,17 +237,3 @@ class CoordinatedLLMAgent(LLMAgent):
         # the model asked only the reader for MAX_READER_ROUNDS + 1 turns: end its turn in words
         stop = AssistantMessage(role="assistant", content=reply.content or "One moment, please.")
         return stop, state
-
-
-def register() -> str:
-    """Register :class:`CoordinatedLLMAgent` in tau2's registry (once); returns its name.
-
-    Examples
-    --------
-    >>> from tau2.registry import registry
-    >>> register() in registry.get_agents()
-    True
-    """
-    if AGENT_NAME not in registry.get_agents():
-        registry.register_agent(CoordinatedLLMAgent, AGENT_NAME)
-    return AGENT_NAME

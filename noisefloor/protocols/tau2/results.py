@@ -54,6 +54,7 @@ def write_results(out: Path, settings: Any, tasks: list[Any], entries: dict[str,
     from tau2.run import get_info
 
     from noisefloor.protocols.tau2.agent import AGENT_NAME
+    from noisefloor.protocols.tau2.user import USER_NAME
 
     paths = {}
     for protocol in settings.protocols:
@@ -66,8 +67,8 @@ def write_results(out: Path, settings: Any, tasks: list[Any], entries: dict[str,
             sims.append(SimulationRun.model_validate_json((out / entry["simulation"]).read_bytes()))
         args = {"temperature": settings.temperature}
         info = get_info(domain=settings.domain, agent=f"{AGENT_NAME}:{protocol}",
-                        user="user_simulator", llm_agent=f"openai/{settings.agent.name}",
-                        llm_args_agent=args, llm_user=f"openai/{settings.user.name}",
+                        user=USER_NAME, llm_agent=settings.agent.name,
+                        llm_args_agent=args, llm_user=settings.user.name,
                         llm_args_user=dict(args), num_trials=settings.trials,
                         max_steps=settings.max_steps, max_errors=settings.max_errors,
                         seed=settings.seed)

@@ -47,7 +47,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 import random
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -86,7 +85,10 @@ class ProtocolRunSettings:
     domain : {"retail", "airline", "telecom"}
     agent, user : ModelEndpoint
         The agent's and the user simulator's model, base URL(s), API key variable and prices
-        (:class:`noisefloor.endpoints.ModelEndpoint`; simulations take the base URLs in turn).
+        (:class:`noisefloor.endpoints.ModelEndpoint`). Every model call of both roles goes
+        through :class:`noisefloor.endpoints.Endpoints`: a request goes to the base URL with
+        the most free capacity, under its per-URL ``concurrency`` limit (halved on a 429),
+        and its tokens are priced from the model's prices.
     protocols : tuple of str, default ("no_coord", "pull", "intercept")
         Reader protocols, one arm (and one store) each.
     tasks : tuple of str or None
@@ -109,7 +111,9 @@ class ProtocolRunSettings:
     concurrency : int, default 4
         Simulations in flight.
     max_retries : int, default 2
-        Retries of a failed model call (the OpenAI SDK's, honouring ``Retry-After``).
+        Retries of a failed model call of any role (429 after its ``Retry-After``, 5xx,
+        timeouts, malformed replies: :class:`noisefloor.endpoints.Endpoints`); when they are
+        spent the simulation is an infrastructure error.
     timeout : float, default 120.0
         Seconds per model call.
     refine : ModelEndpoint or None
@@ -165,6 +169,7 @@ class ProtocolRunSettings:
                 "temperature": self.temperature, "max_steps": self.max_steps,
                 "max_errors": self.max_errors, "writer": self.writer, "k": self.k,
                 "seed": self.seed, "agent_implementation": "noisefloor_llm_agent",
+                "user_implementation": "noisefloor_user_simulator",
                 "refine_model": None if self.refine is None else self.refine.name}
 
     def settings_id(self) -> str:
@@ -252,13 +257,6 @@ def _domain_resolver(domain: str) -> Callable[[str, Any], dict[str, Any]]:
     return resolve
 
 
-def _llm_args(endpoint: ModelEndpoint, index: int, settings: ProtocolRunSettings) -> dict[str, Any]:
-    return {"api_base": endpoint.base_urls[index % len(endpoint.base_urls)],
-            "api_key": os.environ.get(endpoint.api_key_env) or "EMPTY",
-            "temperature": settings.temperature, "max_retries": settings.max_retries,
-            "timeout": settings.timeout}
-
-
 def _key(protocol: str, task_id: str, trial: int) -> str:
     return f"{protocol}/{task_id}/{trial}"
 
@@ -324,49 +322,50 @@ class _Arm:
                 if s.event.attempt_id}
 
 
-def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, index: int,
+def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
               settings: ProtocolRunSettings, out: Path) -> dict[str, Any]:
     """Run one simulation under ``arm``; returns its journal entry (nothing written yet)."""
     from tau2.run import run_task
 
+    from noisefloor.endpoints import EndpointError, EndpointFatalError
     from noisefloor.protocols.tau2.agent import AGENT_NAME, AgentBinding, bind
+    from noisefloor.protocols.tau2.user import USER_NAME
 
     task_id = str(task.id)
     session = arm.coord.start_trial(task_id, trial)
-    binding = AgentBinding(session)
+    binding = AgentBinding(session, endpoints, settings.agent, settings.user)
     sim: Any = None
     error: str | None = None
+    error_kind: str | None = None
+    sampling = {"temperature": settings.temperature}
     try:
         with bind(binding):
-            sim = run_task(settings.domain, task, AGENT_NAME, "user_simulator",
-                           llm_agent=f"openai/{settings.agent.name}",
-                           llm_args_agent=_llm_args(settings.agent, index, settings),
-                           llm_user=f"openai/{settings.user.name}",
-                           llm_args_user=_llm_args(settings.user, index, settings),
+            sim = run_task(settings.domain, task, AGENT_NAME, USER_NAME,
+                           llm_agent=settings.agent.name, llm_args_agent=dict(sampling),
+                           llm_user=settings.user.name, llm_args_user=dict(sampling),
                            max_steps=settings.max_steps, max_errors=settings.max_errors,
                            seed=trial_seed)
-    except Exception as exc:  # noqa: BLE001 - a crashed simulation or failed model call
-        error = f"{type(exc).__name__}: {str(exc)[:500]}"
+    except EndpointFatalError:
+        raise  # 401, 403, 404: no simulation can succeed; the run stops, nothing is journalled
+    except EndpointError as exc:  # a model call whose retries are spent
+        error, error_kind = f"{type(exc).__name__}: {str(exc)[:500]}", exc.kind
+    except Exception as exc:  # noqa: BLE001 - a crashed simulation
+        error, error_kind = f"{type(exc).__name__}: {str(exc)[:500]}", "crash"
     reward = None
     if sim is not None and sim.reward_info is not None:
         reward = float(sim.reward_info.reward)
     infra = sim is None or reward is None
-    user_in = user_out = 0
-    if sim is not None:
-        for m in sim.messages:
-            if getattr(m, "role", None) == "user" and getattr(m, "usage", None):
-                user_in += int(m.usage.get("prompt_tokens") or 0)
-                user_out += int(m.usage.get("completion_tokens") or 0)
-    agent_cost = settings.agent.cost(binding.prompt_tokens, binding.completion_tokens)
-    user_cost = settings.user.cost(user_in, user_out)
+    a, u = binding.agent, binding.user
     extra: dict[str, Any] = {
-        "tokens": {"agent_prompt": binding.prompt_tokens, "agent_completion": binding.completion_tokens,
-                   "user_prompt": user_in, "user_completion": user_out},
-        "cost": {"agent": agent_cost, "user": user_cost,
-                 "total": None if agent_cost is None or user_cost is None else agent_cost + user_cost},
-        "agent_model_calls": binding.model_calls,
+        "tokens": {"agent_prompt": a.prompt_tokens, "agent_completion": a.completion_tokens,
+                   "user_prompt": u.prompt_tokens, "user_completion": u.completion_tokens},
+        "cost": {"agent": a.cost, "user": u.cost,
+                 "total": None if a.cost is None or u.cost is None else a.cost + u.cost},
+        "model_calls": {"agent": a.to_dict(), "user": u.to_dict()},
+        "agent_model_calls": a.calls,
         "user_model": settings.user.name, "domain": settings.domain,
-        "agent_implementation": AGENT_NAME, "simulation_seed": trial_seed,
+        "agent_implementation": AGENT_NAME, "user_implementation": USER_NAME,
+        "simulation_seed": trial_seed,
         "max_steps": settings.max_steps, "temperature": settings.temperature,
     }
     rel = None
@@ -380,6 +379,7 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, index: int,
         write_atomic(path, sim.model_dump_json().encode())
     if error is not None:
         extra["error"] = error
+        extra["error_kind"] = error_kind
     termination = None if sim is None else str(getattr(sim.termination_reason, "value",
                                                        sim.termination_reason))
     if infra and sim is not None:
@@ -444,6 +444,9 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
         If ``out`` holds a run with other outcome settings, or a task id is unknown.
     RuntimeError
         If another process holds the run directory.
+    noisefloor.endpoints.EndpointFatalError
+        When an endpoint answers 401, 403 or 404 (a wrong key, URL or model name): the run
+        stops; the simulations journalled so far stay, the others run on resume.
 
     Notes
     -----
@@ -455,7 +458,7 @@ def run_protocols(settings: ProtocolRunSettings, out: str | Path, *, retry_error
     """
     from loguru import logger as tau2_logger
 
-    from noisefloor.protocols.tau2.agent import register
+    from noisefloor.protocols.tau2.registration import register
 
     register()
     # tau2 logs every step to stderr; progress comes from here. The caller's choice is restored.
@@ -490,12 +493,16 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
         tasks = _load_tasks(settings)
         state = read_journal(out / JOURNAL, repair=True)
         entries = dict(state.entries)
+        from noisefloor.protocols.blocking import BlockingEndpoints
+
+        endpoints = BlockingEndpoints(
+            [settings.agent, settings.user] + ([settings.refine] if settings.refine else []),
+            timeout=settings.timeout, max_retries=settings.max_retries)
         caller = None
         if settings.refine is not None:
             from noisefloor.protocols.refinements import ModelCaller
 
-            caller = ModelCaller(settings.refine, timeout=settings.timeout,
-                                 max_retries=settings.max_retries, temperature=0.0)
+            caller = ModelCaller(settings.refine, temperature=0.0, endpoints=endpoints)
         arms = {p: _Arm(p, out, settings, caller) for p in settings.protocols}
         seeds = random.Random(settings.seed)
         trial_seeds = [seeds.randint(0, 1_000_000) for _ in range(settings.trials)]
@@ -509,10 +516,14 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
                     say(f"phase {trial}: {len(todo)} simulation(s) to run, "
                         f"{len(tasks) * len(settings.protocols) - len(todo)} journalled")
                     with ThreadPoolExecutor(max_workers=settings.concurrency) as pool:
-                        futures = [pool.submit(_simulate, arms[p], t, trial, trial_seeds[trial], i,
-                                               settings, out) for i, (p, t) in enumerate(todo)]
+                        futures = [pool.submit(_simulate, arms[p], t, trial, trial_seeds[trial],
+                                               endpoints, settings, out) for p, t in todo]
                         for fut in futures:
-                            entry = fut.result()
+                            try:
+                                entry = fut.result()
+                            except BaseException:
+                                pool.shutdown(wait=True, cancel_futures=True)
+                                raise
                             journal.append(entry)
                             entries[entry["key"]] = entry
                             ran += 1
@@ -527,8 +538,7 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
         finally:
             for arm in arms.values():
                 arm.store.close()
-            if caller is not None:
-                caller.close()
+            endpoints.close()
     success: dict[str, list[int]] = {}
     infra = 0
     for rec in records:

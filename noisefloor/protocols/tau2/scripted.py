@@ -17,6 +17,17 @@ carried in its tool-call ids, so two arms sending identical requests can still d
 once the agent says ``DONE``. Tasks in ``broken`` get HTTP 500 for every agent request (an
 infrastructure error). ``latency`` seconds are slept before each answer.
 
+The **refinement model** (``refine_model``) answers the three refinement prompts of
+:mod:`noisefloor.protocols.refinements`: the writer's judge blames the final call alone (weight 1;
+the fallback would blame the final K), the gate fires (relevant, novel, decision-proximal), and
+predicate extraction returns ``order.status eq <status>`` when the facts show an order's status,
+else the first scalar argument's value (``args.<name> eq <value>``).
+
+Faults of the transport, per model: ``rate_limited`` answers the first N requests of a model
+with HTTP 429 and a ``Retry-After`` header; ``failing`` answers every request of a model with
+HTTP 500. Every request is logged (:attr:`ScriptedEndpoint.log`: model, status, arrival and
+answer times, requests in flight on arrival), so tests can check waits and concurrency.
+
 Examples
 --------
 >>> from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
@@ -59,6 +70,14 @@ class ScriptedEndpoint:
         Seconds slept before each answer.
     agent_model, user_model : str
         Model names of the two roles.
+    refine_model : str, default "scripted-refine"
+        Model name of the refinements' role.
+    rate_limited : dict of str to int, optional
+        Model -> number of its first requests answered with HTTP 429 and ``Retry-After``.
+    retry_after : float, default 1.0
+        Seconds sent in ``Retry-After`` (as a decimal number).
+    failing : iterable of str
+        Models whose every request gets HTTP 500.
 
     Attributes
     ----------
@@ -66,11 +85,19 @@ class ScriptedEndpoint:
         ``http://127.0.0.1:<port>/v1`` once started.
     requests : collections.Counter
         Requests answered per role (``"agent"``, ``"user"``, ``"error"``).
+    log : list of dict
+        One ``{"model", "status", "arrived", "answered", "in_flight", "prompt_tokens",
+        "completion_tokens"}`` per request (``time.monotonic()`` seconds; ``in_flight`` counts
+        this request; the token counts of a 200, else None).
+    max_in_flight : int
+        Most requests in flight at once.
     """
 
     def __init__(self, tasks: Sequence[Any], *, fail: Iterable[str] = (), broken: Iterable[str] = (),
                  flaky: Iterable[str] = (), latency: float = 0.0, agent_model: str = "scripted-agent",
-                 user_model: str = "scripted-user") -> None:
+                 user_model: str = "scripted-user", refine_model: str = "scripted-refine",
+                 rate_limited: dict[str, int] | None = None,
+                 retry_after: float = 1.0, failing: Iterable[str] = ()) -> None:
         self.tasks = {str(t.id): t for t in tasks}
         self.fail = set(fail)
         self.broken = set(broken)
@@ -79,7 +106,15 @@ class ScriptedEndpoint:
         self.latency = float(latency)
         self.agent_model = agent_model
         self.user_model = user_model
+        self.refine_model = refine_model
         self.requests: Counter[str] = Counter()
+        self.rate_limited = dict(rate_limited or {})
+        self.retry_after = float(retry_after)
+        self.failing = set(failing)
+        self.log: list[dict[str, Any]] = []
+        self.max_in_flight = 0
+        self._in_flight = 0
+        self._seen: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -98,9 +133,40 @@ class ScriptedEndpoint:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-                status, reply = outer.answer(body)
+                arrived = time.monotonic()
+                model = str(body.get("model", ""))
+                with outer._lock:
+                    outer._in_flight += 1
+                    in_flight = outer._in_flight
+                    outer.max_in_flight = max(outer.max_in_flight, in_flight)
+                    outer._seen[model] += 1
+                    limited = outer._seen[model] <= outer.rate_limited.get(model, 0)
+                headers: dict[str, str] = {}
+                status, reply = 500, {"error": {"message": "scripted server crashed"}}
+                try:
+                    if limited:
+                        time.sleep(outer.latency)
+                        status, reply = 429, {"error": {"message": "rate limited",
+                                                        "type": "rate_limit_error"}}
+                        headers["Retry-After"] = f"{outer.retry_after:g}"
+                    elif model in outer.failing:
+                        time.sleep(outer.latency)
+                        status, reply = 500, {"error": {"message": "scripted server error",
+                                                        "type": "server_error"}}
+                    else:
+                        status, reply = outer.answer(body)
+                finally:
+                    with outer._lock:
+                        outer._in_flight -= 1
+                        usage = reply.get("usage") or {}
+                        outer.log.append({"model": model, "status": status, "arrived": arrived,
+                                          "answered": time.monotonic(), "in_flight": in_flight,
+                                          "prompt_tokens": usage.get("prompt_tokens"),
+                                          "completion_tokens": usage.get("completion_tokens")})
                 data = json.dumps(reply).encode()
                 self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -135,6 +201,10 @@ class ScriptedEndpoint:
         messages = body.get("messages") or []
         if model.endswith(self.user_model):
             role, message = "user", self._user(messages)
+        elif model == self.refine_model:
+            prompt = messages[-1].get("content") or "" if messages else ""
+            role, message = "refine", {"role": "assistant",
+                                       "content": json.dumps(_refine(prompt))}
         elif model.endswith(self.agent_model):
             task_id = _task_of(messages)
             if task_id in self.broken:
@@ -159,7 +229,7 @@ class ScriptedEndpoint:
     def _user(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         system = next((m.get("content") or "" for m in messages if m.get("role") == "system"), "")
         task_id = next((tid for tid, t in self.tasks.items()
-                        if str(t.user_scenario).strip()[:300] in system), None)
+                        if str(t.user_scenario).strip() in system), None)
         said = [m for m in messages if m.get("role") == "assistant"]
         last = messages[-1].get("content") or "" if messages else ""
         if not said:
@@ -201,6 +271,32 @@ class ScriptedEndpoint:
             return _tool_call(f"call{tag}_{len(done)}", a.name, dict(a.arguments))
         info = " ".join(task.evaluation_criteria.communicate_info or [])
         return {"role": "assistant", "content": f"{info} DONE".strip()}
+
+
+def _refine(prompt: str) -> dict[str, Any]:
+    """The scripted refinement model's answer to one of the three prompts."""
+    if "Which calls caused the failure?" in prompt:
+        indices = [int(m.group(1)) for m in re.finditer(r"^(\d+): ", prompt, re.M)]
+        return {"blamed": [{"call_index": max(indices), "weight": 1.0,
+                            "rationale": "the final call left the task unfinished"}]} if indices else {"blamed": []}
+    if "Answer three questions" in prompt:
+        return {"relevant": True, "novel": True, "decision_proximal": True,
+                "reason": "the same call preceded a peer's failure"}
+    if "predicate over the" in prompt:
+        facts_line = re.search(r"^The facts of the call[^:]*: (.*)$", prompt, re.M)
+        status = re.search(r'"order": \{.*?"status": "([^"]+)"', facts_line.group(1)) if facts_line else None
+        if status:
+            return {"conditions": [{"path": "order.status", "op": "eq", "value": status.group(1)}]}
+        call = re.search(r"^The call: \w+\((.*)\)$", prompt, re.M)
+        try:
+            args = json.loads(call.group(1)) if call else {}
+        except json.JSONDecodeError:  # cut by the prompt's length limit
+            args = {}
+        scalars = sorted(k for k, v in args.items() if isinstance(v, (str, int, float, bool)))
+        if scalars:
+            return {"conditions": [{"path": f"args.{scalars[0]}", "op": "eq", "value": args[scalars[0]]}]}
+        return {"conditions": []}
+    return {"error": "unknown prompt"}
 
 
 def _task_of(messages: list[dict[str, Any]]) -> str | None:

@@ -1,0 +1,231 @@
+"""No import cycles in noisefloor/ and harness/, at module or package level, and one direction:
+harness depends on noisefloor, never the reverse (the command line aside).
+
+The graph is built from the AST of every module. Imports under ``if TYPE_CHECKING:`` never run
+and are no edges. The module- and package-level tests count the imports that run when a module
+is imported: those at module level, including inside a module-level ``try``, ``if`` or
+``with``. Imports inside functions, which run when the function is called, are counted
+separately: a cycle through them is not an import-time failure but still two modules that need
+each other, so those cycles are listed (:data:`FUNCTION_LEVEL_CYCLES`) and may only go away.
+The direction test counts every import, inside functions too.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("noisefloor", "harness")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    """Every module by name; ``__main__`` modules are left out (entry points that nothing
+    imports: ``python -m noisefloor`` runs the command line)."""
+    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))
+            if p.name != "__main__.py"}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(body: list[ast.stmt], top_level_only: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Import statements of a module body: the module-level ones (through if/try/with blocks,
+    except ``if TYPE_CHECKING:``), or every one when ``top_level_only`` is False."""
+    if not top_level_only:
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                yield stmt
+            elif isinstance(stmt, ast.If) and _is_type_checking(stmt.test):
+                yield from _import_nodes(stmt.orelse, False)
+            else:
+                children = [c for c in ast.iter_child_nodes(stmt) if isinstance(c, ast.stmt)]
+                for handler in getattr(stmt, "handlers", ()):
+                    children.extend(handler.body)
+                for case in getattr(stmt, "cases", ()):
+                    children.extend(case.body)
+                yield from _import_nodes(children, False)
+        return
+    for node in body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            yield node
+        elif isinstance(node, ast.If):
+            if not _is_type_checking(node.test):
+                yield from _import_nodes(node.body, True)
+            yield from _import_nodes(node.orelse, True)
+        elif isinstance(node, ast.Try):
+            for block in (node.body, node.orelse, node.finalbody, *(h.body for h in node.handlers)):
+                yield from _import_nodes(block, True)
+        elif isinstance(node, ast.With):
+            yield from _import_nodes(node.body, True)
+
+
+def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Path]) -> set[str]:
+    """The first-party modules one import statement of module ``name`` imports."""
+    found: set[str] = set()
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name in modules:
+                found.add(alias.name)
+        return found
+    if node.level:  # relative: resolve against the importing module's package
+        package = name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
+        for _ in range(node.level - 1):
+            package = package.rpartition(".")[0]
+        base = f"{package}.{node.module}" if node.module else package
+    else:
+        base = node.module or ""
+    for alias in node.names:  # `from pkg import module` imports the module itself
+        if f"{base}.{alias.name}" in modules:
+            found.add(f"{base}.{alias.name}")
+        elif base in modules:
+            found.add(base)
+    return found
+
+
+def import_graph(top_level_only: bool = True) -> dict[str, set[str]]:
+    """Module -> the first-party modules it imports (self-imports left out)."""
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        edges: set[str] = set()
+        for node in _import_nodes(tree.body, top_level_only):
+            edges |= _targets(name, node, modules)
+        graph[name] = edges - {name}
+    return graph
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The same graph between packages: a module belongs to the package that holds it (a
+    package's ``__init__`` to the package itself)."""
+    modules = _modules()
+
+    def package(name: str) -> str:
+        return name if modules[name].name == "__init__.py" else name.rpartition(".")[0]
+
+    out: dict[str, set[str]] = {}
+    for name, targets in graph.items():
+        out.setdefault(package(name), set()).update(package(t) for t in targets)
+    return {k: v - {k} for k, v in out.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as a path ``[a, b, ..., a]``, or None (iterative depth-first)."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 done
+    for start in sorted(graph):
+        if state.get(start):
+            continue
+        path = [start]
+        stack = [iter(sorted(graph[start]))]
+        state[start] = 1
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(sorted(graph.get(nxt, ()))))
+    return None
+
+
+def test_the_cycle_finder_finds_a_cycle_and_its_path():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set(), "d": {"a", "c"}}) is None
+
+
+def test_the_graph_sees_relative_imports_and_skips_function_level_ones(tmp_path):
+    graph = import_graph()
+    # noisefloor.cli.main imports its commands with importlib when they run: no edge to them
+    assert "noisefloor.cli.tax" not in graph["noisefloor.cli.main"]
+    assert "noisefloor.extras" in graph["noisefloor.cli.main"]
+    assert "noisefloor.stats.agreement_alpha" in graph["noisefloor.stats.agreement"]
+
+
+@pytest.mark.parametrize("level", ["module", "package"])
+def test_no_import_cycle(level):
+    graph = import_graph()
+    if level == "package":
+        graph = package_graph(graph)
+    cycle = find_cycle(graph)
+    assert cycle is None, f"{level}-level import cycle: {' -> '.join(cycle)}"
+
+
+def cyclic_groups(graph: dict[str, set[str]]) -> set[frozenset[str]]:
+    """The strongly connected components of more than one module (each holds a cycle)."""
+    def reach(start: str) -> set[str]:
+        seen, todo = {start}, [start]
+        while todo:
+            for nxt in graph.get(todo.pop(), ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+        return seen
+
+    reachable = {n: reach(n) for n in graph}
+    return {frozenset(m for m in reachable[n] if n in reachable.get(m, ()))
+            for n in graph} - {frozenset({n}) for n in graph}
+
+
+#: Cycles that only close through an import inside a function. The HTML pages register their
+#: builders with ``noisefloor.html.render.page_for`` and ``html_report`` imports the page modules
+#: to fill that registry (the registry would have to live below the pages to break it). The audit
+#: pipeline (noisefloor.pipelines.audit) calls the package's log helpers, and the package
+#: re-exports it (the helpers would have to move to a module of their own).
+FUNCTION_LEVEL_CYCLES = {
+    frozenset({"noisefloor.pipelines", "noisefloor.pipelines.audit"}),
+    frozenset({"noisefloor.html.render", "noisefloor.html.compare_page",
+               "noisefloor.html.doc_page", "noisefloor.html.pages",
+               "noisefloor.html.pass_hat_k_page", "noisefloor.html.tax_page"}),
+}
+
+
+def test_the_component_finder():
+    graph = {"a": {"b"}, "b": {"a", "c"}, "c": set(), "d": {"d"}}
+    assert cyclic_groups(graph) == {frozenset({"a", "b"})}
+
+
+def test_function_level_cycles_only_shrink():
+    groups = cyclic_groups(import_graph(top_level_only=False))
+    new = groups - FUNCTION_LEVEL_CYCLES
+    assert not new, "import cycles through function-level imports: " + "; ".join(
+        " -> ".join(find_cycle({n: import_graph(False)[n] & g for n in g}) or sorted(g))
+        for g in new)
+    gone = FUNCTION_LEVEL_CYCLES - groups
+    assert not gone, f"no longer a cycle, remove from FUNCTION_LEVEL_CYCLES: {gone}"
+
+
+#: Imports of harness by noisefloor outside the command line that remain: the collaboration-tax
+#: analysis (noisefloor.tax) reads the task suite's markers, task list and prompt variants. A new
+#: entry here needs a reason; the list only shrinks.
+TAX_READS_HARNESS = {
+    ("noisefloor.tax.features", "harness.base"),
+    ("noisefloor.tax.intervention", "harness.runner.variants"),
+    ("noisefloor.tax.synthetic", "harness.base"),
+    ("noisefloor.tax.synthetic", "harness.registry"),
+}
+
+
+def test_noisefloor_never_imports_harness_outside_the_command_line():
+    graph = import_graph(top_level_only=False)
+    found = {(name, t) for name, targets in graph.items()
+             if name.startswith("noisefloor.") and not name.startswith("noisefloor.cli.")
+             for t in targets if t.split(".")[0] == "harness"}
+    assert found <= TAX_READS_HARNESS, sorted(found - TAX_READS_HARNESS)
+    assert found == TAX_READS_HARNESS, f"no longer imported, remove: {TAX_READS_HARNESS - found}"
