@@ -141,7 +141,8 @@ async def read_body(chunks: AsyncIterator[bytes], *, encoding: str, cap: int,
     Parameters
     ----------
     chunks : async iterator of bytes
-        The body as received (``httpx.Response.aiter_raw()``).
+        The body as received, transfer framing removed but still compressed
+        (:meth:`noisefloor.endpoints.transport.HTTPPool.body`).
     encoding : str
         The ``Content-Encoding`` header (``""``, ``identity``, ``gzip`` or ``deflate``).
     cap : int
