@@ -85,13 +85,11 @@ def _proxied(url: str) -> bool:
     >>> _proxied("http://127.0.0.1:8000/v1") if not os.environ.get("HTTP_PROXY") else False
     False
     """
-    proxies = urllib.request.getproxies_environment()
+    proxies = urllib.request.getproxies()
     scheme = url.split("://", 1)[0]
     if not proxies.get(scheme):
         return False
-    host = urllib.parse.urlsplit(url).hostname or ""
-    return not urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
-        host, proxies)
+    return not urllib.request.proxy_bypass(urllib.parse.urlsplit(url).hostname or "")
 
 
 def url_problem(url: Any) -> str | None:

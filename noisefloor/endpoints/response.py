@@ -266,8 +266,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise MalformedResponse(f"duplicate key {dup!r} in a JSON object")
+        for key, _ in pairs:
+            if key in seen:
+                raise MalformedResponse(f"duplicate key {key!r} in a JSON object")
+            seen.add(key)
     return out
 
 
