@@ -19,7 +19,10 @@ Errors: a refused, reset or dropped connection, a body the server broke off or f
 or a proxy that refused the request raises :class:`HTTPTransportError` (the caller's
 ``connection`` failure); a status line or header aiohttp cannot parse raises
 :class:`noisefloor.endpoints.response.MalformedResponse`. aiohttp's socket and connect
-timeouts are off: the caller puts one total deadline around the request and its body.
+timeouts are off: the caller puts one total deadline around the request and its body. That
+deadline also ends a body whose chunk framing breaks in a packet after the head: aiohttp's C
+parser (aiohttp 3.14) then stops feeding the body without waking its reader, where its
+pure-Python parser raises at once.
 
 Examples
 --------

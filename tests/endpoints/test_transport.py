@@ -182,7 +182,7 @@ def test_connections_are_kept_alive_and_never_exceed_the_limit():
 
 async def _one(url, **kw):
     spec = ModelEndpoint("m", (url,), concurrency=2)
-    async with Endpoints([spec], max_retries=0, timeout=5.0, **kw) as endpoints:
+    async with Endpoints([spec], **{"max_retries": 0, "timeout": 5.0, **kw}) as endpoints:
         return await endpoints.complete("m", MSG)
 
 
@@ -231,31 +231,34 @@ def test_a_body_over_the_cap_is_not_read_further():
     assert "exceeds the cap of 1,024 bytes" in str(err)
 
 
+NOT_HTTP = "the response is not valid HTTP/1.x ("
+
+
+# the parser's own words differ between aiohttp's C and pure-Python parsers: what is pinned
+# here is ours, and the part of the response each message quotes
 @pytest.mark.parametrize("response, kind, words", [
-    (b"CLOSE", "connection", "the server closed the connection without sending a response"),
+    (b"CLOSE", "connection", ("the server closed the connection without sending a response",)),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n{\"choices\"", "connection",
-     "the body broke off or its framing is broken (Not enough data to satisfy content length "
-     "header (received 10 of 500 bytes).)"),
+     ("the body broke off or its framing is broken (", "content length", "10 of 500 bytes")),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nabc", "connection",
-     "the body broke off or its framing is broken (Not enough data to satisfy transfer length"),
+     ("the body broke off or its framing is broken (", "transfer length")),
     (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "malformed_response",
-     "the response is not valid HTTP/1.x (Invalid character in chunk size: b'zz')"),
-    (b"SPDY/3 200 OK\r\n\r\n", "malformed_response",
-     "the response is not valid HTTP/1.x (Bad status line: Expected HTTP/, RTSP/ or ICE/: "
-     "b'SPDY/3 200 OK')"),
+     (NOT_HTTP, "zz")),
+    (b"SPDY/3 200 OK\r\n\r\n", "malformed_response", (NOT_HTTP, "status line", "SPDY/3 200 OK")),
     (b"HTTP/1.1 200 OK\r\nbad header line\r\n\r\n", "malformed_response",
-     "(Invalid header token: b'bad header line')"),
+     (NOT_HTTP, "header", "bad header line")),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\n", "malformed_response",
-     "(Invalid character in Content-Length: b'Content-Length: 1, 2')"),
+     (NOT_HTTP, "Content-Length")),
+    # two lengths: the C parser names them, the pure-Python one reads 3 bytes (not JSON)
     (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabc",
-     "malformed_response", "(Duplicate Content-Length: b'Content-Length: 4')"),
+     "malformed_response", ()),
     (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70_000 + b"\r\n\r\n", "malformed_response",
-     "(Got more than 65536 bytes when reading"),
+     (NOT_HTTP, "65536")),
 ])
 def test_broken_framing_is_an_infrastructure_error(response, kind, words):
     err = _run_against(response)
     assert isinstance(err, EndpointError), err
-    assert err.kind == kind and words in str(err), str(err)
+    assert err.kind == kind and all(w in str(err) for w in words), str(err)
     assert "\n" not in str(err) and len(str(err)) < 400  # one line, the parser's caret dropped
 
 
@@ -307,3 +310,31 @@ def test_a_refused_connection_names_host_and_port():
 
     err, port = asyncio.run(go())
     assert err.kind == "connection" and f"Cannot connect to host 127.0.0.1:{port}" in str(err)
+
+
+def test_framing_that_breaks_after_the_head_ends_within_the_deadline():
+    # aiohttp's C parser drops a body whose chunk framing breaks in a later packet without
+    # waking its reader (its pure-Python parser raises at once): the total deadline still
+    # ends the request, as an infrastructure error.
+    async def handler(reader, writer):
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        await writer.drain()
+        await asyncio.sleep(0.05)
+        writer.write(b"zz\r\n")
+        await writer.drain()
+        await asyncio.sleep(3)
+        writer.close()
+
+    async def go():
+        server = await asyncio.start_server(handler, "127.0.0.1", 0)
+        url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1"
+        async with server:
+            t0 = asyncio.get_running_loop().time()
+            try:
+                await _one(url, timeout=0.5)
+            except EndpointError as exc:
+                return exc, asyncio.get_running_loop().time() - t0
+
+    err, seconds = asyncio.run(go())
+    assert err.kind in ("timeout", "connection") and seconds < 2.0, (err, seconds)
