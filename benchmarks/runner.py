@@ -3,17 +3,18 @@
 Measures
 --------
 0. Set-up: making the endpoint layer for one model at concurrency 64 (one ``http://`` URL, and
-   one ``https://`` URL, which loads the CA bundle once) and closing it.
+   one ``https://`` URL, which loads the CA bundle once), its HTTP session included, and
+   closing it (importing aiohttp, which loads a CA bundle of its own, is not counted).
 1. The endpoint layer against the scripted server (a separate process, so that its work does
    not count as the runner's) with 0 ms and 100 ms latency per request, at concurrency 1, 16
    and 64: requests per second, the share of the ideal (``concurrency / latency``) reached at
    100 ms, and the runner's own CPU per request: user CPU seconds of this process per request
    (HTTP, the pool and the retry bookkeeping), and beside it the kernel (system) CPU per
    request, mostly the loopback TCP stack run on the sender's behalf, and the scripted
-   server's CPU per request (it runs on the same two cores). At 100 ms two peers are measured
-   at the same moment: the same endpoint layer over ``httpx`` (one ``AsyncClient`` per URL,
-   its pool sized to the limit: the transport the layer keeps for proxied URLs) and a minimal
-   HTTP/1.1 client on bare asyncio streams that parses nothing (what the machine allows).
+   server's CPU per request (it runs on the same two cores). At 100 ms a peer is measured at
+   the same moment: a minimal HTTP/1.1 client on bare asyncio streams that parses nothing
+   (what the machine allows). The endpoint layer's HTTP is aiohttp (one session per URL);
+   ``--code DIR`` measures another checkout's layer with the same script.
 2. The whole runner (``run_tax``, solo rollouts: one request each) at 0 ms latency: CPU per
    rollout, including the dialogue loop, grading, the transcript file and the fsynced journal
    line.
@@ -66,28 +67,13 @@ def _server(latency: float) -> tuple[subprocess.Popen, str]:
     return proc, proc.stdout.readline().strip()
 
 
-class _HttpxTransport:
-    """Within the block, the endpoint layer reaches every URL through ``httpx`` (the transport
-    it keeps for URLs behind a proxy); a no-op for code that has no such choice."""
-
-    def __enter__(self) -> bool:
-        import noisefloor.endpoints.client as client
-        self._module, self._saved = client, getattr(client, "_proxied", None)
-        if self._saved is None:
-            return False
-        client._proxied = lambda url: True
-        return True
-
-    def __exit__(self, *exc: object) -> None:
-        if self._saved is not None:
-            self._module._proxied = self._saved
-
-
 def bench_setup(rounds: int) -> None:
     """Seconds to make and close the endpoint layer of one model at concurrency 64."""
     async def one(url: str) -> float:
         t0 = time.perf_counter()
         endpoints = Endpoints([ModelEndpoint("m", (url,), concurrency=64)])
+        for client in endpoints._clients:  # the session is made on first use: made here
+            getattr(client, "session", None)
         await endpoints.aclose()
         return time.perf_counter() - t0
 
@@ -115,7 +101,7 @@ async def _requests(url: str, concurrency: int, n: int) -> tuple[float, float, f
 
 async def _raw_requests(url: str, concurrency: int, n: int) -> float:
     """Wall seconds for ``n`` requests by a minimal keep-alive HTTP/1.1 client on asyncio
-    streams (no SDK, no httpx): what the machine itself allows, for comparison."""
+    streams (no HTTP library): what the machine itself allows, for comparison."""
     host, port = url.split("//")[1].split("/")[0].split(":")
     body = json.dumps({"model": "silent", "messages": MESSAGES}).encode()
     request = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: {host}\r\nContent-Type: "
@@ -149,12 +135,12 @@ SHARE_TARGETS = {16: 0.90, 64: 0.60}
 CPU_TARGET_MS = 2.0
 
 
-def bench_endpoints(n: int, rounds: int, tiny: bool = False) -> None:
+def bench_endpoints(n: int, rounds: int) -> None:
     print("1. endpoint layer (scripted server in its own process); at 100 ms: share of the "
-          "ideal, the same layer over httpx and a bare asyncio client at the same moment")
+          "ideal, and of a bare asyncio client at the same moment")
     print(f"   {'latency':>8} {'conc':>5} {'requests':>8} {'req/s':>8} {'ideal':>8} "
           f"{'share':>6} {'target':>6} {'user ms/req':>11} {'sys ms/req':>10} "
-          f"{'server ms/req':>13} {'httpx share':>11} {'bare share':>10}")
+          f"{'server ms/req':>13} {'bare share':>10}")
     for latency in (0.0, 0.1):
         proc, url = _server(latency)
         try:
@@ -173,13 +159,8 @@ def bench_endpoints(n: int, rounds: int, tiny: bool = False) -> None:
                            if target else "     -")
                 peers = ""
                 if latency:
-                    switched = False
-                    if not (tiny and concurrency == 64):  # httpx takes seconds there
-                        with _HttpxTransport() as switched:
-                            h_wall = asyncio.run(_requests(url, concurrency, count))[0]
-                    h_share = f"{count / h_wall / ideal:11.1%}" if switched else f"{'-':>11}"
                     raw_wall = asyncio.run(_raw_requests(url, concurrency, count))
-                    peers = f" {h_share} {count / raw_wall / ideal:10.1%}"
+                    peers = f" {count / raw_wall / ideal:10.1%}"
                 print(f"   {latency * 1000:6.0f}ms {concurrency:5d} {count:8d} {rate:8.1f} "
                       f"{ideal:8.1f} {share} {verdict:>6} {user / count * 1000:11.3f} "
                       f"{system / count * 1000:10.3f} {server_cpu * 1000:13.3f}{peers}")
@@ -289,7 +270,7 @@ def main() -> None:
     print(f"# code measured: {CODE}; load average {os.getloadavg()[0]:.1f} on "
           f"{os.cpu_count()} cores")
     bench_setup(1 if args.tiny else 10)
-    bench_endpoints(args.requests, rounds, args.tiny)
+    bench_endpoints(args.requests, rounds)
     bench_runner(args.rollouts)
     bench_resume(args.resume_rollouts)
 

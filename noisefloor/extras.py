@@ -24,7 +24,7 @@ OPTIONAL_MODULES: dict[str, tuple[str, tuple[str, ...]]] = {
     "constraint": ("python-constraint2", ("harness",)),
     "tzdata": ("tzdata", ("harness",)),
     "tqdm": ("tqdm", ("harness",)),
-    "httpx": ("httpx", ("harness", "tau2")),
+    "aiohttp": ("aiohttp", ("harness", "tau2")),
     "tomli": ("tomli", ("harness", "tau2")),
     "mcp": ("mcp", ("mcp",)),
     "mcp_types": ("mcp", ("mcp",)),
@@ -75,7 +75,7 @@ def missing_extra_message(exc: ImportError, command: str | None = None) -> str |
         The error of the failed import; its ``name`` is the missing module.
     command : str, optional
         The command that needed it (``"noisefloor tax run"``); its first word after
-        ``noisefloor`` chooses among the extras that provide the module (httpx comes with both
+        ``noisefloor`` chooses among the extras that provide the module (aiohttp comes with both
         ``harness`` and ``tau2``).
 
     Returns

@@ -3,11 +3,10 @@
 :class:`Endpoints` holds one pool per model over that model's base URLs (self-hosted
 replicas). Each base URL has one HTTP client, whose pool holds as many keep-alive
 connections as the URL's concurrency limit, and that limit; a request goes to the URL with
-the most free capacity. The client is :class:`noisefloor.endpoints.transport.HTTPPool` (HTTP/1.1
-on asyncio streams, a fraction of a general-purpose client's CPU per request); a URL for which
-the environment names a proxy (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``, not excluded by
-``NO_PROXY``) is reached through one ``httpx`` client instead, which speaks to proxies. The CA
-bundle is loaded once, and only when some URL is ``https://``. A 429 halves that URL's limit
+the most free capacity. The client is :class:`noisefloor.endpoints.transport.HTTPPool`, one
+``aiohttp`` session per URL; a URL for which the environment names a proxy (``HTTP_PROXY``,
+``HTTPS_PROXY``, not excluded by ``NO_PROXY``) gets a session that reads its proxy from the
+environment. The CA bundle is loaded once, and only when some URL is ``https://``. A 429 halves that URL's limit
 (once per burst) and blocks it for the ``Retry-After`` the server sent; every success raises
 the limit by ``1/limit`` again up to the configured maximum (additive increase,
 multiplicative decrease). Timeouts, dropped connections, 5xx, malformed bodies and empty
@@ -44,13 +43,13 @@ import random
 import sys
 import ssl
 import time
+import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-import httpx
 import orjson
 
 from noisefloor.endpoints.response import (
@@ -77,21 +76,20 @@ _T = TypeVar("_T")
 
 
 def _proxied(url: str) -> bool:
-    """Whether the environment routes ``url`` through a proxy (as ``httpx`` reads it).
+    """Whether the environment routes ``url`` through a proxy (as ``aiohttp`` reads it:
+    ``HTTP_PROXY`` or ``HTTPS_PROXY`` by the URL's scheme, unless ``NO_PROXY`` excludes its host).
 
     Examples
     --------
     >>> import os
-    >>> _proxied("http://127.0.0.1:8000/v1") if not os.environ.get("ALL_PROXY") else False
+    >>> _proxied("http://127.0.0.1:8000/v1") if not os.environ.get("HTTP_PROXY") else False
     False
     """
-    proxies = urllib.request.getproxies_environment()
+    proxies = urllib.request.getproxies()
     scheme = url.split("://", 1)[0]
-    if not (proxies.get(scheme) or proxies.get("all")):
+    if not proxies.get(scheme):
         return False
-    host = httpx.URL(url).host
-    return not urllib.request.proxy_bypass_environment(  # type: ignore[attr-defined]
-        host, proxies)
+    return not urllib.request.proxy_bypass(urllib.parse.urlsplit(url).hostname or "")
 
 
 def url_problem(url: Any) -> str | None:
@@ -105,15 +103,22 @@ def url_problem(url: Any) -> str | None:
     'has no host (expected http(s)://HOST[:PORT]/...)'
     >>> url_problem("ftp://x/v1")
     'must start with http:// or https://'
+    >>> url_problem("http://x:99999/v1")
+    'has port 99999 (expected 1 to 65535)'
     """
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
         return "must start with http:// or https://"
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return "contains whitespace or a control character"
+    parsed = urllib.parse.urlsplit(url)
     try:
-        parsed = httpx.URL(url)
         port = parsed.port
-    except (httpx.InvalidURL, ValueError) as exc:
+    except ValueError as exc:
+        number = parsed.netloc.rsplit(":", 1)[-1]
+        if number.isdigit():
+            return f"has port {int(number)} (expected 1 to 65535)"
         return f"is not a valid URL ({exc})"
-    if not parsed.host:
+    if not parsed.hostname:
         return "has no host (expected http(s)://HOST[:PORT]/...)"
     if port is not None and not 0 < port < 65536:
         return f"has port {port} (expected 1 to 65535)"
@@ -370,7 +375,7 @@ class Endpoints:
         self.backoff_max = float(backoff_max)
         self.specs = {m.name: m for m in models}
         self._pools: dict[str, _Pool] = {}
-        self._clients: list[HTTPPool | httpx.AsyncClient] = []
+        self._clients: list[HTTPPool] = []
         self._warned_price: set[str] = set()
         self._random = random.Random(0)
         self._ssl: ssl.SSLContext | None = None
@@ -383,29 +388,18 @@ class Endpoints:
     def _tls(self) -> ssl.SSLContext:
         """The TLS context of every https:// URL (the CA bundle is loaded once, ~40 ms)."""
         if self._ssl is None:
-            self._ssl = httpx.create_ssl_context()
+            self._ssl = ssl.create_default_context()
         return self._ssl
 
-    def _url_client(self, url: str, key_env: str, concurrency: int
-                    ) -> HTTPPool | httpx.AsyncClient:
+    def _url_client(self, url: str, key_env: str, concurrency: int) -> HTTPPool:
         """The one client of a base URL; its pool holds ``concurrency`` connections."""
         headers = {"Authorization": f"Bearer {os.environ.get(key_env) or 'EMPTY'}",
                    "Content-Type": "application/json", "Accept": "application/json",
                    # only what the boundary decodes, in bounded steps (never br or zstd)
                    "Accept-Encoding": "gzip, deflate"}
         https = url.startswith("https://")
-        client: HTTPPool | httpx.AsyncClient
-        if _proxied(url):
-            limits = httpx.Limits(max_connections=concurrency,
-                                  max_keepalive_connections=concurrency)
-            # the proxy itself may be https:// (and httpx would load the CA bundle anyway)
-            client = httpx.AsyncClient(
-                base_url=url.rstrip("/") + "/", headers=headers, limits=limits,
-                timeout=self.timeout, verify=self._tls(), follow_redirects=False,
-                trust_env=True)
-        else:
-            client = HTTPPool(url, headers=headers, max_connections=concurrency,
-                              ssl_context=self._tls() if https else None)
+        client = HTTPPool(url, headers=headers, max_connections=concurrency,
+                          ssl_context=self._tls() if https else None, trust_env=_proxied(url))
         self._clients.append(client)
         return client
 
@@ -437,21 +431,15 @@ class Endpoints:
         delay = min(self.backoff_max, self.backoff_base * 2.0 ** retry)
         return delay * (1.0 + 0.25 * self._random.random())
 
-    async def _post(self, client: HTTPPool | httpx.AsyncClient, payload: bytes,
-                    deadline: float
+    async def _post(self, client: HTTPPool, payload: bytes, deadline: float
                     ) -> tuple[int, dict[str, str], ParsedCompletion | None, str]:
         """POST one request; (status, headers, parsed body of a 200, error excerpt otherwise)."""
-        if isinstance(client, HTTPPool):
-            response = await client.post(CHAT_PATH, payload)
-            try:
-                return await self._answer(response.status, response.headers,
-                                          client.body(response), deadline)
-            finally:
-                client.release(response)
-        async with client.stream("POST", CHAT_PATH, content=payload) as streamed:
-            headers = {k.lower(): v for k, v in streamed.headers.items()}
-            return await self._answer(streamed.status_code, headers, streamed.aiter_raw(),
-                                      deadline)
+        response = await client.post(CHAT_PATH, payload)
+        try:
+            return await self._answer(response.status, response.headers,
+                                      client.body(response), deadline)
+        finally:
+            client.release(response)
 
     async def _answer(self, status: int, headers: dict[str, str], chunks: AsyncIterator[bytes],
                       deadline: float
@@ -520,8 +508,8 @@ class Endpoints:
             t0 = time.monotonic()
             kind, message, wait = "", "", None
             try:
-                # one total deadline over the request and the whole body (httpx's timeout
-                # is per read: a body that trickles in never trips it)
+                # one total deadline over the request and the whole body (a per-read
+                # timeout never trips on a body that trickles in)
                 status, headers, parsed, excerpt = await _within(self.timeout, self._post(
                     endpoint.client, payload, t0 + self.timeout))
                 latency = time.monotonic() - t0
@@ -558,13 +546,13 @@ class Endpoints:
                     if not (status >= 500 or status in RETRIED_STATUSES):
                         endpoint.failures[kind] += 1
                         raise EndpointError(kind, message, model=model, retries=failures)
-            except (httpx.TimeoutException, TimeoutError, asyncio.TimeoutError):  # 3.10: distinct
+            except (TimeoutError, asyncio.TimeoutError):  # distinct on 3.10
                 kind, message = "timeout", f"no complete response within {self.timeout:g} s"
             except ResponseTooLarge as exc:
                 kind, message = "response_too_large", str(exc)
             except MalformedResponse as exc:
                 kind, message = "malformed_response", str(exc)
-            except (httpx.HTTPError, HTTPTransportError) as exc:  # refused, reset, protocol
+            except HTTPTransportError as exc:  # refused, reset, broken framing, proxy
                 kind, message = "connection", f"{type(exc).__name__}: {exc}"[:ERROR_EXCERPT_CHARS]
             finally:
                 pool.release(endpoint)

@@ -141,7 +141,8 @@ async def read_body(chunks: AsyncIterator[bytes], *, encoding: str, cap: int,
     Parameters
     ----------
     chunks : async iterator of bytes
-        The body as received (``httpx.Response.aiter_raw()``).
+        The body as received, transfer framing removed but still compressed
+        (:meth:`noisefloor.endpoints.transport.HTTPPool.body`).
     encoding : str
         The ``Content-Encoding`` header (``""``, ``identity``, ``gzip`` or ``deflate``).
     cap : int
@@ -265,8 +266,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out = dict(pairs)
     if len(out) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise MalformedResponse(f"duplicate key {dup!r} in a JSON object")
+        for key, _ in pairs:
+            if key in seen:
+                raise MalformedResponse(f"duplicate key {key!r} in a JSON object")
+            seen.add(key)
     return out
 
 

@@ -1,30 +1,35 @@
-"""HTTP/1.1 for the endpoint layer: one keep-alive connection pool per base URL.
+"""HTTP for the endpoint layer: one ``aiohttp`` session per base URL.
 
-:class:`HTTPPool` sends ``POST`` requests to one base URL over at most ``max_connections``
-persistent connections (the URL's concurrency limit) on bare :mod:`asyncio` streams, and hands
-the response body, as raw (possibly compressed) chunks, to the response boundary
-(:func:`noisefloor.endpoints.response.read_body`), which caps and inflates it. The framing of
-RFC 9112 is read: ``Content-Length``, ``Transfer-Encoding: chunked`` or a body up to the
-closing of the connection; 1xx interim responses are skipped; a connection is used again only
-after its response was read to the end and neither side asked to close it.
+:class:`HTTPPool` sends ``POST`` requests to one base URL through one
+:class:`aiohttp.ClientSession`, whose connector keeps at most ``max_connections`` keep-alive
+connections (the URL's concurrency limit). aiohttp reads the HTTP/1.1 framing
+(``Content-Length``, chunked bodies, bodies that end when the connection closes, interim 1xx
+responses, ``Connection: close``); its automatic decompression is off, so the body reaches the
+response boundary (:func:`noisefloor.endpoints.response.read_body`) as sent, which caps it and
+inflates it in bounded steps. The session is made inside the event loop that first uses it.
 
 An ``https://`` URL is reached with the TLS context given to the pool (the caller loads the CA
-bundle once, for every ``https://`` URL together); an ``http://`` URL creates no TLS context at
-all. A general-purpose client such as ``httpx`` costs about 2 ms of CPU per request on a small
-machine (its request and response models, URL handling and the ``anyio`` layer); a request here
-costs a fraction of that, which is what keeps a single event loop near the throughput its
-endpoints allow.
+bundle once, for every ``https://`` URL together); an ``http://`` URL is given none. A URL for
+which the environment names a proxy is given a session that trusts the environment
+(``trust_env``): aiohttp then reads ``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY`` and the proxy
+credentials of ``~/.netrc``. Only such a session does: trusting the environment costs two
+thread hand-offs per request (the proxy and ``.netrc`` look-ups).
 
-Errors: a refused, reset or dropped connection, or a framing the server broke, raises
-:class:`HTTPTransportError` (the caller's ``connection`` failure); a status line or header that
-is not HTTP/1.x raises :class:`noisefloor.endpoints.response.MalformedResponse`.
+Errors: a refused, reset or dropped connection, a body the server broke off or framed wrongly,
+or a proxy that refused the request raises :class:`HTTPTransportError` (the caller's
+``connection`` failure); a status line or header aiohttp cannot parse raises
+:class:`noisefloor.endpoints.response.MalformedResponse`. aiohttp's socket and connect
+timeouts are off: the caller puts one total deadline around the request and its body. That
+deadline also ends a body whose chunk framing breaks in a packet after the head: aiohttp's C
+parser (aiohttp 3.14) then stops feeding the body without waking its reader, where its
+pure-Python parser raises at once.
 
 Examples
 --------
 >>> pool = HTTPPool("http://127.0.0.1:8000/v1", headers={"Authorization": "Bearer EMPTY"},
 ...                 max_connections=4)
->>> pool.host, pool.port, pool.path_prefix, pool.max_connections, pool.tls
-('127.0.0.1', 8000, '/v1/', 4, False)
+>>> pool.url("chat/completions"), pool.max_connections, pool.tls, pool.trust_env
+('http://127.0.0.1:8000/v1/chat/completions', 4, False, False)
 """
 
 from __future__ import annotations
@@ -35,20 +40,23 @@ from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
+import aiohttp
+from aiohttp.http_exceptions import HttpProcessingError
+
 from noisefloor.endpoints.response import MalformedResponse
 
 __all__ = ["HTTPPool", "HTTPResponse", "HTTPTransportError"]
 
-#: Most bytes of a status line plus headers (a longer head is a malformed response).
-MAX_HEAD_BYTES = 64 * 1024
-#: Most interim (1xx) responses skipped before the final one.
-MAX_INTERIM = 8
+#: Bytes of one response header line at most (a longer one is a malformed response).
+MAX_HEADER_LINE_BYTES = 64 * 1024
+#: Bytes asked of aiohttp's body buffer per read.
 _READ = 64 * 1024
 
 
 class HTTPTransportError(ConnectionError):
-    """The connection failed: refused, reset, closed before the response ended, or a framing
-    the server broke (chunk sizes, a body shorter than its ``Content-Length``)."""
+    """The connection failed: refused, reset, closed before the response ended, a framing
+    the server broke (chunk sizes, a body shorter than its ``Content-Length``), or a proxy
+    that refused the request."""
 
 
 @dataclass
@@ -64,61 +72,61 @@ class HTTPResponse:
 
     status: int
     headers: dict[str, str]
-    _conn: _Connection = field(repr=False)
-    _length: int | None = field(repr=False, default=None)
-    _chunked: bool = field(repr=False, default=False)
-    _done: bool = field(repr=False, default=False)
-    _released: bool = field(repr=False, default=False)
+    _response: aiohttp.ClientResponse = field(repr=False)
 
 
-class _Connection:
-    __slots__ = ("reader", "writer", "reusable")
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-        self.reusable = True
-
-    def alive(self) -> bool:
-        # an idle connection the server closed has seen its EOF; buffered bytes on an idle
-        # connection are a protocol error of the server: neither is used again
-        return (not self.writer.is_closing() and not self.reader.at_eof()
-                and not self.reader._buffer)  # type: ignore[attr-defined]
-
-    def close(self) -> None:
-        self.reusable = False
-        try:
-            self.writer.close()
-        except RuntimeError:  # the event loop is already closed
-            pass
-
-
-def _headers(lines: list[bytes]) -> dict[str, str]:
+def _headers(response: aiohttp.ClientResponse) -> dict[str, str]:
     out: dict[str, str] = {}
-    for line in lines:
-        name, sep, value = line.partition(b":")
-        if not sep or not name or name != name.strip() or b" " in name:
-            raise MalformedResponse(f"a response header line is not 'name: value' "
-                                    f"({line[:60]!r})")
-        key = name.decode("latin-1").lower()
-        text = value.strip().decode("latin-1")
-        out[key] = f"{out[key]}, {text}" if key in out else text
+    for name, value in response.headers.items():
+        key = name.lower()
+        out[key] = f"{out[key]}, {value}" if key in out else value
     return out
 
 
+def _one_line(text: str) -> str:
+    r"""A parser message on one line: its pointer lines (``^``) dropped, at most 200 chars.
+
+    Examples
+    --------
+    >>> _one_line("Bad status line:\n  Invalid status code:\n\n  b'HTTP/1.1 2x0'\n    ^")
+    "Bad status line: Invalid status code: b'HTTP/1.1 2x0'"
+    """
+    lines = [line.strip() for line in text.splitlines()]
+    text = " ".join(line for line in lines if line.strip("^ "))
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+def _transport_error(exc: aiohttp.ClientError, where: str) -> HTTPTransportError:
+    """The message of a failed connection, from aiohttp's exception."""
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return HTTPTransportError(f"the server closed the connection {where}")
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        cause = exc.__cause__ or exc.__context__
+        detail = getattr(cause, "message", None) or str(cause or exc)
+        return HTTPTransportError(f"the body broke off or its framing is broken "
+                                  f"({_one_line(str(detail))})")
+    if isinstance(exc, aiohttp.ClientHttpProxyError):
+        return HTTPTransportError(f"the proxy refused the request (HTTP {exc.status}: "
+                                  f"{exc.message})")
+    return HTTPTransportError(f"{type(exc).__name__}: {exc}")
+
+
 class HTTPPool:
-    """Persistent HTTP/1.1 connections to one base URL, at most ``max_connections`` at once.
+    """Keep-alive HTTP/1.1 connections to one base URL, at most ``max_connections`` at once.
 
     Parameters
     ----------
     base_url : str
         ``http(s)://HOST[:PORT]/PATH``; request paths are relative to it.
     headers : mapping
-        Headers sent with every request (``Host`` and ``Content-Length`` are added).
+        Headers sent with every request (aiohttp adds ``Host`` and ``Content-Length``).
     max_connections : int
         Most connections open at once (>= 1); a request beyond it waits for one.
     ssl_context : ssl.SSLContext, optional
         Required for an ``https://`` URL; never used (nor needed) for ``http://``.
+    trust_env : bool, default False
+        Let aiohttp read proxies (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``) and proxy
+        credentials (``~/.netrc``) from the environment, per request.
 
     Raises
     ------
@@ -127,215 +135,108 @@ class HTTPPool:
     """
 
     def __init__(self, base_url: str, *, headers: Mapping[str, str], max_connections: int,
-                 ssl_context: ssl.SSLContext | None = None) -> None:
+                 ssl_context: ssl.SSLContext | None = None, trust_env: bool = False) -> None:
         parts = urlsplit(base_url)
         self.tls = parts.scheme == "https"
         if self.tls and ssl_context is None:
             raise ValueError(f"{base_url}: an https:// URL needs an ssl_context")
         if max_connections < 1:
             raise ValueError(f"max_connections must be >= 1, got {max_connections!r}")
-        self.host = parts.hostname or ""
-        self.port = parts.port or (443 if self.tls else 80)
-        self.path_prefix = (parts.path or "/").rstrip("/") + "/"
+        self.base_url = base_url.rstrip("/") + "/"
         self.max_connections = max_connections
+        self.trust_env = trust_env
         self._ssl = ssl_context if self.tls else None
-        default_port = self.port == (443 if self.tls else 80)
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        self._host_header = host if default_port else f"{host}:{self.port}"
-        fixed = {"Host": self._host_header, "User-Agent": "noisefloor", **headers}
-        self._head = "".join(f"{k}: {v}\r\n" for k, v in fixed.items()).encode("latin-1")
-        self._idle: list[_Connection] = []
-        self._open: set[_Connection] = set()
-        self._slots: asyncio.Semaphore | None = None
-        self.connections_made = 0
+        self._headers = {"User-Agent": "noisefloor", **headers}
+        self._session: aiohttp.ClientSession | None = None
+        self._urls: dict[str, str] = {}
+
+    def url(self, path: str) -> str:
+        """The absolute URL of ``path`` (relative to the base URL)."""
+        url = self._urls.get(path)
+        if url is None:
+            url = self._urls[path] = self.base_url + path.lstrip("/")
+        return url
 
     @property
-    def slots(self) -> asyncio.Semaphore:
-        if self._slots is None:  # made inside the event loop that uses it (Python 3.9 rule)
-            self._slots = asyncio.Semaphore(self.max_connections)
-        return self._slots
-
-    @property
-    def open_connections(self) -> int:
-        """Connections open now (idle or carrying a request)."""
-        return len(self._open)
-
-    async def _connect(self) -> _Connection:
-        try:
-            reader, writer = await asyncio.open_connection(
-                self.host, self.port, ssl=self._ssl,
-                server_hostname=self.host if self.tls else None, limit=MAX_HEAD_BYTES)
-        except (OSError, ssl.SSLError) as exc:
-            raise HTTPTransportError(f"cannot connect to {self.host}:{self.port} "
-                                     f"({type(exc).__name__}: {exc})") from None
-        self.connections_made += 1
-        conn = _Connection(reader, writer)
-        self._open.add(conn)
-        return conn
-
-    def _drop(self, conn: _Connection) -> None:
-        conn.close()
-        self._open.discard(conn)
+    def session(self) -> aiohttp.ClientSession:
+        """The URL's session, made in the running event loop on first use."""
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(
+                limit=self.max_connections, limit_per_host=0,
+                ssl=self._ssl if self._ssl is not None else False)
+            self._session = aiohttp.ClientSession(
+                connector=connector, headers=self._headers, trust_env=self.trust_env,
+                auto_decompress=False,  # the response boundary inflates, within its cap
+                timeout=aiohttp.ClientTimeout(),  # the caller's total deadline rules
+                cookie_jar=aiohttp.DummyCookieJar(), raise_for_status=False,
+                max_line_size=MAX_HEADER_LINE_BYTES, max_field_size=MAX_HEADER_LINE_BYTES)
+        return self._session
 
     async def post(self, path: str, body: bytes) -> HTTPResponse:
         """Send ``POST path`` with ``body``; returns the response once its head is read.
 
-        The caller must read the body (:meth:`body`) or :meth:`release` the response, in a
-        ``finally``: the connection slot is held until then.
+        Redirects are not followed (a 3xx is returned as it is). The caller must
+        :meth:`release` the response, in a ``finally``: its connection is held until then.
 
         Raises
         ------
         HTTPTransportError
             Connecting, sending or reading the head failed.
         MalformedResponse
-            The head is not HTTP/1.x.
+            The head is not HTTP/1.x (a status line or header aiohttp cannot parse).
         """
-        await self.slots.acquire()
-        conn: _Connection | None = None
         try:
-            while self._idle:
-                candidate = self._idle.pop()
-                if candidate.alive():
-                    conn = candidate
-                    break
-                self._drop(candidate)
-            if conn is None:
-                conn = await self._connect()
-            request = (b"POST " + (self.path_prefix + path).encode("ascii") + b" HTTP/1.1\r\n"
-                       + self._head + b"Content-Length: " + str(len(body)).encode()
-                       + b"\r\n\r\n" + body)
-            conn.writer.write(request)
-            return await self._read_head(conn)
-        except BaseException:
-            if conn is not None:
-                self._drop(conn)
-            self.slots.release()
+            response = await self.session.post(self.url(path), data=body,
+                                               allow_redirects=False)
+        except aiohttp.ServerTimeoutError:
             raise
-
-    async def _read_head(self, conn: _Connection) -> HTTPResponse:
-        reader = conn.reader
-        for _ in range(MAX_INTERIM + 1):
-            try:
-                head = await reader.readuntil(b"\r\n\r\n")
-            except asyncio.IncompleteReadError as exc:
-                raise HTTPTransportError(
-                    "the server closed the connection without sending a response"
-                    if not exc.partial else "the connection closed inside the response head"
-                ) from None
-            except asyncio.LimitOverrunError:
-                raise MalformedResponse(f"the response head is longer than "
-                                        f"{MAX_HEAD_BYTES:,} bytes") from None
-            except OSError as exc:
-                raise HTTPTransportError(f"{type(exc).__name__}: {exc}") from None
-            lines = head[:-4].split(b"\r\n")
-            version, _, rest = lines[0].partition(b" ")
-            code = rest[:3]
-            if version not in (b"HTTP/1.1", b"HTTP/1.0") or len(code) != 3 \
-                    or not code.isdigit() or rest[3:4] not in (b"", b" "):
-                raise MalformedResponse(f"not an HTTP/1.x status line: {lines[0][:60]!r}")
-            status = int(code)
-            headers = _headers(lines[1:])
-            if 100 <= status < 200 and status != 101:
-                continue  # interim response (100 Continue, 103 Early Hints)
-            break
-        else:
-            raise MalformedResponse(f"more than {MAX_INTERIM} interim (1xx) responses")
-        if version == b"HTTP/1.0" or "close" in headers.get("connection", "").lower():
-            conn.reusable = False
-        response = HTTPResponse(status, headers, conn)
-        coding = headers.get("transfer-encoding", "").lower()
-        if status in (204, 304) or status < 200:
-            response._length = 0
-        elif coding:
-            if coding.rsplit(",", 1)[-1].strip() != "chunked":
-                raise MalformedResponse(f"unsupported Transfer-Encoding {coding!r}")
-            response._chunked = True
-        elif "content-length" in headers:
-            values = {v.strip() for v in headers["content-length"].split(",")}
-            value = values.pop()
-            if values or not value.isdigit():
-                raise MalformedResponse(f"invalid Content-Length "
-                                        f"{headers['content-length']!r}")
-            response._length = int(value)
-        else:
-            conn.reusable = False  # the body ends when the connection closes
-        return response
+        except aiohttp.ClientHttpProxyError as exc:
+            raise _transport_error(exc, "") from None
+        except aiohttp.ClientResponseError as exc:  # what arrived did not parse
+            raise MalformedResponse(f"the response is not valid HTTP/1.x "
+                                    f"({_one_line(str(exc.message))})") from None
+        except aiohttp.ClientError as exc:
+            raise _transport_error(exc, "without sending a response") from None
+        return HTTPResponse(response.status, _headers(response), response)
 
     async def body(self, response: HTTPResponse) -> AsyncIterator[bytes]:
-        """The body's raw chunks (as sent: still compressed); the connection returns to the
-        pool when the last chunk was read (:meth:`release` must still be called)."""
-        reader = response._conn.reader
+        """The body's raw chunks (as sent: still compressed, the transfer framing removed).
+
+        Raises
+        ------
+        HTTPTransportError
+            The connection closed inside the body, or its framing is broken.
+        """
+        content = response._response.content
         try:
-            if response._chunked:
-                while True:
-                    line = await reader.readuntil(b"\r\n")
-                    size_text = line[:-2].split(b";", 1)[0].strip()
-                    try:
-                        size = int(size_text, 16)
-                    except ValueError:
-                        raise HTTPTransportError(f"invalid chunk size {size_text[:20]!r}"
-                                                 ) from None
-                    if size_text.startswith((b"-", b"+", b"0x", b"0X")):
-                        raise HTTPTransportError(f"invalid chunk size {size_text[:20]!r}")
-                    if size == 0:
-                        while await reader.readuntil(b"\r\n") != b"\r\n":
-                            pass  # trailers, ignored
-                        break
-                    while size:
-                        piece = await reader.read(min(size, _READ))
-                        if not piece:
-                            raise asyncio.IncompleteReadError(b"", size)
-                        size -= len(piece)
-                        yield piece
-                    if await reader.readexactly(2) != b"\r\n":
-                        raise HTTPTransportError("a chunk does not end with CRLF")
-            elif response._length is not None:
-                left = response._length
-                while left:
-                    piece = await reader.read(min(left, _READ))
-                    if not piece:
-                        raise HTTPTransportError(
-                            f"the server closed the connection {left:,} bytes before the end "
-                            "of the body (Content-Length)")
-                    left -= len(piece)
-                    yield piece
-            else:
-                while True:
-                    piece = await reader.read(_READ)
-                    if not piece:
-                        break
-                    yield piece
-            response._done = True
-        except asyncio.IncompleteReadError:
-            raise HTTPTransportError("the server closed the connection inside the body"
+            while True:
+                piece = await content.read(_READ)
+                if not piece:
+                    break
+                yield piece
+        except aiohttp.ServerTimeoutError:
+            raise
+        except aiohttp.ClientError as exc:
+            raise _transport_error(exc, "inside the body") from None
+        except HttpProcessingError as exc:  # aiohttp's pure-Python parser raises it as such
+            raise HTTPTransportError(f"the body's framing is broken ({_one_line(exc.message)})"
                                      ) from None
-        except asyncio.LimitOverrunError:
-            raise HTTPTransportError("a chunk-size line is longer than "
-                                     f"{MAX_HEAD_BYTES:,} bytes") from None
-        except OSError as exc:
-            raise HTTPTransportError(f"{type(exc).__name__}: {exc}") from None
 
     def release(self, response: HTTPResponse) -> None:
-        """Give the response's connection back (kept for the next request when its body was
-        read to the end and it may stay open; closed otherwise) and free its slot."""
-        if response._released:
-            return
-        response._released = True
-        conn = response._conn
-        if response._done and conn.reusable and conn in self._open and conn.alive():
-            self._idle.append(conn)
+        """Give the response's connection back: kept for the next request when its body was
+        read to the end and neither side asked to close it, closed otherwise."""
+        resp = response._response
+        if resp.content.at_eof():
+            resp.release()
         else:
-            self._drop(conn)
-        self.slots.release()
+            resp.close()
 
     async def aclose(self) -> None:
         """Close every connection."""
-        for conn in list(self._open):
-            self._drop(conn)
-        self._idle.clear()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
     def __repr__(self) -> str:
-        scheme = "https" if self.tls else "http"
-        return (f"HTTPPool({scheme}://{self._host_header}{self.path_prefix}, "
-                f"max_connections={self.max_connections})")
-
+        return (f"HTTPPool({self.base_url}, max_connections={self.max_connections}"
+                f"{', trust_env=True' if self.trust_env else ''})")
