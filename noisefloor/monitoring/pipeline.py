@@ -130,7 +130,7 @@ def _calls_of(
         return None
     entries = extra[field_name]
     if not isinstance(entries, list):
-        raise ValueError(  # noqa: TRY004 - a malformed log field, reported as bad data
+        raise ValueError(  # a malformed log field, reported as bad data
             f"{where(frame, label)}: extra.{field_name} must be a list of "
             f'{{"tool", "key", "fingerprint"}} objects, got {type(entries).__name__}'
         )

@@ -462,7 +462,7 @@ class TrialSession:
             return _as_text(self._tools[name].func(**args))
         try:
             result, error = fn(**args), False  # type: ignore[misc]  # fn None: a TypeError response
-        except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as tool benchmarks do
+        except Exception as exc:  # the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)
 

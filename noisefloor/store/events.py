@@ -143,7 +143,7 @@ class _EventBase(BaseModel):
         # pydantic would decode bytes to str; the store's queries take str only, so bytes are
         # refused here too (one rule for writing and reading)
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+            raise ValueError(  # pydantic turns ValueError into a field error
                 f"{info.field_name} must be a string, got {type(value).__name__}; decode it "
                 "first (bytes belong in arguments, which keep them apart from text)"
             )
@@ -244,7 +244,7 @@ class FailedTrialAction(_EventBase):
     @classmethod
     def _tool_is_text(cls, value: Any) -> Any:
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")
         return value
 
     @field_validator("tool_name")
@@ -266,7 +266,7 @@ class FailedTrialAction(_EventBase):
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+            raise ValueError(  # pydantic turns ValueError into a field error
                 f"arguments must be an object (mapping), got {type(value).__name__}"
             )
         return json_safe(value)
@@ -401,7 +401,7 @@ class FailedPredicate(_EventBase):
     @classmethod
     def _tool_is_text(cls, value: Any) -> Any:
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")
         return value
 
     @field_validator("tool_name")
