@@ -21,11 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np  # noqa: E402
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss  # noqa: E402
+import numpy as np
+from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
 
-from noisefloor.stats.agreement import (cohen_kappa, fleiss_kappa_from_counts,  # noqa: E402
-                                        krippendorff_alpha)
+from noisefloor.stats.agreement import cohen_kappa, fleiss_kappa_from_counts, krippendorff_alpha
 
 
 def timed(fn):

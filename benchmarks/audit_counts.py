@@ -94,11 +94,11 @@ def sign_test_step(table) -> None:
 
 
 def in_process(table_path: Path, out: Path) -> None:
+    from noisefloor.audit.published import read_claims, read_paired_counts
     from noisefloor.audit.verdicts import audit
     from noisefloor.floor.count_table import null_contrasts_from_counts
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.report.forest import audit_forest, save_figure
-    from noisefloor.audit.published import read_claims, read_paired_counts
     from noisefloor.stats.paired import sign_test_table
 
     steps = []

@@ -9,13 +9,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from noisefloor.audit.published import read_claims, read_paired_counts
 from noisefloor.audit.verdicts import audit
 from noisefloor.cli.main import cli
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
-from noisefloor.report.forest import (MAX_FOREST_ROWS, ForestRowsLeftOutWarning, audit_forest,
-                              cap_forest_rows)
-from noisefloor.audit.published import read_claims, read_paired_counts
+from noisefloor.report.forest import (
+    MAX_FOREST_ROWS,
+    ForestRowsLeftOutWarning,
+    audit_forest,
+    cap_forest_rows,
+)
 
 
 def _counts(tmp_path, seeds):

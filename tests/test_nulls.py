@@ -20,9 +20,15 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.floor.estimate import noise_floor
+from noisefloor.floor.nulls import (
+    DECLARED,
+    EMPTY_STORE,
+    NO_INJECTION,
+    NO_STORE_READER,
+    NoNullContrastError,
+    certified_null_contrasts,
+)
 from noisefloor.logs import load_trials
-from noisefloor.floor.nulls import (DECLARED, EMPTY_STORE, NO_INJECTION, NO_STORE_READER,
-                              NoNullContrastError, certified_null_contrasts)
 from noisefloor.pipelines import contrast_run, floor_run
 
 
@@ -267,9 +273,9 @@ def test_without_store_fields_nothing_is_null_and_with_an_empty_store_all_is(t, 
 
 
 def test_floor_from_counts_is_certified_by_the_table():
+    from noisefloor.audit.published import read_paired_counts
     from noisefloor.floor.count_table import null_contrasts_from_counts
     from noisefloor.floor.nulls import COUNT_TABLE
-    from noisefloor.audit.published import read_paired_counts
 
     nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
     assert set(nf.to_frame()["certified_by"]) == {COUNT_TABLE}

@@ -193,8 +193,8 @@ def test_every_warning_passes_a_noisefloor_warning_class():
 
 def test_classes_stay_importable_where_they_were():
     from noisefloor import logs
-    from noisefloor.report import forest as plots
     from noisefloor.audit import published
+    from noisefloor.report import forest as plots
     from noisefloor.stats.agreement import fleiss_se
 
     assert logs.TruncatedLineWarning is warning_classes.TruncatedLineWarning

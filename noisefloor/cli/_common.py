@@ -7,7 +7,6 @@ import functools
 import json
 import math
 import os
-import re
 import sys
 import warnings
 from collections.abc import Iterator

@@ -7,7 +7,11 @@ import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json
 from noisefloor.leaderboard.tiers import (
-    LeaderboardTiers, leaderboard_tiers, save_tier_plot, tiers_from_trials)
+    LeaderboardTiers,
+    leaderboard_tiers,
+    save_tier_plot,
+    tiers_from_trials,
+)
 from noisefloor.report.text import pp
 
 

@@ -41,8 +41,8 @@ import email.utils
 import logging
 import os
 import random
-import sys
 import ssl
+import sys
 import time
 import urllib.request
 import warnings
@@ -54,8 +54,15 @@ import httpx
 import orjson
 
 from noisefloor.endpoints.response import (
-    DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_READ_BYTES, ERROR_EXCERPT_CHARS, MalformedResponse,
-    ParsedCompletion, ResponseTooLarge, error_excerpt, parse_chat_completion, read_body,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ERROR_BODY_READ_BYTES,
+    ERROR_EXCERPT_CHARS,
+    MalformedResponse,
+    ParsedCompletion,
+    ResponseTooLarge,
+    error_excerpt,
+    parse_chat_completion,
+    read_body,
 )
 from noisefloor.endpoints.slots import _Endpoint, _Pool  # noqa: F401 - _Endpoint: tests
 from noisefloor.endpoints.transport import HTTPPool, HTTPTransportError

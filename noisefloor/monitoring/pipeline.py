@@ -29,7 +29,6 @@ from noisefloor.monitoring.time_order import (
     require_trial_frame,
     where,
 )
-from noisefloor.stats.validation import ParameterError, literal
 from noisefloor.stats.monitor import (
     Alarm,
     CollisionRateResult,
@@ -40,6 +39,7 @@ from noisefloor.stats.monitor import (
     rolling_quantile_monitor,
     tabular_cusum,
 )
+from noisefloor.stats.validation import ParameterError, literal
 
 __all__ = ["COORDINATION_KEYS_FIELD", "MonitorReport", "monitor_trials"]
 

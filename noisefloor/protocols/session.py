@@ -261,7 +261,7 @@ class TrialSession:
         self._view = view
         self.task_id: str = view.task_id
         self.trial = trial
-        self.started_at = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no UTC
+        self.started_at = _dt.datetime.now(_dt.timezone.utc)
         self.attempt_id = uuid.uuid4().hex
         self.store_events_at_start = view.count()
         self.state = TrialState(task_id=self.task_id, trial=trial)

@@ -111,7 +111,7 @@ def json_safe(value: Any, path: str = "$") -> Any:
 
 
 def _utcnow() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no datetime.UTC
+    return _dt.datetime.now(_dt.timezone.utc)
 
 
 def _check_text(value: str, field: str) -> str:

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.report.text import _markdown, _p, pp
 from noisefloor.logs.annotations import read_annotations
+from noisefloor.report.text import _markdown, _p, pp
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
-from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.cells import cell_table, instance_table, task_table
 from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
+from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.mixed import mixed_pair_table
 from noisefloor.tax.prediction import TaxPrediction, predict_tax
 from noisefloor.tax.run import TaxRun, read_run

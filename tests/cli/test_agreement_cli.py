@@ -389,8 +389,8 @@ def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
 def test_the_command_and_agreement_by_label_give_the_same_intervals_by_default():
     # one call reproduces the command: the library's default resample count is the command's
     # (it was 1,000 against the command's 2,000, so the same seed gave other intervals)
-    from noisefloor.logs.annotations import read_annotations
     from noisefloor.agreement.study import agreement_by_label
+    from noisefloor.logs.annotations import read_annotations
 
     res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--metric", "fleiss", "--json")
     assert res.exit_code == 0, res.output

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from harness.runner.scripted import ScriptedServer
-from noisefloor.endpoints import Endpoints, EndpointError, ModelEndpoint
+from noisefloor.endpoints import EndpointError, Endpoints, ModelEndpoint
 from noisefloor.endpoints.client import _proxied
 from noisefloor.endpoints.transport import HTTPPool
 

@@ -37,7 +37,6 @@ from scipy import optimize
 from scipy.stats import norm
 from statsmodels.stats.power import NormalIndPower
 
-from noisefloor.stats.validation import ParameterError
 from noisefloor.stats.power.functions import (
     EFFECT_SIZES,
     MAX_EXACT_N,
@@ -56,6 +55,7 @@ from noisefloor.stats.power.functions import (
     power_sign_test,
     power_two_proportion,
 )
+from noisefloor.stats.validation import ParameterError
 
 __all__ = ["EFFECT_SIZES", "MAX_EXACT_N", "TESTS", "PlanSet", "PowerPlan",
            "minimum_detectable_effect", "plan", "power", "power_curve", "power_mcnemar",
