@@ -59,8 +59,8 @@ def main() -> None:
     }
     print(f"{'coefficient':<24} {'n_boot=0 s':>10} {'with boot s':>11} {'boot s':>8}  interval")
     for name, run in cases.items():
-        t0, _ = timed(lambda: run(0))
-        t1, r = timed(lambda: run(args.n_boot))
+        t0, _ = timed(lambda run=run: run(0))
+        t1, r = timed(lambda run=run: run(args.n_boot))
         print(f"{name:<24} {t0:10.2f} {t1:11.2f} {t1 - t0:8.2f}  [{r.ci_low:.4f}, {r.ci_high:.4f}]")
     # the former loop: one statsmodels pass per resample
     gen = np.random.default_rng(0)

@@ -214,7 +214,7 @@ def test_clean_warnings_shows_ours_by_class_once_per_message():
             for _ in range(3):  # one code location: Python's default filter shows it once only
                 for n in (1, 2):
                     warnings.warn(f"{n} task(s) left unpaired",
-                                  warning_classes.CountTotalsWarning)
+                                  warning_classes.CountTotalsWarning, stacklevel=1)
 
     r = CliRunner().invoke(noisy, [])
     assert r.exit_code == 0

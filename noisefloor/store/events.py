@@ -259,7 +259,8 @@ class FailedTrialAction(_EventBase):
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"arguments given as a string must be a JSON object: {exc.msg}")
+                raise ValueError(
+                    f"arguments given as a string must be a JSON object: {exc.msg}") from exc
             except RecursionError:
                 raise ValueError(f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels") from None
         check_depth(value)
