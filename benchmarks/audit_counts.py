@@ -43,8 +43,8 @@ def make_table(path: Path, rows: int, seed: int = 0) -> None:
         s += 1
         for trial in (0, 1):
             for contrast in ("no_coord-intercept", "pull-no_coord", "pull-intercept"):
-                w, l = rng.integers(5, 25, 2)
-                lines.append(f"m,b,{s},{trial},all,{contrast},{w},{l},{100 - w - l}")
+                w, losses = rng.integers(5, 25, 2)
+                lines.append(f"m,b,{s},{trial},all,{contrast},{w},{losses},{100 - w - losses}")
     path.write_text("\n".join(lines[: rows + 1]) + "\n")
 
 

@@ -27,8 +27,8 @@ def _counts(tmp_path, seeds):
     lines = ["seed,trial,subset,contrast,wins,losses,ties"]
     for seed in range(1, seeds + 1):
         for contrast in ("no_coord-intercept", "pull-no_coord", "pull-intercept"):
-            w, l = rng.integers(5, 25, 2)
-            lines.append(f"{seed},0,all,{contrast},{w},{l},{100 - w - l}")
+            w, losses = rng.integers(5, 25, 2)
+            lines.append(f"{seed},0,all,{contrast},{w},{losses},{100 - w - losses}")
     p = tmp_path / "counts.csv"
     p.write_text("\n".join(lines) + "\n")
     return p

@@ -49,9 +49,9 @@ def _wlt(a: dict, b: dict) -> tuple[int, int, int]:
     return wins, losses, len(tasks) - wins - losses
 
 
-def _mapped_bound(w: int, l: int, t: int, confidence: float) -> float:
-    lo, hi = proportion_confint(w, w + l, alpha=1 - confidence, method="wilson")
-    scale = (w + l) / (w + l + t)
+def _mapped_bound(w: int, losses: int, t: int, confidence: float) -> float:
+    lo, hi = proportion_confint(w, w + losses, alpha=1 - confidence, method="wilson")
+    scale = (w + losses) / (w + losses + t)
     return max((2 * hi - 1) * scale, -(2 * lo - 1) * scale)
 
 
@@ -86,15 +86,17 @@ def test_declaring_only_the_baseline_reruns_gives_a_floor_from_them_alone(nulls_
     arms = defaultdict(dict)
     for r in records:
         arms[(r["protocol"], r["trial"])][r["task_id"]] = _success(r["reward"])
-    w, l, t = _wlt(arms[("baseline", 0)], arms[("baseline", 1)])
+    w, losses, t = _wlt(arms[("baseline", 0)], arms[("baseline", 1)])
     for confidence in (0.95, 0.90):
         run = floor_run(nulls_dir / "two_systems.jsonl", null_pairs=["baseline-baseline"],
                         confidence=confidence)
         table = run.null_contrasts.table
         assert table["contrast"].tolist() == ["baseline[t0]-baseline[t1]"]
         assert table["certified_by"].tolist() == [DECLARED]
-        assert (int(table["wins"][0]), int(table["losses"][0]), int(table["ties"][0])) == (w, l, t)
-        assert run.noise_floor.floor == pytest.approx(_mapped_bound(w, l, t, confidence), abs=1e-12)
+        assert (int(table["wins"][0]), int(table["losses"][0]),
+                int(table["ties"][0])) == (w, losses, t)
+        assert run.noise_floor.floor == pytest.approx(_mapped_bound(w, losses, t, confidence),
+                                                      abs=1e-12)
         # the uncertified candidates are listed with their reasons, never dropped silently
         assert {r["contrast"] for r in run.skipped} == {"baseline-swarm", "swarm[t0]-swarm[t1]"}
 

@@ -442,7 +442,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         "instances": fc["n_instances"], "solo": fc["solo"].map(pp), "pair": fc["pair"].map(pp),
         "tax (pp)": fc["tax"].map(lambda v: pp(v, signed=True)),
         f"{level} CI": [_ci(a, b) for a, b in zip(fc["ci_low"], fc["ci_high"])],
-        "ratio gap": fc["ratio_gap"].map(pp), "W/L/T": [f"{w}/{l}/{x}" for w, l, x in zip(
+        "ratio gap": fc["ratio_gap"].map(pp), "W/L/T": [f"{w}/{losses}/{x}" for w, losses, x in zip(
             fc["wins"], fc["losses"], fc["ties"])], "sign p": fc["sign_p"].map(_p),
         "note": fc["note"]})
     L += [_markdown(t), ""]

@@ -43,7 +43,8 @@ def test_wide_table_weighted_cohen_matches_irr(tmp_path):
     # irr anxiety data, raters 2 and 3 only (wide layout): R irr::kappa2(anxiety[,2:3], "equal")
     # gives 0.1459.
     src = (FIX / "irr_anxiety.csv").read_text().splitlines()
-    lines = ["item,rater2,rater3"] + [",".join(l.split(",")[i] for i in (0, 2, 3)) for l in src[1:]]
+    lines = ["item,rater2,rater3"] + [",".join(line.split(",")[i] for i in (0, 2, 3))
+                                      for line in src[1:]]
     p = tmp_path / "anx.csv"
     p.write_text("\n".join(lines) + "\n")
     res = _run(p, "--metric", "cohen", "--weights", "linear", "--json", "--n-boot", "0")
