@@ -119,7 +119,7 @@ def _protocol_mention(protocol) -> str:
     """``{protocol='x'}`` (``--protocol x`` on the command line), or the bare mention and the
     value when its text would not read as a mention."""
     text = repr(protocol)
-    return ("{protocol=%s}" % text if not set(text) & set("{}") else
+    return ("{protocol=" + text + "}" if not set(text) & set("{}") else
             "{protocol} " + literal(text))
 
 
