@@ -43,8 +43,8 @@ def make_table(path: Path, rows: int, seed: int = 0) -> None:
         s += 1
         for trial in (0, 1):
             for contrast in ("no_coord-intercept", "pull-no_coord", "pull-intercept"):
-                w, l = rng.integers(5, 25, 2)
-                lines.append(f"m,b,{s},{trial},all,{contrast},{w},{l},{100 - w - l}")
+                w, losses = rng.integers(5, 25, 2)
+                lines.append(f"m,b,{s},{trial},all,{contrast},{w},{losses},{100 - w - losses}")
     path.write_text("\n".join(lines[: rows + 1]) + "\n")
 
 
@@ -94,11 +94,11 @@ def sign_test_step(table) -> None:
 
 
 def in_process(table_path: Path, out: Path) -> None:
+    from noisefloor.audit.published import read_claims, read_paired_counts
     from noisefloor.audit.verdicts import audit
     from noisefloor.floor.count_table import null_contrasts_from_counts
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.report.forest import audit_forest, save_figure
-    from noisefloor.audit.published import read_claims, read_paired_counts
     from noisefloor.stats.paired import sign_test_table
 
     steps = []

@@ -25,7 +25,6 @@ from noisefloor.stats.monitor import (
     simulate_cusum_run_lengths,
 )
 
-
 #: Sizes: simulated CUSUM chains per cell, streams per window, trials in the speed frame
 #: (``--tiny`` shrinks them to check that the script runs).
 SIZES = {"chains": 20_000, "streams": 200, "trials": 100_000}

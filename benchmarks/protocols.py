@@ -32,8 +32,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from noisefloor.endpoints import ModelEndpoint  # noqa: E402
-from noisefloor.protocols.tau2 import ProtocolRunSettings, ScriptedEndpoint, run_protocols  # noqa: E402
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.tau2 import ProtocolRunSettings, ScriptedEndpoint, run_protocols
 
 
 def _tasks(n: int):

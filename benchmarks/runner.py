@@ -50,9 +50,15 @@ if "--code" in sys.argv:
 sys.path.insert(0, str(CODE))
 
 from harness.runner import journal as jr  # noqa: E402
+from harness.runner.run import (  # noqa: E402  # noqa: E402
+    RunSettings,
+    _check_meta,
+    _variant_ids,
+    plan_rollouts,
+    run_tax,
+    variant_texts,
+)
 from noisefloor.endpoints import Endpoints, ModelEndpoint  # noqa: E402
-from harness.runner.run import RunSettings, _check_meta, _variant_ids, plan_rollouts  # noqa: E402
-from harness.runner.run import run_tax, variant_texts  # noqa: E402
 
 MESSAGES = [{"role": "system", "content": "You are solving a puzzle." * 20},
             {"role": "user", "content": "Solve the puzzle."}]

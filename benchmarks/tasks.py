@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from harness.base import DEFAULT_DIFFICULTY  # noqa: E402
-from harness.registry import list_tasks  # noqa: E402
+from harness.base import DEFAULT_DIFFICULTY
+from harness.registry import list_tasks
 
 
 def run_one(task, n: int, difficulty: int) -> tuple[float, float]:

@@ -17,6 +17,7 @@ import networkx as nx
 
 from harness.grid_frames import ARROWS, DIRS, Cell, sixteen
 
+
 def in_bounds(world: dict, r: int, c: int) -> bool:
     """True when canonical ``(r, c)`` lies on the ``world["h"]`` x ``world["w"]`` map.
 

@@ -24,8 +24,8 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 from harness.vocabulary import FAMILIES
 

@@ -47,9 +47,9 @@ from harness.spatial_worlds import (
     DENSITY,
     SIZES,
     carve_maze,
+    drop_off_map_items,
     egocentric,
     free_cell,
-    drop_off_map_items,
     item_cells,
     merge_worlds,
     owner_grid,
@@ -103,7 +103,7 @@ class GridTask(GridHooks):
         if "S" not in items or "G" not in items:
             return False
         seen = set()
-        for name, (r, c) in item_cells(items):
+        for _name, (r, c) in item_cells(items):
             if not (0 <= r < world["h"] and 0 <= c < world["w"]):
                 return False
             if world["cells"][r][c] != "." or (r, c) in seen:

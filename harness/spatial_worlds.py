@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
-
 from typing import Any
 
 from harness.base import View

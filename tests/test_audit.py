@@ -5,10 +5,10 @@ import math
 import pandas as pd
 import pytest
 
+from noisefloor.audit.published import read_claims, read_paired_counts
 from noisefloor.audit.verdicts import audit, place
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
-from noisefloor.audit.published import read_claims, read_paired_counts
 
 
 @pytest.fixture(scope="module")

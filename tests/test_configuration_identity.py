@@ -14,9 +14,9 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
+from noisefloor.floor.nulls import DECLARED, NO_STORE_READER
 from noisefloor.logs import load_trials
 from noisefloor.logs.configuration import describe_differences, differing_fields
-from noisefloor.floor.nulls import DECLARED, NO_STORE_READER
 from noisefloor.pipelines import floor_run
 
 AGENTS = Path(__file__).resolve().parents[1] / "fixtures" / "nulls" / "tau2_agents"

@@ -11,15 +11,15 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.floor.arm_contrasts import log_contrasts, place_contrasts
+from noisefloor.audit.published import read_paired_counts
 from noisefloor.cli.main import cli
 from noisefloor.compare import compare
+from noisefloor.floor.arm_contrasts import log_contrasts, place_contrasts
 from noisefloor.floor.contrast_table import LEVELS, POOLED, TRIAL, check_shape, seed_array
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
 from noisefloor.floor.nulls import EMPTY_STORE, NO_INJECTION, certified_null_contrasts
 from noisefloor.pipelines import audit_run, contrast_run, floor_run
-from noisefloor.audit.published import read_paired_counts
 
 
 def _log(seeds=(1, 2), protocols=("intercept", "no_coord"), n_tasks=30, n_trials=3):

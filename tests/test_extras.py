@@ -43,7 +43,7 @@ def _setup() -> tuple[list[str], dict[str, list[str]]]:
     return core, extras
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _imports(package: str) -> frozenset[str]:
     """Top-level modules imported anywhere (module level or inside functions) in a package."""
     found: set[str] = set()

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from noisefloor.audit.published import read_paired_counts
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import excursion_bound, noise_floor
 from noisefloor.floor.nulls import certified_null_contrasts
 from noisefloor.pipelines import floor_run
-from noisefloor.audit.published import read_paired_counts
 
 
 def _null_table(trials, **kwargs):

@@ -16,8 +16,8 @@ import math
 
 import pytest
 
-from noisefloor.pipelines import floor_run
 from noisefloor.logs import load_trials
+from noisefloor.pipelines import floor_run
 
 Z95 = 1.959963984540054  # standard normal 0.975 quantile
 

@@ -9,13 +9,17 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from noisefloor.audit.published import read_claims, read_paired_counts
 from noisefloor.audit.verdicts import audit
 from noisefloor.cli.main import cli
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
-from noisefloor.report.forest import (MAX_FOREST_ROWS, ForestRowsLeftOutWarning, audit_forest,
-                              cap_forest_rows)
-from noisefloor.audit.published import read_claims, read_paired_counts
+from noisefloor.report.forest import (
+    MAX_FOREST_ROWS,
+    ForestRowsLeftOutWarning,
+    audit_forest,
+    cap_forest_rows,
+)
 
 
 def _counts(tmp_path, seeds):
@@ -23,8 +27,8 @@ def _counts(tmp_path, seeds):
     lines = ["seed,trial,subset,contrast,wins,losses,ties"]
     for seed in range(1, seeds + 1):
         for contrast in ("no_coord-intercept", "pull-no_coord", "pull-intercept"):
-            w, l = rng.integers(5, 25, 2)
-            lines.append(f"{seed},0,all,{contrast},{w},{l},{100 - w - l}")
+            w, losses = rng.integers(5, 25, 2)
+            lines.append(f"{seed},0,all,{contrast},{w},{losses},{100 - w - losses}")
     p = tmp_path / "counts.csv"
     p.write_text("\n".join(lines) + "\n")
     return p

@@ -12,10 +12,10 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.leaderboard import gaps as lb
 from noisefloor.cli.main import cli
-from noisefloor.leaderboard.gaps import LeaderboardError, aa_floor, gap_test, read_leaderboard
+from noisefloor.leaderboard import gaps as lb
 from noisefloor.leaderboard.entries import leaderboard_from_submissions
+from noisefloor.leaderboard.gaps import LeaderboardError, aa_floor, gap_test, read_leaderboard
 
 
 def _sub(name, p1, sim="gpt-4.1", version="1.0.1", effort=None):

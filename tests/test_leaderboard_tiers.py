@@ -16,8 +16,14 @@ from click.testing import CliRunner
 from noisefloor.cli.main import cli
 from noisefloor.leaderboard.gaps import gap_test
 from noisefloor.leaderboard.tiers import (
-    holm, pairwise_sign_tests, tiers_from_shares, pairwise_z_tests, tiers_from_pvalues, tiers_from_scores,
-    tiers_from_trials)
+    holm,
+    pairwise_sign_tests,
+    pairwise_z_tests,
+    tiers_from_pvalues,
+    tiers_from_scores,
+    tiers_from_shares,
+    tiers_from_trials,
+)
 from noisefloor.stats import sign_test
 
 BOARD = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "tau2-bench" / \

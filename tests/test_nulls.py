@@ -20,9 +20,15 @@ from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.floor.estimate import noise_floor
+from noisefloor.floor.nulls import (
+    DECLARED,
+    EMPTY_STORE,
+    NO_INJECTION,
+    NO_STORE_READER,
+    NoNullContrastError,
+    certified_null_contrasts,
+)
 from noisefloor.logs import load_trials
-from noisefloor.floor.nulls import (DECLARED, EMPTY_STORE, NO_INJECTION, NO_STORE_READER,
-                              NoNullContrastError, certified_null_contrasts)
 from noisefloor.pipelines import contrast_run, floor_run
 
 
@@ -43,9 +49,9 @@ def _wlt(a: dict, b: dict) -> tuple[int, int, int]:
     return wins, losses, len(tasks) - wins - losses
 
 
-def _mapped_bound(w: int, l: int, t: int, confidence: float) -> float:
-    lo, hi = proportion_confint(w, w + l, alpha=1 - confidence, method="wilson")
-    scale = (w + l) / (w + l + t)
+def _mapped_bound(w: int, losses: int, t: int, confidence: float) -> float:
+    lo, hi = proportion_confint(w, w + losses, alpha=1 - confidence, method="wilson")
+    scale = (w + losses) / (w + losses + t)
     return max((2 * hi - 1) * scale, -(2 * lo - 1) * scale)
 
 
@@ -80,15 +86,17 @@ def test_declaring_only_the_baseline_reruns_gives_a_floor_from_them_alone(nulls_
     arms = defaultdict(dict)
     for r in records:
         arms[(r["protocol"], r["trial"])][r["task_id"]] = _success(r["reward"])
-    w, l, t = _wlt(arms[("baseline", 0)], arms[("baseline", 1)])
+    w, losses, t = _wlt(arms[("baseline", 0)], arms[("baseline", 1)])
     for confidence in (0.95, 0.90):
         run = floor_run(nulls_dir / "two_systems.jsonl", null_pairs=["baseline-baseline"],
                         confidence=confidence)
         table = run.null_contrasts.table
         assert table["contrast"].tolist() == ["baseline[t0]-baseline[t1]"]
         assert table["certified_by"].tolist() == [DECLARED]
-        assert (int(table["wins"][0]), int(table["losses"][0]), int(table["ties"][0])) == (w, l, t)
-        assert run.noise_floor.floor == pytest.approx(_mapped_bound(w, l, t, confidence), abs=1e-12)
+        assert (int(table["wins"][0]), int(table["losses"][0]),
+                int(table["ties"][0])) == (w, losses, t)
+        assert run.noise_floor.floor == pytest.approx(_mapped_bound(w, losses, t, confidence),
+                                                      abs=1e-12)
         # the uncertified candidates are listed with their reasons, never dropped silently
         assert {r["contrast"] for r in run.skipped} == {"baseline-swarm", "swarm[t0]-swarm[t1]"}
 
@@ -267,9 +275,9 @@ def test_without_store_fields_nothing_is_null_and_with_an_empty_store_all_is(t, 
 
 
 def test_floor_from_counts_is_certified_by_the_table():
+    from noisefloor.audit.published import read_paired_counts
     from noisefloor.floor.count_table import null_contrasts_from_counts
     from noisefloor.floor.nulls import COUNT_TABLE
-    from noisefloor.audit.published import read_paired_counts
 
     nf = noise_floor(null_contrasts_from_counts(read_paired_counts()))
     assert set(nf.to_frame()["certified_by"]) == {COUNT_TABLE}

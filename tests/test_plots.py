@@ -6,11 +6,17 @@ import pandas as pd
 import pytest
 from matplotlib.text import Text
 
+from noisefloor.audit.published import read_claims, read_paired_counts
 from noisefloor.audit.verdicts import audit
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
-from noisefloor.report.forest import audit_forest, audit_rows, forest_plot, interval_text, save_figure
-from noisefloor.audit.published import read_claims, read_paired_counts
+from noisefloor.report.forest import (
+    audit_forest,
+    audit_rows,
+    forest_plot,
+    interval_text,
+    save_figure,
+)
 
 
 def texts(fig):

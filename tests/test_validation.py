@@ -193,8 +193,8 @@ def test_every_warning_passes_a_noisefloor_warning_class():
 
 def test_classes_stay_importable_where_they_were():
     from noisefloor import logs
-    from noisefloor.report import forest as plots
     from noisefloor.audit import published
+    from noisefloor.report import forest as plots
     from noisefloor.stats.agreement import fleiss_se
 
     assert logs.TruncatedLineWarning is warning_classes.TruncatedLineWarning
@@ -214,7 +214,7 @@ def test_clean_warnings_shows_ours_by_class_once_per_message():
             for _ in range(3):  # one code location: Python's default filter shows it once only
                 for n in (1, 2):
                     warnings.warn(f"{n} task(s) left unpaired",
-                                  warning_classes.CountTotalsWarning)
+                                  warning_classes.CountTotalsWarning, stacklevel=1)
 
     r = CliRunner().invoke(noisy, [])
     assert r.exit_code == 0

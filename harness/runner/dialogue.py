@@ -28,13 +28,13 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX, UNPARSED, Task
-from noisefloor.endpoints import Completion, EndpointError, EndpointFatalError
 from harness.runner.keys import RolloutSpec
 from harness.runner.variants import apply_variant
+from noisefloor.endpoints import Completion, EndpointError, EndpointFatalError
 
 #: First user message of a solo or split_solo agent.
 SOLO_START = "Solve the puzzle."
@@ -50,7 +50,7 @@ MESSAGE_OVERHEAD_TOKENS = 16
 Complete = Callable[..., Awaitable[Completion]]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _task(name: str) -> Task:
     from harness.registry import get_task
 

@@ -44,12 +44,12 @@ import asyncio
 import json
 import socket
 import struct
+import sys
 import threading
 import zlib
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
-import sys
 
 KINDS = ("ok", "html", "sse", "array", "no_content_204", "choices_object", "no_message",
          "content_number", "content_parts", "usage_strings", "usage_huge", "usage_negative",

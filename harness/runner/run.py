@@ -23,16 +23,22 @@ import pandas as pd
 from harness.runner import journal as jr
 from harness.runner.budget import no_budget_outcome, pair_median_caps
 from harness.runner.dialogue import RolloutOutcome, run_rollout
-from noisefloor.endpoints import Endpoints, ModelEndpoint
 from harness.runner.keys import (
-    RolloutSpec, canonical_json, in_shard,
+    RolloutSpec,
+    canonical_json,
+    in_shard,
 )
-from noisefloor.stats.validation import MentionError, literal
-
 from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollouts are this module's API too
-    MAX_PLANNED_ROLLOUTS, PROTOCOL_VERSION, STARTERS, RunSettings, _variant_ids, plan_rollouts,
+    MAX_PLANNED_ROLLOUTS,
+    PROTOCOL_VERSION,
+    STARTERS,
+    RunSettings,
+    _variant_ids,
+    plan_rollouts,
     variant_texts,
 )
+from noisefloor.endpoints import Endpoints, ModelEndpoint
+from noisefloor.stats.validation import MentionError, literal
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,

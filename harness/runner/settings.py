@@ -13,7 +13,10 @@ from typing import Any
 from harness.base import SOLO_VIEWS
 from harness.runner.budget import SOLO_BUDGETS
 from harness.runner.keys import (
-    BASELINE, MODE_CHOICES, RolloutSpec, settings_id,
+    BASELINE,
+    MODE_CHOICES,
+    RolloutSpec,
+    settings_id,
 )
 from harness.runner.variants import load_variants
 from noisefloor.stats.validation import ParameterError, literal

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from noisefloor.agreement.study import (
-        AgreementTable,
-        IccTable,
         METRICS,
         TIE_RULES,
+        AgreementTable,
+        IccTable,
         agreement_by_label,
         icc_by_label,
         majority_label,

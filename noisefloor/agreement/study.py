@@ -400,7 +400,7 @@ def _cohen_row(
         comparison = f"{judge} vs majority of {len(humans)}"
         a, b = [], []
         no_judge = ties = no_humans = 0
-        for item, row in wide.iterrows():
+        for _item, row in wide.iterrows():
             jl = row.get(judge)
             votes = [x for x in row[humans].tolist() if not pd.isna(x)]
             if pd.isna(jl):

@@ -27,11 +27,11 @@ if TYPE_CHECKING:
         read_paired_counts,
     )
     from noisefloor.audit.verdicts import (
-        AuditResult,
         BASELINE_PROTOCOL,
         COMPARABLE_UNITS,
-        ClaimVerdict,
         VERDICTS,
+        AuditResult,
+        ClaimVerdict,
         audit,
         left_out_totals,
         log_contrasts,

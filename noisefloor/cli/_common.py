@@ -7,7 +7,6 @@ import functools
 import json
 import math
 import os
-import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -179,7 +178,7 @@ def handle_errors(func):
             if message is None:
                 raise
             raise click.ClickException(message) from None
-        except Exception as exc:  # noqa: BLE001 - last resort: a bug, but never a bare traceback
+        except Exception as exc:  # last resort: a bug, but never a bare traceback
             if os.environ.get(TRACEBACK_ENV):
                 raise
             raise click.ClickException(

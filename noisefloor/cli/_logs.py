@@ -7,7 +7,6 @@ import functools
 import click
 
 
-
 class _FormatChoice(click.Choice):
     """``--format``'s choices: ``auto`` and the readers' formats (:data:`noisefloor.logs.FORMATS`),
     read when first needed (help, a value other than ``auto``), so that a command run without

@@ -7,11 +7,10 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
-from noisefloor.cli._common import jsonable
+from noisefloor.cli._common import echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli._intervals import confidence_option
+from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
 from noisefloor.leaderboard.gaps import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
 from noisefloor.report.text import pp

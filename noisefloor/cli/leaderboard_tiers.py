@@ -7,7 +7,11 @@ import pandas as pd
 
 from noisefloor.cli._common import echo_table, emit_json
 from noisefloor.leaderboard.tiers import (
-    LeaderboardTiers, leaderboard_tiers, save_tier_plot, tiers_from_trials)
+    LeaderboardTiers,
+    leaderboard_tiers,
+    save_tier_plot,
+    tiers_from_trials,
+)
 from noisefloor.report.text import pp
 
 
@@ -56,7 +60,7 @@ def tiers_command(board, aa, domain, logs_frame, confidence, plot, as_json) -> l
             results.append((f"{d} ({DOMAIN_TASKS[d]} tasks)",
                             leaderboard_tiers(board, d, confidence=confidence)))
     if plot:
-        for i, (heading, result) in enumerate(results):
+        for i, (_heading, result) in enumerate(results):
             save_tier_plot(result, _plot_path(plot, i, len(results),
                                               result.domain or "logs"))
     parts = [r.to_dict() for _, r in results]

@@ -109,10 +109,10 @@ def run(ctx: click.Context, config_path: Path | None, **_: Any) -> None:
     """
     from harness.registry import list_tasks
     from harness.runner.config import load_config
-    from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
-    from noisefloor.endpoints.client import url_problem
     from harness.runner.keys import parse_shard
     from harness.runner.run import RunSettings, SettingsMismatchError, run_tax
+    from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
+    from noisefloor.endpoints.client import url_problem
 
     config = load_config(config_path) if config_path is not None else None
     run_table = config.run if config is not None else {}

@@ -40,8 +40,8 @@ import email.utils
 import logging
 import os
 import random
-import sys
 import ssl
+import sys
 import time
 import urllib.parse
 import urllib.request
@@ -53,8 +53,15 @@ from typing import Any, TypeVar
 import orjson
 
 from noisefloor.endpoints.response import (
-    DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_READ_BYTES, ERROR_EXCERPT_CHARS, MalformedResponse,
-    ParsedCompletion, ResponseTooLarge, error_excerpt, parse_chat_completion, read_body,
+    DEFAULT_MAX_RESPONSE_BYTES,
+    ERROR_BODY_READ_BYTES,
+    ERROR_EXCERPT_CHARS,
+    MalformedResponse,
+    ParsedCompletion,
+    ResponseTooLarge,
+    error_excerpt,
+    parse_chat_completion,
+    read_body,
 )
 from noisefloor.endpoints.slots import _Endpoint, _Pool  # noqa: F401 - _Endpoint: tests
 from noisefloor.endpoints.transport import HTTPPool, HTTPTransportError

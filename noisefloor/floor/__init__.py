@@ -42,9 +42,9 @@ if TYPE_CHECKING:
     from noisefloor.floor.estimate import (
         MIN_INFORMATIVE_PAIRS,
         NULL_COLUMNS,
-        NoiseFloor,
         POOLINGS,
         TAU_METHODS,
+        NoiseFloor,
         noise_floor,
     )
     from noisefloor.floor.nulls import (
@@ -56,11 +56,11 @@ if TYPE_CHECKING:
         NO_INJECTION,
         NO_STORE_READER,
         NO_STORE_READER_PROTOCOLS,
-        NoNullContrastError,
-        NullContrasts,
         REMEDIES,
         REMEDIES_LIST,
         TABLE_COLUMNS,
+        NoNullContrastError,
+        NullContrasts,
         arm_labels,
         certified_null_contrasts,
         certify_pair,

@@ -13,10 +13,10 @@ import math
 
 import pandas as pd
 
+from noisefloor.floor.contrast_labels import _splits, split_protocol_pair
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
 from noisefloor.floor.estimate import MIN_INFORMATIVE_PAIRS, NoiseFloor
 from noisefloor.floor.nulls import arm_labels
-from noisefloor.floor.contrast_labels import _splits, split_protocol_pair
 from noisefloor.stats.active import coordination_active_tasks
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.paired import sign_test_table

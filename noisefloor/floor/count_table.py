@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, _reversals
 from noisefloor.floor.contrast_table import TRIAL, seed_array
 from noisefloor.floor.nulls import COUNT_TABLE
-from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, _reversals
+
 
 def null_contrasts_from_counts(
     counts: pd.DataFrame, *, clean: tuple[str, ...] | None = None

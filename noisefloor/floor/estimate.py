@@ -326,9 +326,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     _validate.choice("tau_method", tau_method, TAU_METHODS)
     if pooling == "summed" and tau_method != "dl":
         raise _validate.ParameterError("tau_method", "'dl' with summed pooling", tau_method,
-                                       message="{tau_method=%r} applies to {pooling='random'} "
-                                       "(the tau of summed pooling is DerSimonian-Laird); pass "
-                                       "{pooling='random'}" % tau_method)
+                                       message="{tau_method=" + repr(tau_method) + "} applies to "
+                                       "{pooling='random'} (the tau of summed pooling is "
+                                       "DerSimonian-Laird); pass {pooling='random'}")
     if not isinstance(null_contrasts, pd.DataFrame):
         raise TypeError(f"null_contrasts must be a DataFrame, got {type(null_contrasts).__name__}")
     required = ("contrast", "clean", "seed", "wins", "losses", "ties")

@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from noisefloor.floor.contrast_table import TRIAL, seed_array
-from noisefloor.logs.configuration import describe_differences, parse_configuration
-from noisefloor.floor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.floor.contrast_labels import split_protocol_pair
+from noisefloor.floor.contrast_table import TRIAL, seed_array
+from noisefloor.floor.pairing import Slot, encode_groups, pair_counts
+from noisefloor.logs.configuration import describe_differences, parse_configuration
 from noisefloor.stats.validation import MentionError, literal
 from noisefloor.stats.warning_classes import FirstRequestMismatchWarning
 

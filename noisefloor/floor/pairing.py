@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from noisefloor.stats.paired import Slot, pair_counts  # the one pairing's counts
 from noisefloor.stats.passk import trial_outcomes
-from noisefloor.stats.paired import Slot, pair_counts  # noqa: F401 - the one pairing's counts
 
 __all__ = ["Group", "Slot", "encode_groups", "pair_counts"]
 

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
         DEFAULT_SUBMISSION_TYPE,
         DOMAIN_TASKS,
         ENTRY_COLUMNS,
+        SETUP_FIELDS,
         Leaderboard,
         LeaderboardError,
-        SETUP_FIELDS,
         leaderboard_from_submissions,
         read_leaderboard,
     )

@@ -160,7 +160,7 @@ class _Where:
     def __format__(self, spec: str) -> str:
         return f"{self.source}:{self.lines.get(self.sid)}: submission {self.sid!r}"
 
-    __str__ = __repr__ = lambda self: self.__format__("")  # noqa: E731
+    __str__ = __repr__ = lambda self: self.__format__("")
 
 
 def _no_duplicate_keys(source: Path, text: str):

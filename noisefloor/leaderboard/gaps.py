@@ -28,8 +28,17 @@ import scipy.stats
 from statsmodels.stats.proportion import confint_proportions_2indep, proportions_ztest
 
 from noisefloor.leaderboard.entries import (
-    DEFAULT_SUBMISSION_TYPE, DOMAIN_TASKS, ENTRY_COLUMNS, SETUP_FIELDS, Leaderboard,
-    LeaderboardError, _stated, _version, leaderboard_from_submissions, read_leaderboard)
+    DEFAULT_SUBMISSION_TYPE,
+    DOMAIN_TASKS,
+    ENTRY_COLUMNS,
+    SETUP_FIELDS,
+    Leaderboard,
+    LeaderboardError,
+    _stated,
+    _version,
+    leaderboard_from_submissions,
+    read_leaderboard,
+)
 
 #: Names re-exported from :mod:`noisefloor.leaderboard.entries`, so one import serves both.
 __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FIELDS",
@@ -38,6 +47,7 @@ __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FI
            "compare_entries", "model_identity", "LeaderboardFloor", "aa_floor"]
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.validation import MentionError
+
 
 def setup_flags(a: pd.Series, b: pd.Series) -> tuple[str, ...]:
     """How two leaderboard entries differ in setup: tau2 version, user simulator, submission type.

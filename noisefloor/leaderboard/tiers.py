@@ -34,7 +34,6 @@ of populations. Journal of the Royal Statistical Society Series C 69(3), 589-606
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any

@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, LogValidationError
 from noisefloor.logs.files import regular_file_problem, stat_problem
 from noisefloor.logs.harbor import harbor_kind
@@ -19,6 +18,7 @@ from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_docu
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.lines import MAX_LINE_BYTES
 from noisefloor.logs.terminalbench import is_terminal_bench_run, is_terminal_bench_trial
+from noisefloor.stats.validation import literal
 
 __all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
            "walk_paths"]

@@ -7,13 +7,15 @@ and fix it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field as dataclass_field
+from dataclasses import asdict, dataclass
+from dataclasses import field as dataclass_field
 from typing import Any
 
 from noisefloor.stats.validation import MentionError, Spell, mention_text
 from noisefloor.stats.warning_classes import InfrastructureRewardWarning, TruncatedLineWarning
 
 __all__ = [
+    "InfrastructureRewardWarning",
     "LogProblem",
     "LogValidationError",
     "TruncatedLine",

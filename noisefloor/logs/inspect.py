@@ -65,12 +65,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.stats.validation import literal
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.files import regular_file_problem
 from noisefloor.logs.jsonparse import JSONProblem, parse_strict
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import tail_problem
+from noisefloor.stats.validation import literal
 
 __all__ = [
     "MANIFEST_NAMES",

@@ -7,8 +7,8 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from operator import methodcaller
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,13 +19,13 @@ from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
 from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
 from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows, string_array
+from noisefloor.logs.harbor import iter_harbor_blocks
 from noisefloor.logs.inspect import iter_inspect_blocks
 from noisefloor.logs.paper import iter_paper_blocks
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
 from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
-from noisefloor.logs.harbor import iter_harbor_blocks
 from noisefloor.logs.terminalbench import iter_terminal_bench_blocks
 from noisefloor.logs.validation import FIELDS
 

@@ -9,9 +9,9 @@ and feeds the valid rows to a :class:`~noisefloor.logs.frame.FrameBuilder`.
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from collections import Counter
 from typing import Any
 
 import numpy as np

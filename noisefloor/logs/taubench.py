@@ -50,12 +50,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.stats.passk import SUCCESS_TOLERANCE
-from noisefloor.stats.validation import literal
-from noisefloor.stats.warning_classes import PartialRewardWarning
 from noisefloor.logs.errors import LogProblem, describe_value
 from noisefloor.logs.pipeline import ProblemSink, RecordBlock
 from noisefloor.logs.tau2 import _load_document
+from noisefloor.stats.passk import SUCCESS_TOLERANCE
+from noisefloor.stats.validation import literal
+from noisefloor.stats.warning_classes import PartialRewardWarning
 
 __all__ = [
     "AGENT_STRATEGIES",

@@ -264,7 +264,7 @@ def _labels(path: Path, meta: dict[str, Any] | None, sink: ProblemSink, benchmar
                 "a Terminal-Bench run records its model in run_metadata.json beside "
                 "results.json, and there is none here; pass {model}",
                 "run_metadata.json with model_name", "no run_metadata.json" if not meta
-                else f"run_metadata.json without model_name", kind="format")])
+                else "run_metadata.json without model_name", kind="format")])
             return None
     if protocol is None:
         agent = meta.get("agent_name")

@@ -29,7 +29,6 @@ from noisefloor.monitoring.time_order import (
     require_trial_frame,
     where,
 )
-from noisefloor.stats.validation import ParameterError, literal
 from noisefloor.stats.monitor import (
     Alarm,
     CollisionRateResult,
@@ -40,6 +39,7 @@ from noisefloor.stats.monitor import (
     rolling_quantile_monitor,
     tabular_cusum,
 )
+from noisefloor.stats.validation import ParameterError, literal
 
 __all__ = ["COORDINATION_KEYS_FIELD", "MonitorReport", "monitor_trials"]
 
@@ -119,7 +119,7 @@ def _protocol_mention(protocol) -> str:
     """``{protocol='x'}`` (``--protocol x`` on the command line), or the bare mention and the
     value when its text would not read as a mention."""
     text = repr(protocol)
-    return ("{protocol=%s}" % text if not set(text) & set("{}") else
+    return ("{protocol=" + text + "}" if not set(text) & set("{}") else
             "{protocol} " + literal(text))
 
 
@@ -130,7 +130,7 @@ def _calls_of(
         return None
     entries = extra[field_name]
     if not isinstance(entries, list):
-        raise ValueError(  # noqa: TRY004 - a malformed log field, reported as bad data
+        raise ValueError(  # a malformed log field, reported as bad data
             f"{where(frame, label)}: extra.{field_name} must be a list of "
             f'{{"tool", "key", "fingerprint"}} objects, got {type(entries).__name__}'
         )

@@ -18,11 +18,11 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.arm_contrasts import BY, left_out_totals, log_contrasts
+from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.floor.contrast_table import POOLED
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_families
-from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
@@ -408,5 +408,4 @@ def has_store_fields(trials: pd.DataFrame) -> bool:
 
 
 # the audit pipeline lives in its own module; imported last (it uses the helpers above)
-from noisefloor.pipelines.audit import (  # noqa: E402
-    NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files)
+from noisefloor.pipelines.audit import NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files  # noqa: E402

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.floor.arm_contrasts import left_out_totals, log_contrasts, place_contrasts
 from noisefloor.audit.verdicts import AuditResult, audit
+from noisefloor.floor.arm_contrasts import left_out_totals, log_contrasts, place_contrasts
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import certified_null_contrasts
@@ -200,11 +200,14 @@ def audit_run(
     >>> round(r.noise_floor.floor, 4), round(r.noise_floor.envelope, 4)
     (0.1296, 0.2492)
     """
-    from noisefloor.audit.published import (BUNDLED_CLAIMS_SOURCE, BUNDLED_COUNTS_SOURCE,
-                                       read_claims, read_paired_counts)
-    from noisefloor.stats.paired import sign_test_table
-
+    from noisefloor.audit.published import (
+        BUNDLED_CLAIMS_SOURCE,
+        BUNDLED_COUNTS_SOURCE,
+        read_claims,
+        read_paired_counts,
+    )
     from noisefloor.stats import validation as _validate
+    from noisefloor.stats.paired import sign_test_table
 
     confidence = _validate.probability("confidence", confidence)  # before reading anything
     if logs is not None and counts is not None:
@@ -336,8 +339,13 @@ def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True,
     """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``
     (``spell`` spells the parameters a note mentions, as in
     :func:`noisefloor.report.text.audit_text`)."""
-    from noisefloor.report.forest import BUNDLED_CLAIMS_SECTION, CLAIMS_SECTION, audit_forest, save_figure
     from noisefloor.audit.published import BUNDLED_CLAIMS_SOURCE
+    from noisefloor.report.forest import (
+        BUNDLED_CLAIMS_SECTION,
+        CLAIMS_SECTION,
+        audit_forest,
+        save_figure,
+    )
     from noisefloor.report.text import audit_markdown
 
     out_dir = Path(out)

@@ -231,7 +231,7 @@ class TrialState:
     injections: int = 0
 
 
-class Reader(abc.ABC):
+class Reader(abc.ABC):  # noqa: B024 - both hooks have defaults; a reader overrides either
     """Interface of a reader protocol; subclass and override either hook.
 
     Set the class attribute ``name`` (written into trial records as the protocol). Both hooks

@@ -118,7 +118,7 @@ class ModelCaller:
         try:
             completion = self._endpoints.complete(self.endpoint, messages,
                                                   temperature=self.temperature)
-        except Exception as exc:  # noqa: BLE001 - EndpointError and transport failures alike
+        except Exception as exc:  # EndpointError and transport failures alike
             entry["error"] = f"{type(exc).__name__}: {short_text(str(exc), 300)}"
             self.calls.append(entry)
             raise RefinementError(entry["error"]) from None

@@ -261,7 +261,7 @@ class TrialSession:
         self._view = view
         self.task_id: str = view.task_id
         self.trial = trial
-        self.started_at = _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no UTC
+        self.started_at = _dt.datetime.now(_dt.timezone.utc)
         self.attempt_id = uuid.uuid4().hex
         self.store_events_at_start = view.count()
         self.state = TrialState(task_id=self.task_id, trial=trial)
@@ -462,7 +462,7 @@ class TrialSession:
             return _as_text(self._tools[name].func(**args))
         try:
             result, error = fn(**args), False  # type: ignore[misc]  # fn None: a TypeError response
-        except Exception as exc:  # noqa: BLE001 - the agent sees the failure, as tool benchmarks do
+        except Exception as exc:  # the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)
 

@@ -13,10 +13,20 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from noisefloor.stats.multiplicity import (MultiplicityResult, adjust_families,
-                                               adjust_pvalues, holm)
-    from noisefloor.stats.paired import (SignTest, sign_test, sign_test_pvalues, sign_tests,
-                                         wilson_interval, wilson_mapped_ci)
+    from noisefloor.stats.multiplicity import (
+        MultiplicityResult,
+        adjust_families,
+        adjust_pvalues,
+        holm,
+    )
+    from noisefloor.stats.paired import (
+        SignTest,
+        sign_test,
+        sign_test_pvalues,
+        sign_tests,
+        wilson_interval,
+        wilson_mapped_ci,
+    )
     from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
     from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
 

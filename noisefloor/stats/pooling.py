@@ -7,7 +7,6 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
-
 from scipy.special import ndtri
 
 from noisefloor.stats import validation as _validate

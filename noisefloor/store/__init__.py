@@ -13,7 +13,7 @@ Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evalua
 Trustworthiness.
 """
 
-from noisefloor.store.base import EventStore, ScopeViolation, StoreError, StoredEvent, TaskView
+from noisefloor.store.base import EventStore, ScopeViolation, StoredEvent, StoreError, TaskView
 from noisefloor.store.events import (
     EVENT_SCHEMA_VERSION,
     Condition,

@@ -438,7 +438,7 @@ class EventStore(abc.ABC):
         """
         return TaskView(self, _check_str(task_id, "task_id", optional=False))
 
-    def __enter__(self) -> EventStore:  # noqa: PYI034
+    def __enter__(self) -> EventStore:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -111,7 +111,7 @@ def json_safe(value: Any, path: str = "$") -> Any:
 
 
 def _utcnow() -> _dt.datetime:
-    return _dt.datetime.now(_dt.timezone.utc)  # noqa: UP017 - 3.10 has no datetime.UTC
+    return _dt.datetime.now(_dt.timezone.utc)
 
 
 def _check_text(value: str, field: str) -> str:
@@ -143,7 +143,7 @@ class _EventBase(BaseModel):
         # pydantic would decode bytes to str; the store's queries take str only, so bytes are
         # refused here too (one rule for writing and reading)
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+            raise ValueError(  # pydantic turns ValueError into a field error
                 f"{info.field_name} must be a string, got {type(value).__name__}; decode it "
                 "first (bytes belong in arguments, which keep them apart from text)"
             )
@@ -244,7 +244,7 @@ class FailedTrialAction(_EventBase):
     @classmethod
     def _tool_is_text(cls, value: Any) -> Any:
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")
         return value
 
     @field_validator("tool_name")
@@ -259,14 +259,15 @@ class FailedTrialAction(_EventBase):
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"arguments given as a string must be a JSON object: {exc.msg}")
+                raise ValueError(
+                    f"arguments given as a string must be a JSON object: {exc.msg}") from exc
             except RecursionError:
                 raise ValueError(f"arguments nest deeper than {MAX_ARGUMENT_DEPTH} levels") from None
         check_depth(value)
         if value is None:
             return {}
         if not isinstance(value, Mapping):
-            raise ValueError(  # noqa: TRY004 - pydantic turns ValueError into a field error
+            raise ValueError(  # pydantic turns ValueError into a field error
                 f"arguments must be an object (mapping), got {type(value).__name__}"
             )
         return json_safe(value)
@@ -401,7 +402,7 @@ class FailedPredicate(_EventBase):
     @classmethod
     def _tool_is_text(cls, value: Any) -> Any:
         if isinstance(value, (bytes, bytearray, memoryview)):
-            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")  # noqa: TRY004
+            raise ValueError(f"tool_name must be a string, got {type(value).__name__}")
         return value
 
     @field_validator("tool_name")

@@ -195,7 +195,7 @@ def _sdk_refuses(text: str) -> str:
 
     try:
         types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-    except Exception as exc:  # noqa: BLE001 - any refusal is answered, never dropped
+    except Exception as exc:  # any refusal is answered, never dropped
         first = str(exc).splitlines()
         return first[1].strip() if len(first) > 1 else str(exc)
     return ""

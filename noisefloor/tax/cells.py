@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.stats.hierarchical import percentile_interval, task_weighted_means
-from noisefloor.stats.stratified import stratified_bootstrap, stratified_t_interval
 from noisefloor.stats.paired import sign_test
+from noisefloor.stats.stratified import stratified_bootstrap, stratified_t_interval
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["NEGATIVE_NOTE", "cell_table", "instance_table", "task_table"]

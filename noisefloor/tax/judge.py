@@ -16,9 +16,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from noisefloor.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
+from noisefloor.stats.warning_classes import UnknownPriceWarning
 from noisefloor.tax.cascade import JudgeRun, collect_labels, judge_keys, judge_requests
 from noisefloor.tax.judge_journal import JudgeJournal
-from noisefloor.stats.warning_classes import UnknownPriceWarning
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["judge_with_endpoint"]

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.report.text import _markdown, _p, pp
 from noisefloor.logs.annotations import read_annotations
+from noisefloor.report.text import _markdown, _p, pp
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
-from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.cells import cell_table, instance_table, task_table
 from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
+from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.mixed import mixed_pair_table
 from noisefloor.tax.prediction import TaxPrediction, predict_tax
 from noisefloor.tax.run import TaxRun, read_run
@@ -442,7 +442,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         "instances": fc["n_instances"], "solo": fc["solo"].map(pp), "pair": fc["pair"].map(pp),
         "tax (pp)": fc["tax"].map(lambda v: pp(v, signed=True)),
         f"{level} CI": [_ci(a, b) for a, b in zip(fc["ci_low"], fc["ci_high"])],
-        "ratio gap": fc["ratio_gap"].map(pp), "W/L/T": [f"{w}/{l}/{x}" for w, l, x in zip(
+        "ratio gap": fc["ratio_gap"].map(pp), "W/L/T": [f"{w}/{losses}/{x}" for w, losses, x in zip(
             fc["wins"], fc["losses"], fc["ties"])], "sign p": fc["sign_p"].map(_p),
         "note": fc["note"]})
     L += [_markdown(t), ""]

@@ -43,7 +43,8 @@ def test_wide_table_weighted_cohen_matches_irr(tmp_path):
     # irr anxiety data, raters 2 and 3 only (wide layout): R irr::kappa2(anxiety[,2:3], "equal")
     # gives 0.1459.
     src = (FIX / "irr_anxiety.csv").read_text().splitlines()
-    lines = ["item,rater2,rater3"] + [",".join(l.split(",")[i] for i in (0, 2, 3)) for l in src[1:]]
+    lines = ["item,rater2,rater3"] + [",".join(line.split(",")[i] for i in (0, 2, 3))
+                                      for line in src[1:]]
     p = tmp_path / "anx.csv"
     p.write_text("\n".join(lines) + "\n")
     res = _run(p, "--metric", "cohen", "--weights", "linear", "--json", "--n-boot", "0")
@@ -389,8 +390,8 @@ def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
 def test_the_command_and_agreement_by_label_give_the_same_intervals_by_default():
     # one call reproduces the command: the library's default resample count is the command's
     # (it was 1,000 against the command's 2,000, so the same seed gave other intervals)
-    from noisefloor.logs.annotations import read_annotations
     from noisefloor.agreement.study import agreement_by_label
+    from noisefloor.logs.annotations import read_annotations
 
     res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--metric", "fleiss", "--json")
     assert res.exit_code == 0, res.output

@@ -147,7 +147,7 @@ def _all_commands(group=cli, path=()):
 
 def test_help_summaries_fit_and_show_no_rest_markup():
     # summaries cut mid-sentence ("..."), ``double backticks`` in help.
-    for path, command in _all_commands():
+    for path, _command in _all_commands():
         r = _run(*path, "--help")
         assert r.exit_code == 0, path
         assert "``" not in r.output, (path, r.output)

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.monitor import ALARM_EXIT_CODE, NOT_EVALUATED_EXIT_CODE, monitor
-from noisefloor.pipelines import floor_run
 from noisefloor.logs import load_trials
+from noisefloor.pipelines import floor_run
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
 MONITORED = str(FIXTURES / "monitored.jsonl")

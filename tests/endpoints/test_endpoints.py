@@ -15,10 +15,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.endpoints.client import (
-    Endpoints, EndpointError, EndpointFatalError, ModelEndpoint, _Endpoint, retry_after_seconds,
-)
 from harness.runner.scripted import ScriptedServer
+from noisefloor.endpoints.client import (
+    EndpointError,
+    EndpointFatalError,
+    Endpoints,
+    ModelEndpoint,
+    _Endpoint,
+    retry_after_seconds,
+)
 
 MSG = [{"role": "user", "content": "hello there"}]  # 11 characters -> 1 + 11 // 4 = 3 tokens
 

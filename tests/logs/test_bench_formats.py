@@ -24,7 +24,7 @@ from noisefloor.stats.passat import pass_at_k
 from noisefloor.stats.passk import pass_hat_k
 
 sys.path.insert(0, str(Path(__file__).parent))
-from make_bench_logs import harbor_mean, write_harbor_job, write_terminal_bench_run  # noqa: E402
+from make_bench_logs import write_harbor_job, write_terminal_bench_run
 
 #: 3 tasks x 5 attempts; a null is_resolved (agent timeout) counts as unresolved.
 OUTCOMES = {"hello-world": [True, True, False, True, None],

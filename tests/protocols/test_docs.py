@@ -121,7 +121,7 @@ def test_example_prints_its_output(example: Example, tmp_path: Path,
     buffer = io.StringIO()
     namespace: dict[str, object] = {"__name__": "__docs_example__"}
     with contextlib.redirect_stdout(buffer):
-        exec(compile(example.code, f"{DOC.name}:{example.line}", "exec"), namespace)  # noqa: S102
+        exec(compile(example.code, f"{DOC.name}:{example.line}", "exec"), namespace)
     got = buffer.getvalue()
     if example.output is not None:
         assert _matches(example.output, got), (

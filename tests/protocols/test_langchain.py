@@ -42,7 +42,7 @@ class RecordingFakeModel(GenericFakeChatModel):
     ``requests`` records what a provider would receive: the messages and the bound tools.
     """
 
-    requests: list = []  # noqa: RUF012 - a pydantic field; each test passes its own list
+    requests: list = []  # a pydantic field; each test passes its own list
 
     def bind_tools(self, tools: Any, **kwargs: Any):
         return self.bind(tools=[convert_to_openai_tool(t) for t in tools], **kwargs)

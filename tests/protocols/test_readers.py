@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noisefloor.protocols import (
     Coordinator,
@@ -197,9 +199,6 @@ def test_reader_registry():
     with pytest.raises(ValueError, match="known"):
         reader_by_name("broadcast")
 
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 _calls = st.tuples(st.sampled_from(["A", "B", "C"]), st.sampled_from(["f", "g"]),
                    st.dictionaries(st.sampled_from(["x", "y"]), st.integers(0, 3) | st.text(max_size=2),

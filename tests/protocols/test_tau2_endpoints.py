@@ -15,11 +15,11 @@ import pytest
 
 pytest.importorskip("tau2")
 
-from click.testing import CliRunner  # noqa: E402
+from click.testing import CliRunner
 
-from noisefloor.endpoints import ModelEndpoint  # noqa: E402
-from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols  # noqa: E402
-from noisefloor.protocols.tau2.scripted import ScriptedEndpoint  # noqa: E402
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
+from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
 
 AGENT, USER = "scripted-agent", "scripted-user"
 

@@ -21,10 +21,10 @@ import pytest
 
 pytest.importorskip("tau2")
 
-from noisefloor.endpoints import ModelEndpoint  # noqa: E402
-from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols  # noqa: E402
-from noisefloor.protocols.tau2.scripted import ScriptedEndpoint  # noqa: E402
-from noisefloor.store import SQLiteEventStore  # noqa: E402
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
+from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
+from noisefloor.store import SQLiteEventStore
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = ("5", "18", "38")

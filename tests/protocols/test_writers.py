@@ -82,7 +82,10 @@ def test_judged_writer_plugs_in_through_the_same_interface():
 
 def test_predicate_writer_with_facts_extractor():
     orders = {"#W123": {"status": "shipped"}}
-    resolve = lambda tool, args: {"order": orders.get(args.get("order_id"), {})}
+
+    def resolve(tool, args):
+        return {"order": orders.get(args.get("order_id"), {})}
+
     extract = facts_extractor(resolve, {"cancel_order": ["order.status"]})
     calls = (ToolCall("get_order", {"order_id": "#W123"}, "..."),
              ToolCall("cancel_order", {"order_id": "#W123"}, "cannot cancel: shipped", error=True))

@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # the helper modules nf_pages, nf_browser
 
-from nf_pages import COMMANDS, ROOT, run_cli  # noqa: E402
+from nf_pages import COMMANDS, ROOT, run_cli
 
 
 @pytest.fixture(scope="session")

@@ -13,14 +13,13 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from nf_pages import COMMANDS, NUM
 
 from noisefloor.cli.main import cli
 from noisefloor.report.html.doc_page import fill
 from noisefloor.report.html.page import Markup, Page, Table, cells, render_page, render_table
 from noisefloor.report.html.render import FORMATS, html_report, resolve
 from noisefloor.report.html.svg import ForestRow, Series, bars_svg, curves_svg, forest_svg
-
-from nf_pages import COMMANDS, NUM
 
 
 def _close(a, b) -> bool:

@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
-from noisefloor.stats.agreement import resampling as boot
 from noisefloor.stats.agreement import cohen_kappa, fleiss_kappa_from_counts, krippendorff_alpha
+from noisefloor.stats.agreement import resampling as boot
 
 
 def _expand(resampler, counts):

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.report.agreement_figure import agreement_plot_rows, save_agreement_plot
 from noisefloor.agreement.study import agreement_by_label
 from noisefloor.cli.agreement import agreement
 from noisefloor.logs.annotations import read_annotations
+from noisefloor.report.agreement_figure import agreement_plot_rows, save_agreement_plot
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 
@@ -77,8 +77,8 @@ def test_unsupported_plot_format_is_refused_before_computing(tmp_path, name, got
 
 
 def test_cli_and_library_agree_on_formats():
-    from noisefloor.report.agreement_figure import PLOT_FORMATS
     from noisefloor.cli.agreement import PLOT_FORMATS as CLI_FORMATS
+    from noisefloor.report.agreement_figure import PLOT_FORMATS
 
     assert CLI_FORMATS == PLOT_FORMATS == (".png", ".svg", ".pdf")
 
@@ -116,8 +116,8 @@ def test_bands_are_opaque_and_step_in_lightness():
 
 
 def test_empty_table_rejected():
-    from noisefloor.report.agreement_figure import agreement_forest_plot
     from noisefloor.agreement.study import AgreementTable
+    from noisefloor.report.agreement_figure import agreement_forest_plot
 
     with pytest.raises(ValueError, match="no results"):
         agreement_forest_plot(AgreementTable(results=(), judge=None, raters=(), tie="exclude"))

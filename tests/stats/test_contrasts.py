@@ -3,8 +3,11 @@
 import pandas as pd
 import pytest
 
-from noisefloor.stats.active import (coordination_active_contrast, coordination_active_pass_hat_k,
-                                     coordination_active_tasks)
+from noisefloor.stats.active import (
+    coordination_active_contrast,
+    coordination_active_pass_hat_k,
+    coordination_active_tasks,
+)
 from noisefloor.stats.contrasts import paired_contrast
 
 

@@ -34,10 +34,10 @@ def test_pooled_pull_vs_intercept_matches_paper():
     assert round(min(1.0, 3 * r.p_value), 3) == 0.316
 
 
-@pytest.mark.parametrize("w,l,t,p", [(5, 5, 19, 1.00), (2, 6, 20, 0.29), (6, 11, 18, 0.33)])
-def test_coordination_active_sign_tests_match_paper(w, l, t, p):
+@pytest.mark.parametrize("w,losses,t,p", [(5, 5, 19, 1.00), (2, 6, 20, 0.29), (6, 11, 18, 0.33)])
+def test_coordination_active_sign_tests_match_paper(w, losses, t, p):
     # Same source, coordination-active table: sign p = 1.00, 0.29, 0.33 (uncorrected).
-    assert round(sign_test(w, l, t).p_value, 2) == p
+    assert round(sign_test(w, losses, t).p_value, 2) == p
 
 
 def test_binomial_p_value_matches_r():
@@ -107,9 +107,9 @@ counts = st.integers(min_value=0, max_value=300)
 
 @settings(max_examples=200, deadline=None)
 @given(counts, counts, counts)
-def test_interval_contains_gap(w, l, t):
-    r = sign_test(w, l, t)
-    if w + l == 0:
+def test_interval_contains_gap(w, losses, t):
+    r = sign_test(w, losses, t)
+    if w + losses == 0:
         assert math.isnan(r.ci_low)
     else:
         assert r.ci_low <= r.gap + 1e-12 <= r.ci_high + 2e-12
@@ -119,11 +119,11 @@ def test_interval_contains_gap(w, l, t):
 
 @settings(max_examples=200, deadline=None)
 @given(counts, counts, counts)
-def test_swapping_arms_mirrors_everything(w, l, t):
-    a, b = sign_test(w, l, t), sign_test(l, w, t)
-    if w + l + t:
+def test_swapping_arms_mirrors_everything(w, losses, t):
+    a, b = sign_test(w, losses, t), sign_test(losses, w, t)
+    if w + losses + t:
         assert a.gap == pytest.approx(-b.gap)
-    if w + l:
+    if w + losses:
         assert a.p_value == pytest.approx(b.p_value)
         assert a.ci_low == pytest.approx(-b.ci_high)
         assert a.ci_high == pytest.approx(-b.ci_low)

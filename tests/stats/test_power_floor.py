@@ -7,8 +7,8 @@ import math
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-from noisefloor.stats.power.shrinking_floor import sample_size_shrinking_floor
 from noisefloor.stats.power.functions import power
+from noisefloor.stats.power.shrinking_floor import sample_size_shrinking_floor
 
 
 def test_smallest_n_clears_the_floor_at_that_n():

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.stats.passk_interval import per_task_pass_hat_k
-from noisefloor.stats.validation import ParameterError
 from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_aa
+from noisefloor.stats.validation import ParameterError
 
 # The noise-floor paper's trial-0 per-seed gaps (shared/data/noise-floor-paper/paired_counts.csv):
 # no_coord-intercept +10, 0; pull-no_coord +8, -3; pull-intercept +18, -3 pp.

@@ -8,8 +8,8 @@ from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
 from noisefloor.stats import snr
-from noisefloor.stats.power.planning import MAX_PLAN_N, minimum_detectable_effect, plan, sample_size
 from noisefloor.stats.power.functions import MAX_EXACT_N
+from noisefloor.stats.power.planning import MAX_PLAN_N, minimum_detectable_effect, plan, sample_size
 from noisefloor.stats.validation import ParameterError
 
 

@@ -20,8 +20,14 @@ from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 from noisefloor.stats.multiplicity import adjust_families, adjust_pvalues, holm
-from noisefloor.stats.paired import (sign_test, sign_test_pvalues, sign_test_table, sign_tests,
-                                     wilson_interval, wilson_mapped_ci)
+from noisefloor.stats.paired import (
+    sign_test,
+    sign_test_pvalues,
+    sign_test_table,
+    sign_tests,
+    wilson_interval,
+    wilson_mapped_ci,
+)
 
 # ---------------------------------------------------------------- R reference values
 

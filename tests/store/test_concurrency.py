@@ -77,7 +77,7 @@ def test_four_concurrent_writer_processes_lose_nothing(tmp_path):
     assert set(got) == expected
     # each batch got consecutive ids: appends are atomic and never interleave
     by_batch = {}
-    for w, b, i, event_id in rows:
+    for w, b, _i, event_id in rows:
         by_batch.setdefault((w, b), []).append(event_id)
     for ids in by_batch.values():
         ids.sort()

@@ -30,7 +30,7 @@ def test_planted_family_tax_inside_its_interval(run, planted):
     # the planted ordering spatial > relational > csp appears in every model's row
     for m, g in cells.groupby("model"):
         t = g.set_index("family")["tax"]
-        assert t["spatial"] > t["relational"] > t["csp"]
+        assert t["spatial"] > t["relational"] > t["csp"], m
 
 
 def test_task_cells_paired_counts_and_sign_test(run):

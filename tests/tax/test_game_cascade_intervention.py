@@ -91,7 +91,7 @@ def test_stage_rates_separate_failure_from_success(run, planted):
     for (fam, stage), g in rates.groupby(["family", "stage"]):
         f = g[g.outcome == "failed"].iloc[0]
         s = g[g.outcome == "success"].iloc[0]
-        assert f.ci_low > s.ci_high            # planted: ~0.65 vs ~0.12
+        assert f.ci_low > s.ci_high, (fam, stage)  # planted: ~0.65 vs ~0.12
     assert rates.attrs["n_unlabelled"] == 0
     assert set(rates["family"]) == {"spatial", "relational", "csp", "all"}
 

@@ -8,8 +8,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
 from noisefloor.cli.tax_report import report
+from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
 from noisefloor.tax.judge import judge_with_endpoint
 from noisefloor.tax.run import read_run
 

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from harness.tasks.csp.answers import (
-        OrderAnswer,
         WORD,
+        OrderAnswer,
         canonical_name,
         first_line_block,
         parse_name_list,
@@ -26,11 +26,11 @@ if TYPE_CHECKING:
     )
     from harness.tasks.csp.common import (
         DIFFICULTIES,
+        SIDES,
+        UNPARSED,
         EliminationTask,
         Instance,
-        SIDES,
         Task,
-        UNPARSED,
         View,
         check_keep,
         check_seed_difficulty,
@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from harness.tasks.csp.grid import MapColouring, Seating, Sudoku4, sudoku4_grids
     from harness.tasks.csp.notebooks import need, read_notebooks, unreadable
     from harness.tasks.csp.optimisation import (
-        BudgetCurrency,
         CATEGORIES,
         CURRENCIES,
         GEAR,
+        BudgetCurrency,
         KnapsackUnits,
         SelectionTask,
     )

@@ -29,8 +29,8 @@ from harness.tasks.csp.common import (
     solutions_array,
     word_list,
 )
-from harness.tasks.csp.vocabulary import COLOURS, GUEST_NAMES, TOWN_NAMES
 from harness.tasks.csp.notebooks import need, unreadable
+from harness.tasks.csp.vocabulary import COLOURS, GUEST_NAMES, TOWN_NAMES
 
 
 # =========================================================================================

@@ -26,7 +26,6 @@ from harness.tasks.csp.common import (
 from harness.tasks.csp.notebooks import unreadable
 from harness.tasks.csp.units import imperial_text, metric_text, parse_quantity
 
-
 #: ingredient -> (canonical unit, the pack sizes a baker can use, in that unit)
 INGREDIENTS = {
     "flour": ("g", (200, 250, 300, 350, 400)),

@@ -24,6 +24,8 @@ from harness.tasks.csp.common import (
     parse_pairs,
     read_only_array,
 )
+from harness.tasks.csp.notebooks import need, unreadable
+from harness.tasks.csp.time import clock, read_clock
 from harness.tasks.csp.vocabulary import (
     GUEST_NAMES,
     MEETING_NAMES,
@@ -31,9 +33,6 @@ from harness.tasks.csp.vocabulary import (
     SHIFT_NAMES,
     SHIFT_STARTS,
 )
-from harness.tasks.csp.notebooks import need, unreadable
-from harness.tasks.csp.time import clock, read_clock
-
 
 
 @lru_cache(maxsize=256)

@@ -24,20 +24,20 @@ from harness.tasks.csp.common import (
     read_only_array,
     word_list,
 )
-from harness.tasks.csp.vocabulary import GUEST_NAMES
 from harness.tasks.csp.notebooks import need, unreadable
 from harness.tasks.csp.time import (
     UTC,
-    random_date,
-    utc_instant,
-    local_stamp,
-    utc_offset_text,
-    parse_instant,
     _offset_minutes,
     _tz_conventions,
+    local_stamp,
+    parse_instant,
+    random_date,
     read_stamp,
     read_zone,
+    utc_instant,
+    utc_offset_text,
 )
+from harness.tasks.csp.vocabulary import GUEST_NAMES
 
 
 # =========================================================================================

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+
 @lru_cache(maxsize=1)
 def ureg():
     """The shared pint ``UnitRegistry`` (built once, on first use)."""

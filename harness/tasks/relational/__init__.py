@@ -18,8 +18,8 @@ if TYPE_CHECKING:
         MAX_QUESTION,
         NONE,
         NONE_WORDS,
-        RelationalTask,
         SURNAMES,
+        RelationalTask,
         balanced_owners,
         compact,
         draw_people,
@@ -34,13 +34,13 @@ if TYPE_CHECKING:
     )
     from harness.tasks.relational.graphs import FamilyTree, OrgChart
     from harness.tasks.relational.networks import (
-        AliasResolution,
         CODENAMES,
         COURSE_TITLES,
-        CoursePrerequisites,
         DEPARTMENTS,
-        RailConnections,
         STATIONS,
+        AliasResolution,
+        CoursePrerequisites,
+        RailConnections,
     )
     from harness.tasks.relational.orders import (
         EventPrecedence,
@@ -51,8 +51,8 @@ if TYPE_CHECKING:
     )
     from harness.tasks.relational.records import (
         CLUBS,
-        ClubMemberships,
         ITEMS,
+        ClubMemberships,
         OwnershipTransfers,
         final_owner,
     )

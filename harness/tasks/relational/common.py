@@ -421,7 +421,7 @@ class RelationalTask(Task):
         """Canonical facts from the fact lines of the full rendering (view ``a`` wording)."""
         pattern = re.escape(self.templates["a"])
         for i in range(len(self.fact_fields)):
-            pattern = pattern.replace(re.escape("{%d}" % i), f"(?P<f{i}>.+?)")
+            pattern = pattern.replace(re.escape("{" + str(i) + "}"), f"(?P<f{i}>.+?)")
         regex = re.compile(pattern + "$")
         facts = []
         for line in lines:

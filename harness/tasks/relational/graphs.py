@@ -25,13 +25,13 @@ from harness.tasks.relational.common import (
 )
 from harness.tasks.relational.structures import (
     QUESTIONS_ANSWER_FORMAT,
-    random_tree,
-    shuffled,
     chain_up,
-    up_distances,
-    random_linear_extension,
     pick_queries,
+    random_linear_extension,
+    random_tree,
     reattach_tree_edges,
+    shuffled,
+    up_distances,
 )
 
 __all__ = [  # the random structures are re-exported from their old home

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 import networkx as nx
 
 from harness.registry import register
@@ -22,11 +21,10 @@ from harness.tasks.relational.common import (
     draw_people,
 )
 from harness.tasks.relational.structures import (
-    random_linear_extension,
-    pick_queries,
     QUESTIONS_ANSWER_FORMAT,
+    pick_queries,
+    random_linear_extension,
 )
-
 
 # ----- rail connections -------------------------------------------------------------------
 STATIONS = (

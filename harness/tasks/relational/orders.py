@@ -17,10 +17,10 @@ import networkx as nx
 
 from harness.registry import register
 from harness.tasks.relational.common import (
+    GIVEN_NAMES,
     MAX_ATTEMPTS,
     NONE,
     SIDES,
-    GIVEN_NAMES,
     RelationalTask,
     balanced_owners,
     compact,

@@ -5,7 +5,6 @@ See :mod:`harness.tasks.relational.common` for the shared answer format and scor
 
 from __future__ import annotations
 
-
 import networkx as nx
 
 from harness.registry import register

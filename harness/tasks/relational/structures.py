@@ -12,7 +12,6 @@ from typing import Any
 
 import networkx as nx
 
-
 #: Answer format of every question task (``{example}`` is the task's example answer).
 QUESTIONS_ANSWER_FORMAT = (
     "one entry per question, 'number: answer', separated by semicolons, e.g. '{example}'"

@@ -154,6 +154,6 @@ class WeightedTerrain(GridTask):
         world: dict[str, Any]
         world = {"h": h, "w": w, "cells": cells, "owner": owner_grid(h, w, "rows"), "items": {}}
         place(rng, world, {"S": "a", "G": "b"})
-        for name, (r, c) in world["items"].items():
+        for r, c in world["items"].values():
             set_cell(world["cells"], r, c, ".")
         return world

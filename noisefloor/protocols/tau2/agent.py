@@ -40,23 +40,23 @@ from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no network fetch at import
 
-from tau2.agent.llm_agent import LLMAgent, LLMAgentState  # noqa: E402
-from tau2.data_model.message import (  # noqa: E402
+from tau2.agent.llm_agent import LLMAgent, LLMAgentState
+from tau2.data_model.message import (
     AssistantMessage,
     MultiToolMessage,
     ToolMessage,
 )
-from tau2.utils import llm_utils  # noqa: E402
+from tau2.utils import llm_utils
 
-from noisefloor.endpoints import ModelEndpoint  # noqa: E402
-from noisefloor.protocols.blocking import BlockingEndpoints  # noqa: E402
-from noisefloor.protocols.payload import request_sha256  # noqa: E402
-from noisefloor.protocols.reader_interface import ToolSpec  # noqa: E402
-from noisefloor.protocols.session import TrialSession  # noqa: E402
-from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, RoleUsage, generate  # noqa: E402
+from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.blocking import BlockingEndpoints
+from noisefloor.protocols.payload import request_sha256
+from noisefloor.protocols.reader_interface import ToolSpec
+from noisefloor.protocols.session import TrialSession
+from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, RoleUsage, generate
 
-__all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "first_request_payload",
-           "register"]
+__all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "current_binding",
+           "first_request_payload"]
 
 #: Name of the agent in tau2's registry.
 AGENT_NAME = "noisefloor_llm_agent"

@@ -349,7 +349,7 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
         raise  # 401, 403, 404: no simulation can succeed; the run stops, nothing is journalled
     except EndpointError as exc:  # a model call whose retries are spent
         error, error_kind = f"{type(exc).__name__}: {str(exc)[:500]}", exc.kind
-    except Exception as exc:  # noqa: BLE001 - a crashed simulation
+    except Exception as exc:  # a crashed simulation
         error, error_kind = f"{type(exc).__name__}: {str(exc)[:500]}", "crash"
     reward = None
     if sim is not None and sim.reward_info is not None:

@@ -131,7 +131,7 @@ class ScriptedEndpoint:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:  # http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 arrived = time.monotonic()
                 model = str(body.get("model", ""))

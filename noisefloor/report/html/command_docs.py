@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from noisefloor.report.forest import interval_text
 from noisefloor.report.html.doc_page import DocTable, ReportDoc, figure_svg
 from noisefloor.report.html.page import VERDICT_FILL
 from noisefloor.report.html.page import cells as table_cells
 from noisefloor.report.html.svg import ForestRow, forest_svg
-from noisefloor.report.forest import interval_text
 
 __all__ = ["agreement_doc", "leaderboard_compare_doc", "leaderboard_listing_doc", "plan_doc"]
 

@@ -78,7 +78,7 @@ def compare_page(r: Comparison, *, spell: Any = None, **_: Any) -> Page:
         facts.append(f"to get a floor: {data['advice']}")
     facts += list(r.notes)
     forest = []
-    for i, row in enumerate(r.trial_rows):
+    for row in r.trial_rows:
         seed = "none" if row.seed is None else row.seed
         forest.append(ForestRow("A - B per trial", f"trial {row.trial}, seed {seed}", row.gap,
                                 row.ci_low, row.ci_high, OKABE_ITO["blue"],

@@ -11,11 +11,11 @@ from typing import Any
 
 import pandas as pd
 
+from noisefloor.floor.contrast_table import POOLED, seed_text
+from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
 from noisefloor.report.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, cells
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import ForestRow, forest_svg
-from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
-from noisefloor.floor.contrast_table import POOLED, seed_text
 from noisefloor.report.text import _p, claim_facts, floor_facts, level_text, log_contrast_facts, pp
 
 NULL_FILL = OKABE_ITO["blue"]

@@ -58,10 +58,10 @@ if TYPE_CHECKING:
         loop_resampler,
     )
     from noisefloor.stats.agreement.result import (
-        AgreementResult,
         LANDIS_KOCH_BANDS,
         RANDOLPH_NULL_REASON,
         SE_PERFECT_AGREEMENT_REASON,
+        AgreementResult,
         landis_koch,
     )
 

@@ -18,6 +18,7 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from noisefloor.stats.agreement import resampling as _boot
+from noisefloor.stats.agreement.fleiss_se import ALTERNATIVES, check_count_table, fleiss_null_test
 from noisefloor.stats.agreement.input import (
     _is_missing,
     _ratings_matrix,
@@ -28,7 +29,6 @@ from noisefloor.stats.agreement.input import (
 )
 from noisefloor.stats.agreement.interval import _with_bootstrap
 from noisefloor.stats.agreement.result import RANDOLPH_NULL_REASON, AgreementResult, _undefined
-from noisefloor.stats.agreement.fleiss_se import ALTERNATIVES, check_count_table, fleiss_null_test
 
 __all__ = ["FLEISS_METHODS", "fleiss_kappa", "fleiss_kappa_from_counts"]
 

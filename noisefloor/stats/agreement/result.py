@@ -81,7 +81,7 @@ def landis_koch(value: float) -> str:
     value = float(value)
     if value < 0:
         return "poor"
-    for low, high, name in LANDIS_KOCH_BANDS[1:]:
+    for _low, high, name in LANDIS_KOCH_BANDS[1:]:
         if value <= high + 1e-12:
             return name
     return "almost perfect"

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from noisefloor.stats.monitor.alarms import ALARM_COLUMNS, Alarm, alarms_frame
     from noisefloor.stats.monitor.collision_rate import CollisionRateResult, collision_rate_monitor
     from noisefloor.stats.monitor.cusum import (
-        CusumResult,
         SIEGMUND_OFFSET,
+        CusumResult,
         siegmund_arl,
         simulate_cusum_run_lengths,
         tabular_cusum,

@@ -40,19 +40,19 @@ def _bad(name: str, value, text: str) -> ParameterError:
 def _unit_open(name: str, value) -> float:
     v = _number(name, value)
     if not 0.0 < v < 1.0:
-        raise _bad(name, value, "{%s} must lie strictly between 0 and 1; got " % name)
+        raise _bad(name, value, "{" + name + "} must lie strictly between 0 and 1; got ")
     return v
 
 
 def _number(name: str, value) -> float:
     if isinstance(value, bool):
-        raise _bad(name, value, "{%s} must be a number; got " % name)
+        raise _bad(name, value, "{" + name + "} must be a number; got ")
     try:
         v = float(value)
     except (TypeError, ValueError):
-        raise _bad(name, value, "{%s} must be a number; got " % name) from None
+        raise _bad(name, value, "{" + name + "} must be a number; got ") from None
     if not math.isfinite(v):
-        raise _bad(name, value, "{%s} must be a finite number; got " % name)
+        raise _bad(name, value, "{" + name + "} must be a finite number; got ")
     return v
 
 

@@ -37,7 +37,6 @@ from scipy import optimize
 from scipy.stats import norm
 from statsmodels.stats.power import NormalIndPower
 
-from noisefloor.stats.validation import ParameterError
 from noisefloor.stats.power.functions import (
     EFFECT_SIZES,
     MAX_EXACT_N,
@@ -56,6 +55,7 @@ from noisefloor.stats.power.functions import (
     power_sign_test,
     power_two_proportion,
 )
+from noisefloor.stats.validation import ParameterError
 
 __all__ = ["EFFECT_SIZES", "MAX_EXACT_N", "TESTS", "PlanSet", "PowerPlan",
            "minimum_detectable_effect", "plan", "power", "power_curve", "power_mcnemar",
@@ -306,7 +306,10 @@ def _exact_search(g, d, a, pw, plan):
     # it, find an n that reaches the power by doubling steps, bisect to the crossing (the
     # power is nearly monotone in n), then step down while the previous n reaches it too
     lo = max(1, int(0.9 * guess) - 10)
-    f = (lambda m: _power_exact(m, g, d, a))
+
+    def f(m: int) -> float:
+        return _power_exact(m, g, d, a)
+
     if f(lo) >= pw:
         n = lo
     else:
@@ -394,7 +397,10 @@ def minimum_detectable_effect(n, *, test="mcnemar", baseline=None, p_d=None, alp
         if es == "arcsine" and f == 0:
             h = float(NormalIndPower().solve_power(None, nobs1=n, alpha=a, power=pw, ratio=1.0))
             # statsmodels stops its root search near 1e-5 in power; polish h by Brent's method
-            target = (lambda x: NormalIndPower().power(x, nobs1=n, alpha=a, ratio=1.0) - pw)
+
+            def target(x: float) -> float:
+                return float(NormalIndPower().power(x, nobs1=n, alpha=a, ratio=1.0) - pw)
+
             h = float(optimize.brentq(target, 0.5 * h, 2.0 * h, xtol=1e-14))
             angle = math.asin(math.sqrt(b)) + h / 2
             if angle >= math.pi / 2:

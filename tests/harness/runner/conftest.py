@@ -6,8 +6,8 @@ import warnings
 
 import pytest
 
-from noisefloor.endpoints import ModelEndpoint
 from harness.runner.scripted import ScriptedServer, answer_book
+from noisefloor.endpoints import ModelEndpoint
 
 TASKS = ("csp_sudoku4", "spatial_one_way")
 SEEDS = range(0, 6)

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 from harness.runner import journal as jr
-from noisefloor.endpoints import ModelEndpoint
 from harness.runner.run import RunSettings, plan_rollouts, run_tax
+from noisefloor.endpoints import ModelEndpoint
 
 KILLS = 24
 

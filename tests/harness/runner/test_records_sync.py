@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness.runner import journal as jr
-from harness.runner.merge import merge_runs
 from harness.runner.journal import rebuild_trials
+from harness.runner.merge import merge_runs
 from harness.runner.run import RunSettings, run_tax
 from noisefloor.cli.main import cli
 from noisefloor.tax.run import TaxRunError, read_run, trials_behind_journal

@@ -203,9 +203,9 @@ def test_mixed_pairs_run_in_both_slot_orders(server, tmp_path):
 
 
 def _comparable(records):
-    return sorted((json.dumps({**r, "extra": {k: v for k, v in r["extra"].items()
+    return sorted(json.dumps({**r, "extra": {k: v for k, v in r["extra"].items()
                                               if k != "latency_s"}}, sort_keys=True)
-                   for r in records))
+                   for r in records)
 
 
 def test_two_shards_merged_equal_one_unsharded_run(server, tmp_path):

@@ -15,7 +15,7 @@ from harness.runner.budget import NO_PAIR_BUDGET
 from harness.runner.dialogue import input_bound, run_rollout
 from harness.runner.keys import RolloutSpec
 from harness.runner.run import RunSettings, run_tax
-from harness.runner.scripted import ScriptedServer, answer_book
+from harness.runner.scripted import ScriptedServer
 from noisefloor.cli.main import cli
 from noisefloor.endpoints import Endpoints
 from noisefloor.tax import tax_report
