@@ -34,7 +34,6 @@ Examples
 
 from __future__ import annotations
 
-import asyncio
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field

@@ -13,7 +13,7 @@ import warnings
 
 import pytest
 
-from noisefloor.endpoints import Endpoints, EndpointError, ModelEndpoint
+from noisefloor.endpoints import EndpointError, Endpoints, ModelEndpoint
 from noisefloor.endpoints.client import _proxied, url_problem
 from noisefloor.endpoints.transport import HTTPPool
 
