@@ -45,11 +45,11 @@ def test_per_seed_bonferroni_matches_paper(paper_floor):
     t = frame[frame["level"] == "trial"].set_index(["contrast", "seed"])
     pooled = frame[frame["level"] == "pooled"].set_index("contrast")
     assert str(frame["seed"].dtype) == "Int64" and pooled["seed"].isna().all()
-    assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012
-    assert t.loc[("pull-intercept", 2), "p_bonferroni"] == 1.0
-    assert round(pooled.loc["pull-intercept", "p_bonferroni"], 3) == 0.316
+    assert round(t.loc[("pull-intercept", 1), "p_adjusted"], 3) == 0.012
+    assert t.loc[("pull-intercept", 2), "p_adjusted"] == 1.0
+    assert round(pooled.loc["pull-intercept", "p_adjusted"], 3) == 0.316
     # "no trial-0 contrast is significant after Bonferroni ... pooled"
-    assert (pooled["p_bonferroni"] > 0.05).all()
+    assert (pooled["p_adjusted"] > 0.05).all()
 
 
 def test_spread_and_informative_pairs(paper_floor):

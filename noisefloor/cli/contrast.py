@@ -84,7 +84,8 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
     p_corr = p_bonf.p_adjusted[0]
     if as_json:
         emit_json({"wins": r.wins, "losses": r.losses, "ties": r.ties, "n": r.n, "gap": r.gap,
-                   "p_value": r.p_value, "p_bonferroni": p_corr, "family_size": family_size,
+                   "p_value": r.p_value, "p_adjusted": p_corr, "method": "bonferroni",
+                   "family_size": family_size,
                    "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
                    "reason": r.reason})
         return

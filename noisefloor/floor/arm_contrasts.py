@@ -132,13 +132,13 @@ def log_contrasts(
     pandas.DataFrame
         Columns ``benchmark, model`` (``benchmark, protocol`` with ``by="model"``; when
         logged), ``level, seed, trial, trial_b, subset, contrast, wins, losses, ties,
-        n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, m, ci_low, ci_high,
+        n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, method, m, ci_low, ci_high,
         reason, certified_by``, the shape of :mod:`noisefloor.floor.contrast_table` (``level``
         ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
         log without seeds; ``certified_by`` is ``""``: this function certifies nothing, see
         :func:`noisefloor.pipelines.contrast_run`); effects are proportions; ``trial_b`` is
         the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is
-        Bonferroni within one (benchmark, model, seed, trial, subset), as in the noise-floor
+        adjusted by ``method`` (``"bonferroni"``) within one (benchmark, model, seed, trial, subset), as in the noise-floor
         paper (m = 3 for three protocols). Empty (with these columns) when no pair of arms
         shares a trial.
 
@@ -232,7 +232,7 @@ def log_contrasts(
                                 sort=False)[count_cols].sum().reset_index())
         pooled["level"], pooled["seed"] = POOLED, None
         table = pd.concat([table, pooled[columns]], ignore_index=True)
-    stats_cols = ["n", "gap", "p_value", "p_adjusted", "m", "ci_low", "ci_high", "reason",
+    stats_cols = ["n", "gap", "p_value", "p_adjusted", "method", "m", "ci_low", "ci_high", "reason",
                   "certified_by"]
     if table.empty:
         empty = pd.DataFrame(columns=columns + stats_cols)

@@ -192,7 +192,8 @@ class ContrastRun:
         ``"protocol"`` or ``"model"``.
     contrasts : pandas.DataFrame
         :func:`~noisefloor.floor.arm_contrasts.log_contrasts` rows (the shape of
-        :mod:`noisefloor.floor.contrast_table`) plus ``p_bonferroni`` (over ``family_size``);
+        :mod:`noisefloor.floor.contrast_table`), with ``p_adjusted`` adjusted by ``method``
+        (``"bonferroni"``) over ``m`` = ``family_size`` contrasts;
         ``certified_by`` says what certifies the row as a null contrast, as
         :func:`~noisefloor.floor.nulls.certified_null_contrasts` decides (empty for a real
         contrast).
@@ -233,8 +234,7 @@ class ContrastRun:
         """``logs, a, b, by, family_size, confidence, contrasts`` (records) and ``left_out``."""
         return {"logs": list(self.sources), "a": self.a, "b": self.b, "by": self.by,
                 "family_size": self.family_size, "confidence": self.confidence,
-                "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
-                    orient="records"),
+                "contrasts": self.contrasts.drop(columns=["m"]).to_dict(orient="records"),
                 "left_out": dict(self.left_out),
                 "left_out_trials": [mention_text(t) for t in self.left_out_trials]}
 
@@ -378,9 +378,10 @@ def contrast_run(
             f"{a} and {b} share no trial after trial 0; ") + "pass {trials=[0]} to compare trial "
             "0 (a null contrast when certified)")
     rows = rows.copy()
-    rows["p_bonferroni"] = adjust_families(  # each row its own family of the declared size
+    rows["p_adjusted"] = adjust_families(  # each row its own family of the declared size
         rows["p_value"].to_numpy(dtype=float), np.arange(len(rows)), method="bonferroni",
         family_size=family_size)[0]
+    rows["method"], rows["m"] = "bonferroni", family_size
     null_options = {"clean_pairs": clean_pairs, "null_pairs": null_pairs, "trial0": trial0,
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)

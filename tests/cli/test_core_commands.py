@@ -61,9 +61,10 @@ def test_audit_bad_csv_is_one_clear_line(run, tmp_path):
 def test_contrast_json_matches_paper(run):
     r = run("contrast", "--wins", 27, "--losses", 9, "--ties", 64, "--family-size", 3, "--json")
     doc = json.loads(r.output)
-    assert set(doc) >= {"wins", "losses", "ties", "n", "gap", "p_value", "p_bonferroni",
+    assert set(doc) >= {"wins", "losses", "ties", "n", "gap", "p_value", "p_adjusted", "method",
                         "ci_low", "ci_high"}
-    assert doc["gap"] == pytest.approx(0.18) and round(doc["p_bonferroni"], 3) == 0.012
+    assert doc["gap"] == pytest.approx(0.18) and round(doc["p_adjusted"], 3) == 0.012
+    assert doc["method"] == "bonferroni"
 
 
 def test_contrast_without_untied_pairs_gives_null_and_reason(run):
