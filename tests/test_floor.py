@@ -150,8 +150,8 @@ def test_from_trials_trial0_and_reruns():
     t = _trials()
     null = _null_table(t)
     kinds = dict(zip(null["contrast"], null["kind"]))
-    assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "aa",
-                     "no_coord[t0]-no_coord[t1]": "aa"}
+    assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "reruns",
+                     "no_coord[t0]-no_coord[t1]": "reruns"}
     # identical first_request_sha256 on every task certifies the trial-0 contrast clean
     assert null.set_index("contrast").loc["intercept-no_coord", "clean"]
     assert (null[["wins", "losses", "ties"]].sum(axis=1) == 30).all()
@@ -173,15 +173,15 @@ def test_from_trials_keeps_reruns_whose_reader_injected_nothing():
     result = certified_null_contrasts(t)
     null = result.table
     assert dict(zip(null["contrast"], null["kind"])) == {
-        "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "aa"}
-    skipped = [r for r in result.skipped if r["kind"] == "aa"]
+        "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "reruns"}
+    skipped = [r for r in result.skipped if r["kind"] == "reruns"]
     assert [r["contrast"] for r in skipped] == ["intercept[t0]-intercept[t1]"]
     assert "injected" in skipped[0]["reason"]
     # injections not logged on some task: the pair cannot be certified, so it is skipped
     t.loc[(t["protocol"] == "no_coord") & (t["task_id"] == "003"), "injections"] = None
     result = certified_null_contrasts(t)
     assert list(result.table["kind"]) == ["trial0"]
-    assert len([r for r in result.skipped if r["kind"] == "aa"]) == 2
+    assert len([r for r in result.skipped if r["kind"] == "reruns"]) == 2
 
 
 def test_from_trials_user_named_clean_pair():

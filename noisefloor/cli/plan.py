@@ -198,7 +198,7 @@ def _power_figure(result):
     return power_plot(curves, target=defined[0].power, title=title, marks=marks)
 
 
-@click.command("aa-sim",
+@click.command("reruns-sim",
                short_help="How often A/A contrasts look significant; a claim's SNR.")
 @click.option("--flip-rate", type=float, default=None,
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
@@ -234,7 +234,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
         claim_snr,
         flip_rate_to_success_prob,
         per_task_success_share,
-        simulate_aa,
+        simulate_reruns,
     )
 
     if (flip_rate is None) == (not logs):
@@ -248,7 +248,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
             raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
         p = np.full(n_tasks, flip_rate_to_success_prob(flip_rate))
         source = f"flip rate {flip_rate:g} on every task"
-    sim = simulate_aa(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
+    sim = simulate_reruns(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
     snr = None
     if claim is not None:
         if floor_logs and null_gaps:

@@ -257,7 +257,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
         One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
         (bool), ``seed`` (integer, or missing), ``wins``, ``losses``, ``ties`` (non-negative
-        ints) and optionally ``kind`` (``"trial0"`` or ``"aa"``) and ``certified_by`` (what
+        ints) and optionally ``kind`` (``"trial0"`` or ``"reruns"``) and ``certified_by`` (what
         certified the contrast as null). Build it with
         :func:`noisefloor.floor.count_table.null_contrasts_from_counts` (a count table) or
         :func:`noisefloor.floor.nulls.certified_null_contrasts` (a log's :attr:`table

@@ -25,7 +25,8 @@ from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
-__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
+__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
+           "contrast_run", "floor_run",
            "has_store_fields", "read_log_trials", "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
@@ -115,7 +116,7 @@ class FloorRun:
         uncertified candidate), ``skipped_reruns`` (its re-runs) and ``sources``."""
         skipped = self.null_contrasts.to_dict()["skipped"]
         return {**self.noise_floor.to_dict(), "left_out": self.left_out, "skipped": skipped,
-                "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
+                "skipped_reruns": [r for r in skipped if r["kind"] == "reruns"],
                 "sources": list(self.sources), "n_trials": self.n_trials,
                 "n_tasks": self.n_tasks, "n_protocols": self.n_protocols}
 
@@ -187,9 +188,10 @@ class ContrastRun:
     Attributes
     ----------
     a, b : str
-        The arms (a minus b).
+        The arms (a minus b); ``"a"`` and ``"b"`` from counts.
     by : str
-        ``"protocol"`` or ``"model"``.
+        ``"protocol"`` or ``"model"`` (the arms of a log), ``"counts"`` (from counts,
+        :func:`contrast_counts`).
     contrasts : pandas.DataFrame
         :func:`~noisefloor.floor.arm_contrasts.log_contrasts` rows (the shape of
         :mod:`noisefloor.floor.contrast_table`), with ``p_adjusted`` adjusted by ``method``
@@ -399,6 +401,62 @@ def contrast_run(
     return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
                        left_out=left_out_totals(rows), sources=_sources(logs, frame),
                        confidence=confidence, left_out_trials=tuple(left_trials))
+
+
+def contrast_counts(wins: int, losses: int, ties: int = 0, *, family_size: int = 1,
+                    confidence: float = 0.95) -> ContrastRun:
+    """One paired contrast a-b from its counts (``noisefloor contrast --wins/--losses/--ties``).
+
+    The result has the shape of :func:`contrast_run`'s, so ``contrast --json`` prints one
+    document whichever form was given: one row in :attr:`ContrastRun.contrasts` with the
+    columns of a log's contrast (``benchmark``, ``model``, ``seed``, ``trial``, ``trial_b``
+    missing, ``level`` ``"trial"``, ``subset`` ``"all"``, nothing left out), ``logs`` empty,
+    ``a = "a"``, ``b = "b"`` and ``by = "counts"``.
+
+    Parameters
+    ----------
+    wins, losses, ties : int
+        Tasks where a succeeded and b failed, the reverse, and the same outcome (ties >= 0).
+    family_size : int, default 1
+        Contrasts in the family for the Bonferroni correction (``p_adjusted``, ``method``).
+    confidence : float, default 0.95
+        Level of the Wilson-mapped interval.
+
+    Returns
+    -------
+    ContrastRun
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or not an integer, ``family_size < 1`` or ``confidence`` is
+        outside (0, 1).
+
+    Examples
+    --------
+    >>> r = contrast_counts(27, 9, 64, family_size=3)  # noise-floor paper, pull-intercept, seed 1
+    >>> row = r.to_dict()["contrasts"][0]
+    >>> round(row["gap"], 2), round(row["p_adjusted"], 4), row["method"]
+    (0.18, 0.0118, 'bonferroni')
+    """
+    from noisefloor.stats.paired import sign_test
+    from noisefloor.stats.validation import count as check_count
+
+    if check_count("family_size", family_size) < 1:
+        raise ValueError(f"family_size must be >= 1, got {family_size}")
+    r = sign_test(wins, losses, ties, confidence=confidence)
+    p_adjusted = adjust_families(np.array([r.p_value]), np.zeros(1, dtype=np.int64),
+                                 method="bonferroni", family_size=family_size)[0]
+    rows = pd.DataFrame([{
+        "benchmark": None, "model": None, "level": "trial", "seed": None, "trial": None,
+        "trial_b": None, "subset": "all", "contrast": "a-b", "wins": r.wins,
+        "losses": r.losses, "ties": r.ties, "n_only_a": 0, "n_only_b": 0, "n_excluded": 0,
+        "n": r.n, "gap": r.gap, "p_value": r.p_value, "p_adjusted": float(p_adjusted[0]),
+        "method": "bonferroni", "m": family_size, "ci_low": r.ci_low, "ci_high": r.ci_high,
+        "reason": r.reason, "certified_by": ""}])
+    rows["seed"] = pd.array([pd.NA], dtype="Int64")
+    return ContrastRun(a="a", b="b", by="counts", contrasts=rows, family_size=family_size,
+                       left_out={k: 0 for k in _LEFT_OUT}, confidence=r.confidence)
 
 
 def has_store_fields(trials: pd.DataFrame) -> bool:
