@@ -14,7 +14,7 @@ from noisefloor.report.text import pp
 from noisefloor.stats.power.planning import TESTS, power_curve
 from noisefloor.stats.power.planning import plan as plan_designs
 
-FLOOR_KINDS = ("floor", "envelope")
+from noisefloor.pipelines.measured import FLOOR_KINDS
 
 _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNemar (Connor)",
           "sign_test": "exact sign test"}
@@ -35,22 +35,18 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
 def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
                    clean_pairs=()) -> tuple[float, str, int]:
     """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
-    sets it (the n at which the floor was measured)."""
+    sets it, read by :func:`noisefloor.pipelines.measured_floor` (the CLI reads the LOG
+    options, refuses an undefined floor and renders the source line)."""
     from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines import floor_run
+    from noisefloor.pipelines.measured import measured_floor as library_floor
 
-    run = floor_run(read_logs(paths, "auto"), null_pairs=null_pairs, clean_pairs=clean_pairs,
-                    confidence=confidence)
-    nf, table = run.noise_floor, run.null_contrasts.table
-    value = nf.floor if kind == "floor" else nf.envelope
-    contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
-    if math.isnan(value):
+    m = library_floor(read_logs(paths, "auto"), kind, confidence=confidence,
+                      null_pairs=null_pairs, clean_pairs=clean_pairs)
+    if math.isnan(m.value):
         raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is "
-                                   f"undefined ({nf.reason or 'no informative null contrast'})")
-    rows = table[table["contrast"] == contrast]
-    n0 = int((rows["wins"] + rows["losses"] + rows["ties"]).max()) if len(rows) else 0
+                                   f"undefined ({m.reason})")
     level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})", n0
+    return m.value, f"{kind} of {', '.join(spec_text(paths))} ({m.contrast}{level})", m.n_tasks
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
