@@ -8,7 +8,7 @@ infrastructure errors, system A succeeding 12 pp more often), then times
 each arm's certified re-runs and the floor) and measures the peak memory it allocates
 (``tracemalloc``). Target: under 2 s and 1 GB, on par with ``benchmarks/floor.py``.
 
-``--aa N`` (default 200) also simulates N A/A pairs (both arms from one per-task success
+``--reruns N`` (default 200) also simulates N A/A pairs (both arms from one per-task success
 probability, 60 tasks x 3 trials, one seed) and prints how often ``--fail-if below`` would fire
 (verdict ``below``) and ``--fail-if inside`` would pass (verdict ``above``), each wrong under
 A/A and nominally at most ``(1 - confidence) / 2``, and how often the pooled interval excludes 0
@@ -16,7 +16,7 @@ A/A and nominally at most ``(1 - confidence) / 2``, and how often the pooled int
 
 Usage::
 
-    python benchmarks/compare.py [--n 1000000] [--repeat 3] [--aa 200]
+    python benchmarks/compare.py [--n 1000000] [--repeat 3] [--reruns 200]
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
     })
 
 
-def aa_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
+def reruns_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
     """How often each ``--fail-if`` gate decides wrongly over ``n_pairs`` A/A pairs.
 
     ``--fail-if below`` fires on verdict ``below`` (its error under A/A: firing); ``--fail-if
@@ -94,7 +94,7 @@ def aa_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
         excluded += bool(c.pooled.ci_low > 0 or c.pooled.ci_high < 0)
     v = np.array(verdicts)
     alpha = 1 - confidence
-    return {"aa_pairs": n_pairs, "aa_tasks": 60, "aa_trials": len(TRIALS),
+    return {"reruns_pairs": n_pairs, "reruns_tasks": 60, "reruns_trials": len(TRIALS),
             "fail_if_below_fires_rate": float((v == "below").mean()),
             "fail_if_inside_passes_rate": float((v == "above").mean()),
             "fail_if_inside_fires_rate": float((v != "above").mean()),
@@ -109,13 +109,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--aa", type=int, default=200,
+    parser.add_argument("--reruns", type=int, default=200,
                         help="A/A pairs to simulate for the --fail-if rates (0: none)")
     parser.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
     if args.tiny:
-        args.n, args.repeat, args.aa = 2_000, 1, 20
+        args.n, args.repeat, args.reruns = 2_000, 1, 20
     from noisefloor.compare import compare
 
     frame = trial_frame(args.n)
@@ -133,8 +133,8 @@ def main() -> None:
     out = {"rows": len(frame), "seconds_best": min(times), "seconds": times,
            "cpu_seconds_best": min(cpu), "peak_allocated_mb": peak / 2**20,
            "pooled_gap": result.pooled.gap, "floor": result.floor, "verdict": result.verdict}
-    if args.aa:
-        out.update(aa_rates(args.aa))
+    if args.reruns:
+        out.update(reruns_rates(args.reruns))
     print(json.dumps(out, indent=1))
 
 

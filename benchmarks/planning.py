@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
 from noisefloor.stats.power.planning import power_sign_test, sample_size
-from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_aa
+from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
 
 
 def timed(fn):
@@ -39,10 +39,10 @@ def main() -> None:
     if args.tiny:
         args.n_sim, args.tasks = 200, 20
     p = [flip_rate_to_success_prob(args.flip_rate)] * args.tasks
-    sim, wall, cpu = timed(lambda: simulate_aa(p, n_sim=args.n_sim, rng=0))
+    sim, wall, cpu = timed(lambda: simulate_reruns(p, n_sim=args.n_sim, rng=0))
     exact1 = power_sign_test(args.tasks, 0.0, args.flip_rate, alpha=0.05 / 3)
     exact2 = power_sign_test(2 * args.tasks, 0.0, args.flip_rate, alpha=0.05 / 3)
-    print(f"simulate_aa: {args.n_sim} runs x 2 seeds x 3 contrasts x {args.tasks} tasks: "
+    print(f"simulate_reruns: {args.n_sim} runs x 2 seeds x 3 contrasts x {args.tasks} tasks: "
           f"{wall:.2f} s wall, {cpu:.2f} s CPU, {args.n_sim / wall:,.0f} runs/s")
     print(f"  one contrast at one seed   {sim.single_seed_rate:.4f}  (exact size {exact1:.4f})")
     print(f"  any contrast at one seed   {sim.single_seed_any_rate:.4f}")

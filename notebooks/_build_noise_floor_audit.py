@@ -55,7 +55,7 @@ paper: about 12 pp and about 15 pp."""),
     ("code", """nf = noise_floor(null_contrasts_from_counts(counts))
 print(f"floor {100 * nf.floor:.1f} pp ({nf.floor_contrast}), envelope {100 * nf.envelope:.1f} pp ({nf.envelope_contrast})")
 assert round(100 * nf.floor) == 12 and round(100 * nf.envelope) == 15
-nf.to_frame()[["contrast", "seed", "wins", "losses", "ties", "gap", "p_bonferroni", "ci_low", "ci_high", "tau"]].round(3)"""),
+nf.to_frame()[["contrast", "seed", "wins", "losses", "ties", "gap", "p_adjusted", "ci_low", "ci_high", "tau"]].round(3)"""),
     ("md", """## 4. Ten published claims against the floor
 
 A range is placed by its end farthest from zero (for a gain, its upper end). Below the floor means

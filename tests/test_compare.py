@@ -76,7 +76,7 @@ def test_counts_p_and_interval_by_hand():
 
 
 @pytest.fixture(scope="module")
-def aa_pairs() -> list:
+def reruns_pairs() -> list:
     """200 seeded A/A pairs (60 tasks x 3 trials, one seed): both arms draw from the same
     per-task success probabilities, so any gap is run-to-run noise. One verdict and pooled
     interval per pair, shared by the gate tests."""
@@ -89,23 +89,23 @@ def aa_pairs() -> list:
     return out
 
 
-def test_aa_pairs_fire_fail_if_below_at_most_at_the_nominal_rate(aa_pairs):
+def test_reruns_pairs_fire_fail_if_below_at_most_at_the_nominal_rate(reruns_pairs):
     # --fail-if below fires when the verdict is "below" (A worse beyond the noise).
     # Nominal rate: 1 - confidence = 5% (two-sided; "below" alone is at most half of it).
-    fired = sum(v == "below" for v, *_ in aa_pairs)
-    assert fired / len(aa_pairs) <= 0.05, fired
+    fired = sum(v == "below" for v, *_ in reruns_pairs)
+    assert fired / len(reruns_pairs) <= 0.05, fired
 
 
-def test_aa_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(aa_pairs):
+def test_reruns_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(reruns_pairs):
     # --fail-if inside fails the gate unless the verdict is "above": it lets a change through
     # only when A is better beyond the noise. Between two arms that cannot differ, the gate's
     # error is letting one through: "above" needs the pooled interval's lower end above 0,
     # a one-sided (1 - confidence) / 2 = 2.5% event, and the gap beyond the floor besides.
-    n = len(aa_pairs)
-    confidence = aa_pairs[0][3]
+    n = len(reruns_pairs)
+    confidence = reruns_pairs[0][3]
     nominal = (1 - confidence) / 2
-    passed = sum(v == "above" for v, *_ in aa_pairs)
-    fired = sum(v != "above" for v, *_ in aa_pairs)
+    passed = sum(v == "above" for v, *_ in reruns_pairs)
+    fired = sum(v != "above" for v, *_ in reruns_pairs)
     assert passed + fired == n
     assert passed <= nominal * n, passed  # at most the nominal rate: <= 5 of 200
     # From the other side, the gate is not absurdly conservative: the interval it rests on
@@ -113,7 +113,7 @@ def test_aa_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(aa_pairs):
     # central 99.8% range of Binomial(200, 0.05), scipy.stats.binom.ppf(0.001 / 0.999, 200,
     # 0.05) = 2 .. 21; an interval that never excluded 0 (a conservative interval), or one
     # that excluded it far more often (a liberal one), fails.
-    excluded = sum((lo > 0) or (hi < 0) for _, lo, hi, _ in aa_pairs)
+    excluded = sum((lo > 0) or (hi < 0) for _, lo, hi, _ in reruns_pairs)
     low, high = stats.binom.ppf([0.001, 0.999], n, 1 - confidence)
     assert (low, high) == (2, 21)
     assert low <= excluded <= high, excluded

@@ -45,11 +45,11 @@ def test_per_seed_bonferroni_matches_paper(paper_floor):
     t = frame[frame["level"] == "trial"].set_index(["contrast", "seed"])
     pooled = frame[frame["level"] == "pooled"].set_index("contrast")
     assert str(frame["seed"].dtype) == "Int64" and pooled["seed"].isna().all()
-    assert round(t.loc[("pull-intercept", 1), "p_bonferroni"], 3) == 0.012
-    assert t.loc[("pull-intercept", 2), "p_bonferroni"] == 1.0
-    assert round(pooled.loc["pull-intercept", "p_bonferroni"], 3) == 0.316
+    assert round(t.loc[("pull-intercept", 1), "p_adjusted"], 3) == 0.012
+    assert t.loc[("pull-intercept", 2), "p_adjusted"] == 1.0
+    assert round(pooled.loc["pull-intercept", "p_adjusted"], 3) == 0.316
     # "no trial-0 contrast is significant after Bonferroni ... pooled"
-    assert (pooled["p_bonferroni"] > 0.05).all()
+    assert (pooled["p_adjusted"] > 0.05).all()
 
 
 def test_spread_and_informative_pairs(paper_floor):
@@ -150,8 +150,8 @@ def test_from_trials_trial0_and_reruns():
     t = _trials()
     null = _null_table(t)
     kinds = dict(zip(null["contrast"], null["kind"]))
-    assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "aa",
-                     "no_coord[t0]-no_coord[t1]": "aa"}
+    assert kinds == {"intercept-no_coord": "trial0", "intercept[t0]-intercept[t1]": "reruns",
+                     "no_coord[t0]-no_coord[t1]": "reruns"}
     # identical first_request_sha256 on every task certifies the trial-0 contrast clean
     assert null.set_index("contrast").loc["intercept-no_coord", "clean"]
     assert (null[["wins", "losses", "ties"]].sum(axis=1) == 30).all()
@@ -173,15 +173,15 @@ def test_from_trials_keeps_reruns_whose_reader_injected_nothing():
     result = certified_null_contrasts(t)
     null = result.table
     assert dict(zip(null["contrast"], null["kind"])) == {
-        "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "aa"}
-    skipped = [r for r in result.skipped if r["kind"] == "aa"]
+        "intercept-no_coord": "trial0", "no_coord[t0]-no_coord[t1]": "reruns"}
+    skipped = [r for r in result.skipped if r["kind"] == "reruns"]
     assert [r["contrast"] for r in skipped] == ["intercept[t0]-intercept[t1]"]
     assert "injected" in skipped[0]["reason"]
     # injections not logged on some task: the pair cannot be certified, so it is skipped
     t.loc[(t["protocol"] == "no_coord") & (t["task_id"] == "003"), "injections"] = None
     result = certified_null_contrasts(t)
     assert list(result.table["kind"]) == ["trial0"]
-    assert len([r for r in result.skipped if r["kind"] == "aa"]) == 2
+    assert len([r for r in result.skipped if r["kind"] == "reruns"]) == 2
 
 
 def test_from_trials_user_named_clean_pair():

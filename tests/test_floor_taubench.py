@@ -30,7 +30,7 @@ def _wilson(k: int, n: int) -> tuple[float, float]:
     return (centre - half) / (1 + Z95**2 / n), (centre + half) / (1 + Z95**2 / n)
 
 
-def test_tau_bench_aa_floor_by_hand(shared_data):
+def test_tau_bench_reruns_floor_by_hand(shared_data):
     path = shared_data / "tau-bench" / "gpt-4o-airline.json"
     success = {}
     for rec in json.loads(path.read_text()):

@@ -11,10 +11,10 @@ from noisefloor.cli.main import cli
 from noisefloor.leaderboard.gaps import (
     DOMAIN_TASKS,
     LeaderboardError,
-    aa_floor,
     compare_entries,
     gap_test,
     read_leaderboard,
+    reruns_floor,
 )
 
 
@@ -64,8 +64,8 @@ def test_gap_test_matches_r_on_retail_counts():
     assert (lo, hi) == pytest.approx((0.0279589852295593, 0.2351989095072827), abs=1e-10)
 
 
-def test_same_model_resubmitted_is_an_aa_contrast(board):
-    f = aa_floor(board)
+def test_same_model_resubmitted_is_an_reruns_contrast(board):
+    f = reruns_floor(board)
     pairs = set(zip(f.table["a"], f.table["b"], f.table["domain"]))
     # README: claude-sonnet-4-5 and gemini-3-pro submitted by the maker and re-run by Sierra
     assert ("claude-sonnet-4-5_anthropic_2025-10-02", "claude-sonnet-4-5_sierra_2026-02-26",
@@ -187,7 +187,7 @@ def test_plan_plot_is_written(tmp_path):
 
 
 def test_false_positives_command_json_and_claim():
-    r = run("aa-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
+    r = run("reruns-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
             "--claim", "0.06", *[a for g in ["0.10", "0", "0.08", "-0.03", "0.18", "-0.03"]
                                  for a in ("--null-gap", g)],
             "--json")
@@ -195,11 +195,11 @@ def test_false_positives_command_json_and_claim():
     doc = json.loads(r.output)
     assert doc["simulation"]["m"] == 3 and doc["simulation"]["n_tasks"] == 100
     assert doc["claim"]["percentile"] == 50.0  # R: ecdf(abs(g))(0.06)
-    again = json.loads(run("aa-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed",
+    again = json.loads(run("reruns-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed",
                            "2", "--json").output)
     assert again["simulation"] == doc["simulation"]  # the same --seed, the same rates
 
 
 def test_false_positives_bad_flip_rate_names_option():
-    r = run("aa-sim", "--flip-rate", "0.7")
+    r = run("reruns-sim", "--flip-rate", "0.7")
     assert r.exit_code != 0 and "--flip-rate must be in [0, 0.5]" in r.output

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from noisefloor.cli.main import cli
 from noisefloor.leaderboard import gaps as lb
 from noisefloor.leaderboard.entries import leaderboard_from_submissions
-from noisefloor.leaderboard.gaps import LeaderboardError, aa_floor, gap_test, read_leaderboard
+from noisefloor.leaderboard.gaps import LeaderboardError, gap_test, read_leaderboard, reruns_floor
 
 
 def _sub(name, p1, sim="gpt-4.1", version="1.0.1", effort=None):
@@ -53,7 +53,7 @@ def test_proportions_where_percentages_belong_are_detected(tmp_path):
 def test_the_column_wise_floor_equals_gap_test_pair_by_pair(subs, confidence):
     board = leaderboard_from_submissions(
         {f"s{i}": _sub(n, float(p), sim, effort=e) for i, (n, p, sim, e) in enumerate(subs)})
-    table = aa_floor(board, confidence=confidence).table
+    table = reruns_floor(board, confidence=confidence).table
     for row in table.itertuples():
         z, p, lo, hi = gap_test(row.pass_1_a, row.pass_1_b, row.n_tasks, confidence=confidence)
         for got, want in ((row.z, z), (row.p_value, p), (row.ci_low, lo), (row.ci_high, hi)):
@@ -65,7 +65,7 @@ def test_the_floor_refuses_more_pairs_than_its_limit(monkeypatch):
     monkeypatch.setattr(lb, "MAX_AA_PAIRS", 9)  # 2 domains x 10 pairs = 20
     with pytest.raises(ValueError, match=r"holds 20 A/A pairs of re-submissions, more than the "
                                          r"9 .*model 'm' alone is submitted 5 times"):
-        aa_floor(board)
+        reruns_floor(board)
 
 
 @pytest.mark.parametrize("option", ["--floor", "--envelope"])

@@ -202,7 +202,7 @@ def test_aggregate_leaderboard_cli():
     entries = part["entries"]
     assert all(e["rank_low"] <= e["rank"] <= e["rank_high"] for e in entries)
     assert [e["tier"] for e in entries] == sorted(e["tier"] for e in entries)
-    assert "aa_floor" in doc and doc["aa_floor"]["envelope"] > 0
+    assert "reruns_floor" in doc and doc["reruns_floor"]["envelope"] > 0
     bad = CliRunner().invoke(cli, ["leaderboard", str(BOARD), "--tiers", "--a", "x", "--b", "y"])
     assert bad.exit_code != 0 and "without --a/--b" in bad.output
     bad = CliRunner().invoke(cli, ["leaderboard", "--tiers"])

@@ -101,7 +101,7 @@ def test_declaring_only_the_baseline_reruns_gives_a_floor_from_them_alone(nulls_
         assert {r["contrast"] for r in run.skipped} == {"baseline-swarm", "swarm[t0]-swarm[t1]"}
 
 
-def test_paper_key_set_without_store_at_start_makes_no_aa_from_a_populated_store(nulls_dir):
+def test_paper_key_set_without_store_at_start_makes_no_reruns_from_a_populated_store(nulls_dir):
     # the old code read "no store logged" as an inactive reader and made pull[t0]-pull[t1] an
     # A/A null (floor 35.5 pp) although pull's store was populated at trial 1
     logs = nulls_dir / "paper_keys"
@@ -144,7 +144,7 @@ def test_a_missing_store_value_is_not_an_empty_store():
         certified_null_contrasts(t)
 
 
-def test_the_tau_bench_aa_is_certified_by_having_no_store_reader(shared_data):
+def test_the_tau_bench_reruns_is_certified_by_having_no_store_reader(shared_data):
     run = floor_run(shared_data / "tau-bench" / "gpt-4o-airline.json")
     assert set(run.to_frame()["certified_by"]) == {NO_STORE_READER}
     assert round(100 * run.noise_floor.floor, 1) == 17.2  # tests/test_floor_taubench.py
@@ -216,7 +216,7 @@ def test_contrast_by_model(nulls_dir):
             _wlt(rm[0], ra[0]), _wlt(rm[1], ra[1])]
 
 
-def test_aa_contrast_of_one_configuration_across_trials(shared_data):
+def test_reruns_contrast_of_one_configuration_across_trials(shared_data):
     # tests/test_floor_taubench.py counts trial 0 vs trial 1 of the tau-bench log by hand: 9/10/31
     log = shared_data / "tau-bench" / "gpt-4o-airline.json"
     run = contrast_run(log, "default", "default", trials=[0], trial_b=1)

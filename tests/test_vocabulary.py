@@ -6,9 +6,8 @@ The names, decided once:
   ``pass_at_k``;
 * the between-seed variance is ``tau_squared`` (its root ``tau``), never ``tau2`` / ``tau_sq``
   (``tau2`` alone is tau2-bench, the benchmark and log format: ``iter_tau2_blocks``);
-* an adjusted p-value column is ``p_adjusted`` with its method beside it; ``p_bonferroni`` is
-  the one older spelling still in the floor and contrast tables (see ``LEFT``), and no other
-  (``p_adj``, ``p_corr``, ``p_holm``, ...) may appear.
+* an adjusted p-value column is ``p_adjusted`` with its method beside it (a ``method`` column),
+  and no other spelling (``p_adj``, ``p_corr``, ``p_holm``, one name per method, ...) may appear.
 
 What is checked, read from the parsed source (nothing is imported): every public name a module
 defines (functions, classes, their parameters, dataclass fields, module and class constants)
@@ -47,11 +46,6 @@ _RESULT_COLUMNS = {"ci_low", "estimate", "p_value"}
 LEFT = {
     # the ``noisefloor passk`` command: a documented command name (its function is the command)
     ("noisefloor/cli/passk.py", "passk"),
-    # the floor's null-contrast table and ``contrast --json``: a documented public column
-    # (docs/floor.md, docs/contrast.md); merging it into p_adjusted + a method column changes
-    # their JSON, which the owner of the pipelines decides
-    ("noisefloor/floor/estimate.py", "p_bonferroni"),
-    ("noisefloor/cli/contrast.py", "p_bonferroni"),
 }
 
 

@@ -10,8 +10,6 @@ from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
 from noisefloor.report.text import _p_sentence as _p
 from noisefloor.report.text import level_text, pp
-from noisefloor.stats.multiplicity import adjust_pvalues
-from noisefloor.stats.paired import sign_test
 
 #: A count: a non-negative integer that fits 64 bits (a larger one reached numpy as an object
 #: and failed with "loop of ufunc does not support argument 0").
@@ -78,23 +76,21 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
                                "--clean, --null, --no-trial0 and --no-reruns go with --log")
     if wins is None or losses is None:
         raise click.UsageError("give --wins and --losses (and --ties), or --log LOG --a P --b Q")
-    ties = 0 if ties is None else ties
-    r = sign_test(wins, losses, ties, confidence=confidence)
-    p_bonf = adjust_pvalues([r.p_value], method="bonferroni", family_size=family_size)
-    p_corr = p_bonf.p_adjusted[0]
+    from noisefloor.pipelines import contrast_counts
+
+    run = contrast_counts(wins, losses, 0 if ties is None else ties, family_size=family_size,
+                          confidence=confidence)
     if as_json:
-        emit_json({"wins": r.wins, "losses": r.losses, "ties": r.ties, "n": r.n, "gap": r.gap,
-                   "p_value": r.p_value, "p_bonferroni": p_corr, "family_size": family_size,
-                   "ci_low": r.ci_low, "ci_high": r.ci_high, "confidence": r.confidence,
-                   "reason": r.reason})
+        emit_json(run.to_dict())
         return
-    click.echo(f"W/L/T {r.wins}/{r.losses}/{r.ties}  (n = {r.n}, {r.informative} untied)")
+    r = run.contrasts.iloc[0]
+    click.echo(f"W/L/T {r.wins}/{r.losses}/{r.ties}  (n = {r.n}, {r.wins + r.losses} untied)")
     click.echo(f"gap        {pp(r.gap, signed=True)} pp")
-    click.echo(f"{level_text(r.confidence) + ' CI':<10} [{pp(r.ci_low, signed=True)}, "
+    click.echo(f"{level_text(run.confidence) + ' CI':<10} [{pp(r.ci_low, signed=True)}, "
                f"{pp(r.ci_high, signed=True)}] pp (Wilson-mapped)")
     click.echo(f"sign test  p {_p(r.p_value)}")
     if family_size > 1:
-        click.echo(f"Bonferroni p {_p(p_corr)} (m = {family_size})")
+        click.echo(f"Bonferroni p {_p(r.p_adjusted)} (m = {family_size})")
     if r.reason:
         click.echo(f"note: {r.reason}")
 

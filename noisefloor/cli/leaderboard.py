@@ -12,7 +12,12 @@ from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC
 from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
-from noisefloor.leaderboard.gaps import DOMAIN_TASKS, aa_floor, compare_entries, read_leaderboard
+from noisefloor.leaderboard.gaps import (
+    DOMAIN_TASKS,
+    compare_entries,
+    read_leaderboard,
+    reruns_floor,
+)
 from noisefloor.report.text import pp
 
 
@@ -75,20 +80,21 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     if envelope is not None and floor is None:
         raise click.UsageError("--envelope goes with --floor")
     board = read_leaderboard(file)
-    aa = aa_floor(board, confidence=confidence)
+    reruns = reruns_floor(board, confidence=confidence)
     if entry_a is None:
-        _listing(board, aa, domain, as_json, html_path)
+        _listing(board, reruns, domain, as_json, html_path)
         return
     env = math.nan
     if floor_logs:
         floor, source = floor_from_logs(floor_logs, floor_kind, confidence=confidence)
     elif floor is not None:
         source, env = "--floor", (math.nan if envelope is None else envelope)
-    elif not math.isnan(aa.floor):
-        floor, env, source = aa.floor, aa.envelope, f"leaderboard A/A floor ({aa.floor_pair})"
-    elif not math.isnan(aa.envelope):
-        floor, source = aa.envelope, (f"leaderboard A/A envelope ({aa.envelope_pair}; no "
-                                      "re-submission matches in setup)")
+    elif not math.isnan(reruns.floor):
+        floor, env = reruns.floor, reruns.envelope
+        source = f"leaderboard A/A floor ({reruns.floor_pair})"
+    elif not math.isnan(reruns.envelope):
+        floor, source = reruns.envelope, (f"leaderboard A/A envelope ({reruns.envelope_pair}; "
+                                          "no re-submission matches in setup)")
     else:
         floor, source = math.nan, "none (no A/A contrast on this leaderboard)"
     result = compare_entries(board, entry_a, entry_b, domain=domain, floor=floor, envelope=env,
@@ -117,10 +123,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
             click.echo(f"note ({r.domain}): {r.reason}")
 
 
-def _listing(board, aa, domain, as_json, html_path=None) -> None:
+def _listing(board, reruns, domain, as_json, html_path=None) -> None:
     frame = board.to_frame(domain)
     doc = {"source": board.source, "n_submissions": board.n_submissions,
-           "entries": frame.to_dict(orient="records"), "aa_floor": aa.to_dict()}
+           "entries": frame.to_dict(orient="records"), "reruns_floor": reruns.to_dict()}
     if html_path is not None:
         from noisefloor.report.html.command_docs import leaderboard_listing_doc
 
@@ -140,14 +146,15 @@ def _listing(board, aa, domain, as_json, html_path=None) -> None:
             "user sim": part["user_simulator"].fillna("-"), "type": part["submission_type"]})
         echo_table(shown)
         click.echo("")
-    pct = f"{aa.confidence * 100:g}%"
-    click.echo(f"A/A contrasts (re-submissions of one model): {len(aa.table)}; {pct} bounds")
-    click.echo(f"  floor     {pp(aa.floor)} pp" + (f"  ({aa.floor_pair})" if aa.floor_pair else ""))
-    click.echo(f"  envelope  {pp(aa.envelope)} pp" +
-               (f"  ({aa.envelope_pair})" if aa.envelope_pair else ""))
-    click.echo(f"  A/A gaps SD {pp(aa.null_gap_sd)} pp")
-    if aa.reason:
-        click.echo(f"  note: {aa.reason}")
+    pct = f"{reruns.confidence * 100:g}%"
+    click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
+    click.echo(f"  floor     {pp(reruns.floor)} pp"
+               + (f"  ({reruns.floor_pair})" if reruns.floor_pair else ""))
+    click.echo(f"  envelope  {pp(reruns.envelope)} pp" +
+               (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
+    click.echo(f"  A/A gaps SD {pp(reruns.null_gap_sd)} pp")
+    if reruns.reason:
+        click.echo(f"  note: {reruns.reason}")
 
 
 def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -> None:
@@ -163,10 +170,10 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
                                "of the two")
     if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
-    board = aa = frame = None
+    board = reruns = frame = None
     if file:
         board = read_leaderboard(file)
-        aa = aa_floor(board, confidence=confidence)
+        reruns = reruns_floor(board, confidence=confidence)
     else:
         frame = read_logs(tier_logs, "auto")
-    tiers_command(board, aa, domain, frame, confidence, plot, as_json)
+    tiers_command(board, reruns, domain, frame, confidence, plot, as_json)

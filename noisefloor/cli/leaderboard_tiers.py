@@ -44,7 +44,7 @@ def _echo(result: LeaderboardTiers, heading: str) -> None:
         click.echo(f"note: {note}")
 
 
-def tiers_command(board, aa, domain, logs_frame, confidence, plot, as_json) -> list[dict]:
+def tiers_command(board, reruns, domain, logs_frame, confidence, plot, as_json) -> list[dict]:
     """Compute, print (or return for ``--json``) and plot the tiers; returns the JSON parts."""
     from noisefloor.leaderboard.gaps import DOMAIN_TASKS
 
@@ -66,18 +66,19 @@ def tiers_command(board, aa, domain, logs_frame, confidence, plot, as_json) -> l
     parts = [r.to_dict() for _, r in results]
     if as_json:
         doc: dict = {"tiers": parts}
-        if aa is not None:
-            doc["aa_floor"] = aa.to_dict()
+        if reruns is not None:
+            doc["reruns_floor"] = reruns.to_dict()
         emit_json(doc)
         return parts
     for heading, result in results:
         _echo(result, heading)
         click.echo("")
-    if aa is not None:
-        pct = f"{aa.confidence * 100:g}%"
-        click.echo(f"A/A contrasts (re-submissions of one model): {len(aa.table)}; {pct} bounds: "
-                   f"floor {pp(aa.floor)} pp, envelope {pp(aa.envelope)} pp"
-                   + (f"  ({aa.envelope_pair})" if aa.envelope_pair else ""))
-        if aa.reason:
-            click.echo(f"  note: {aa.reason}")
+    if reruns is not None:
+        pct = f"{reruns.confidence * 100:g}%"
+        click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; "
+                   f"{pct} bounds: "
+                   f"floor {pp(reruns.floor)} pp, envelope {pp(reruns.envelope)} pp"
+                   + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
+        if reruns.reason:
+            click.echo(f"  note: {reruns.reason}")
     return parts

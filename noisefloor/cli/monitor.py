@@ -19,28 +19,6 @@ ALARM_EXIT_CODE = 3
 NOT_EVALUATED_EXIT_CODE = 4
 
 
-def _finite(values) -> bool:
-    return any(v is not None and math.isfinite(v) for v in values)
-
-
-def _evaluated(report) -> list[str]:
-    """The rules that compared at least one statistic with a finite threshold.
-
-    A rule that ran but could not compare anything (R2 over a baseline whose quantile is 0, or
-    with fewer trials than one window; R1 without a complete round) raised no alarm because it
-    checked nothing, and is not counted as evaluated.
-    """
-    done = []
-    r1, r2, r3 = report.r1, report.r2, report.r3
-    if r1 is not None and len(r1.x) and math.isfinite(r1.decision_interval):
-        done.append("R1")
-    if r2 is not None and math.isfinite(r2.threshold) and _finite(r2.statistic):
-        done.append("R2")
-    if r3 is not None and _finite(r3.rate):
-        done.append("R3")
-    return done
-
-
 def _labels_differ(floor_trials: pd.DataFrame, trials: pd.DataFrame) -> list[str]:
     """``benchmark``/``model`` values of the floor's logs that differ from the monitored ones."""
     problems = []
@@ -351,7 +329,7 @@ def monitor(
         infrastructure_errors=infrastructure_errors,
         rounds=rounds_policy,
     )
-    evaluated = _evaluated(report)
+    evaluated = report.evaluated
     if as_json:
         emit_json(report.to_dict())
     else:

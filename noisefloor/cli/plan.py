@@ -10,11 +10,10 @@ import numpy as np
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC, spec_text
+from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import pp
 from noisefloor.stats.power.planning import TESTS, power_curve
 from noisefloor.stats.power.planning import plan as plan_designs
-
-FLOOR_KINDS = ("floor", "envelope")
 
 _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNemar (Connor)",
           "sign_test": "exact sign test"}
@@ -35,22 +34,18 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
 def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
                    clean_pairs=()) -> tuple[float, str, int]:
     """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
-    sets it (the n at which the floor was measured)."""
+    sets it, read by :func:`noisefloor.pipelines.measured_floor` (the CLI reads the LOG
+    options, refuses an undefined floor and renders the source line)."""
     from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines import floor_run
+    from noisefloor.pipelines.measured import measured_floor as library_floor
 
-    run = floor_run(read_logs(paths, "auto"), null_pairs=null_pairs, clean_pairs=clean_pairs,
-                    confidence=confidence)
-    nf, table = run.noise_floor, run.null_contrasts.table
-    value = nf.floor if kind == "floor" else nf.envelope
-    contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
-    if math.isnan(value):
+    m = library_floor(read_logs(paths, "auto"), kind, confidence=confidence,
+                      null_pairs=null_pairs, clean_pairs=clean_pairs)
+    if math.isnan(m.value):
         raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is "
-                                   f"undefined ({nf.reason or 'no informative null contrast'})")
-    rows = table[table["contrast"] == contrast]
-    n0 = int((rows["wins"] + rows["losses"] + rows["ties"]).max()) if len(rows) else 0
+                                   f"undefined ({m.reason})")
     level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return float(value), f"{kind} of {', '.join(spec_text(paths))} ({contrast}{level})", n0
+    return m.value, f"{kind} of {', '.join(spec_text(paths))} ({m.contrast}{level})", m.n_tasks
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -198,7 +193,7 @@ def _power_figure(result):
     return power_plot(curves, target=defined[0].power, title=title, marks=marks)
 
 
-@click.command("aa-sim",
+@click.command("reruns-sim",
                short_help="How often A/A contrasts look significant; a claim's SNR.")
 @click.option("--flip-rate", type=float, default=None,
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
@@ -234,7 +229,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
         claim_snr,
         flip_rate_to_success_prob,
         per_task_success_share,
-        simulate_aa,
+        simulate_reruns,
     )
 
     if (flip_rate is None) == (not logs):
@@ -248,7 +243,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
             raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
         p = np.full(n_tasks, flip_rate_to_success_prob(flip_rate))
         source = f"flip rate {flip_rate:g} on every task"
-    sim = simulate_aa(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
+    sim = simulate_reruns(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
     snr = None
     if claim is not None:
         if floor_logs and null_gaps:

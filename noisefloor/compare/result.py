@@ -419,7 +419,8 @@ def _pooled_reruns(table: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (arm, seed), g in table.groupby(["a", table["seed"].astype(object).where(
             table["seed"].notna(), None)], sort=True, dropna=False):
-        rows.append({"contrast": f"{arm} re-runs", "kind": "aa", "clean": bool(g["clean"].all()),
+        rows.append({"contrast": f"{arm} re-runs", "kind": "reruns",
+                     "clean": bool(g["clean"].all()),
                      "certified_by": "; ".join(sorted(set(g["certified_by"]))),
                      "seed": seed, "wins": int(g["wins"].sum()),
                      "losses": int(g["losses"].sum()), "ties": int(g["ties"].sum())})

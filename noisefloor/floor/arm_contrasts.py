@@ -132,13 +132,13 @@ def log_contrasts(
     pandas.DataFrame
         Columns ``benchmark, model`` (``benchmark, protocol`` with ``by="model"``; when
         logged), ``level, seed, trial, trial_b, subset, contrast, wins, losses, ties,
-        n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, m, ci_low, ci_high,
+        n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, method, m, ci_low, ci_high,
         reason, certified_by``, the shape of :mod:`noisefloor.floor.contrast_table` (``level``
         ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
         log without seeds; ``certified_by`` is ``""``: this function certifies nothing, see
         :func:`noisefloor.pipelines.contrast_run`); effects are proportions; ``trial_b`` is
         the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is
-        Bonferroni within one (benchmark, model, seed, trial, subset), as in the noise-floor
+        adjusted by ``method`` (``"bonferroni"``) within one (benchmark, model, seed, trial, subset), as in the noise-floor
         paper (m = 3 for three protocols). Empty (with these columns) when no pair of arms
         shares a trial.
 
@@ -164,9 +164,9 @@ def log_contrasts(
     >>> r = log_contrasts(t).iloc[0]
     >>> r["contrast"], (int(r["wins"]), int(r["losses"]), int(r["ties"])), float(r["gap"])
     ('intercept-no_coord', (1, 1, 1), 0.0)
-    >>> aa = pd.DataFrame({"protocol": "p", "task_id": ["1", "2", "3"] * 2,
+    >>> reruns = pd.DataFrame({"protocol": "p", "task_id": ["1", "2", "3"] * 2,
     ...                    "trial": [0] * 3 + [1] * 3, "reward": [1.0, 1.0, 0.0, 0.0, 1.0, 0.0]})
-    >>> r = log_contrasts(aa, pairs=["p-p"]).iloc[0]
+    >>> r = log_contrasts(reruns, pairs=["p-p"]).iloc[0]
     >>> r["contrast"], int(r["trial"]), int(r["trial_b"]), int(r["wins"]), int(r["ties"])
     ('p[t0]-p[t1]', 0, 1, 1, 2)
     """
@@ -198,7 +198,7 @@ def log_contrasts(
             ta = set(s.loc[s["protocol"].astype(str) == a, "trial"].astype(int))
             tb = set(s.loc[s["protocol"].astype(str) == b, "trial"].astype(int))
             if a == b:
-                for i, j in _aa_trials(ta, wanted, trial_b):
+                for i, j in _reruns_trials(ta, wanted, trial_b):
                     seen_trials.add(i)
                     c = paired_contrast(s, a, a, trial=i, trial_b=j,
                                         infrastructure_errors=infrastructure_errors,
@@ -232,7 +232,7 @@ def log_contrasts(
                                 sort=False)[count_cols].sum().reset_index())
         pooled["level"], pooled["seed"] = POOLED, None
         table = pd.concat([table, pooled[columns]], ignore_index=True)
-    stats_cols = ["n", "gap", "p_value", "p_adjusted", "m", "ci_low", "ci_high", "reason",
+    stats_cols = ["n", "gap", "p_value", "p_adjusted", "method", "m", "ci_low", "ci_high", "reason",
                   "certified_by"]
     if table.empty:
         empty = pd.DataFrame(columns=columns + stats_cols)
@@ -258,7 +258,7 @@ def log_contrasts(
     return _arm_columns(out, by)
 
 
-def _aa_trials(trials: set, wanted, trial_b) -> list[tuple[int, int]]:
+def _reruns_trials(trials: set, wanted, trial_b) -> list[tuple[int, int]]:
     """Trial pairs (i, j) of an A/A contrast: each wanted i against ``trial_b``, or every i < j."""
     if trial_b is not None:
         firsts = wanted if wanted is not None else sorted(t for t in trials if t != trial_b)

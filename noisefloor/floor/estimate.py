@@ -139,12 +139,13 @@ class NoiseFloor:
         """Per-seed and pooled null contrasts.
 
         Columns: ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties, n, gap,
-        p_value, p_bonferroni, ci_low, ci_high, bound, tau, reason`` (the contrast-table shape of
-        :mod:`noisefloor.floor.contrast_table`). ``level`` is ``"trial"`` (one seed) or
-        ``"pooled"`` (summed over seeds); ``seed`` is a nullable integer (NA on pooled rows and
-        for a log without seeds); ``certified_by`` says what certified each null contrast
-        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_bonferroni``
-        corrects over the null contrasts of the same seed (or of the pooled family);
+        p_value, p_adjusted, method, ci_low, ci_high, bound, tau, reason`` (the contrast-table
+        shape of :mod:`noisefloor.floor.contrast_table`). ``level`` is ``"trial"`` (one seed)
+        or ``"pooled"`` (summed over seeds); ``seed`` is a nullable integer (NA on pooled rows
+        and for a log without seeds); ``certified_by`` says what certified each null contrast
+        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_adjusted`` is
+        the p-value adjusted by ``method`` (here ``"bonferroni"``) over the null contrasts of
+        the same seed (or of the pooled family);
         ``bound`` is :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
         between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
         ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
@@ -243,7 +244,8 @@ def _bonferroni(rows: list[dict], family_key) -> None:
     adjusted, _ = adjust_families([r["p_value"] for r in rows],
                                   [repr(family_key(r)) for r in rows], method="bonferroni")
     for r, p in zip(rows, adjusted.tolist()):
-        r["p_bonferroni"] = p
+        r["p_adjusted"] = p
+        r["method"] = "bonferroni"
 
 
 def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
@@ -255,7 +257,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
         One row per (contrast, seed) with columns ``contrast`` (label ``"a-b"``), ``clean``
         (bool), ``seed`` (integer, or missing), ``wins``, ``losses``, ``ties`` (non-negative
-        ints) and optionally ``kind`` (``"trial0"`` or ``"aa"``) and ``certified_by`` (what
+        ints) and optionally ``kind`` (``"trial0"`` or ``"reruns"``) and ``certified_by`` (what
         certified the contrast as null). Build it with
         :func:`noisefloor.floor.count_table.null_contrasts_from_counts` (a count table) or
         :func:`noisefloor.floor.nulls.certified_null_contrasts` (a log's :attr:`table
@@ -392,7 +394,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
 
     columns = ["contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses",
                "ties", "n", "gap",
-               "p_value", "p_bonferroni", "ci_low", "ci_high", "bound", "tau", "reason"]
+               "p_value", "p_adjusted", "method", "ci_low", "ci_high", "bound", "tau", "reason"]
     table = pd.DataFrame(per_seed + pooled, columns=columns)
     table["seed"] = _seed_column(table["seed"])
 

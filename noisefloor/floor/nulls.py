@@ -15,7 +15,7 @@ Two different configurations at trial 0 (``kind == "trial0"``):
 - :data:`DECLARED` / :data:`DECLARED_CLEAN`: the user declares the pair null (``null_pairs``)
   or clean (``clean_pairs``).
 
-One configuration against itself (``kind == "aa"``): a re-run (trial i against trial j of one
+One configuration against itself (``kind == "reruns"``): a re-run (trial i against trial j of one
 run) or the same trial of two runs of one configuration. Besides an empty store and a
 declaration (identical first requests do not certify a re-run: a reader that intercepts tool
 calls acts after the first request):
@@ -34,7 +34,7 @@ Arms: within one benchmark, model and seed an arm is a protocol; when one protoc
 several runs (files given separately, e.g. two tau2-bench runs of one configuration, which
 share tau2's default seed 300) each run is its own arm, labelled ``protocol@run``.
 
-Configuration identity: two arms are one configuration (``kind == "aa"``) only when their
+Configuration identity: two arms are one configuration (``kind == "reruns"``) only when their
 protocol and everything their tool records about the system under test agree (the
 ``configuration`` column, :mod:`noisefloor.logs.configuration`: tau2-bench's agent
 implementation and settings, user simulator and domain; inspect_ai's task, solver and scorers;
@@ -119,7 +119,7 @@ class NullContrasts:
     table : pandas.DataFrame
         One row per certified (contrast, seed), columns :data:`TABLE_COLUMNS`: ``contrast``
         (``"a-b"``; ``"p[ti]-p[tj]"`` for a re-run; prefixed ``benchmark/model:`` when the log
-        holds several), ``kind`` (``"trial0"`` or ``"aa"``), ``clean`` (bool),
+        holds several), ``kind`` (``"trial0"`` or ``"reruns"``), ``clean`` (bool),
         ``certified_by`` (what certified it, see the module notes), ``level`` (always
         ``"trial"``: one seed; the shape of :mod:`noisefloor.floor.contrast_table`), ``seed``
         (nullable integer, NA for a log without seeds), ``wins, losses, ties``,
@@ -443,7 +443,7 @@ def certified_null_contrasts(
 
     def consider(group, prefix, label, kind, a, ta, b, tb, swapped=False):
         sa, sb = group.slots[(a, ta)], group.slots[(b, tb)]
-        same = kind == "aa"
+        same = kind == "reruns"
         if not same:
             differ, unlogged = _first_request_mismatch(sa, sb, group.tasks)
             if differ or unlogged:
@@ -485,11 +485,11 @@ def certified_null_contrasts(
                     formed.add((a, b))
                     consider(group, prefix, f"{a}-{b}", "trial0", a, t, b, t, swapped)
                 else:
-                    consider(group, prefix, f"{a}[t{t}]-{b}[t{t}]", "aa", a, t, b, t)
+                    consider(group, prefix, f"{a}[t{t}]-{b}[t{t}]", "reruns", a, t, b, t)
         if reruns:
             for p in arms_here:
                 for i, j in itertools.combinations(group.trials(p), 2):
-                    consider(group, prefix, f"{p}[t{i}]-{p}[t{j}]", "aa", p, i, p, j)
+                    consider(group, prefix, f"{p}[t{i}]-{p}[t{j}]", "reruns", p, i, p, j)
     for a, b in named_clean:
         if not any(is_named([(a, b)], x, y) for x, y in formed):
             raise ValueError(f"clean pair {a}-{b} is not a trial-0 contrast of the log; protocol "

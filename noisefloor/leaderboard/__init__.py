@@ -27,11 +27,11 @@ if TYPE_CHECKING:
         EntryGap,
         LeaderboardComparison,
         LeaderboardFloor,
-        aa_floor,
         compare_entries,
         find_entry,
         gap_test,
         model_identity,
+        reruns_floor,
         setup_flags,
     )
     from noisefloor.leaderboard.tiers import (
@@ -59,7 +59,7 @@ _HOMES: dict[str, str] = {
     "LeaderboardFloor": "gaps",
     "LeaderboardTiers": "tiers",
     "SETUP_FIELDS": "entries",
-    "aa_floor": "gaps",
+    "reruns_floor": "gaps",
     "compare_entries": "gaps",
     "find_entry": "gaps",
     "gap_test": "gaps",

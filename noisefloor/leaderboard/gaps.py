@@ -44,7 +44,7 @@ from noisefloor.leaderboard.entries import (
 __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FIELDS",
            "Leaderboard", "LeaderboardError", "leaderboard_from_submissions", "read_leaderboard",
            "setup_flags", "EntryGap", "gap_test", "find_entry", "LeaderboardComparison",
-           "compare_entries", "model_identity", "LeaderboardFloor", "aa_floor"]
+           "compare_entries", "model_identity", "LeaderboardFloor", "reruns_floor"]
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.validation import MentionError
 
@@ -372,7 +372,7 @@ def model_identity(row: pd.Series) -> str:
     Lower-case model name with punctuation dropped and ``3.0`` read as ``3``, plus the
     modality: ``"Claude-Sonnet-4.5"`` and ``"Claude Sonnet 4.5"`` are one model. (Two
     submissions that both state a reasoning effort and state different ones are not re-runs;
-    :func:`aa_floor` checks that.)
+    :func:`reruns_floor` checks that.)
 
     Examples
     --------
@@ -391,7 +391,7 @@ def _same_effort(ra, rb) -> bool:
 
 @dataclass(frozen=True)
 class LeaderboardFloor:
-    """Result of :func:`aa_floor`: re-submissions of one model as A/A contrasts.
+    """Result of :func:`reruns_floor`: re-submissions of one model as A/A contrasts.
 
     Attributes
     ----------
@@ -441,11 +441,11 @@ class LeaderboardFloor:
         return self.table.copy()
 
 
-#: Most A/A pairs :func:`aa_floor` compares (a model submitted 1,415 times in one domain).
+#: Most A/A pairs :func:`reruns_floor` compares (a model submitted 1,415 times in one domain).
 MAX_AA_PAIRS = 1_000_000
 
 
-def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloor:
+def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloor:
     """The leaderboard-wide floor from re-submissions of one model (A/A contrasts).
 
     Parameters
@@ -474,7 +474,7 @@ def aa_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloo
     >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
     ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
     ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
-    >>> f = aa_floor(board)
+    >>> f = reruns_floor(board)
     >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:22]
     ([['m_a', 'm_b', True]], 0.1978, 'every A/A pair differs')
     >>> f.to_frame().shape[0], sorted(f.to_dict())[:2]

@@ -164,7 +164,7 @@ def load_trials(
 
     This is the one reader of every command that reads logs (``passk``, ``floor``,
     ``contrast``, ``audit``, ``compare``, ``plan --floor-log``, ``leaderboard --floor-log``,
-    ``monitor``, ``aa-sim --log``): a pair of logs is accepted or refused the same way
+    ``monitor``, ``reruns-sim --log``): a pair of logs is accepted or refused the same way
     everywhere.
 
     Parameters

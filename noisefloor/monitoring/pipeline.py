@@ -11,6 +11,7 @@ line) that raised it. No I/O happens here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -91,6 +92,29 @@ class MonitorReport:
     excluded: dict[str, dict[str, int]]
     alarms: tuple[Alarm, ...]
     provenance: tuple[dict[str, Any], ...]
+
+    @property
+    def evaluated(self) -> tuple[str, ...]:
+        """The rules (``"R1"``, ``"R2"``, ``"R3"``) that compared at least one statistic with a
+        finite threshold.
+
+        A rule that ran but could not compare anything (R2 over a baseline whose quantile is 0,
+        or with fewer trials than one window; R1 without a complete round) raised no alarm
+        because it checked nothing, and is not evaluated: no alarm and nothing evaluated is not
+        a pass.
+        """
+        def finite(values) -> bool:
+            return any(v is not None and math.isfinite(v) for v in values)
+
+        done = []
+        r1, r2, r3 = self.r1, self.r2, self.r3
+        if r1 is not None and len(r1.x) and math.isfinite(r1.decision_interval):
+            done.append("R1")
+        if r2 is not None and math.isfinite(r2.threshold) and finite(r2.statistic):
+            done.append("R2")
+        if r3 is not None and finite(r3.rate):
+            done.append("R3")
+        return tuple(done)
 
     def to_dict(self) -> dict:
         """Plain-dict view, nested (JSON-ready after NaN handling)."""

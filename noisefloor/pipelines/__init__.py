@@ -25,8 +25,10 @@ from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
-__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_run", "floor_run",
-           "has_store_fields", "read_log_trials", "write_audit_files"]
+__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
+           "contrast_run", "floor_run",
+           "has_store_fields", "read_log_trials", "write_audit_files", "FLOOR_KINDS",
+           "MeasuredFloor", "measured_floor"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
@@ -115,7 +117,7 @@ class FloorRun:
         uncertified candidate), ``skipped_reruns`` (its re-runs) and ``sources``."""
         skipped = self.null_contrasts.to_dict()["skipped"]
         return {**self.noise_floor.to_dict(), "left_out": self.left_out, "skipped": skipped,
-                "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
+                "skipped_reruns": [r for r in skipped if r["kind"] == "reruns"],
                 "sources": list(self.sources), "n_trials": self.n_trials,
                 "n_tasks": self.n_tasks, "n_protocols": self.n_protocols}
 
@@ -187,12 +189,14 @@ class ContrastRun:
     Attributes
     ----------
     a, b : str
-        The arms (a minus b).
+        The arms (a minus b); ``"a"`` and ``"b"`` from counts.
     by : str
-        ``"protocol"`` or ``"model"``.
+        ``"protocol"`` or ``"model"`` (the arms of a log), ``"counts"`` (from counts,
+        :func:`contrast_counts`).
     contrasts : pandas.DataFrame
         :func:`~noisefloor.floor.arm_contrasts.log_contrasts` rows (the shape of
-        :mod:`noisefloor.floor.contrast_table`) plus ``p_bonferroni`` (over ``family_size``);
+        :mod:`noisefloor.floor.contrast_table`), with ``p_adjusted`` adjusted by ``method``
+        (``"bonferroni"``) over ``m`` = ``family_size`` contrasts;
         ``certified_by`` says what certifies the row as a null contrast, as
         :func:`~noisefloor.floor.nulls.certified_null_contrasts` decides (empty for a real
         contrast).
@@ -233,8 +237,7 @@ class ContrastRun:
         """``logs, a, b, by, family_size, confidence, contrasts`` (records) and ``left_out``."""
         return {"logs": list(self.sources), "a": self.a, "b": self.b, "by": self.by,
                 "family_size": self.family_size, "confidence": self.confidence,
-                "contrasts": self.contrasts.drop(columns=["p_adjusted", "m"]).to_dict(
-                    orient="records"),
+                "contrasts": self.contrasts.drop(columns=["m"]).to_dict(orient="records"),
                 "left_out": dict(self.left_out),
                 "left_out_trials": [mention_text(t) for t in self.left_out_trials]}
 
@@ -378,9 +381,10 @@ def contrast_run(
             f"{a} and {b} share no trial after trial 0; ") + "pass {trials=[0]} to compare trial "
             "0 (a null contrast when certified)")
     rows = rows.copy()
-    rows["p_bonferroni"] = adjust_families(  # each row its own family of the declared size
+    rows["p_adjusted"] = adjust_families(  # each row its own family of the declared size
         rows["p_value"].to_numpy(dtype=float), np.arange(len(rows)), method="bonferroni",
         family_size=family_size)[0]
+    rows["method"], rows["m"] = "bonferroni", family_size
     null_options = {"clean_pairs": clean_pairs, "null_pairs": null_pairs, "trial0": trial0,
                     "reruns": reruns, "infrastructure_errors": infrastructure_errors}
     certified = _certified_rows(frame, rows, a, b, by, null_options)
@@ -400,6 +404,62 @@ def contrast_run(
                        confidence=confidence, left_out_trials=tuple(left_trials))
 
 
+def contrast_counts(wins: int, losses: int, ties: int = 0, *, family_size: int = 1,
+                    confidence: float = 0.95) -> ContrastRun:
+    """One paired contrast a-b from its counts (``noisefloor contrast --wins/--losses/--ties``).
+
+    The result has the shape of :func:`contrast_run`'s, so ``contrast --json`` prints one
+    document whichever form was given: one row in :attr:`ContrastRun.contrasts` with the
+    columns of a log's contrast (``benchmark``, ``model``, ``seed``, ``trial``, ``trial_b``
+    missing, ``level`` ``"trial"``, ``subset`` ``"all"``, nothing left out), ``logs`` empty,
+    ``a = "a"``, ``b = "b"`` and ``by = "counts"``.
+
+    Parameters
+    ----------
+    wins, losses, ties : int
+        Tasks where a succeeded and b failed, the reverse, and the same outcome (ties >= 0).
+    family_size : int, default 1
+        Contrasts in the family for the Bonferroni correction (``p_adjusted``, ``method``).
+    confidence : float, default 0.95
+        Level of the Wilson-mapped interval.
+
+    Returns
+    -------
+    ContrastRun
+
+    Raises
+    ------
+    ValueError
+        If a count is negative or not an integer, ``family_size < 1`` or ``confidence`` is
+        outside (0, 1).
+
+    Examples
+    --------
+    >>> r = contrast_counts(27, 9, 64, family_size=3)  # noise-floor paper, pull-intercept, seed 1
+    >>> row = r.to_dict()["contrasts"][0]
+    >>> round(row["gap"], 2), round(row["p_adjusted"], 4), row["method"]
+    (0.18, 0.0118, 'bonferroni')
+    """
+    from noisefloor.stats.paired import sign_test
+    from noisefloor.stats.validation import count as check_count
+
+    if check_count("family_size", family_size) < 1:
+        raise ValueError(f"family_size must be >= 1, got {family_size}")
+    r = sign_test(wins, losses, ties, confidence=confidence)
+    p_adjusted = adjust_families(np.array([r.p_value]), np.zeros(1, dtype=np.int64),
+                                 method="bonferroni", family_size=family_size)[0]
+    rows = pd.DataFrame([{
+        "benchmark": None, "model": None, "level": "trial", "seed": None, "trial": None,
+        "trial_b": None, "subset": "all", "contrast": "a-b", "wins": r.wins,
+        "losses": r.losses, "ties": r.ties, "n_only_a": 0, "n_only_b": 0, "n_excluded": 0,
+        "n": r.n, "gap": r.gap, "p_value": r.p_value, "p_adjusted": float(p_adjusted[0]),
+        "method": "bonferroni", "m": family_size, "ci_low": r.ci_low, "ci_high": r.ci_high,
+        "reason": r.reason, "certified_by": ""}])
+    rows["seed"] = pd.array([pd.NA], dtype="Int64")
+    return ContrastRun(a="a", b="b", by="counts", contrasts=rows, family_size=family_size,
+                       left_out={k: 0 for k in _LEFT_OUT}, confidence=r.confidence)
+
+
 def has_store_fields(trials: pd.DataFrame) -> bool:
     """Whether any record carries ``store_events_at_start`` (a coordination-active subset,
     trial 1 on the tasks both arms failed at trial 0, is formed only then)."""
@@ -409,3 +469,4 @@ def has_store_fields(trials: pd.DataFrame) -> bool:
 
 # the audit pipeline lives in its own module; imported last (it uses the helpers above)
 from noisefloor.pipelines.audit import NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files  # noqa: E402
+from noisefloor.pipelines.measured import FLOOR_KINDS, MeasuredFloor, measured_floor  # noqa: E402

@@ -115,7 +115,7 @@ class AuditRun:
             "other_contrasts": ([] if self.other_contrasts is None
                                 else self.other_contrasts.to_dict(orient="records")),
             "left_out": self.left_out, "log_contrasts_left_out": self.log_contrasts_left_out,
-            "skipped": skipped, "skipped_reruns": [r for r in skipped if r["kind"] == "aa"],
+            "skipped": skipped, "skipped_reruns": [r for r in skipped if r["kind"] == "reruns"],
             "notes": [mention_text(n) for n in self.notes], "files": list(self.files),
         }
 

@@ -111,7 +111,7 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
         f"{level_text(nf.confidence)} CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                                                for a, b in zip(t["ci_low"], t["ci_high"])],
         "p": [_p(p) for p in t["p_value"]],
-        "p Bonferroni": [_p(p) for p in t["p_bonferroni"]],
+        "p Bonferroni": [_p(p) for p in t["p_adjusted"]],
         "tau pp": [pp(x) if s == POOLED else "" for x, s in zip(t["tau"], t["level"])],
     })
 
@@ -345,8 +345,7 @@ def contrast_text(run: ContrastRun, spell=None) -> str:
     arms = "models" if run.by == "model" else "records"
     lines = [f"{run.a}-{run.b} from {', '.join(run.sources)}: {arms} paired by task and trial; "
              "wins = tasks where a succeeded and b failed"]
-    shown = contrast_table(rows.assign(p_adjusted=rows["p_bonferroni"]), ci=True,
-                           confidence=run.confidence)
+    shown = contrast_table(rows, ci=True, confidence=run.confidence)
     column = f"p Bonferroni (m = {run.family_size})"
     shown = shown.rename(columns={"p_adj": column})
     if run.family_size == 1:

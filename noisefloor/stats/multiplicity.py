@@ -18,6 +18,9 @@ from noisefloor.stats import validation as _validate
 
 #: User-facing method names -> the method computed (``"bh"`` is Benjamini-Hochberg's alias).
 METHODS = {"bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "fdr_bh", "bh": "fdr_bh"}
+#: The name a result's ``method`` field or column carries for each accepted method name (one
+#: name per method: ``"bh"`` for Benjamini-Hochberg, whichever spelling was passed).
+METHOD_NAMES = {"bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "bh", "bh": "bh"}
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class MultiplicityResult:
     p_adjusted : tuple of float
         Adjusted p-values in input order; NaN where the raw p-value is NaN.
     method : str
-        ``"bonferroni"``, ``"holm"`` or ``"fdr_bh"`` (Benjamini-Hochberg).
+        ``"bonferroni"``, ``"holm"`` or ``"bh"`` (Benjamini-Hochberg, whether passed as
+        ``"bh"`` or ``"fdr_bh"``).
     m : int
         Family size used: the number of defined (non-NaN) p-values, unless ``family_size``
         was given.
@@ -168,7 +172,7 @@ def adjust_pvalues(
         f"{len(excluded)} undefined (NaN) p-value(s) left out of the family" if excluded else ""
     )
     return MultiplicityResult(
-        tuple(p.tolist()), tuple(adjusted.tolist()), "fdr_bh" if method == "bh" else method,
+        tuple(p.tolist()), tuple(adjusted.tolist()), METHOD_NAMES[method],
         m, excluded, reason,
     )
 

@@ -485,7 +485,8 @@ def sign_test_table(
     Returns
     -------
     pandas.DataFrame
-        The input columns plus ``n, gap, p_value, p_adjusted, m, ci_low, ci_high, reason``.
+        The input columns plus ``n, gap, p_value, p_adjusted, method, m, ci_low, ci_high,
+        reason`` (``method`` names the adjustment: ``"bonferroni"``, ``"holm"`` or ``"bh"``).
 
     Notes
     -----
@@ -500,7 +501,7 @@ def sign_test_table(
     >>> round(float(sign_test_table(t)["p_adjusted"].iloc[2]), 3)
     0.012
     """
-    from noisefloor.stats.multiplicity import adjust_families
+    from noisefloor.stats.multiplicity import METHOD_NAMES, adjust_families
 
     tests = sign_tests(counts["wins"].to_numpy(), counts["losses"].to_numpy(),
                        counts["ties"].to_numpy(), confidence=confidence)
@@ -512,7 +513,7 @@ def sign_test_table(
     p_adjusted, m = adjust_families(tests["p_value"].to_numpy(), codes, method=method)
     added = pd.DataFrame({"n": tests["n"].to_numpy(), "gap": tests["gap"].to_numpy(),
                           "p_value": tests["p_value"].to_numpy(), "p_adjusted": p_adjusted,
-                          "m": m, "ci_low": tests["ci_low"].to_numpy(),
+                          "method": METHOD_NAMES[method], "m": m, "ci_low": tests["ci_low"].to_numpy(),
                           "ci_high": tests["ci_high"].to_numpy(),
                           "reason": tests["reason"].to_numpy()}, index=counts.index)
     kept = counts.drop(columns=[c for c in added.columns if c in counts.columns])

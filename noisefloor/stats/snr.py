@@ -2,7 +2,7 @@
 simulation-calibrated false-positive rate of single-seed contrasts in A/A runs.
 
 The noise-floor paper's seed-1 pull-vs-intercept gap (+18 pp, Bonferroni p = 0.012) came from
-two arms that could not differ: "the kind of number that gets published". :func:`simulate_aa`
+two arms that could not differ: "the kind of number that gets published". :func:`simulate_reruns`
 gives its probability: A/A runs are simulated task by task at the per-task success rates of a
 log (or at a given flip rate), every pair of arms is sign-tested per seed with the Bonferroni
 correction over the pairs, and the share of contrasts reaching significance is reported for
@@ -162,7 +162,7 @@ def flip_rate_to_success_prob(flip_rate: float) -> float:
 
 @dataclass(frozen=True)
 class AASimulation:
-    """Result of :func:`simulate_aa`: how often A/A contrasts look significant.
+    """Result of :func:`simulate_reruns`: how often A/A contrasts look significant.
 
     Attributes
     ----------
@@ -210,7 +210,7 @@ class AASimulation:
 
         Examples
         --------
-        >>> simulate_aa([0.5] * 20, n_sim=10, rng=0).to_dict()["m"]
+        >>> simulate_reruns([0.5] * 20, n_sim=10, rng=0).to_dict()["m"]
         3
         """
         return asdict(self)
@@ -224,7 +224,7 @@ class AASimulation:
 
         Examples
         --------
-        >>> simulate_aa([0.5] * 20, n_sim=10, rng=0).to_frame().shape
+        >>> simulate_reruns([0.5] * 20, n_sim=10, rng=0).to_frame().shape
         (1, 13)
         """
         return pd.DataFrame([self.to_dict()])
@@ -237,14 +237,14 @@ def _sign_p(w: np.ndarray, lo: np.ndarray) -> np.ndarray:
     return np.where(m == 0, 1.0, p)
 
 
-#: Outcomes drawn at once by :func:`simulate_aa` (2^24: 128 MiB of uniforms); one simulated
+#: Outcomes drawn at once by :func:`simulate_reruns` (2^24: 128 MiB of uniforms); one simulated
 #: experiment larger than this is refused.
 AA_CHUNK_DRAWS = 1 << 24
-#: Most outcomes one :func:`simulate_aa` call draws (about a minute of work).
+#: Most outcomes one :func:`simulate_reruns` call draws (about a minute of work).
 MAX_AA_DRAWS = 2_000_000_000
 
 
-def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05,
+def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05,
                 n_sim: int = 2000, rng=None) -> AASimulation:
     """Simulate A/A runs and count how often their contrasts reach Bonferroni significance.
 
@@ -292,7 +292,7 @@ def simulate_aa(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float
 
     Examples
     --------
-    >>> r = simulate_aa([flip_rate_to_success_prob(0.36)] * 100, n_sim=500, rng=1)
+    >>> r = simulate_reruns([flip_rate_to_success_prob(0.36)] * 100, n_sim=500, rng=1)
     >>> r.m, r.n_tasks, 0.0 <= r.single_seed_rate <= r.single_seed_any_rate <= r.experiment_any_rate
     (3, 100, True)
     """
@@ -362,7 +362,7 @@ def per_task_success_share(trials: pd.DataFrame) -> pd.Series:
     Returns
     -------
     pandas.Series
-        Indexed by ``task_id``: the estimate of ``p_t`` that :func:`simulate_aa` takes.
+        Indexed by ``task_id``: the estimate of ``p_t`` that :func:`simulate_reruns` takes.
 
     Raises
     ------

@@ -85,7 +85,7 @@ def test_level_moves_the_verdicts_and_the_text_says_it(tmp_path):
 def test_contrast_counts_interval_at_the_level(level):
     r = invoke("contrast", "--wins", "27", "--losses", "9", "--ties", "64", "--json",
                "--confidence", str(level))
-    doc = json.loads(r.output)
+    doc = json.loads(r.output)["contrasts"][0]
     assert (doc["ci_low"], doc["ci_high"]) == pytest.approx(PULL_INTERCEPT_SEED1[level],
                                                             abs=1e-12)
     text = invoke("contrast", "--wins", "27", "--losses", "9", "--ties", "64",
@@ -209,13 +209,13 @@ def test_agreement_header_shows_the_level_used_not_a_rounded_one():
 
 
 def test_floor_log_options_build_the_floor_again(shared_data):
-    # plan/leaderboard/aa-sim --floor-log imported a helper that no longer existed (ImportError
+    # plan/leaderboard/reruns-sim --floor-log imported a helper that no longer existed (ImportError
     # reported as an internal error on every use)
     log = str(shared_data / "tau-bench" / "gpt-4o-airline.json")
     r = invoke("plan", "--gap", "0.2", "--p-d", "0.3", "--floor-log", log)
     assert r.exit_code == 0, r.output
     assert "clearing a floor of 17.2 pp (floor of" in r.output
-    r = invoke("aa-sim", "--flip-rate", "0.2", "--n-sim", "20", "--claim", "0.1",
+    r = invoke("reruns-sim", "--flip-rate", "0.2", "--n-sim", "20", "--claim", "0.1",
                "--floor-log", log)
     assert r.exit_code == 0, r.output
     assert "null-gap SD" in r.output and "over 6" in r.output

@@ -61,14 +61,33 @@ def test_audit_bad_csv_is_one_clear_line(run, tmp_path):
 def test_contrast_json_matches_paper(run):
     r = run("contrast", "--wins", 27, "--losses", 9, "--ties", 64, "--family-size", 3, "--json")
     doc = json.loads(r.output)
-    assert set(doc) >= {"wins", "losses", "ties", "n", "gap", "p_value", "p_bonferroni",
-                        "ci_low", "ci_high"}
-    assert doc["gap"] == pytest.approx(0.18) and round(doc["p_bonferroni"], 3) == 0.012
+    assert doc["by"] == "counts" and doc["family_size"] == 3 and doc["logs"] == []
+    [row] = doc["contrasts"]
+    # noise-floor paper, pull-intercept seed 1: gap 0.18, Bonferroni (m = 3) p 0.012
+    assert (row["wins"], row["losses"], row["ties"], row["n"]) == (27, 9, 64, 100)
+    assert row["gap"] == pytest.approx(0.18) and round(row["p_adjusted"], 3) == 0.012
+    assert row["method"] == "bonferroni" and round(row["p_value"], 4) == 0.0039
+
+
+def test_contrast_json_has_one_shape_from_counts_and_from_logs(run, shared_data):
+    # the same document whichever form is given: the same top-level keys, the same keys in
+    # every contrast record (a log's benchmark/model/seed/trial are null from counts)
+    counts = json.loads(run("contrast", "--wins", 2, "--losses", 0, "--ties", 3,
+                            "--json").output)
+    log = json.loads(run("contrast", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json",
+                         "--a", "default", "--b", "default", "--trial", 0, "--trial-b", 1,
+                         "--json").output)
+    assert list(counts) == list(log)
+    assert [list(r) for r in counts["contrasts"]] == [list(r) for r in log["contrasts"]]
+    assert list(counts["left_out"]) == list(log["left_out"])
+    assert counts["contrasts"][0]["seed"] is None and counts["contrasts"][0]["trial"] is None
 
 
 def test_contrast_without_untied_pairs_gives_null_and_reason(run):
     doc = json.loads(run("contrast", "--wins", 0, "--losses", 0, "--ties", 5, "--json").output)
-    assert doc["p_value"] is None and "no untied pairs" in doc["reason"]
+    row = doc["contrasts"][0]
+    assert row["p_value"] is None and row["p_adjusted"] is None
+    assert "no untied pairs" in row["reason"]
     text = run("contrast", "--wins", 0, "--losses", 0, "--ties", 5).output
     assert "p = n/a" in text
 
@@ -106,8 +125,8 @@ def test_floor_and_passk_on_paper_layout_with_labels(run, fixtures_dir):
     doc = json.loads(run("floor", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)
     # trial 0 across the three protocols, and no_coord's re-run (its reader never injects);
     # pull and intercept injected peer events at trial 1, so their re-runs are skipped
-    assert {(c["kind"], c["contrast"]) for c in doc["contrasts"] if c["kind"] == "aa"} == {
-        ("aa", "no_coord[t0]-no_coord[t1]")}
+    assert {(c["kind"], c["contrast"]) for c in doc["contrasts"] if c["kind"] == "reruns"} == {
+        ("reruns", "no_coord[t0]-no_coord[t1]")}
     assert [r["contrast"] for r in doc["skipped_reruns"]] == [
         "intercept[t0]-intercept[t1]", "pull[t0]-pull[t1]"]
     doc = json.loads(run("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--json").output)

@@ -1,4 +1,4 @@
-"""``--floor-log`` of ``plan``, ``aa-sim`` and ``leaderboard``: the floor of a trial log.
+"""``--floor-log`` of ``plan``, ``reruns-sim`` and ``leaderboard``: the floor of a trial log.
 
 Regression: the three options imported a helper from
 ``noisefloor.cli.floor`` after the pipelines moved into the library and that helper was
@@ -67,9 +67,9 @@ def test_leaderboard_floor_log_names_the_log(tmp_path, shared_data):
     assert doc["floor_source"] == f"floor of {log} (intercept-no_coord)"
 
 
-def test_aa_sim_claim_rates_against_the_logs_null_gaps(tmp_path):
+def test_reruns_sim_claim_rates_against_the_logs_null_gaps(tmp_path):
     log = _write_log(tmp_path / "two.jsonl", {1: SEED_1, 2: SEED_2})
-    doc = json.loads(_run("aa-sim", "--flip-rate", "0.2", "--tasks", "10", "--claim", "0.1",
+    doc = json.loads(_run("reruns-sim", "--flip-rate", "0.2", "--tasks", "10", "--claim", "0.1",
                           "--floor-log", log, "--json").output)
     claim = doc["claim"]
     # per-seed null gaps (W - L) / n: 3/10 and -1/10; their sample SD is sqrt(0.08)

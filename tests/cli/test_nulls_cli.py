@@ -68,7 +68,7 @@ def test_contrast_of_labelled_runs_and_of_models(nulls_dir):
     assert "claude-haiku-4-5-gpt-4.1-mini" in r.output
 
 
-def test_contrast_aa_says_what_certifies_it(shared_data):
+def test_contrast_reruns_says_what_certifies_it(shared_data):
     log = shared_data / "tau-bench" / "gpt-4o-airline.json"
     r = invoke("contrast", "--log", log, "--a", "default", "--b", "default", "--trial", 0,
                "--trial-b", 1)

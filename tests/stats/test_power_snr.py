@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noisefloor.stats.passk_interval import per_task_pass_hat_k
-from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_aa
+from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_reruns
 from noisefloor.stats.validation import ParameterError
 
 # The noise-floor paper's trial-0 per-seed gaps (shared/data/noise-floor-paper/paired_counts.csv):
@@ -54,7 +54,7 @@ def test_simulated_rates_match_exact_sign_test_size():
     # R: signpow(100, 0, 0.36, 0.05/3) = 0.010631292226171 (one seed, n = 100)
     #    signpow(200, 0, 0.36, 0.05/3) = 0.0118070728390863 (two seeds summed, n = 200)
     # (signpow as in tests/stats/test_power.py)
-    r = simulate_aa([flip_rate_to_success_prob(0.36)] * 100, n_sim=20000, rng=1)
+    r = simulate_reruns([flip_rate_to_success_prob(0.36)] * 100, n_sim=20000, rng=1)
     assert r.single_seed_rate == pytest.approx(0.010631292226171, abs=0.0015)
     assert r.pooled_rate == pytest.approx(0.0118070728390863, abs=0.0015)
     assert r.single_seed_rate <= r.single_seed_any_rate <= r.experiment_any_rate
@@ -70,8 +70,8 @@ def test_simulation_reproducible_and_from_a_log(shared_data):
                       "trial": [i["trial"] for i in items],
                       "reward": [float(i["reward"]) for i in items]})
     p = per_task_pass_hat_k(t, 1).to_numpy()
-    a = simulate_aa(p, n_sim=300, rng=4)
-    b = simulate_aa(p, n_sim=300, rng=np.random.default_rng(4))
+    a = simulate_reruns(p, n_sim=300, rng=4)
+    b = simulate_reruns(p, n_sim=300, rng=np.random.default_rng(4))
     assert a == b and a.n_tasks == 50
     # per-task shares over 4 trials: flip rate = mean 2 p (1 - p) of the log
     assert a.flip_rate == pytest.approx(float(np.mean(2 * p * (1 - p))))
@@ -79,10 +79,10 @@ def test_simulation_reproducible_and_from_a_log(shared_data):
 
 def test_simulation_bad_input():
     with pytest.raises(ValueError, match=r"success_prob\[1\] must lie in \[0, 1\]"):
-        simulate_aa([0.5, 1.2])
+        simulate_reruns([0.5, 1.2])
     # each bound is its own ParameterError naming the parameter (was one "need ..." sentence)
     with pytest.raises(ParameterError, match="n_arms must be at least 2, got 1") as err:
-        simulate_aa([0.5], n_arms=1)
+        simulate_reruns([0.5], n_arms=1)
     assert err.value.parameter == "n_arms"
     with pytest.raises(ParameterError, match=r"n_sim must be in 1\.\.200000, got 0"):
-        simulate_aa([0.5], n_sim=0)
+        simulate_reruns([0.5], n_sim=0)

@@ -1,4 +1,4 @@
-"""plan and aa-sim refuse or bound sizes they cannot serve, naming the option and the limit,
+"""plan and reruns-sim refuse or bound sizes they cannot serve, naming the option and the limit,
 instead of running for minutes or dying in MemoryError/OverflowError."""
 
 from __future__ import annotations
@@ -34,26 +34,26 @@ def test_the_exact_test_is_not_computed_past_its_limit():
     assert len(plan(n=10**9, p_d=0.32).plans) == 2
 
 
-def test_aa_sim_refuses_what_it_cannot_draw_and_chunks_the_rest(monkeypatch):
+def test_reruns_sim_refuses_what_it_cannot_draw_and_chunks_the_rest(monkeypatch):
     with pytest.raises(ParameterError, match=r"one simulated experiment would draw "
                                              r"300,000,000 outcomes"):
-        snr.simulate_aa([0.5] * 100, n_seeds=10**6)
+        snr.simulate_reruns([0.5] * 100, n_seeds=10**6)
     with pytest.raises(ParameterError, match=r"would draw 12,000,000,000 outcomes .* more "
                                              r"than the 2,000,000,000"):
-        snr.simulate_aa([0.5] * 10**6, n_sim=2000)
+        snr.simulate_reruns([0.5] * 10**6, n_sim=2000)
     # chunked over experiments: the same result as all at once when one chunk holds them
-    whole = snr.simulate_aa([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
+    whole = snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
     monkeypatch.setattr(snr, "AA_CHUNK_DRAWS", 6 * 30 * 64)
-    assert snr.simulate_aa([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5) == whole
+    assert snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5) == whole
     monkeypatch.setattr(snr, "AA_CHUNK_DRAWS", 6 * 30 * 7)  # 7 experiments per chunk
-    chunked = snr.simulate_aa([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
+    chunked = snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
     assert 0 <= chunked.single_seed_rate <= chunked.experiment_any_rate <= 1
     assert chunked.n_sim == 64
 
 
 def test_the_cli_names_the_options():
     run = CliRunner().invoke
-    res = run(cli, ["aa-sim", "--flip-rate", "0.3", "--seeds", "1000000"])
+    res = run(cli, ["reruns-sim", "--flip-rate", "0.3", "--seeds", "1000000"])
     assert res.exit_code == 1 and "lower --seeds, --arms or the number of tasks" in res.output
     res = run(cli, ["plan", "--n", "10000000000000", "--p-d", "0.32"])
     assert res.exit_code == 1 and "--n must be a whole number of tasks" in res.output

@@ -55,7 +55,7 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
 def leaderboard_listing_doc(doc: dict, domain: str | None = None) -> ReportDoc:
     """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor)."""
     entries = doc["entries"]
-    aa = doc["aa_floor"]
+    reruns = doc["reruns_floor"]
     tables = []
     for d in dict.fromkeys(e["domain"] for e in entries):
         if domain and d != domain:
@@ -68,17 +68,18 @@ def leaderboard_listing_doc(doc: dict, domain: str | None = None) -> ReportDoc:
             "user sim": entries[i].get("user_simulator") or "-",
             "type": entries[i].get("submission_type") or "-"} for r, i in enumerate(idx)])
         tables.append(DocTable(f"{d}: {len(idx)} entries", cells, table_id=f"entries-{d}"))
-    aa_rows = aa.get("table") or []
-    verdict = ("Re-submissions of one model differ by up to the A/A floor of {aa_floor.floor:pp}"
-               " pp" if aa.get("floor") is not None else "No two re-submissions match in setup,"
+    reruns_rows = reruns.get("table") or []
+    verdict = ("Re-submissions of one model differ by up to the A/A floor of "
+               "{reruns_floor.floor:pp}"
+               " pp" if reruns.get("floor") is not None else "No two re-submissions match in setup,"
                " so the A/A floor is undefined")
-    verdict += (" (envelope {aa_floor.envelope:pp} pp): a gap between two entries smaller than "
-                "that is inside the leaderboard's own noise." if aa.get("envelope") is not None
+    verdict += (" (envelope {reruns_floor.envelope:pp} pp): a gap between two entries smaller than "
+                "that is inside the leaderboard's own noise." if reruns.get("envelope") is not None
                 else ".")
     facts = [f"{doc['n_submissions']} submissions from {doc['source']}",
-             f"A/A contrasts (re-submissions of one model): {len(aa_rows)}"]
-    if aa.get("reason"):
-        facts.append(f"note: {aa['reason']}")
+             f"A/A contrasts (re-submissions of one model): {len(reruns_rows)}"]
+    if reruns.get("reason"):
+        facts.append(f"note: {reruns['reason']}")
     return ReportDoc("leaderboard", "tau2-bench leaderboard", verdict, doc, facts=facts,
                      tables=tables)
 

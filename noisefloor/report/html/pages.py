@@ -86,14 +86,18 @@ def _null_table(data: dict, prefix: str, nf_frame: pd.DataFrame, n_seeds: int,
                      f"{level} CI low": shown(data, f"{k}.ci_low", "pp+"),
                      "high": shown(data, f"{k}.ci_high", "pp+"),
                      "p": shown(data, f"{k}.p_value", "p"),
-                     "p Bonferroni": shown(data, f"{k}.p_bonferroni", "p"),
+                     "p Bonferroni": shown(data, f"{k}.p_adjusted", "p"),
                      "certified null by": rec["certified_by"] or "unstated"})
     return Table(cells(rows), interactive=True, table_id="null-contrasts",
                  row_titles=[_tip_null(nf_frame.iloc[i].to_dict(), level) for i in keep])
 
 
+#: The column heading of an adjusted p-value, by its ``method``.
+_ADJUSTED_LABEL = {"bonferroni": "p Bonferroni", "holm": "p Holm", "bh": "p BH"}
+
+
 def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
-                    table_id: str) -> Table:
+                    table_id: str, adjusted: bool = False) -> Table:
     rows = []
     for i, rec in enumerate(frame.to_dict(orient="records")):
         k = f"{prefix}.{i}"
@@ -107,8 +111,8 @@ def _contrast_table(data: dict, prefix: str, frame: pd.DataFrame, level: str,
                                f"{level} CI low": shown(data, f"{k}.ci_low", "pp+"),
                                "high": shown(data, f"{k}.ci_high", "pp+"),
                                "p": shown(data, f"{k}.p_value", "p")}
-        if "p_bonferroni" in rec:
-            row["p Bonferroni"] = shown(data, f"{k}.p_bonferroni", "p")
+        if adjusted:
+            row[_ADJUSTED_LABEL[rec["method"]]] = shown(data, f"{k}.p_adjusted", "p")
         if "verdict" in rec:
             row["x floor"] = shown(data, f"{k}.ratio", "ratio")
             row["verdict"] = rec["verdict"] + (" *" if rec.get("flag") else "")
@@ -171,12 +175,12 @@ def contrast_page(run: ContrastRun, **_: Any) -> Page:
                   if rec["certified_by"] else "."))
     facts = [f"from {', '.join(run.sources)}: paired by task and trial; wins = tasks where "
              f"{run.a} succeeded and {run.b} failed"] + [f"note: {n}" for n in run.notes]
-    shown_rows = rows.drop(columns=[c for c in ("p_adjusted", "m") if c in rows.columns])
+    shown_rows = rows.drop(columns=[c for c in ("m",) if c in rows.columns])
     blocks = [Block("h2", "Forest plot"),
               Block("svg", forest_svg(contrast_rows(shown_rows, level, f"{run.a}-{run.b}"))),
               Block("h2", "Contrasts"),
               Block("table", _contrast_table(data, "contrasts", shown_rows, level,
-                                             "contrasts"))]
+                                             "contrasts", adjusted=True))]
     return Page(f"Contrast {run.a}-{run.b}", verdict, data, "contrast", facts, blocks)
 
 
