@@ -1,11 +1,12 @@
-"""``noisefloor.pipelines.measured_floor``: the floor reading ``plan``/``leaderboard``
+"""``noisefloor.pipelines.measured.measured_floor``: the floor reading ``plan``/``leaderboard``
 ``--floor-log`` use, computed in the library (the CLI only reads options and renders)."""
 
 from __future__ import annotations
 
 import pytest
 
-from noisefloor.pipelines import floor_run, measured_floor
+from noisefloor.pipelines import floor_run
+from noisefloor.pipelines.measured import measured_floor
 
 LOG = dict(logs="fixtures/logs/paper", benchmark="tau2/retail", model="m")
 

@@ -34,7 +34,7 @@ def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
 def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
                    clean_pairs=()) -> tuple[float, str, int]:
     """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
-    sets it, read by :func:`noisefloor.pipelines.measured_floor` (the CLI reads the LOG
+    sets it, read by :func:`noisefloor.pipelines.measured.measured_floor` (the CLI reads the LOG
     options, refuses an undefined floor and renders the source line)."""
     from noisefloor.cli._logs import read_logs
     from noisefloor.pipelines.measured import measured_floor as library_floor

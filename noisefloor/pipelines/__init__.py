@@ -27,8 +27,7 @@ from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
            "contrast_run", "floor_run",
-           "has_store_fields", "read_log_trials", "write_audit_files", "FLOOR_KINDS",
-           "MeasuredFloor", "measured_floor"]
+           "has_store_fields", "read_log_trials", "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
@@ -469,4 +468,3 @@ def has_store_fields(trials: pd.DataFrame) -> bool:
 
 # the audit pipeline lives in its own module; imported last (it uses the helpers above)
 from noisefloor.pipelines.audit import NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files  # noqa: E402
-from noisefloor.pipelines.measured import FLOOR_KINDS, MeasuredFloor, measured_floor  # noqa: E402
