@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -22,8 +22,17 @@ from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.floor.contrast_table import POOLED
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
+from noisefloor.lazy import lazy_exports
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.validation import ParameterError, literal, mention_text
+
+if TYPE_CHECKING:
+    from noisefloor.pipelines.audit import (
+        NO_CLAIMS_SOURCE,
+        AuditRun,
+        audit_run,
+        write_audit_files,
+    )
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
            "contrast_run", "floor_run",
@@ -466,5 +475,8 @@ def has_store_fields(trials: pd.DataFrame) -> bool:
                 and trials["store_events_at_start"].notna().any())
 
 
-# the audit pipeline lives in its own module; imported last (it uses the helpers above)
-from noisefloor.pipelines.audit import NO_CLAIMS_SOURCE, AuditRun, audit_run, write_audit_files  # noqa: E402
+# the audit pipeline lives in its own module (it uses the helpers above); its names load on first
+# use, so a command that needs no audit (a count-only contrast) does not import it
+_HOMES = {"NO_CLAIMS_SOURCE": "audit", "AuditRun": "audit", "audit_run": "audit",
+          "write_audit_files": "audit"}
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
