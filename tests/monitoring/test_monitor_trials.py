@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +21,8 @@ from noisefloor.monitoring import (
     order_trials,
 )
 from noisefloor.stats.monitor import tabular_cusum
+
+UTC = timezone.utc  # datetime.UTC needs Python 3.11
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "monitor"
 
