@@ -77,13 +77,20 @@ def test_writer_and_reader_of_a_run_use_the_state_at_the_call(tmp_path):
     assert all(d["decided_by"] == "model" for d in decisions)
     source = canonical_key("get_order_details", {"order_id": ORDER})
     with SQLiteEventStore(out / "stores" / "predicate_intercept.db") as store:
-        [event] = [e.event for e in store.query(TASK)
-                   if e.event.event_type == "failed_predicate" and e.event.source_key == source]
+        [stored] = [e for e in store.query(TASK)
+                    if e.event.event_type == "failed_predicate" and e.event.source_key == source]
+    event = stored.event
     # at task start the order was "delivered"; the trial's own return changed it before the call
     assert [(c.path, c.value) for c in event.conditions] == [("order.status", "return requested")]
-    # the reader: at trial 1 the same look-up meets the live post-return state, so the stored
-    # predicate holds (a task-start reader would see "delivered": a literal match only)
+    # the reader: at trial 1 the look-ups of the order before and after its return meet the
+    # live state; only the later one meets "return requested", so only it is warned by that
+    # predicate (a task-start reader would see "delivered" at both)
     keys1 = recs[1]["extra"]["coordination_keys"]
-    warned = [k for k in keys1 if k.get("match") == "literal+predicate"]
-    assert warned, keys1
     assert [k["facts_step"] for k in keys1] == list(range(len(keys1)))
+    ret = next(i for i, k in enumerate(keys1) if k["tool"] == "return_delivered_order_items")
+    looks = [k for k in keys1 if k["key"] == source]
+    before = [k for k in looks if k["facts_step"] < ret]
+    after = [k for k in looks if k["facts_step"] > ret]
+    assert before and after
+    assert all(stored.event_id not in k.get("event_ids", []) for k in before)
+    assert all(stored.event_id in k.get("event_ids", []) for k in after)
