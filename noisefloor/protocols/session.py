@@ -353,7 +353,7 @@ class TrialSession:
         return name in self._tools
 
     def after_tool_call(self, name: str, arguments: Mapping[str, Any] | str | None, response: Any,
-                        *, error: bool = False, facts_step: int | None = None) -> str:
+                        *, error: bool = False) -> str:
         """Record a task tool call and return the response the agent should see.
 
         Parameters
@@ -366,10 +366,6 @@ class TrialSession:
             The tool's output; non-strings are JSON-encoded (``str()`` as a fallback).
         error : bool, default False
             Whether the tool failed.
-        facts_step : int, optional
-            When the reader's fact resolver read the world state for this call: the number of
-            the trial's tool calls applied before the read; recorded in the call's
-            ``coordination_keys`` entry.
 
         Returns
         -------
@@ -412,8 +408,6 @@ class TrialSession:
         )
         entry = {"tool": name, "key": key, "fingerprint": call_fingerprint(name, args),
                  "injected": injection is not None}
-        if facts_step is not None:
-            entry["facts_step"] = facts_step
         self._keys.append(entry)
         if injection is None:
             return text
@@ -505,7 +499,7 @@ class TrialSession:
         TrialRecord
             With ``store_events_at_start``, ``injections`` and ``extra`` holding
             ``timestamp``, ``coordination_keys`` (one ``{"tool", "key", "fingerprint",
-            "injected"}`` per task call, with ``"facts_step"`` when given), ``store`` (reader, writers, events written) and, for the
+            "injected"}`` per task call), ``store`` (reader, writers, events written) and, for the
             selective intercept, ``gate`` (every gate decision with its inputs).
 
         Raises

@@ -88,6 +88,9 @@ class AgentBinding:
         The reader's fact resolver (``predicate_intercept``): the agent reads each tool call's
         facts from the simulation's database before tau2 executes the call, and hands them
         over at the tool-result boundary.
+    facts_steps : list of int or None
+        Per task tool call passed to the reader, in order: the step its facts were read at
+        (the number of the trial's calls executed before), ``None`` without ``live_facts``.
     """
 
     session: TrialSession
@@ -98,6 +101,7 @@ class AgentBinding:
     agent: RoleUsage = field(default_factory=RoleUsage)
     user: RoleUsage = field(default_factory=RoleUsage)
     live_facts: LiveFacts | None = None
+    facts_steps: list[int | None] = field(default_factory=list)
 
 
 def current_binding(who: str) -> AgentBinding:
@@ -223,8 +227,9 @@ class CoordinatedLLMAgent(LLMAgent):
                 live.set(facts, step)
             try:
                 content = self.session.after_tool_call(tc.name, tc.arguments, m.content or "",
-                                                       error=bool(m.error), facts_step=step)
+                                                       error=bool(m.error))
                 self._passed += 1
+                self.binding.facts_steps.append(step)
             finally:
                 if live is not None:
                     live.set(None, None)

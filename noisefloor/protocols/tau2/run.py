@@ -373,8 +373,12 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
                             first_request_sha256=binding.first_request_sha256,
                             extra=extra, write=False)
     trace = session.trace
+    dumped = record.model_dump(mode="json")
+    if arm.live_facts is not None:  # when the reader read each call's facts
+        for entry, step in zip(dumped["extra"]["coordination_keys"], binding.facts_steps):
+            entry["facts_step"] = step
     return {"key": _key(arm.protocol, task_id, trial), "settings": settings.settings_id(),
-            "record": record.model_dump(mode="json"), "simulation": rel,
+            "record": dumped, "simulation": rel,
             "calls": [asdict(c) for c in trace.calls]}
 
 
