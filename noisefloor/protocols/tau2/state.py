@@ -152,8 +152,9 @@ class ReplayFacts:
 
     Notes
     -----
-    Called as ``resolver(tool, arguments)`` it has no trial to replay and reads the database
-    as the task starts; :meth:`at_call` gives the resolver of one call of one trial.
+    Called as ``resolver(tool, arguments)`` it has no trial (nor task) to replay and reads the
+    domain's database as the environment constructor builds it; :meth:`at_call` gives the
+    resolver of one call of one trial, which is what the predicate extractor uses.
     """
 
     def __init__(self, domain: str, tasks: Mapping[str, Any]) -> None:
