@@ -10,17 +10,16 @@ and the scripted refinement model turns the facts it is shown into ``order.statu
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("tau2")
 
 from noisefloor.endpoints import ModelEndpoint
-from noisefloor.protocols.trace import ToolCall, TrialTrace
 from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
 from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
 from noisefloor.protocols.tau2.state import ReplayFacts, db_facts, facts_before_calls
+from noisefloor.protocols.trace import ToolCall, TrialTrace
 from noisefloor.store import SQLiteEventStore
 from noisefloor.store.keys import canonical_key
 

@@ -102,7 +102,7 @@ def facts_before_calls(toolkit: Any, calls: Sequence[tuple[str, Mapping[str, Any
     if len(calls) == 1:
         return out
     scratch = type(toolkit)(copy.deepcopy(toolkit.db))
-    for (name, args), (next_name, next_args) in zip(calls, calls[1:]):
+    for (name, args), (_, next_args) in zip(calls, calls[1:]):
         _apply(scratch, name, args)
         out.append(db_facts(scratch.db, next_args))
     return out
