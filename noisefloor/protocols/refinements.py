@@ -259,12 +259,15 @@ class ModelPredicateExtractor:
     caller : ModelCaller
     resolver : callable or None
         ``resolver(tool, arguments) -> facts`` (the world state of the call); without one the
-        facts are the arguments alone (``args.<name>``).
+        facts are the arguments alone (``args.<name>``). A resolver with an
+        ``at_call(trace, position)`` method (the tau2 runner's replaying resolver) gives the
+        resolver of the state just before call ``position`` of the trial; the decision then
+        records that step as ``facts_step``.
 
     Attributes
     ----------
     decisions : list of dict
-        Per call: ``{"tool", "decided_by", "conditions", "error"}``; the fallback is one ``eq``
+        Per call: ``{"tool", "decided_by", "conditions", "error", "facts_step"}``; the fallback is one ``eq``
         condition per scalar argument (the literal call as a predicate).
     """
 
@@ -274,8 +277,14 @@ class ModelPredicateExtractor:
         self.decisions: list[dict[str, Any]] = []
 
     def __call__(self, trace: TrialTrace, call: ToolCall) -> list[Condition] | None:
-        facts = call_facts(call.name, call.arguments, self.resolver)
         record: dict[str, Any] = {"tool": call.name}
+        resolver = self.resolver
+        at_call = getattr(resolver, "at_call", None)
+        position = next((i for i, c in enumerate(trace.calls) if c is call), None) if trace else None
+        if at_call is not None and position is not None:
+            resolver = at_call(trace, position)
+            record["facts_step"] = position
+        facts = call_facts(call.name, call.arguments, resolver)
         try:
             answer = self.caller.ask("predicate", tool=call.name,
                                      arguments=short_text(call.arguments, 300),

@@ -54,6 +54,7 @@ from noisefloor.protocols.payload import request_sha256
 from noisefloor.protocols.reader_interface import ToolSpec
 from noisefloor.protocols.session import TrialSession
 from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, RoleUsage, generate
+from noisefloor.protocols.tau2.state import LiveFacts, facts_before_calls, toolkit_of
 
 __all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "current_binding",
            "first_request_payload"]
@@ -83,6 +84,13 @@ class AgentBinding:
     agent, user : RoleUsage
         Calls, tokens, retries and cost (price table) of each role; the agent's include
         reader-tool rounds.
+    live_facts : LiveFacts or None
+        The reader's fact resolver (``predicate_intercept``): the agent reads each tool call's
+        facts from the simulation's database before tau2 executes the call, and hands them
+        over at the tool-result boundary.
+    facts_steps : list of int or None
+        Per task tool call passed to the reader, in order: the step its facts were read at
+        (the number of the trial's calls executed before), ``None`` without ``live_facts``.
     """
 
     session: TrialSession
@@ -92,6 +100,8 @@ class AgentBinding:
     first_request_sha256: str | None = None
     agent: RoleUsage = field(default_factory=RoleUsage)
     user: RoleUsage = field(default_factory=RoleUsage)
+    live_facts: LiveFacts | None = None
+    facts_steps: list[int | None] = field(default_factory=list)
 
 
 def current_binding(who: str) -> AgentBinding:
@@ -167,6 +177,9 @@ class CoordinatedLLMAgent(LLMAgent):
         self.binding: AgentBinding = binding
         self.session: TrialSession = binding.session
         reader_tools = [_ReaderTool(spec) for spec in self.session.tools]
+        self._toolkit = toolkit_of(tools) if binding.live_facts is not None else None
+        self._facts: dict[str, tuple[dict[str, Any], int]] = {}
+        self._passed = 0  # task tool calls passed through the reader so far
         super().__init__(tools=list(tools) + reader_tools, domain_policy=domain_policy,
                          llm=llm, llm_args=llm_args)
 
@@ -184,6 +197,16 @@ class CoordinatedLLMAgent(LLMAgent):
         return generate(b.endpoints, b.agent_endpoint, b.agent, messages, tools=self.tools,
                         **self.llm_args)
 
+    def _read_facts(self, calls: list[Any]) -> None:
+        """Facts of the calls about to go to the orchestrator, read now: tau2 has not yet
+        executed them, so each sees the database as its call will meet it."""
+        if self._toolkit is None or not calls:
+            return
+        done = self._passed
+        facts = facts_before_calls(self._toolkit, [(tc.name, tc.arguments) for tc in calls])
+        for i, (tc, f) in enumerate(zip(calls, facts)):
+            self._facts[tc.id] = (f, done + i)
+
     def _pass_tool_results(self, message: Any, state: LLMAgentState) -> list[ToolMessage]:
         """Tool messages as the model will see them: each through ``after_tool_call``."""
         msgs = list(message.tool_messages) if isinstance(message, MultiToolMessage) else [message]
@@ -198,8 +221,18 @@ class CoordinatedLLMAgent(LLMAgent):
             if tc is None or m.requestor != "assistant":
                 seen.append(m)
                 continue
-            content = self.session.after_tool_call(tc.name, tc.arguments, m.content or "",
-                                                   error=bool(m.error))
+            facts, step = self._facts.pop(tc.id, (None, None))
+            live = self.binding.live_facts
+            if live is not None:
+                live.set(facts, step)
+            try:
+                content = self.session.after_tool_call(tc.name, tc.arguments, m.content or "",
+                                                       error=bool(m.error))
+                self._passed += 1
+                self.binding.facts_steps.append(step)
+            finally:
+                if live is not None:
+                    live.set(None, None)
             seen.append(m if content == (m.content or "") else m.model_copy(update={"content": content}))
         return seen
 
@@ -226,6 +259,7 @@ class CoordinatedLLMAgent(LLMAgent):
             calls = reply.tool_calls or []
             reader = [tc for tc in calls if self.session.is_coordination_tool(tc.name)]
             if not reader:
+                self._read_facts(calls)
                 return reply, state
             for tc in reader:
                 answer = self.session.call_tool(tc.name, tc.arguments, None)
@@ -233,6 +267,7 @@ class CoordinatedLLMAgent(LLMAgent):
                                                   requestor="assistant"))
             rest = [tc for tc in calls if not self.session.is_coordination_tool(tc.name)]
             if rest:
+                self._read_facts(rest)
                 return reply.model_copy(update={"tool_calls": rest}), state
         # the model asked only the reader for MAX_READER_ROUNDS + 1 turns: end its turn in words
         stop = AssistantMessage(role="assistant", content=reply.content or "One moment, please.")

@@ -58,6 +58,7 @@ from noisefloor.endpoints import ModelEndpoint
 from noisefloor.journal import JournalWriter, locked, read_journal, write_atomic
 from noisefloor.protocols.readers import reader_by_name
 from noisefloor.protocols.session import Coordinator
+from noisefloor.protocols.tau2.state import LiveFacts, ReplayFacts
 from noisefloor.protocols.trace import ToolCall, TrialTrace, is_failure
 from noisefloor.protocols.writers import LastKWriter
 from noisefloor.store import SQLiteEventStore
@@ -236,27 +237,6 @@ def _load_tasks(settings: ProtocolRunSettings) -> list[Any]:
     return list(registry.get_tasks_loader(settings.domain)(settings.split or "base"))
 
 
-def _domain_resolver(domain: str) -> Callable[[str, Any], dict[str, Any]]:
-    """Facts of a call from the domain's database as a task starts: every argument whose value
-    is a key of a table (``order_id="#W1"`` in ``orders``) gives that row, under the table's
-    singular name (``order.status``)."""
-    from tau2.registry import registry
-
-    db = registry.get_env_constructor(domain)().tools.db
-    tables = {name.rstrip("s"): table for name, table in vars(db).items() if isinstance(table, dict)}
-
-    def resolve(tool: str, arguments: Any) -> dict[str, Any]:
-        facts: dict[str, Any] = {}
-        for value in arguments.values():
-            for name, table in tables.items():
-                if isinstance(value, str) and value in table:
-                    row = table[value]
-                    facts[name] = row.model_dump(mode="json") if hasattr(row, "model_dump") else row
-        return facts
-
-    return resolve
-
-
 def _key(protocol: str, task_id: str, trial: int) -> str:
     return f"{protocol}/{task_id}/{trial}"
 
@@ -270,7 +250,7 @@ class _Arm:
     """One protocol arm: its store and coordinator."""
 
     def __init__(self, protocol: str, out: Path, settings: ProtocolRunSettings,
-                 caller: Any = None) -> None:
+                 caller: Any = None, tasks: Any = ()) -> None:
         from noisefloor.protocols import (
             JudgedWriter,
             PredicateIntercept,
@@ -289,14 +269,17 @@ class _Arm:
         self.judge = ModelJudge(caller, k=settings.k) if settings.writer == "judged" else None
         writers: list[Any] = [JudgedWriter(self.judge) if self.judge else LastKWriter(k=settings.k)]
         self.extractor = None
+        self.live_facts: LiveFacts | None = None
         reader: Any
         if protocol == "selective_intercept":
             reader = ModelGate(caller) if caller is not None else SelectiveIntercept()
         elif protocol == "predicate_intercept":
-            resolver = _domain_resolver(settings.domain)
-            reader = PredicateIntercept(resolver)
+            # facts at the moment of the call: live for the reader, replayed for the writer
+            self.live_facts = LiveFacts()
+            reader = PredicateIntercept(self.live_facts)
             if caller is not None:
-                self.extractor = ModelPredicateExtractor(caller, resolver)
+                replay = ReplayFacts(settings.domain, {str(t.id): t for t in tasks})
+                self.extractor = ModelPredicateExtractor(caller, replay)
                 writers.append(PredicateWriter(self.extractor, k=settings.k))
         else:
             reader = reader_by_name(protocol)
@@ -333,7 +316,8 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
 
     task_id = str(task.id)
     session = arm.coord.start_trial(task_id, trial)
-    binding = AgentBinding(session, endpoints, settings.agent, settings.user)
+    binding = AgentBinding(session, endpoints, settings.agent, settings.user,
+                           live_facts=arm.live_facts)
     sim: Any = None
     error: str | None = None
     error_kind: str | None = None
@@ -389,8 +373,12 @@ def _simulate(arm: _Arm, task: Any, trial: int, trial_seed: int, endpoints: Any,
                             first_request_sha256=binding.first_request_sha256,
                             extra=extra, write=False)
     trace = session.trace
+    dumped = record.model_dump(mode="json")
+    if arm.live_facts is not None:  # when the reader read each call's facts
+        for entry, step in zip(dumped["extra"]["coordination_keys"], binding.facts_steps):
+            entry["facts_step"] = step
     return {"key": _key(arm.protocol, task_id, trial), "settings": settings.settings_id(),
-            "record": record.model_dump(mode="json"), "simulation": rel,
+            "record": dumped, "simulation": rel,
             "calls": [asdict(c) for c in trace.calls]}
 
 
@@ -503,7 +491,7 @@ def _run(settings: ProtocolRunSettings, out: Path, retry_errors: bool,
             from noisefloor.protocols.refinements import ModelCaller
 
             caller = ModelCaller(settings.refine, temperature=0.0, endpoints=endpoints)
-        arms = {p: _Arm(p, out, settings, caller) for p in settings.protocols}
+        arms = {p: _Arm(p, out, settings, caller, tasks) for p in settings.protocols}
         seeds = random.Random(settings.seed)
         trial_seeds = [seeds.randint(0, 1_000_000) for _ in range(settings.trials)]
         ran = 0
