@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 __all__ = ["FLOOR_KINDS", "MeasuredFloor", "measured_floor", "required_floor"]
@@ -68,35 +67,6 @@ class MeasuredFloor:
         return {**asdict(self), "source": self.source}
 
 
-def _logs_text(logs: Any) -> str:
-    """Trial logs as a user named them: paths (``PATH=LABEL`` when labelled), comma-separated.
-
-    A trial frame is named by the files it was read from (its ``attrs["sources"]``), or
-    ``"a trial frame"`` when it does not record them.
-
-    Examples
-    --------
-    >>> _logs_text(["a.jsonl", ("b.jsonl", "base")])
-    'a.jsonl, b.jsonl=base'
-    """
-    import pandas as pd
-
-    from noisefloor.logs.runs import parse_log_spec, run_specs
-
-    if isinstance(logs, pd.DataFrame):
-        sources = logs.attrs.get("sources") or []
-        return ", ".join(map(str, sources)) or "a trial frame"
-    items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
-    specs = []
-    for item in items:  # as given (not normalised by Path), checked as the reader checks them
-        run_specs(item)
-        if isinstance(item, tuple):
-            specs.append((str(item[0]), item[1]))
-        else:
-            specs.append(parse_log_spec(item) if isinstance(item, str) else (str(item), None))
-    return ", ".join(path + (f"={label}" if label else "") for path, label in specs)
-
-
 def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,
                    null_pairs: Sequence = (), clean_pairs: Sequence = (),
                    **read_options: Any) -> MeasuredFloor:
@@ -144,7 +114,7 @@ def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,
     nf, table = run.noise_floor, run.null_contrasts.table
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
-    named = _logs_text(logs)
+    named = ", ".join(run.sources) or "a trial frame"
     if math.isnan(value):
         return MeasuredFloor(kind, math.nan, "", 0, confidence,
                              nf.reason or "no informative null contrast", named)
