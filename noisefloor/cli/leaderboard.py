@@ -10,14 +10,14 @@ import pandas as pd
 from noisefloor.cli._common import echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
-from noisefloor.cli._logs import LOG_SPEC
-from noisefloor.cli.plan import FLOOR_KINDS, floor_from_logs
+from noisefloor.cli._logs import LOG_SPEC, log_call_options
 from noisefloor.leaderboard.gaps import (
     DOMAIN_TASKS,
     compare_entries,
     read_leaderboard,
     reruns_floor,
 )
+from noisefloor.pipelines.measured import FLOOR_KINDS, required_floor
 from noisefloor.report.text import pp
 
 
@@ -39,6 +39,11 @@ def _p(p: float) -> str:
               help="Trial LOG(s) whose noise floor the gap is placed against (repeatable).")
 @click.option("--floor-kind", type=click.Choice(FLOOR_KINDS), default="floor", show_default=True,
               help="With --floor-log: the clean-contrast floor or the envelope.")
+@click.option("--null", "null_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: declare a pair null ('a-b' at trial 0, 'a-a' re-runs), as "
+                   "for noisefloor floor. Repeatable.")
+@click.option("--clean", "clean_pairs", multiple=True, metavar="A-B",
+              help="With --floor-log: a null pair certified clean, as for noisefloor floor.")
 @confidence_option(help="Level of every interval printed, and of the floor of --floor-log.")
 @click.option("--tiers", is_flag=True,
               help="Rank the whole leaderboard into tiers of entries that cannot be told apart, "
@@ -52,7 +57,7 @@ def _p(p: float) -> str:
 @html_option()
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
-                confidence, tiers, tier_logs, plot, as_json, html_path=None) -> None:
+                null_pairs, clean_pairs, confidence, tiers, tier_logs, plot, as_json, html_path=None) -> None:
     """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
@@ -79,6 +84,9 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         raise click.UsageError("give --floor or --floor-log, not both")
     if envelope is not None and floor is None:
         raise click.UsageError("--envelope goes with --floor")
+    if (null_pairs or clean_pairs) and not floor_logs:
+        raise click.UsageError("--null and --clean go with --floor-log (they decide which "
+                               "contrasts of the log are null)")
     board = read_leaderboard(file)
     reruns = reruns_floor(board, confidence=confidence)
     if entry_a is None:
@@ -86,7 +94,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         return
     env = math.nan
     if floor_logs:
-        floor, source = floor_from_logs(floor_logs, floor_kind, confidence=confidence)
+        measured = required_floor(list(floor_logs), floor_kind, confidence=confidence,
+                                  null_pairs=null_pairs, clean_pairs=clean_pairs,
+                                  **log_call_options(list(floor_logs), "auto"))
+        floor, source = measured.value, measured.source
     elif floor is not None:
         source, env = "--floor", (math.nan if envelope is None else envelope)
     elif not math.isnan(reruns.floor):

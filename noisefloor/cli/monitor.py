@@ -7,8 +7,8 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
-from noisefloor.cli._logs import LOG_SPEC, log_options, read_logs, spec_text
+from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options, read_logs
 from noisefloor.monitoring import monitor_trials
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
@@ -17,20 +17,6 @@ ALARM_EXIT_CODE = 3
 #: Exit status when ``--fail-on-alarm`` is given and no rule could be evaluated: nothing was
 #: checked, which a CI gate must not read as "no alarm".
 NOT_EVALUATED_EXIT_CODE = 4
-
-
-def _labels_differ(floor_trials: pd.DataFrame, trials: pd.DataFrame) -> list[str]:
-    """``benchmark``/``model`` values of the floor's logs that differ from the monitored ones."""
-    problems = []
-    for col in ("benchmark", "model"):
-        if col not in floor_trials.columns or col not in trials.columns:
-            continue
-        have = set(map(str, floor_trials[col].dropna().unique()))
-        want = set(map(str, trials[col].dropna().unique()))
-        if have and want and have != want:
-            problems.append(f"{col} {', '.join(sorted(have))} (the monitored trials: "
-                            f"{', '.join(sorted(want))})")
-    return problems
 
 
 def _num(value: float, digits: int = 3) -> str:
@@ -289,28 +275,10 @@ def monitor(
     trials = read_logs(logs, log_format, label_benchmark, label_model)
     baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
     if floor_logs:
-        from noisefloor.floor.contrast_table import TRIAL
-        from noisefloor.pipelines import floor_run
+        from noisefloor.monitoring.floor_sigma import floor_sigma
 
-        floor_trials = read_logs(floor_logs, log_format, label_benchmark, label_model)
-        differ = _labels_differ(floor_trials, trials)
-        if differ:
-            raise click.ClickException(
-                f"--floor-log {', '.join(spec_text(floor_logs))}: the floor's logs are "
-                + " and ".join(differ) + "; the run-to-run noise of another benchmark or model "
-                "is not this deployment's sigma: give --floor-log logs of the same benchmark and "
-                "model, or --sigma")
-        try:
-            sigma = floor_run(floor_trials).noise_floor
-        except ValueError as exc:
-            raise click.ClickException(f"--floor-log {', '.join(spec_text(floor_logs))}: "
-                                       f"{error_text(exc)}") from None
-        if not math.isfinite(sigma.null_gap_sd) or sigma.null_gap_sd <= 0:
-            raise click.ClickException(
-                f"--floor-log {', '.join(spec_text(floor_logs))}: the floor's null_gap_sd is "
-                f"{sigma.null_gap_sd:g}, not a usable sigma (it needs at least two per-seed null "
-                f"gaps that differ; these logs give {int((sigma.table['level'] == TRIAL).sum())}"
-                " per-seed null contrast(s)); pass --sigma instead")
+        sigma = floor_sigma(list(floor_logs), trials, **log_call_options(
+            list(floor_logs), log_format, label_benchmark, label_model)).noise_floor
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     report = monitor_trials(
         trials,

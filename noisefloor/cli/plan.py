@@ -9,43 +9,14 @@ import numpy as np
 
 from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.cli._logs import LOG_SPEC, spec_text
-from noisefloor.pipelines.measured import FLOOR_KINDS
+from noisefloor.cli._logs import LOG_SPEC, log_call_options, spec_text
+from noisefloor.pipelines.measured import FLOOR_KINDS, required_floor
 from noisefloor.report.text import pp
 from noisefloor.stats.power.planning import TESTS, power_curve
 from noisefloor.stats.power.planning import plan as plan_designs
 
 _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNemar (Connor)",
           "sign_test": "exact sign test"}
-
-
-def floor_from_logs(paths, kind: str = "floor", confidence: float = 0.95, *,
-                    null_pairs=(), clean_pairs=()) -> tuple[float, str]:
-    """The noise floor (or envelope, an upper ``confidence`` bound) of trial LOG files and a
-    line saying where it came from.
-
-    Used by ``plan --floor-log`` and ``leaderboard --floor-log``.
-    """
-    value, source, _ = measured_floor(paths, kind, confidence, null_pairs=null_pairs,
-                                      clean_pairs=clean_pairs)
-    return value, source
-
-
-def measured_floor(paths, kind: str = "floor", confidence: float = 0.95, *, null_pairs=(),
-                   clean_pairs=()) -> tuple[float, str, int]:
-    """:func:`floor_from_logs` and the number of paired tasks per seed of the contrast that
-    sets it, read by :func:`noisefloor.pipelines.measured.measured_floor` (the CLI reads the LOG
-    options, refuses an undefined floor and renders the source line)."""
-    from noisefloor.cli._logs import read_logs
-    from noisefloor.pipelines.measured import measured_floor as library_floor
-
-    m = library_floor(read_logs(paths, "auto"), kind, confidence=confidence,
-                      null_pairs=null_pairs, clean_pairs=clean_pairs)
-    if math.isnan(m.value):
-        raise click.ClickException(f"--floor-log {', '.join(spec_text(paths))}: the {kind} is "
-                                   f"undefined ({m.reason})")
-    level = "" if confidence == 0.95 else f", upper {confidence * 100:g}% bound"
-    return m.value, f"{kind} of {', '.join(spec_text(paths))} ({m.contrast}{level})", m.n_tasks
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
@@ -102,8 +73,10 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     source = ""
     n0 = 0
     if floor_logs:
-        floor, source, n0 = measured_floor(floor_logs, floor_kind, null_pairs=null_pairs,
-                                           clean_pairs=clean_pairs)
+        measured = required_floor(list(floor_logs), floor_kind, null_pairs=null_pairs,
+                                  clean_pairs=clean_pairs,
+                                  **log_call_options(list(floor_logs), "auto"))
+        floor, source, n0 = measured.value, measured.source, measured.n_tasks
     elif floor is not None:
         source = "--floor"
     result = plan_designs(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,

@@ -6,7 +6,8 @@ reader cannot have acted, a published count table's own declaration). This packa
 records per task (:mod:`~noisefloor.floor.pairing`), reads contrast labels
 (:mod:`~noisefloor.floor.contrast_labels`), certifies null contrasts
 (:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
-(:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`), and pools them
+(:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`; on the
+coordination-active subset, :mod:`~noisefloor.floor.active`), and pools them
 into the floor and the envelope (:mod:`~noisefloor.floor.estimate`) or, across seeds, a
 random-effects floor (:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
 shape, with its columns defined in :mod:`~noisefloor.floor.contrast_table`. The names below are
@@ -20,6 +21,11 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from noisefloor.floor.active import (
+        coordination_active_contrast,
+        coordination_active_pass_hat_k,
+        coordination_active_tasks,
+    )
     from noisefloor.floor.arm_contrasts import (
         BASELINE_PROTOCOL,
         BY,
@@ -105,6 +111,9 @@ _HOMES: dict[str, str] = {
     "certified_null_contrasts": "nulls",
     "certify_pair": "nulls",
     "check_shape": "contrast_table",
+    "coordination_active_contrast": "active",
+    "coordination_active_pass_hat_k": "active",
+    "coordination_active_tasks": "active",
     "encode_groups": "pairing",
     "left_out_totals": "arm_contrasts",
     "log_contrasts": "arm_contrasts",

@@ -13,11 +13,11 @@ import math
 
 import pandas as pd
 
+from noisefloor.floor.active import coordination_active_tasks
 from noisefloor.floor.contrast_labels import _splits, split_protocol_pair
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
 from noisefloor.floor.estimate import MIN_INFORMATIVE_PAIRS, NoiseFloor
 from noisefloor.floor.nulls import arm_labels
-from noisefloor.stats.active import coordination_active_tasks
 from noisefloor.stats.contrasts import paired_contrast
 from noisefloor.stats.paired import sign_test_table
 
@@ -120,7 +120,7 @@ def log_contrasts(
         What an arm is.
     coordination_active : bool, default False
         Also compare on trial 1 over the coordination-active subset (tasks where both arms
-        failed trial 0; :func:`~noisefloor.stats.active.coordination_active_tasks`),
+        failed trial 0; :func:`~noisefloor.floor.active.coordination_active_tasks`),
         ``subset == "coordination_active"`` (not for A/A pairs).
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
         Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["parse_log_spec", "run_names", "run_specs"]
+__all__ = ["log_sources", "parse_log_spec", "run_names", "run_specs"]
 
 PathLike = str | Path
 
@@ -97,3 +97,34 @@ def run_specs(logs: Any) -> list[tuple[Path, str | None]]:
     if not items:
         raise ValueError("logs must name at least one path")
     return [_spec(x) for x in items]
+
+
+def log_sources(logs: Any, trials: Any = None) -> tuple[str, ...]:
+    """The logs as a user named them: each path as given, ``PATH=LABEL`` when labelled.
+
+    Parameters
+    ----------
+    logs : path, ``"PATH=LABEL"``, (path, label), a sequence of them, or a pandas.DataFrame
+        What a reader was given.
+    trials : pandas.DataFrame, optional
+        The trials read; for a DataFrame ``logs``, its ``source`` column names the files.
+
+    Returns
+    -------
+    tuple of str
+        Empty for a trial frame that records no source.
+
+    Examples
+    --------
+    >>> log_sources(["a.jsonl", ("b.jsonl", "base")])
+    ('a.jsonl', 'b.jsonl=base')
+    """
+    import pandas as pd
+
+    if isinstance(logs, pd.DataFrame):
+        frame = logs if trials is None else trials
+        return tuple(map(str, frame["source"].unique())) if "source" in frame.columns else ()
+    items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
+    return tuple(str(x[0]) + (f"={x[1]}" if x[1] else "") if isinstance(x, tuple) else str(x)
+                 for x in items)
+

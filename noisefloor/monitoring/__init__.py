@@ -9,9 +9,12 @@ The analysis layer between the trial logs (:mod:`noisefloor.logs`) and the pure 
   tasks (trials with ``store_events_at_start > 0``), round by round
   (:func:`coordination_active_pass_hat_k_rounds`);
 * :mod:`noisefloor.monitoring.pipeline` -- the three alarms over a monitored stream and its
-  release baseline, in one call (:func:`monitor_trials`), each alarm mapped to its record.
+  release baseline, in one call (:func:`monitor_trials`), each alarm mapped to its record;
+* :mod:`noisefloor.monitoring.floor_sigma` -- the R1 sigma from the noise floor of logs of the
+  same deployment (:func:`floor_sigma`).
 """
 
+from noisefloor.monitoring.floor_sigma import FloorSigma, floor_sigma
 from noisefloor.monitoring.pass_hat_k_rounds import (
     PassHatKRounds,
     coordination_active_pass_hat_k_rounds,
@@ -21,11 +24,13 @@ from noisefloor.monitoring.time_order import TIMESTAMP_FIELD, NaiveTimestampWarn
 
 __all__ = [
     "COORDINATION_KEYS_FIELD",
+    "FloorSigma",
     "TIMESTAMP_FIELD",
     "MonitorReport",
     "NaiveTimestampWarning",
     "PassHatKRounds",
     "coordination_active_pass_hat_k_rounds",
+    "floor_sigma",
     "monitor_trials",
     "order_trials",
 ]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,6 +22,7 @@ from noisefloor.floor.contrast_table import POOLED
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.lazy import lazy_exports
+from noisefloor.logs.runs import log_sources
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
@@ -63,14 +63,6 @@ def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = F
         raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
                          "trial to analyse (expected at least one record)")
     return trials
-
-
-def _sources(logs: Any, trials: pd.DataFrame) -> tuple[str, ...]:
-    if isinstance(logs, pd.DataFrame):
-        return tuple(map(str, trials["source"].unique())) if "source" in trials.columns else ()
-    items = [logs] if isinstance(logs, (str, Path, tuple)) else list(logs)
-    return tuple(str(x[0]) + (f"={x[1]}" if x[1] else "") if isinstance(x, tuple) else str(x)
-                 for x in items)
 
 
 def left_out_records(table: pd.DataFrame) -> list[dict]:
@@ -185,7 +177,7 @@ def floor_run(
                                     trial0=trial0, reruns=reruns,
                                     infrastructure_errors=infrastructure_errors)
     nf = noise_floor(null.table, confidence=confidence, pooling=pooling, tau_method=tau_method)
-    return FloorRun(noise_floor=nf, null_contrasts=null, sources=_sources(logs, trials),
+    return FloorRun(noise_floor=nf, null_contrasts=null, sources=log_sources(logs, trials),
                     n_trials=len(trials), n_tasks=int(trials["task_id"].nunique()),
                     n_protocols=int(trials["protocol"].nunique()))
 
@@ -408,7 +400,7 @@ def contrast_run(
                 "(at trial 0 every coordination store is empty, so trial 0 is a null contrast "
                 "when certified, not the gain under test); pass {trials=[0]} to compare it")
     return ContrastRun(a=a, b=b, by=by, contrasts=rows, family_size=family_size,
-                       left_out=left_out_totals(rows), sources=_sources(logs, frame),
+                       left_out=left_out_totals(rows), sources=log_sources(logs, frame),
                        confidence=confidence, left_out_trials=tuple(left_trials))
 
 

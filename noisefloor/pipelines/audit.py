@@ -224,14 +224,15 @@ def audit_run(
     skipped: tuple = ()
     if logs is not None:
         # the package imports this module last, so its helpers are imported when they run
-        from noisefloor.pipelines import _sources, has_store_fields, read_log_trials
+        from noisefloor.logs.runs import log_sources
+        from noisefloor.pipelines import has_store_fields, read_log_trials
 
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)
         null = certified_null_contrasts(trials, clean_pairs=clean_pairs,
                                         null_pairs=null_pairs, trial0=trial0, reruns=reruns)
         null_table, skipped = null.table, null.skipped
-        source = ", ".join(_sources(logs, trials))
+        source = ", ".join(log_sources(logs, trials))
         arm_col = "model" if by == "model" else "protocol"
         n_arms = int(trials[arm_col].nunique())
         active = has_store_fields(trials)

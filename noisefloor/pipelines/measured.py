@@ -3,7 +3,9 @@
 ``plan --floor-log``, ``leaderboard --floor-log`` and ``reruns-sim --floor-log`` read a floor
 from logs rather than taking it as a number; :func:`measured_floor` is that reading, the
 floor (or envelope) of :func:`noisefloor.pipelines.floor_run` with the contrast that sets it
-and the number of paired tasks it was measured at.
+and the number of paired tasks it was measured at. :func:`required_floor` is the same reading
+for a caller that cannot go on without it: an undefined floor is an error that says which
+logs and how to declare a null pair.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-__all__ = ["FLOOR_KINDS", "MeasuredFloor", "measured_floor"]
+__all__ = ["FLOOR_KINDS", "MeasuredFloor", "measured_floor", "required_floor"]
 
 #: What a floor reading can be: the floor (bound of the clean null contrast) or the envelope
 #: (largest bound over every null contrast).
@@ -39,6 +41,9 @@ class MeasuredFloor:
         Level of the upper bound the floor is.
     reason : str
         Why :attr:`value` is undefined; empty otherwise.
+    logs : str
+        The logs it was read from as named (``"a.jsonl, b.jsonl=base"``; a trial frame: its
+        source files, or ``"a trial frame"``).
     """
 
     kind: str
@@ -47,10 +52,19 @@ class MeasuredFloor:
     n_tasks: int
     confidence: float
     reason: str = ""
+    logs: str = ""
+
+    @property
+    def source(self) -> str:
+        """Where the floor came from, one line: ``"floor of a.jsonl (intercept-no_coord)"``,
+        with ``", upper 90% bound"`` after the contrast at a confidence other than 0.95."""
+        level = "" if self.confidence == 0.95 else f", upper {self.confidence * 100:g}% bound"
+        detail = self.contrast if self.contrast else f"undefined: {self.reason}"
+        return f"{self.kind} of {self.logs} ({detail}{level})"
 
     def to_dict(self) -> dict:
-        """The fields as a plain dict (JSON-ready)."""
-        return asdict(self)
+        """The fields and :attr:`source` as a plain dict (JSON-ready)."""
+        return {**asdict(self), "source": self.source}
 
 
 def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,
@@ -100,9 +114,58 @@ def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,
     nf, table = run.noise_floor, run.null_contrasts.table
     value = nf.floor if kind == "floor" else nf.envelope
     contrast = nf.floor_contrast if kind == "floor" else nf.envelope_contrast
+    named = ", ".join(run.sources) or "a trial frame"
     if math.isnan(value):
         return MeasuredFloor(kind, math.nan, "", 0, confidence,
-                             nf.reason or "no informative null contrast")
+                             nf.reason or "no informative null contrast", named)
     rows = table[table["contrast"] == contrast]
     n_tasks = int((rows["wins"] + rows["losses"] + rows["ties"]).max()) if len(rows) else 0
-    return MeasuredFloor(kind, float(value), str(contrast), n_tasks, confidence)
+    return MeasuredFloor(kind, float(value), str(contrast), n_tasks, confidence, "", named)
+
+
+def required_floor(floor_logs: Any, kind: str = "floor", *, confidence: float = 0.95,
+                   null_pairs: Sequence = (), clean_pairs: Sequence = (),
+                   **read_options: Any) -> MeasuredFloor:
+    """:func:`measured_floor` for a caller that needs the number: an undefined floor is an error.
+
+    A gain cannot be planned for or placed against a floor that the logs do not define (no
+    null contrast certified, or none informative), and silently using NaN or 0 instead would
+    hide that; this refuses it and says how to declare a null pair.
+
+    Parameters
+    ----------
+    floor_logs : path, sequence of paths or ``(path, label)`` pairs, or pandas.DataFrame
+        The trial logs whose floor is read (``logs`` of :func:`measured_floor`).
+    kind, confidence, null_pairs, clean_pairs, **read_options
+        As in :func:`measured_floor`.
+
+    Returns
+    -------
+    MeasuredFloor
+        A defined reading (:attr:`MeasuredFloor.value` finite); :attr:`MeasuredFloor.source`
+        is the line that says where it came from.
+
+    Raises
+    ------
+    noisefloor.stats.validation.MentionError
+        The floor is undefined: the message names the logs, the reason, and the ``{floor_logs}``
+        and ``{null_pairs}`` parameters (a command line spells them as its options).
+    ValueError
+        As :func:`measured_floor` raises.
+
+    Examples
+    --------
+    >>> m = required_floor("fixtures/logs/paper", benchmark="tau2/retail", model="m")
+    >>> m.value, m.source
+    (0.25, 'floor of fixtures/logs/paper (intercept-no_coord)')
+    """
+    from noisefloor.stats.validation import MentionError, literal
+
+    m = measured_floor(floor_logs, kind, confidence=confidence, null_pairs=null_pairs,
+                       clean_pairs=clean_pairs, **read_options)
+    if math.isnan(m.value):
+        raise MentionError(
+            f"{{floor_logs}} {literal(m.logs)}: no {kind} can be read ({literal(m.reason)}); "
+            "declare a null pair of the logs with {null_pairs} ('a-b' at trial 0, 'a-a' "
+            "re-runs) or give the floor as a number")
+    return m

@@ -76,3 +76,17 @@ def test_reruns_sim_claim_rates_against_the_logs_null_gaps(tmp_path):
     assert claim["n_null"] == 2
     assert claim["null_gap_sd"] == pytest.approx(math.sqrt(0.08), rel=1e-12)
     assert claim["snr"] == pytest.approx(0.1 / math.sqrt(0.08), rel=1e-12)
+
+
+@pytest.mark.parametrize("command", ["plan", "leaderboard"])
+def test_an_undefined_floor_is_refused_naming_the_options(tmp_path, shared_data, command):
+    # every task tied at trial 0 of a certified pair: the floor has no informative pair
+    log = _write_log(tmp_path / "tied.jsonl", {1: [(1.0, 1.0)] * 5})
+    board = shared_data / "tau2-bench" / "leaderboard_submissions.json"
+    args = (["plan", "--gap", "0.1", "--p-d", "0.3"] if command == "plan" else
+            ["leaderboard", str(board), "--a", "gemini-3-pro_google_2025-11-18",
+             "--b", "gemini-3-pro_sierra_2026-03-02"])
+    res = CliRunner().invoke(cli, args + ["--floor-log", log])
+    assert res.exit_code == 1, res.output
+    assert f"--floor-log {log}: no floor can be read (" in res.output
+    assert "with --null (" in res.output and "null_pairs" not in res.output

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from noisefloor.floor.active import coordination_active_tasks
 from noisefloor.logs import TrialRecord, load_trials
 from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull, request_sha256
-from noisefloor.stats.active import coordination_active_tasks
 from noisefloor.stats.passk import pass_hat_k
 from noisefloor.store import SQLiteEventStore
 

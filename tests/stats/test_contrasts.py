@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from noisefloor.stats.active import (
+from noisefloor.floor.active import (
     coordination_active_contrast,
     coordination_active_pass_hat_k,
     coordination_active_tasks,
