@@ -8,6 +8,7 @@ check a frame's columns for the other steps.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -140,6 +141,9 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
     return frame.iloc[order]
 
 
+_FRACTION = re.compile(r"(\d\d:\d\d:\d\d)[.,](\d+)")
+
+
 def _parse_stamp(value: Any, place: str) -> tuple[int, bool]:
     """``(nanoseconds since the epoch in UTC, had no offset)`` of one ISO 8601 string.
 
@@ -153,8 +157,13 @@ def _parse_stamp(value: Any, place: str) -> tuple[int, bool]:
             f"{place} = {value!r:.60} is {kind}, not an ISO 8601 string; epoch numbers are not "
             "read (seconds and nanoseconds cannot be told apart): write e.g. "
             "'2026-01-01T12:00:00Z'")
+    # Python 3.10's fromisoformat reads no "Z" and only 3 or 6 fraction digits (3.11 reads both)
+    text = value.strip()
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    text = _FRACTION.sub(lambda m: m[1] + "." + m[2][:6].ljust(6, "0"), text, count=1)
     try:
-        parsed = _dt.datetime.fromisoformat(value.strip().replace("z", "Z"))
+        parsed = _dt.datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(
             f"{place} = {value!r:.60} is not an ISO 8601 time stamp (expected e.g. "
