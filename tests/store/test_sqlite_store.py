@@ -214,7 +214,7 @@ def test_predicate_events_are_keyed_by_their_conditions(store):
 
 
 def test_serialisation_is_ascii_and_versioned():
-    e = _event(args={"s": "caf\u00e9"}, timestamp=dt.datetime(2026, 1, 1, tzinfo=dt.UTC))
+    e = _event(args={"s": "caf\u00e9"}, timestamp=dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc))
     text = event_to_json(e)
     assert text.isascii() and '"schema_version":"1"' in text
     assert event_from_json(text) == e
