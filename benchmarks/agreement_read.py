@@ -96,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated subset of noisefloor, pandas, total")
     ap.add_argument("--repo", type=Path, default=REPO,
                     help="checkout whose noisefloor is measured (default: this one)")
+    ap.add_argument("--tiny", action="store_true",
+                    help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args(argv)
+    if args.tiny:
+        args.n, args.n_boot = 300, 10
     methods = [m for m in args.methods.split(",") if m]
     if args.n < 3 or not methods or not set(methods) <= {"noisefloor", "pandas", "total"}:
         ap.error("--n must be >= 3 and --methods a subset of noisefloor,pandas,total")

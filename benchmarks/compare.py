@@ -29,6 +29,8 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
+from noisefloor.logs.frame import string_array
+
 SYSTEMS = ("swarm", "baseline")
 SEEDS = (1, 2)
 TRIALS = (0, 1, 2)
@@ -48,25 +50,25 @@ def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
     reward = np.where(infra, np.nan, (rng.random(n) < p).astype(float))
     protocol = np.array(SYSTEMS)[sys_i]
     return pd.DataFrame({
-        "schema_version": pd.array(["1"] * n, dtype="str"),
-        "benchmark": pd.array(["mybench"] * n, dtype="str"),
-        "model": pd.array(["m"] * n, dtype="str"),
-        "protocol": pd.array(protocol, dtype="str"),
+        "schema_version": string_array(["1"] * n),
+        "benchmark": string_array(["mybench"] * n),
+        "model": string_array(["m"] * n),
+        "protocol": string_array(protocol),
         "seed": pd.array(np.array(SEEDS)[seed_i], dtype="Int64"),
-        "task_id": pd.array(np.char.zfill(task.astype(str), 6), dtype="str"),
+        "task_id": string_array(np.char.zfill(task.astype(str), 6)),
         "trial": trial.astype(np.int64),
         "reward": reward,
-        "termination_reason": pd.array(np.where(infra, "harness_error", "done"), dtype="str"),
+        "termination_reason": string_array(np.where(infra, "harness_error", "done")),
         "infrastructure_error": infra,
         "store_events_at_start": pd.array(np.zeros(n, dtype=np.int64), dtype="Int64"),
         "injections": pd.array([None] * n, dtype="Int64"),
-        "first_request_sha256": pd.array([None] * n, dtype="str"),
+        "first_request_sha256": string_array([None] * n),
         "extra": np.full(n, None, dtype=object),
-        "source": pd.array(["synthetic.jsonl"] * n, dtype="str"),
+        "source": string_array(["synthetic.jsonl"] * n),
         "line": np.arange(1, n + 1, dtype=np.int64),
-        "run": pd.array(["synthetic"] * n, dtype="str"),
-        "logged_protocol": pd.array(protocol, dtype="str"),
-        "configuration": pd.array([None] * n, dtype="str"),
+        "run": string_array(["synthetic"] * n),
+        "logged_protocol": string_array(protocol),
+        "configuration": string_array([None] * n),
     })
 
 

@@ -53,7 +53,8 @@ def _imports(package: str) -> frozenset[str]:
                 found.update(a.name.split(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split(".")[0])
-    return frozenset(found - set(sys.stdlib_module_names) - {"noisefloor", "harness"})
+    # tomllib is standard from Python 3.11 (on 3.10 its import falls back to tomli, declared)
+    return frozenset(found - set(sys.stdlib_module_names) - {"noisefloor", "harness", "tomllib"})
 
 
 def _module(dist: str) -> str | None:

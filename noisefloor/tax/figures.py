@@ -8,7 +8,9 @@ show percentage points (the tables hold proportions). :func:`save_figure` writes
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,6 +22,16 @@ __all__ = ["cascade_figure", "heatmap_figure", "intervention_figure", "mixed_pai
 
 FAMILY_COLORS = {"spatial": "#2458a6", "relational": "#1a7f37", "csp": "#b35806"}
 
+
+
+def _bar(ax: Any, *args: Any, **kwargs: Any) -> Any:
+    """``ax.bar`` with whiskers; matplotlib 3.10 (the last release for Python 3.10) warns
+    inside its own whisker check on NumPy 2.2 ("Conversion of an array with ndim > 0 to a
+    scalar"), a warning about its code, not about these values, so it is not shown."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "Conversion of an array with ndim > 0",
+                                DeprecationWarning)
+        return ax.bar(*args, **kwargs)
 
 def _whiskers(est: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
     """Error-bar lengths (pp) from interval bounds (proportions); NaN bounds draw no whisker, and
@@ -135,7 +147,7 @@ def cascade_figure(rates: pd.DataFrame) -> Figure:
             x = np.arange(len(stages)) + (k - 0.5) * width
             rate = 100 * r["rate"].to_numpy(dtype=float)
             err = _whiskers(rate, r["ci_low"], r["ci_high"])
-            ax.bar(x, rate, width, yerr=err, capsize=2, alpha=alpha,
+            _bar(ax, x, rate, width, yerr=err, capsize=2, alpha=alpha,
                    color=FAMILY_COLORS.get(fam, "#6b6b6b"), label=f"{fam}, {outcome}")
         ax.set_xticks(range(len(stages)), stages)
         ax.set_title(fam)
@@ -175,7 +187,7 @@ def intervention_figure(table: pd.DataFrame) -> Figure:
         lo = np.clip(100 * r["ci_low"].to_numpy(dtype=float), ymin, ymax)
         hi = np.clip(100 * r["ci_high"].to_numpy(dtype=float), ymin, ymax)
         err = _whiskers(est, pd.Series(lo / 100), pd.Series(hi / 100))
-        ax.bar(x, est, width, yerr=err, capsize=2, label=fam,
+        _bar(ax, x, est, width, yerr=err, capsize=2, label=fam,
                color=FAMILY_COLORS.get(fam, "#6b6b6b"))
         for xi, l0, h0 in zip(x, 100 * r["ci_low"].to_numpy(dtype=float),
                               100 * r["ci_high"].to_numpy(dtype=float)):
