@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from noisefloor.logs.frame import ARROW_STRING
 from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
 
 __all__ = ["NULLABLE_INT_FIELDS", "STRING_FIELDS", "arrow_block", "fast_arrays", "to_arrays"]
@@ -47,7 +48,7 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     """
     arrays: dict[str, Any] = {}
     for name in STRING_FIELDS:
-        arrays[name] = pa.array(columns[name], type=pa.string())
+        arrays[name] = pa.array(columns[name], type=ARROW_STRING)
     for name in NULLABLE_INT_FIELDS:
         arrays[name] = pa.array(columns[name], type=pa.int64())
     arrays["trial"] = np.array(columns["trial"], dtype=np.int64)
@@ -117,7 +118,7 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     arrays: dict[str, Any] = {}
     try:
         for name in STRING_FIELDS:  # Arrow rejects any non-string (JSON yields no bytes)
-            arrays[name] = pa.array(col[name], type=pa.string())
+            arrays[name] = pa.array(col[name], type=ARROW_STRING)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         return None
     version = arrays["schema_version"]
@@ -178,11 +179,11 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 _ARROW_SCHEMA = pa.schema([
-    ("schema_version", pa.string()), ("benchmark", pa.string()), ("model", pa.string()),
-    ("protocol", pa.string()), ("seed", pa.int64()), ("task_id", pa.string()),
-    ("trial", pa.int64()), ("reward", pa.float64()), ("termination_reason", pa.string()),
+    ("schema_version", ARROW_STRING), ("benchmark", ARROW_STRING), ("model", ARROW_STRING),
+    ("protocol", ARROW_STRING), ("seed", pa.int64()), ("task_id", ARROW_STRING),
+    ("trial", pa.int64()), ("reward", pa.float64()), ("termination_reason", ARROW_STRING),
     ("infrastructure_error", pa.bool_()), ("store_events_at_start", pa.int64()),
-    ("injections", pa.int64()), ("first_request_sha256", pa.string()),
+    ("injections", pa.int64()), ("first_request_sha256", ARROW_STRING),
     # only null: a block with an ``extra`` object is left to the record-by-record path
     ("extra", pa.null()),
 ])
@@ -237,10 +238,11 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     n = len(newlines) + 1
     if not data.startswith(b"{") or (n > 1 and not (raw[newlines + 1] == 123).all()):
         return None  # some line does not start with "{" (123)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    if not data.isascii():  # a fast C check; decoding validates the rest
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         table = pajson.read_json(pa.BufferReader(data), parse_options=_ARROW_PARSE)
     except pa.ArrowException:  # any refusal sends the block to the exact path

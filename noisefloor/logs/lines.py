@@ -173,7 +173,7 @@ def iter_line_blocks(
                     pos = end + 1
                     data = chunk[pos:cut] if pos <= cut else None
                 else:
-                    pieces.append(chunk[pos:cut])
+                    pieces.append(memoryview(chunk)[pos:cut])  # joined without a copy first
                     data = b"".join(pieces)
             else:
                 data = chunk[pos:cut]

@@ -113,10 +113,13 @@ def _plain(value: Any) -> Any:
 
 
 def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
-    problems = []
-    sources = frame["source"].to_numpy()
+    problems: list[LogProblem] = []
+    pairs = duplicate_rows(frame)
+    if not pairs:
+        return problems
+    sources = frame["source"].to_numpy()  # Python strings: only when there is a repeat
     lines = frame["line"].to_numpy()
-    for first, later in duplicate_rows(frame):
+    for first, later in pairs:
         key = ", ".join(f"{k} {_plain(frame[k].iat[later])!r}" for k in KEY_FIELDS)
         problems.append(LogProblem(
             str(sources[later]), int(lines[later]), None,
