@@ -60,7 +60,7 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     return arrays
 
 
-def _all_sha256(arr: pa.Array) -> bool:
+def _all_sha256(arr: pa.Array | pa.ChunkedArray) -> bool:
     """True if every non-null value is 64 lowercase hex digits."""
     return bool(pc.all(pc.match_substring_regex(arr.drop_null(), _SHA256)).as_py())
 
@@ -195,6 +195,19 @@ _NULLABLE_REQUIRED = tuple(
 _KEY_PATTERNS = {name: b'"' + name.encode() + b'":' for name in _NULLABLE_REQUIRED}
 
 
+def _key_in_null_rows(data: bytes, newlines: np.ndarray, column: Any, pattern: bytes) -> bool:
+    """True if every row of ``data`` (one object per line) where ``column`` is null writes the
+    key ``pattern``: then its null is written, not a missing key. A row that has a value
+    wrote its key; when few rows are null only their lines are searched, else the block."""
+    n = len(newlines) + 1
+    if column.null_count * 8 > n:
+        return data.count(pattern) == n
+    rows = np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [len(data)]))
+    return all(data.find(pattern, int(starts[row]), int(ends[row])) != -1 for row in rows)
+
+
 def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, Any] | None:
     """Parse and validate a block of JSONL lines with Arrow; None unless every line is valid.
 
@@ -226,8 +239,9 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
       column without nulls was written on every row; for one with nulls, ``"seed":`` etc.
       can only occur as a key (a JSON string cannot contain an unescaped quote, a key ending
       in an escaped quote is an unknown field, nothing is nested) and Arrow rejects a key
-      given twice, so the key is in every object iff the byte pattern occurs once per row;
-    * *UTF-8*: the block is decoded (Arrow does not validate strings);
+      given twice, so the key is in every object iff the byte pattern occurs once per row
+      (when few rows are null, only their lines are searched: row ``i`` is line ``i``);
+    * *UTF-8*: a block that is not all ASCII is decoded (Arrow does not validate strings);
     * NaN/Infinity literals (Arrow accepts them) in ``reward``, value bounds, non-empty
       strings, the schema version, the SHA-256 pattern and a null ``reward`` wherever
       ``infrastructure_error`` is true, vectorised.
@@ -249,11 +263,11 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
         return None
     if table.num_rows != n:
         return None
-    cols = {name: table.column(name).combine_chunks() for name in _ARROW_SCHEMA.names}
+    cols = {name: table.column(name) for name in _ARROW_SCHEMA.names}  # chunks kept as read
     name: str
     for name, pattern in _KEY_PATTERNS.items():
         # a null may be a missing key: prove every row writes the key (see Notes)
-        if cols[name].null_count and data.count(pattern) != n:
+        if cols[name].null_count and not _key_in_null_rows(data, newlines, cols[name], pattern):
             return None
     for name in ("schema_version", "benchmark", "model", "protocol", "task_id", "trial",
                  "infrastructure_error"):

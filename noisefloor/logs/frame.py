@@ -113,7 +113,10 @@ class FrameBuilder:
             return
         for name, arr in arrays.items():
             if name in self._chunks:
-                self._chunks[name].append(arr)
+                if isinstance(arr, pa.ChunkedArray):
+                    self._chunks[name].extend(arr.chunks)
+                else:
+                    self._chunks[name].append(arr)
         self._chunks["source"].append((source, n))
         self._chunks["line"].append(np.array(lines, dtype=np.int64))
         self.n_rows += n
@@ -154,18 +157,23 @@ def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:
     Notes
     -----
     The key columns are numbered one at a time (:func:`pandas.factorize`, nulls numbered like
-    values) and folded into one group number per row, renumbered after each column so that
-    it stays below the number of rows: memory is a few integer arrays of the frame's length,
-    never a copy of the key columns.
+    values) and folded into one group number per row (mixed radix, renumbered densely
+    whenever the next column could overflow 64 bits): memory is a few integer arrays of the
+    frame's length, never a copy of the key columns.
     """
     n = len(frame)
     if n < 2:
         return []
     groups = np.zeros(n, dtype=np.int64)
+    bound = 1  # every group number is below it
     for name in KEY_FIELDS:
         codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)
+        if bound * len(uniques) >= 2**62:  # renumber densely first, so nothing overflows
+            groups, kept = pd.factorize(groups)
+            bound = len(kept)
         groups = groups * len(uniques) + codes
-        groups, kept = pd.factorize(groups)  # numbered in order of first appearance
+        bound *= len(uniques)
+    groups, kept = pd.factorize(groups)  # numbered in order of first appearance
     if len(kept) == n:
         return []
     # group numbers follow first appearance, so each group's first row is where it first shows

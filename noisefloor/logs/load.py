@@ -423,8 +423,8 @@ def read_records(
         for block in _blocks(file, format, allow_nan, sink, labels, opts):
             arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
             repeats = index.add(arrays, block.source, lines, streaming=True)
-            columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
-                       for name, arr in arrays.items()}
+            columns = {name: (arr.to_pylist() if isinstance(arr, (pa.Array, pa.ChunkedArray))
+                              else arr.tolist()) for name, arr in arrays.items()}
             columns["reward"] = [None if math.isnan(r) else r for r in columns["reward"]]
             if repeats:
                 first, later = repeats[0]
