@@ -14,10 +14,12 @@ directory, then times each contender in a fresh subprocess, so that peak memory 
 Shapes (``--shapes``): ``plain`` (default N = 1,000,000; no ``extra``), ``extra`` (200,000; an
 ``extra`` object ``{"turns": k, "cost_usd": x}`` on every record) and ``tax`` (52,800: the
 records the tax runner writes, task ids such as ``spatial_key_door:0`` and a 22-key ``extra``).
-Each child reports CPU seconds (``time.process_time``: every thread of the process), wall
-seconds (both around the read only, imports excluded) and peak resident memory
+Each child imports what its read runs before the clock starts (noisefloor's reader modules,
+with pandas, pyarrow and pydantic; ``pyarrow.json`` for the peer), and reports the CPU seconds of
+those imports apart. It reports CPU seconds (``time.process_time``: every thread of the
+process), wall seconds (both around the read only, imports excluded) and peak resident memory
 (``resource.getrusage``, interpreter and imports included; the RSS after imports is shown
-too). The ratios noisefloor / pyarrow are printed per shape. Targets: CPU within 1.5x of
+too, and the ratio of the growth after imports). The ratios noisefloor / pyarrow are printed per shape. Targets: CPU within 1.5x of
 pyarrow, peak memory within 1.3x.
 
 Usage::
@@ -154,8 +156,10 @@ import json, resource, sys, time
 method, path = sys.argv[1], sys.argv[2]
 sys.path.insert(0, sys.argv[3])
 extra = {}
+i0 = time.process_time()
 if method in ("noisefloor", "validate", "read_records", "floor+audit"):
-    import noisefloor.logs as nl
+    # the modules the read runs, imported before the clock starts (as pyarrow.json is)
+    import noisefloor.logs.load as nl
     extra["module"] = nl.__file__
     if method == "floor+audit":
         from noisefloor.pipelines import floor_run
@@ -165,6 +169,7 @@ elif method == "pandas":
     import pandas as pd
 elif method == "pyarrow":
     import pyarrow.json as pj
+extra["import_cpu"] = time.process_time() - i0
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 t0, c0 = time.perf_counter(), time.process_time()
 if method == "noisefloor":
@@ -220,14 +225,14 @@ def measure_shape(shape: str, n: int, directory: Path, methods: list[str], repea
         ok = [r for r in runs if "error" not in r]
         results[method] = min(ok, key=lambda r: r["cpu"]) if ok else runs[0]
     print(f"{'method':<14}{'CPU s':>8}{'wall s':>8}{'peak RSS MiB':>14}"
-          f"{'after imports':>15}{'rows':>11}")
+          f"{'after imports':>15}{'import CPU s':>14}{'rows':>11}")
     for method in methods:
         r = results[method]
         if "error" in r:
             print(f"{method:<14}  failed: {r['error']}")
             continue
         print(f"{method:<14}{r['cpu']:>8.2f}{r['seconds']:>8.2f}{r['peak_bytes'] / 2**20:>14.0f}"
-              f"{r['base_bytes'] / 2**20:>15.0f}{r['rows']:>11,}")
+              f"{r['base_bytes'] / 2**20:>15.0f}{r['import_cpu']:>14.2f}{r['rows']:>11,}")
     fa = results.get("floor+audit", {"error": "not run"})
     if "error" not in fa:
         print(f"  (floor {fa['floor_s']:.2f} s, audit {fa['audit_s']:.3f} s, loading excluded)")

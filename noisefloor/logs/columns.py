@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from noisefloor.logs.frame import ARROW_STRING
 from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
 
 __all__ = ["NULLABLE_INT_FIELDS", "STRING_FIELDS", "arrow_block", "fast_arrays", "to_arrays"]
@@ -47,7 +48,7 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     """
     arrays: dict[str, Any] = {}
     for name in STRING_FIELDS:
-        arrays[name] = pa.array(columns[name], type=pa.string())
+        arrays[name] = pa.array(columns[name], type=ARROW_STRING)
     for name in NULLABLE_INT_FIELDS:
         arrays[name] = pa.array(columns[name], type=pa.int64())
     arrays["trial"] = np.array(columns["trial"], dtype=np.int64)
@@ -59,7 +60,7 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     return arrays
 
 
-def _all_sha256(arr: pa.Array) -> bool:
+def _all_sha256(arr: pa.Array | pa.ChunkedArray) -> bool:
     """True if every non-null value is 64 lowercase hex digits."""
     return bool(pc.all(pc.match_substring_regex(arr.drop_null(), _SHA256)).as_py())
 
@@ -117,7 +118,7 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     arrays: dict[str, Any] = {}
     try:
         for name in STRING_FIELDS:  # Arrow rejects any non-string (JSON yields no bytes)
-            arrays[name] = pa.array(col[name], type=pa.string())
+            arrays[name] = pa.array(col[name], type=ARROW_STRING)
     except (pa.ArrowTypeError, pa.ArrowInvalid):
         return None
     version = arrays["schema_version"]
@@ -178,11 +179,11 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 _ARROW_SCHEMA = pa.schema([
-    ("schema_version", pa.string()), ("benchmark", pa.string()), ("model", pa.string()),
-    ("protocol", pa.string()), ("seed", pa.int64()), ("task_id", pa.string()),
-    ("trial", pa.int64()), ("reward", pa.float64()), ("termination_reason", pa.string()),
+    ("schema_version", ARROW_STRING), ("benchmark", ARROW_STRING), ("model", ARROW_STRING),
+    ("protocol", ARROW_STRING), ("seed", pa.int64()), ("task_id", ARROW_STRING),
+    ("trial", pa.int64()), ("reward", pa.float64()), ("termination_reason", ARROW_STRING),
     ("infrastructure_error", pa.bool_()), ("store_events_at_start", pa.int64()),
-    ("injections", pa.int64()), ("first_request_sha256", pa.string()),
+    ("injections", pa.int64()), ("first_request_sha256", ARROW_STRING),
     # only null: a block with an ``extra`` object is left to the record-by-record path
     ("extra", pa.null()),
 ])
@@ -192,6 +193,19 @@ _ARROW_PARSE = pajson.ParseOptions(explicit_schema=_ARROW_SCHEMA,
 _NULLABLE_REQUIRED = tuple(
     name for name in ("seed", "reward", "termination_reason") if name in REQUIRED_FIELDS)
 _KEY_PATTERNS = {name: b'"' + name.encode() + b'":' for name in _NULLABLE_REQUIRED}
+
+
+def _key_in_null_rows(data: bytes, newlines: np.ndarray, column: Any, pattern: bytes) -> bool:
+    """True if every row of ``data`` (one object per line) where ``column`` is null writes the
+    key ``pattern``: then its null is written, not a missing key. A row that has a value
+    wrote its key; when few rows are null only their lines are searched, else the block."""
+    n = len(newlines) + 1
+    if column.null_count * 8 > n:
+        return data.count(pattern) == n
+    rows = np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [len(data)]))
+    return all(data.find(pattern, int(starts[row]), int(ends[row])) != -1 for row in rows)
 
 
 def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, Any] | None:
@@ -225,8 +239,9 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
       column without nulls was written on every row; for one with nulls, ``"seed":`` etc.
       can only occur as a key (a JSON string cannot contain an unescaped quote, a key ending
       in an escaped quote is an unknown field, nothing is nested) and Arrow rejects a key
-      given twice, so the key is in every object iff the byte pattern occurs once per row;
-    * *UTF-8*: the block is decoded (Arrow does not validate strings);
+      given twice, so the key is in every object iff the byte pattern occurs once per row
+      (when few rows are null, only their lines are searched: row ``i`` is line ``i``);
+    * *UTF-8*: a block that is not all ASCII is decoded (Arrow does not validate strings);
     * NaN/Infinity literals (Arrow accepts them) in ``reward``, value bounds, non-empty
       strings, the schema version, the SHA-256 pattern and a null ``reward`` wherever
       ``infrastructure_error`` is true, vectorised.
@@ -237,21 +252,22 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     n = len(newlines) + 1
     if not data.startswith(b"{") or (n > 1 and not (raw[newlines + 1] == 123).all()):
         return None  # some line does not start with "{" (123)
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    if not data.isascii():  # a fast C check; decoding validates the rest
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         table = pajson.read_json(pa.BufferReader(data), parse_options=_ARROW_PARSE)
     except pa.ArrowException:  # any refusal sends the block to the exact path
         return None
     if table.num_rows != n:
         return None
-    cols = {name: table.column(name).combine_chunks() for name in _ARROW_SCHEMA.names}
+    cols = {name: table.column(name) for name in _ARROW_SCHEMA.names}  # chunks kept as read
     name: str
     for name, pattern in _KEY_PATTERNS.items():
         # a null may be a missing key: prove every row writes the key (see Notes)
-        if cols[name].null_count and data.count(pattern) != n:
+        if cols[name].null_count and not _key_in_null_rows(data, newlines, cols[name], pattern):
             return None
     for name in ("schema_version", "benchmark", "model", "protocol", "task_id", "trial",
                  "infrastructure_error"):

@@ -35,6 +35,12 @@ def _string_dtype() -> Any:
 STRING_DTYPE: Any = _string_dtype()
 
 
+#: The Arrow type of the strings a :data:`STRING_DTYPE` array stores (``large_string`` on
+#: pandas 3): readers build string columns of this type, so that the frame takes them over
+#: without a copy.
+ARROW_STRING: pa.DataType = pa.array(pd.array([], dtype=STRING_DTYPE)).type
+
+
 def string_array(values: Any) -> Any:
     """A pandas string array (:data:`STRING_DTYPE`) of pyarrow strings or Python values."""
     return pd.array(values, dtype=STRING_DTYPE)
@@ -107,7 +113,10 @@ class FrameBuilder:
             return
         for name, arr in arrays.items():
             if name in self._chunks:
-                self._chunks[name].append(arr)
+                if isinstance(arr, pa.ChunkedArray):
+                    self._chunks[name].extend(arr.chunks)
+                else:
+                    self._chunks[name].append(arr)
         self._chunks["source"].append((source, n))
         self._chunks["line"].append(np.array(lines, dtype=np.int64))
         self.n_rows += n
@@ -126,16 +135,17 @@ class FrameBuilder:
                 codes = np.repeat(np.array([position[p] for p, _ in parts], dtype=np.int32),
                                   [k for _, k in parts])
                 decoded = pa.DictionaryArray.from_arrays(
-                    codes, pa.array(paths, type=pa.string())).dictionary_decode()
+                    codes, pa.array(paths, type=ARROW_STRING)).dictionary_decode()
                 data[name] = string_array(decoded)
             elif name in _STR:
-                data[name] = string_array(pa.chunked_array(parts, type=pa.string()))
+                data[name] = string_array(pa.chunked_array(parts, type=ARROW_STRING))
             elif name in _NULLABLE_INT:
                 data[name] = nullable_int64(pa.chunked_array(parts, type=pa.int64()))
             else:
                 data[name] = np.concatenate(parts)
             parts.clear()
-        return pd.DataFrame(data, columns=list(self.columns))
+        # the arrays were made for this frame: no copy (nor consolidation into 2-D blocks)
+        return pd.DataFrame(data, columns=list(self.columns), copy=False)
 
 
 def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:
@@ -143,19 +153,31 @@ def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:
 
     The key is ``(benchmark, model, protocol, seed, task_id, trial)``; a null seed equals a null
     seed. Each later duplicate is paired with the first row that had its key.
+
+    Notes
+    -----
+    The key columns are numbered one at a time (:func:`pandas.factorize`, nulls numbered like
+    values) and folded into one group number per row (mixed radix, renumbered densely
+    whenever the next column could overflow 64 bits): memory is a few integer arrays of the
+    frame's length, never a copy of the key columns.
     """
-    if len(frame) < 2:
+    n = len(frame)
+    if n < 2:
         return []
-    keys = frame.loc[:, list(KEY_FIELDS)]
-    dup_later = keys.duplicated(keep="first").to_numpy()
-    if not dup_later.any():
+    groups = np.zeros(n, dtype=np.int64)
+    bound = 1  # every group number is below it
+    for name in KEY_FIELDS:
+        codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)
+        if bound * len(uniques) >= 2**62:  # renumber densely first, so nothing overflows
+            groups, kept = pd.factorize(groups)
+            bound = len(kept)
+        groups = groups * len(uniques) + codes
+        bound *= len(uniques)
+    groups, kept = pd.factorize(groups)  # numbered in order of first appearance
+    if len(kept) == n:
         return []
-    first_of = keys.groupby(list(KEY_FIELDS), dropna=False, sort=False).ngroup().to_numpy()
-    first_pos: dict[int, int] = {}
-    pairs = []
-    for pos, group in enumerate(first_of):
-        if group not in first_pos:
-            first_pos[group] = pos
-        elif dup_later[pos]:
-            pairs.append((first_pos[group], pos))
-    return pairs
+    # group numbers follow first appearance, so each group's first row is where it first shows
+    first = np.full(len(kept), n, dtype=np.int64)
+    np.minimum.at(first, groups, np.arange(n, dtype=np.int64))
+    later = np.flatnonzero(first[groups] != np.arange(n))
+    return list(zip(first[groups[later]].tolist(), later.tolist()))

@@ -287,6 +287,7 @@ def may_hold_wide_int(raw: bytes) -> bool:
 
 # A \u003a escape decodes to a colon the written line does not spell out (see the module notes).
 _COLON_ESCAPE = re.compile(rb"\\u003[aA]")
+_COLON_PREFIX = b"\\u003"
 # How orjson writes a float of magnitude >= 1e18: a widened integer (>= 2**63) looks like this.
 _WIDE_FLOAT = re.compile(rb"e\+(?:1[89]|[2-9][0-9]|[0-9]{3})")
 
@@ -331,9 +332,10 @@ def unsure_lines(lines: list[bytes], objs: list[Any], data: bytes | None = None,
         newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     dumped = orjson.dumps(objs)
     unsure: set[int] = set()
-    if _COLON_ESCAPE.search(data):
+    # each regex runs only when its literal prefix occurs (a fast bytes search)
+    if _COLON_PREFIX in data and _COLON_ESCAPE.search(data):
         unsure.update(i for i, line in enumerate(lines) if _COLON_ESCAPE.search(line))
-    if _WIDE_FLOAT.search(dumped):
+    if b"e+" in dumped and _WIDE_FLOAT.search(dumped):
         unsure.update(i for i in wide_int_lines(data, newlines)
                       if _WIDE_FLOAT.search(orjson.dumps(objs[i])))
     written, kept = data.count(b":"), dumped.count(b":")

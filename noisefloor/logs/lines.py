@@ -130,7 +130,7 @@ def iter_line_blocks(
             or max_line_bytes < 1:
         raise ValueError(f"max_line_bytes must be an integer >= 1, got {max_line_bytes!r}")
     next_line = 1
-    pieces: list[bytes] = []  # the start of the current line, read in earlier blocks
+    pieces: list[bytes | memoryview] = []  # the start of the current line, read earlier
     held = 0  # bytes in pieces
     skipped: int | None = None  # length so far of an over-long line being skipped
     first = True
@@ -173,7 +173,7 @@ def iter_line_blocks(
                     pos = end + 1
                     data = chunk[pos:cut] if pos <= cut else None
                 else:
-                    pieces.append(chunk[pos:cut])
+                    pieces.append(memoryview(chunk)[pos:cut])  # joined without a copy first
                     data = b"".join(pieces)
             else:
                 data = chunk[pos:cut]

@@ -113,10 +113,13 @@ def _plain(value: Any) -> Any:
 
 
 def _duplicate_problems(frame: pd.DataFrame) -> list[LogProblem]:
-    problems = []
-    sources = frame["source"].to_numpy()
+    problems: list[LogProblem] = []
+    pairs = duplicate_rows(frame)
+    if not pairs:
+        return problems
+    sources = frame["source"].to_numpy()  # Python strings: only when there is a repeat
     lines = frame["line"].to_numpy()
-    for first, later in duplicate_rows(frame):
+    for first, later in pairs:
         key = ", ".join(f"{k} {_plain(frame[k].iat[later])!r}" for k in KEY_FIELDS)
         problems.append(LogProblem(
             str(sources[later]), int(lines[later]), None,
@@ -420,8 +423,8 @@ def read_records(
         for block in _blocks(file, format, allow_nan, sink, labels, opts):
             arrays, lines = validated_arrays(block, sink, allow_nan=allow_nan)
             repeats = index.add(arrays, block.source, lines, streaming=True)
-            columns = {name: (arr.to_pylist() if isinstance(arr, pa.Array) else arr.tolist())
-                       for name, arr in arrays.items()}
+            columns = {name: (arr.to_pylist() if isinstance(arr, (pa.Array, pa.ChunkedArray))
+                              else arr.tolist()) for name, arr in arrays.items()}
             columns["reward"] = [None if math.isnan(r) else r for r in columns["reward"]]
             if repeats:
                 first, later = repeats[0]

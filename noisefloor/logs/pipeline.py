@@ -150,36 +150,58 @@ def iter_jsonl_blocks(
             yield RecordBlock(source, list(range(start, start + block.n_lines)), [], None,
                               expect, arrays=arrays)
             continue
-        fast = None if allow_nan else _decode_block_fast(block)
-        if fast is not None:
-            start = block.first_line
-            yield RecordBlock(source, list(range(start, start + len(fast))), fast, None,
-                              expect)
-            continue
-        PATH_COUNTS["line_by_line"] += block.n_lines
-        records: list[Any] = []
-        lines: list[int] = []
-        problems: list[LogProblem] = []
-        number = block.first_line - 1
-        for raw in block.lines:
-            number += 1
-            if not raw:
+        for part in _parts(block):  # decoded a part at a time: fewer objects alive at once
+            fast = None if allow_nan else _decode_block_fast(part)
+            if fast is not None:
+                start = part.first_line
+                yield RecordBlock(source, list(range(start, start + len(fast))), fast, None,
+                                  expect)
                 continue
-            try:
-                obj = parse_fast(raw, allow_nan=allow_nan)
-            except JSONProblem as exc:
-                if not raw.strip():
+            PATH_COUNTS["line_by_line"] += part.n_lines
+            records: list[Any] = []
+            lines: list[int] = []
+            problems: list[LogProblem] = []
+            number = part.first_line - 1
+            for raw in part.lines:
+                number += 1
+                if not raw:
                     continue
-                problems.append(LogProblem(source, number, exc.field, str(exc), kind=exc.kind,
-                                   templates=exc.templates))
-                continue
-            records.append(obj)
-            lines.append(number)
-        if records or problems:
-            yield RecordBlock(source, lines, records, None, expect, problems)
+                try:
+                    obj = parse_fast(raw, allow_nan=allow_nan)
+                except JSONProblem as exc:
+                    if not raw.strip():
+                        continue
+                    problems.append(LogProblem(source, number, exc.field, str(exc),
+                                               kind=exc.kind, templates=exc.templates))
+                    continue
+                records.append(obj)
+                lines.append(number)
+            if records or problems:
+                yield RecordBlock(source, lines, records, None, expect, problems)
 
 
 _EXTRA_OBJECT = b'"extra":{'
+#: Bytes decoded into Python objects at once: an 8 MiB block of records becomes several
+#: times that in dicts and strings, most of them freed as soon as the block's columns are
+#: built, so a smaller part keeps the peak memory low.
+PART_BYTES = 1024 * 1024
+
+
+def _parts(block: LineBlock) -> Iterator[LineBlock]:
+    """``block`` cut at line ends into parts of about :data:`PART_BYTES` (itself if small)."""
+    data, newlines = block.data, block.newlines
+    if len(data) <= 2 * PART_BYTES or not len(newlines):
+        yield block
+        return
+    cuts = np.unique(np.searchsorted(newlines, np.arange(PART_BYTES, len(data), PART_BYTES)))
+    cuts = cuts[cuts < len(newlines)]  # a cut after line i ends at newlines[i]
+    begin, line = 0, block.first_line
+    for cut in cuts.tolist():
+        part = LineBlock(line, data[begin:int(newlines[cut])])
+        yield part
+        line += part.n_lines
+        begin = int(newlines[cut]) + 1
+    yield LineBlock(line, data[begin:])
 
 
 def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:

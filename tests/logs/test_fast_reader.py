@@ -195,3 +195,63 @@ def test_every_line_the_block_test_vouches_for_decodes_as_the_reference(objects)
         except JSONProblem as exc:
             raise AssertionError(f"vouched for a line the reference refuses: {line!r}") from exc
         assert decoded[i] == expected and repr(decoded[i]) == repr(expected)
+
+
+# ------------------------------------------------------------------ the Arrow path's extra checks
+
+
+def plain_record(i: int, **changes):
+    rec = {k: v for k, v in tax_record(i).items() if k != "extra"}
+    rec.update(changes)
+    return rec
+
+
+@pytest.mark.parametrize("n_null", [1, 3, 12])  # few nulls: their lines are searched; many: all
+def test_a_missing_reward_among_written_nulls_is_named(tmp_path, n_null):
+    recs = [plain_record(i) for i in range(40)]
+    for i in range(n_null):  # written nulls (an infrastructure error carries no reward)
+        recs[2 * i] = plain_record(2 * i, reward=None, infrastructure_error=True)
+    good = write(tmp_path / "nulls.jsonl", recs)
+    frame, used = counts_during(lambda: load_trials(good))
+    assert used.get("arrow") == 40 and int(frame["reward"].isna().sum()) == n_null
+    missing = dict(recs[31])
+    del missing["reward"]
+    recs[31] = missing
+    bad = write(tmp_path / "missing.jsonl", recs)
+    with pytest.raises(LogValidationError) as info:
+        load_trials(bad)
+    assert str(info.value).startswith(f"{bad}:32: reward: required field is missing")
+
+
+# ------------------------------------------------------------------ repeated trial keys
+
+
+_key_rows = st.lists(st.tuples(st.sampled_from(["b", "c"]), st.just("m"), st.sampled_from("pq"),
+                               st.none() | st.integers(-1, 1),
+                               st.sampled_from(["0", "00", "7", "a:b"]), st.integers(0, 2)),
+                     max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_key_rows)
+def test_duplicate_rows_pairs_each_repeat_with_the_first_row_of_its_key(rows):
+    import pandas as pd
+
+    from noisefloor.logs.frame import STRING_DTYPE, duplicate_rows
+
+    frame = pd.DataFrame({
+        "benchmark": pd.array([r[0] for r in rows], dtype=STRING_DTYPE),
+        "model": pd.array([r[1] for r in rows], dtype=STRING_DTYPE),
+        "protocol": pd.array([r[2] for r in rows], dtype=STRING_DTYPE),
+        "seed": pd.array([r[3] for r in rows], dtype="Int64"),
+        "task_id": pd.array([r[4] for r in rows], dtype=STRING_DTYPE),
+        "trial": pd.array([r[5] for r in rows], dtype="int64"),
+    })
+    first: dict[tuple, int] = {}
+    expected = []
+    for pos, key in enumerate(rows):  # None == None, as the reader's key rule says
+        if key in first:
+            expected.append((first[key], pos))
+        else:
+            first[key] = pos
+    assert duplicate_rows(frame) == expected
