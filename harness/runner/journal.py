@@ -46,7 +46,7 @@ from noisefloor.journal import (  # noqa: F401 - the generic journal, re-exporte
     write_index,
 )
 from noisefloor.journal import write_atomic as _write_atomic
-from noisefloor.tax.run import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
+from noisefloor.tax.layout import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
 JOURNAL = JOURNAL_FILE
 RUN_META = "run.json"

@@ -16,9 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.runner import journal as jr
 from harness.runner.budget import no_budget_outcome, pair_median_caps
@@ -39,6 +37,9 @@ from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollo
 )
 from noisefloor.endpoints import Endpoints, ModelEndpoint
 from noisefloor.stats.validation import MentionError, literal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
@@ -193,6 +194,8 @@ class TaxRunResult:
     def to_frame(self) -> pd.DataFrame:
         """``cells`` as a DataFrame: model, protocol, n, mean_reward, infrastructure_errors,
         turn_caps."""
+        import pandas as pd  # not imported for a run: only this view needs it
+
         return pd.DataFrame(list(self.cells), columns=["model", "protocol", "n", "mean_reward",
                                                        "infrastructure_errors", "turn_caps"])
 
