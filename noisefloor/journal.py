@@ -295,14 +295,19 @@ def index_entries(entries: Mapping[str, Mapping[str, Any]],
     (['k1', 'k2'], {'reward': [1.0, 0.0], 'extra.tokens_in': [7, None]})
     """
     values = list(entries.values())
-    records: list[Any] = [e["record"] for e in values]
-    columns: dict[str, list[Any]] = {}
+    # path -> its column; "" is the records themselves (objects: read_journal checks that);
+    # a prefix shared by several fields ("extra") is picked once
+    known: dict[str, list[Any]] = {"": [e["record"] for e in values]}
     for name in fields:
-        column = records
-        for part in name.split("."):
-            column = [v.get(part) if type(v) is dict else None for v in column]
-        columns[name] = column
-    return JournalIndex(tuple(fields), list(entries), [e["settings"] for e in values], columns)
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            path = ".".join(parts[:depth])
+            if path not in known:
+                leaf, above = parts[depth - 1], known[".".join(parts[:depth - 1])]
+                known[path] = ([r.get(leaf) for r in above] if depth == 1 else
+                               [v.get(leaf) if type(v) is dict else None for v in above])
+    return JournalIndex(tuple(fields), list(entries), [e["settings"] for e in values],
+                        {name: known[name] for name in fields})
 
 
 def _fingerprint(journal: Path) -> dict[str, Any] | None:
