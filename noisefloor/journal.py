@@ -7,6 +7,12 @@ with ``repair=True``, so that item runs again. The last entry of a key wins. A r
 held by one process at a time (:func:`locked`), and files beside the journal are replaced
 atomically (:func:`write_atomic`).
 
+A journal may have an index beside it (:func:`write_index`): the latest entry of every key with
+a few fields of its record, which a resume reads instead of decoding every line. It is a cache:
+:func:`read_index` returns it only while the journal is byte for byte the file it was made
+from (same size, modification and change times, inode, and SHA-256 of its last 64 KiB), and
+for the same fields; otherwise the journal is read.
+
 Used by the collaboration-tax runner (``noisefloor tax run``) and the protocols runner
 (``noisefloor protocols run``).
 """
@@ -15,10 +21,11 @@ from __future__ import annotations
 
 import fcntl
 import gc
+import hashlib
 import os
 import threading
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,8 +35,9 @@ import orjson
 
 from noisefloor.stats.warning_classes import TornJournalLineWarning
 
-__all__ = ["JournalError", "JournalState", "JournalWriter", "gc_running", "locked", "no_gc",
-           "read_journal", "write_atomic"]
+__all__ = ["JournalError", "JournalIndex", "JournalState", "JournalWriter", "gc_running",
+           "index_entries", "index_path", "locked", "no_gc", "read_index", "read_journal",
+           "write_atomic", "write_index"]
 
 _LOCK = ".lock"
 
@@ -221,6 +229,180 @@ def _entry_problem(entry: Any) -> str | None:
     return None
 
 
+#: Bytes at the end of a journal whose SHA-256 its index records.
+_TAIL = 1 << 16
+_INDEX_FORMAT = 1
+
+
+def index_path(journal: str | Path) -> Path:
+    """Where the index of the journal ``journal`` is kept: ``.<name>.index`` beside it.
+
+    Examples
+    --------
+    >>> index_path("runs/demo/journal.ndjson").name
+    '.journal.ndjson.index'
+    """
+    journal = Path(journal)
+    return journal.with_name(f".{journal.name}.index")
+
+
+@dataclass(frozen=True)
+class JournalIndex:
+    """The latest entry of every key of a journal, with some fields of its record.
+
+    Attributes
+    ----------
+    fields : tuple of str
+        The record fields kept, as dotted paths (``"extra.tokens_in"`` stands for
+        ``record["extra"]["tokens_in"]``).
+    keys : list of str
+        Every key, in the order of :attr:`JournalState.entries` (first seen first).
+    settings : list of str
+        The ``settings`` of each key's latest entry, aligned with ``keys``.
+    columns : dict of str to list
+        Per field, its value in each key's latest record, aligned with ``keys``; None where
+        the record has no such field.
+    """
+
+    fields: tuple[str, ...]
+    keys: list[str]
+    settings: list[str]
+    columns: dict[str, list[Any]]
+
+
+def index_entries(entries: Mapping[str, Mapping[str, Any]],
+                  fields: Sequence[str]) -> JournalIndex:
+    """The index of journal entries (:attr:`JournalState.entries`) on some record fields.
+
+    Parameters
+    ----------
+    entries : mapping
+        Key -> its latest entry (``{"key", "settings", "record"}``).
+    fields : sequence of str
+        Record fields to keep, as dotted paths.
+
+    Returns
+    -------
+    JournalIndex
+
+    Examples
+    --------
+    >>> index = index_entries({"k1": {"key": "k1", "settings": "s", "record":
+    ...                               {"reward": 1.0, "extra": {"tokens_in": 7}}},
+    ...                        "k2": {"key": "k2", "settings": "s", "record": {"reward": 0.0}}},
+    ...                       ["reward", "extra.tokens_in"])
+    >>> index.keys, index.columns
+    (['k1', 'k2'], {'reward': [1.0, 0.0], 'extra.tokens_in': [7, None]})
+    """
+    values = list(entries.values())
+    # path -> its column; "" is the records themselves (objects: read_journal checks that);
+    # a prefix shared by several fields ("extra") is picked once
+    known: dict[str, list[Any]] = {"": [e["record"] for e in values]}
+    for name in fields:
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):
+            path = ".".join(parts[:depth])
+            if path not in known:
+                leaf, above = parts[depth - 1], known[".".join(parts[:depth - 1])]
+                known[path] = ([r.get(leaf) for r in above] if depth == 1 else
+                               [v.get(leaf) if type(v) is dict else None for v in above])
+    return JournalIndex(tuple(fields), list(entries), [e["settings"] for e in values],
+                        {name: known[name] for name in fields})
+
+
+def _fingerprint(journal: Path) -> dict[str, Any] | None:
+    """What ties an index to the bytes of its journal (None when there is no journal)."""
+    try:
+        with open(journal, "rb") as fh:
+            stat = os.fstat(fh.fileno())
+            fh.seek(max(0, stat.st_size - _TAIL))
+            tail = fh.read(_TAIL)
+    except FileNotFoundError:
+        return None
+    return {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "ctime_ns": stat.st_ctime_ns,
+            "inode": stat.st_ino, "tail_sha256": hashlib.sha256(tail).hexdigest()}
+
+
+def write_index(journal: str | Path, index: JournalIndex) -> None:
+    """Keep ``index`` beside the journal, stamped with the journal file as it is now.
+
+    Call it, holding the directory (:func:`locked`), only with the index of the journal's
+    current content: :func:`index_entries` of what :func:`read_journal` returned, updated
+    with every entry appended since. The index is a cache: it is replaced atomically but not
+    fsynced (a lost or damaged index is ignored and the journal read instead).
+
+    Parameters
+    ----------
+    journal : str or Path
+        The journal file (nothing is written when it does not exist).
+    index : JournalIndex
+    """
+    journal = Path(journal)
+    stamp = _fingerprint(journal)
+    if stamp is None:
+        return
+    head = {"format": _INDEX_FORMAT, "journal": stamp, "fields": list(index.fields)}
+    body = [index.keys, index.settings, [index.columns[f] for f in index.fields]]
+    write_atomic(index_path(journal), orjson.dumps(head) + b"\n" + orjson.dumps(body),
+                 sync=False)
+
+
+def read_index(journal: str | Path, fields: Sequence[str]) -> JournalIndex | None:
+    """The index kept beside the journal, if it still describes the journal exactly.
+
+    Parameters
+    ----------
+    journal : str or Path
+        The journal file.
+    fields : sequence of str
+        The record fields the caller needs (an index made for others is not used).
+
+    Returns
+    -------
+    JournalIndex or None
+        None when there is no index or journal, the index cannot be read, was made for
+        other fields, or the journal is not the file it was made from: another size,
+        modification time, change time or inode, or another SHA-256 of its last 64 KiB (the
+        change time moves on every write, and no program can set it back). The caller then
+        reads the journal (:func:`read_journal`), which is what the index stands for.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "journal.ndjson"
+    >>> with JournalWriter(path) as writer:
+    ...     writer.append({"key": "k1", "settings": "s", "record": {"reward": 1.0}})
+    >>> write_index(path, index_entries(read_journal(path).entries, ["reward"]))
+    >>> read_index(path, ["reward"]).columns
+    {'reward': [1.0]}
+    >>> with JournalWriter(path) as writer:
+    ...     writer.append({"key": "k1", "settings": "s", "record": {"reward": 0.0}})
+    >>> read_index(path, ["reward"]) is None  # the journal moved on: read it instead
+    True
+    """
+    journal = Path(journal)
+    try:
+        with open(index_path(journal), "rb") as fh:
+            head = orjson.loads(fh.readline())
+            if (type(head) is not dict or head.get("format") != _INDEX_FORMAT
+                    or head.get("fields") != list(fields)
+                    or head.get("journal") != _fingerprint(journal)):
+                return None
+            body = orjson.loads(fh.read())
+    except (OSError, orjson.JSONDecodeError):
+        return None
+    try:
+        keys, settings, columns = body
+        n = len(keys)
+        if not (type(keys) is list and type(settings) is list and type(columns) is list
+                and len(settings) == n and len(columns) == len(fields)
+                and all(type(c) is list and len(c) == n for c in columns)):
+            return None
+    except (TypeError, ValueError):
+        return None
+    return JournalIndex(tuple(fields), keys, settings, dict(zip(fields, columns)))
+
+
 def _write_all(fh: Any, data: bytes) -> None:
     """Write every byte to an unbuffered file (a raw write may take fewer than given)."""
     view = memoryview(data)
@@ -290,8 +472,10 @@ def locked(directory: str | Path, *, users: str = "'tax run' or 'tax merge'") ->
         fh.close()
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, *, sync: bool = True) -> None:
     """Replace ``path`` by ``data`` atomically (temporary file beside it, fsynced, renamed).
+
+    With ``sync=False`` the temporary file is not fsynced (for a cache, which may be lost).
 
     Examples
     --------
@@ -306,6 +490,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     with _naming(tmp, f"writing {path.name}"):
         with open(tmp, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if sync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)

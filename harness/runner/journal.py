@@ -8,6 +8,10 @@ Layout of a run directory ``DIR``:
     appends a new entry; the last entry of a key wins. Only the last line can be torn (the
     process died while writing it); it is cut off when the journal is opened, so that rollout
     runs again.
+``.journal.ndjson.index``
+    A cache: the latest entry of every key with the record fields a resume needs, written at
+    the end of each run and used only while the journal is exactly the file it was made from
+    (:func:`noisefloor.journal.read_index`), so that a resume need not decode every line.
 ``run.json``
     The outcome-changing settings the rollouts were run with, and the settings id of each
     prompt variant.
@@ -30,15 +34,19 @@ import orjson
 
 from noisefloor.journal import (  # noqa: F401 - the generic journal, re-exported for the runner
     JournalError,
+    JournalIndex,
     JournalState,
     JournalWriter,
     gc_running,
+    index_entries,
     locked,
     no_gc,
+    read_index,
     read_journal,
+    write_index,
 )
 from noisefloor.journal import write_atomic as _write_atomic
-from noisefloor.tax.run import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
+from noisefloor.tax.layout import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
 JOURNAL = JOURNAL_FILE
 RUN_META = "run.json"

@@ -74,7 +74,7 @@ class _RolloutKey:
         return key
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class RolloutSpec:
     """What one rollout is.
 
@@ -119,15 +119,31 @@ class RolloutSpec:
     #: The rollout key (hex SHA-256 of the canonical JSON of the fields), computed once.
     key = _RolloutKey()
 
-    def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        if (self.mode == "pair") != (self.model_b is not None):
+    def __init__(self, task: str, difficulty: int, instance_seed: int, mode: str, model_a: str,
+                 model_b: str | None, started_by: str | None, repeat: int, variant: str,
+                 seed: int, settings: str) -> None:
+        # written by hand: a plan builds 10^5 and more of these on every resume, and the
+        # generated frozen __init__ (one object.__setattr__ per field) costs three times this
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if (mode == "pair") != (model_b is not None):
             raise ValueError(f"model_b must be set exactly for mode 'pair', got mode "
-                             f"{self.mode!r} with model_b={self.model_b!r}")
-        if (self.mode == "pair") != (self.started_by in ("a", "b")):
+                             f"{mode!r} with model_b={model_b!r}")
+        if (mode == "pair") != (started_by in ("a", "b")):
             raise ValueError(f"started_by must be 'a' or 'b' for a pair and None otherwise, "
-                             f"got {self.started_by!r} for mode {self.mode!r}")
+                             f"got {started_by!r} for mode {mode!r}")
+        fields = self.__dict__  # the fields in their declared order (asdict, the key)
+        fields["task"] = task
+        fields["difficulty"] = difficulty
+        fields["instance_seed"] = instance_seed
+        fields["mode"] = mode
+        fields["model_a"] = model_a
+        fields["model_b"] = model_b
+        fields["started_by"] = started_by
+        fields["repeat"] = repeat
+        fields["variant"] = variant
+        fields["seed"] = seed
+        fields["settings"] = settings
 
     @property
     def protocol(self) -> str:

@@ -16,9 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from harness.runner import journal as jr
 from harness.runner.budget import no_budget_outcome, pair_median_caps
@@ -39,6 +37,9 @@ from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollo
 )
 from noisefloor.endpoints import Endpoints, ModelEndpoint
 from noisefloor.stats.validation import MentionError, literal
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def build_record(spec: RolloutSpec, outcome: RolloutOutcome, transcript: str,
@@ -193,6 +194,8 @@ class TaxRunResult:
     def to_frame(self) -> pd.DataFrame:
         """``cells`` as a DataFrame: model, protocol, n, mean_reward, infrastructure_errors,
         turn_caps."""
+        import pandas as pd  # not imported for a run: only this view needs it
+
         return pd.DataFrame(list(self.cells), columns=["model", "protocol", "n", "mean_reward",
                                                        "infrastructure_errors", "turn_caps"])
 
@@ -314,86 +317,142 @@ def _run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir:
     plan = plan_rollouts(settings, texts)
     if shard is not None:
         plan = [s for s in plan if in_shard(s.key, shard)]
+    journal = out / jr.JOURNAL
     with jr.locked(out):
         meta = _check_meta(out, settings, ids, allow_changed_settings)
-        jr.write_meta(out, meta)
-        state = jr.read_journal(out / jr.JOURNAL, repair=True)
-        entries = dict(state.entries)
+        if meta != jr.read_meta(out):
+            jr.write_meta(out, meta)
         valid = set(meta["variant_settings"].values())
+        # what a resume needs of each finished rollout is in the journal's index while the
+        # journal is unchanged since it was made; the journal itself is read only when not,
+        # or when full records are needed (trials.jsonl behind, rollouts to run)
+        index = jr.read_index(journal, SUMMARY_FIELDS)
+        index_kept = index is not None
+        state = None if index_kept else jr.read_journal(journal, repair=True)
+        if index is None:
+            assert state is not None
+            index = jr.index_entries(state.entries, SUMMARY_FIELDS)
 
         stamp = jr.trials_stamp(out, valid)
-        if state.entries and not jr.trials_current(out, stamp):
+        if index.keys and not jr.trials_current(out, stamp):
             # an earlier run was interrupted: the records catch up with the journal before
             # anything new runs (so a kill during this run leaves no older file either)
-            jr.write_trials(out, jr.current_records(entries, meta))
+            state = state or jr.read_journal(journal, repair=True)
+            jr.write_trials(out, jr.current_records(state.entries, meta))
             jr.mark_trials(out, stamp)
         # a rollout is finished when its latest entry was made with a current settings id
         # (and, with retry_errors, is not an infrastructure error)
-        current = {key for key, e in entries.items() if e["settings"] in valid
-                   and not (retry_errors and e["record"]["infrastructure_error"])}
-        todo = [s for s in plan if s.key not in current]
-        del current
-        used = [specs_by_name[m] for m in settings.all_models]
+        at = _rows_of(plan, index)
+        errors = index.columns["infrastructure_error"]
+        finished = [sid in valid and not (retry_errors and error)
+                    for sid, error in zip(index.settings, errors)]
+        todo = [s for s, i in zip(plan, at) if i is None or not finished[i]]
+        del finished
         stats: list[dict[str, Any]] = []
-        totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
-        capped = settings.solo_budget != "none"
-        # matched spend: the pairs run first, then the solos under their pair-median cap
-        phases = ([[s for s in todo if s.mode != "solo"], [s for s in todo if s.mode == "solo"]]
-                  if capped else [todo])
-        for phase in phases:
-            if not phase:
-                continue
-            caps = (pair_median_caps(phase, jr.current_records(entries, meta))
-                    if capped and phase[0].mode == "solo" else None)
-            with jr.gc_running():
-                new, more = asyncio.run(_execute(
-                    phase, used, out, settings, texts, timeout=timeout,
-                    max_retries=max_retries, backoff_base=backoff_base,
-                    on_progress=on_progress, caps=caps, totals=totals, total=len(todo)))
-            entries.update(new)
-            stats += more
+        entries = None
+        if todo:
+            state = state or jr.read_journal(journal, repair=True)
+            entries = dict(state.entries)
+            stats = _run_todo(todo, entries, meta, settings, texts, out,
+                              [specs_by_name[m] for m in settings.all_models],
+                              timeout=timeout, max_retries=max_retries,
+                              backoff_base=backoff_base, on_progress=on_progress)
+            index, index_kept = jr.index_entries(entries, SUMMARY_FIELDS), False
+            at = _rows_of(plan, index)
         stamp = jr.trials_stamp(out, valid)
-        trials = out / jr.TRIALS
         if not jr.trials_current(out, stamp):  # a resume with nothing new keeps the file
-            trials = jr.write_trials(out, jr.current_records(entries, meta))
+            if entries is None:
+                state = state or jr.read_journal(journal, repair=True)
+                entries = state.entries
+            jr.write_trials(out, jr.current_records(entries, meta))
             jr.mark_trials(out, stamp)
-    plan_records = [e["record"] for e in map(entries.get, [s.key for s in plan])
-                    if e is not None and e["settings"] in valid]
-    return _summary(out, trials, plan, plan_records, skipped=len(plan) - len(todo),
-                    ran=len(todo), elapsed=time.monotonic() - started, shard=shard,
-                    stats=stats)
+        del state, entries
+        if not index_kept:
+            jr.write_index(journal, index)
+    return _summary(out, out / jr.TRIALS, plan, _plan_records(at, index, valid),
+                    skipped=len(plan) - len(todo), ran=len(todo),
+                    elapsed=time.monotonic() - started, shard=shard, stats=stats)
 
 
-def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[dict],
+#: The record fields a resume reads (from the journal's index): the current keys and the
+#: summary of :class:`TaxRunResult`, in the order :func:`_summary` takes them.
+SUMMARY_FIELDS = ("model", "protocol", "reward", "termination_reason", "infrastructure_error",
+                  "extra.error", "extra.tokens_in", "extra.tokens_out", "extra.cost_usd")
+
+
+def _run_todo(todo: list[RolloutSpec], entries: dict[str, dict[str, Any]],
+              meta: dict[str, Any], settings: RunSettings, texts: dict[str, str], out: Path,
+              used: list[ModelEndpoint], *, timeout: float, max_retries: int,
+              backoff_base: float, on_progress: Callable[[Progress], None] | None
+              ) -> list[dict[str, Any]]:
+    """Run ``todo``, adding each new entry to ``entries``; returns the endpoint statistics."""
+    stats: list[dict[str, Any]] = []
+    totals: dict[str, Any] = {"done": 0, "in": 0, "out": 0, "cost": 0.0, "errors": 0}
+    capped = settings.solo_budget != "none"
+    # matched spend: the pairs run first, then the solos under their pair-median cap
+    phases = ([[s for s in todo if s.mode != "solo"], [s for s in todo if s.mode == "solo"]]
+              if capped else [todo])
+    for phase in phases:
+        if not phase:
+            continue
+        caps = (pair_median_caps(phase, jr.current_records(entries, meta))
+                if capped and phase[0].mode == "solo" else None)
+        with jr.gc_running():
+            new, more = asyncio.run(_execute(
+                phase, used, out, settings, texts, timeout=timeout,
+                max_retries=max_retries, backoff_base=backoff_base,
+                on_progress=on_progress, caps=caps, totals=totals, total=len(todo)))
+        entries.update(new)
+        stats += more
+    return stats
+
+
+def _rows_of(plan: list[RolloutSpec], index: jr.JournalIndex) -> list[int | None]:
+    """The row of ``index`` of each rollout of the plan (None: not journalled)."""
+    position = {key: i for i, key in enumerate(index.keys)}
+    return list(map(position.get, [s.key for s in plan]))
+
+
+def _plan_records(at: list[int | None], index: jr.JournalIndex, valid: set[str]
+                  ) -> list[tuple[Any, ...]]:
+    """The :data:`SUMMARY_FIELDS` of the plan's rollouts with a current entry (their rows of
+    the index, ``at``), in plan order."""
+    settings = index.settings
+    picked = [i for i in at if i is not None and settings[i] in valid]
+    columns = [index.columns[name] for name in SUMMARY_FIELDS]
+    return list(zip(*[[column[i] for i in picked] for column in columns]))
+
+
+def _summary(out: Path, trials: Path, plan: list[RolloutSpec], records: list[tuple[Any, ...]],
              *, skipped: int, ran: int, elapsed: float, shard: tuple[int, int] | None,
              stats: list[dict[str, Any]]) -> TaxRunResult:
+    """The result of a run; ``records`` are the plan's current records as tuples of
+    :data:`SUMMARY_FIELDS`."""
     cells: dict[tuple[str, str], list[Any]] = {}  # n, rewards, reward sum, errors, caps
     causes: dict[str, list[Any]] = {}
     scored = errors = turn_caps = token_caps = tokens_in = tokens_out = 0
     cost: float | None = 0  # an int 0 when there is no record, as sum([]) gave
-    for r in records:  # one pass: 10^5 records and more on a resume
-        cell = cells.get((r["model"], r["protocol"]))
+    for model, protocol, reward, reason, error, text, n_in, n_out, c in records:
+        cell = cells.get((model, protocol))
         if cell is None:
-            cell = cells[(r["model"], r["protocol"])] = [0, 0, 0.0, 0, 0]
+            cell = cells[(model, protocol)] = [0, 0, 0.0, 0, 0]
         cell[0] += 1
-        reward, reason, extra = r["reward"], r["termination_reason"], r["extra"]
         if reward is not None:
             cell[1] += 1
             cell[2] += reward
             scored += 1
-        if r["infrastructure_error"]:
+        if error:
             cell[3] += 1
             errors += 1
-            cause = causes.setdefault(reason, [0, extra.get("error")])
+            cause = causes.setdefault(reason, [0, text])
             cause[0] += 1
         if reason == "turn_cap":
             cell[4] += 1
             turn_caps += 1
         elif reason == "token_cap":
             token_caps += 1
-        tokens_in += extra["tokens_in"] or 0
-        tokens_out += extra["tokens_out"] or 0
-        c = extra["cost_usd"]
+        tokens_in += n_in or 0
+        tokens_out += n_out or 0
         cost = None if cost is None or c is None else cost + c
     rows = [{"model": model, "protocol": protocol, "n": n,
              "mean_reward": total / rewarded if rewarded else float("nan"),

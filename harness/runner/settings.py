@@ -264,6 +264,7 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
         return out
 
     by_starter = {starter: configs(starter) for starter in ("a", "b")}
+    difficulty, seed = settings.difficulty, settings.seed
     plan = []
     for variant in settings.variants:
         for task in settings.tasks:
@@ -273,12 +274,9 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
                     starter = settings.starter
                     if starter == "alternate":
                         starter = "ab"[(i + repeat) % 2]
-                    common: dict[str, Any] = dict(
-                        task=task, difficulty=settings.difficulty, instance_seed=instance_seed,
-                        repeat=repeat, variant=variant, seed=settings.seed, settings=ids[variant])
                     for mode, ma, mb, st in by_starter[starter]:
-                        plan.append(RolloutSpec(mode=mode, model_a=ma, model_b=mb,
-                                                started_by=st, **common))
+                        plan.append(RolloutSpec(task, difficulty, instance_seed, mode, ma, mb,
+                                                st, repeat, variant, seed, ids[variant]))
     keys = [s.key for s in plan]
     if len(set(keys)) != len(keys):
         raise ValueError("the plan names a rollout twice (a model listed twice, or a pair "

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import sys
 from pathlib import Path
@@ -15,9 +16,48 @@ import click
 from click.core import ParameterSource
 
 from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
+from noisefloor.extras import missing_extra_message
 
 
-@click.group("tax", short_help="Run the collaboration-tax suite; merge runs; report on them.")
+class _TaxGroup(click.Group):
+    """``tax``: ``run`` and ``merge`` are defined here; ``report`` and ``view`` (the analysis,
+    which loads scipy, scikit-learn and the plotting) are imported only when asked for, so
+    ``tax run`` (a resume, most often) starts without them."""
+
+    #: Subcommand -> (module, attribute, one-line summary for ``tax --help``).
+    LAZY = {"report": ("noisefloor.cli.tax_report", "report",
+                       "Tax per cell, mixed pairs, cascade, prediction, intervention."),
+            "view": ("noisefloor.cli.tax_view", "view",
+                     "Browse a tax run's transcripts in the browser.")}
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(self.LAZY))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.LAZY:
+            module, attr, _ = self.LAZY[cmd_name]
+            try:
+                command = getattr(importlib.import_module(module), attr)
+            except ImportError as exc:  # the analysis needs the harness extra
+                message = missing_extra_message(exc, f"{ctx.command_path} {cmd_name}")
+                if message is None:
+                    raise
+                raise click.ClickException(message) from None
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # the summaries of the lazy ones come from LAZY: listing them imports nothing
+        rows = [(name, self.LAZY[name][2] if name not in self.commands
+                 else self.commands[name].get_short_help_str(formatter.width))
+                for name in self.list_commands(ctx)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group("tax", cls=_TaxGroup,
+             short_help="Run the collaboration-tax suite; merge runs; report on them.")
 def tax() -> None:
     """The collaboration-tax suite against any OpenAI-compatible endpoint, and its analysis."""
 
@@ -259,16 +299,3 @@ def merge(dirs: tuple[Path, ...], out: Path, as_json: bool) -> None:
                f"{result.errors_replaced} infrastructure errors replaced, "
                f"{result.infrastructure_errors} infrastructure errors left)")
     click.echo(f"records: {result.trials_path}")
-
-
-def _attach_report() -> None:
-    # ``tax report`` (the analysis of runs) lives in its own module.
-    from noisefloor.cli.tax_report import report
-
-    tax.add_command(report)
-    from noisefloor.cli.tax_view import view
-
-    tax.add_command(view)
-
-
-_attach_report()

@@ -10,7 +10,6 @@ events of given rollouts, from one file per rollout or from shard files filtered
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,7 @@ import pandas as pd
 
 from noisefloor.logs import load_trials
 from noisefloor.stats.validation import MentionError, literal
+from noisefloor.tax.layout import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
 __all__ = ["AGENTS", "EXTRACTIONS", "MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run", "read_transcripts"]
 
@@ -101,12 +101,6 @@ class TaxRun:
     def to_frame(self) -> pd.DataFrame:
         """The rollouts table (a copy)."""
         return self.rollouts.copy()
-
-
-#: The runner's journal beside ``trials.jsonl``, and the note of the journal size the
-#: records were built from (written by the runner; read here to refuse stale records).
-JOURNAL_FILE = "journal.ndjson"
-TRIALS_STAMP_FILE = ".trials.stamp"
 
 
 def trials_behind_journal(trials: str | Path) -> str | None:
@@ -226,23 +220,6 @@ def read_run(paths: str | Path | Sequence[str | Path]) -> TaxRun:
         raise TaxRunError(files[0], None, "trials", "the run holds no records")
     return TaxRun(rollouts=df, sources=tuple(str(f) for f in files),
                   n_infrastructure_errors=int(df["infrastructure_error"].sum()))
-
-
-def path_inside(rel: str) -> bool:
-    """Whether a relative path stays inside the folder it is relative to (lexically: not
-    absolute, no NUL, no ``..`` that climbs out).
-
-    Examples
-    --------
-    >>> path_inside("transcripts/k.jsonl"), path_inside("../../etc/passwd")
-    (True, False)
-    >>> path_inside("/etc/passwd"), path_inside("transcripts/../k.jsonl")
-    (False, True)
-    """
-    if not rel or "\x00" in rel or os.path.isabs(rel):
-        return False
-    norm = os.path.normpath(rel)
-    return norm != ".." and not norm.startswith(".." + os.sep)
 
 
 def _tax_columns(trials: pd.DataFrame, path: Path) -> pd.DataFrame:

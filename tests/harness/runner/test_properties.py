@@ -6,6 +6,7 @@ import dataclasses
 import json
 import warnings
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -38,6 +39,43 @@ CHANGES = {"task": "csp_time_zones", "difficulty": 2, "instance_seed": 4, "model
 def test_any_change_of_what_names_a_rollout_changes_its_key(fields):
     other = dataclasses.replace(SPEC, **{f: CHANGES[f] for f in fields})
     assert other.key != SPEC.key
+
+
+def test_keys_are_those_of_journals_already_written():
+    # computed by the constructor the dataclass generated before RolloutSpec got its own
+    # __init__: a journal written then must resume (every key the same bytes hashed)
+    big = RolloutSpec("csp_sudoku4", 1, 3, "pair", "big", "small", "b", 2, "all_four", 7,
+                      "0123456789abcdef")
+    solo = RolloutSpec(task="spatial_one_way", difficulty=0, instance_seed=0, mode="solo",
+                       model_a="m", model_b=None, started_by=None, repeat=0,
+                       variant="baseline", seed=0, settings="fedcba9876543210")
+    assert big.key == "75e6394f4e6cf69867005b81116cdf0064b373dea037d0d6208cfa6cacd4b1b8"
+    assert solo.key == "0c152fe323e2f8d84ec376b74cb9fcac1aa0efbec60553e0cab7f138ac0b361c"
+
+
+def test_the_constructor_takes_the_fields_in_order_and_stays_frozen():
+    fields = [f.name for f in dataclasses.fields(RolloutSpec)]
+    assert RolloutSpec.__init__.__code__.co_varnames[1:len(fields) + 1] == tuple(fields)
+    assert list(vars(RolloutSpec(*[getattr(SPEC, f) for f in fields]))) == fields
+    assert RolloutSpec(**SPEC.to_dict()) == SPEC and hash(RolloutSpec(**SPEC.to_dict())) == hash(SPEC)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SPEC.repeat = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"mode": "trio"}, "mode must be one of ('solo', 'pair', 'split_solo_a', 'split_solo_b'), "
+                       "got 'trio'"),
+    ({"model_b": None}, "model_b must be set exactly for mode 'pair', got mode 'pair' with "
+                        "model_b=None"),
+    ({"started_by": "c"}, "started_by must be 'a' or 'b' for a pair and None otherwise, got "
+                          "'c' for mode 'pair'"),
+    ({"mode": "solo", "model_b": None}, "started_by must be 'a' or 'b' for a pair and None "
+                                        "otherwise, got 'a' for mode 'solo'"),
+])
+def test_an_impossible_configuration_is_refused(change, message):
+    with pytest.raises(ValueError) as caught:
+        dataclasses.replace(SPEC, **change)
+    assert str(caught.value) == message
 
 
 def test_swapping_slot_order_changes_the_key():
