@@ -9,8 +9,9 @@ scipy and statsmodels.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.stats.multiplicity import (
@@ -53,14 +54,4 @@ _HOMES = {
 __all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'noisefloor.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"noisefloor.stats.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
