@@ -3,7 +3,8 @@
 A null contrast compares two arms that cannot differ, and something certifies it (trial 0 across
 protocols with empty stores or identical first requests, a re-run of one configuration whose
 reader cannot have acted, a published count table's own declaration). This package pairs trial
-records per task (:mod:`~noisefloor.floor.pairing`), reads contrast labels
+records per task (:mod:`~noisefloor.floor.pairing`, which also gives one contrast ``a-b`` of a
+trial frame, :func:`~noisefloor.floor.pairing.paired_contrast`), reads contrast labels
 (:mod:`~noisefloor.floor.contrast_labels`), certifies null contrasts
 (:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
 (:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`; on the
@@ -72,7 +73,15 @@ if TYPE_CHECKING:
         certified_null_contrasts,
         certify_pair,
     )
-    from noisefloor.floor.pairing import Group, Slot, encode_groups, pair_counts
+    from noisefloor.floor.pairing import (
+        PAIRING_COLUMNS,
+        Contrast,
+        Group,
+        Slot,
+        encode_groups,
+        pair_counts,
+        paired_contrast,
+    )
     from noisefloor.floor.random_effects import BOUNDS, RandomEffectsFloor, random_effects_floor
 
 #: Public name -> the module of this package that defines it.
@@ -81,6 +90,7 @@ _HOMES: dict[str, str] = {
     "BOUNDS": "random_effects",
     "BY": "arm_contrasts",
     "COUNT_TABLE": "nulls",
+    "Contrast": "pairing",
     "DECLARED": "nulls",
     "DECLARED_CLEAN": "nulls",
     "DEFAULT_CLEAN": "contrast_labels",
@@ -96,6 +106,7 @@ _HOMES: dict[str, str] = {
     "NoNullContrastError": "nulls",
     "NoiseFloor": "estimate",
     "NullContrasts": "nulls",
+    "PAIRING_COLUMNS": "pairing",
     "POOLED": "contrast_table",
     "POOLINGS": "estimate",
     "REMEDIES": "nulls",
@@ -120,6 +131,7 @@ _HOMES: dict[str, str] = {
     "noise_floor": "estimate",
     "null_contrasts_from_counts": "count_table",
     "pair_counts": "pairing",
+    "paired_contrast": "pairing",
     "place": "arm_contrasts",
     "place_contrasts": "arm_contrasts",
     "random_effects_floor": "random_effects",

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.contrasts import Contrast, paired_contrast
+from noisefloor.floor.pairing import Contrast, paired_contrast
 from noisefloor.stats.passk import PassHatK, is_success, pass_hat_k
 
 
@@ -102,7 +102,7 @@ def coordination_active_contrast(
     trial : int, default 1
         The trial both arms are compared on.
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+        Passed to :func:`~noisefloor.floor.pairing.paired_contrast`.
 
     Returns
     -------
@@ -114,7 +114,7 @@ def coordination_active_contrast(
     ------
     ValueError
         As :func:`coordination_active_tasks` and
-        :func:`~noisefloor.stats.contrasts.paired_contrast` (unknown definition, missing
+        :func:`~noisefloor.floor.pairing.paired_contrast` (unknown definition, missing
         columns, an arm without records at ``trial``).
 
     Examples
