@@ -3,11 +3,11 @@
 Data flows one way: files -> :mod:`noisefloor.logs` (validated trial records, a DataFrame) ->
 :mod:`noisefloor.stats` (pure statistics on arrays and counts) -> :mod:`noisefloor.floor`,
 :mod:`noisefloor.audit`, :mod:`noisefloor.compare`, :mod:`noisefloor.leaderboard`,
-:mod:`noisefloor.agreement`, :mod:`noisefloor.monitoring` (typed, frozen results; one call per
-command in :mod:`noisefloor.pipelines`) -> :mod:`noisefloor.report` and the ``noisefloor``
-command line (:mod:`noisefloor.cli`). The main functions and result types of those packages are
-importable from here (``from noisefloor import noise_floor, load_trials``); they load on first
-use.
+:mod:`noisefloor.agreement`, :mod:`noisefloor.monitoring`, :mod:`noisefloor.passk` (typed,
+frozen results; one call per command in :mod:`noisefloor.pipelines`) -> :mod:`noisefloor.report`
+and the ``noisefloor`` command line (:mod:`noisefloor.cli`). The main functions and result types
+of those packages are importable from here (``from noisefloor import noise_floor,
+load_trials``); they load on first use.
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ if TYPE_CHECKING:
     from noisefloor.stats.agreement.result import AgreementResult
     from noisefloor.stats.multiplicity import adjust_pvalues
     from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
-    from noisefloor.stats.passat import PassAtK, pass_at_k, pass_at_k_table
-    from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
+    from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
+    from noisefloor.stats.passat import PassAtK
+    from noisefloor.stats.passk import PassHatK
     from noisefloor.stats.pooling import pool_counts, pool_random_effects
     from noisefloor.stats.power.planning import minimum_detectable_effect, sample_size
 
@@ -90,10 +91,10 @@ _HOMES: dict[str, str] = {
     "minimum_detectable_effect": "stats.power.planning",
     "monitor_trials": "monitoring.pipeline",
     "noise_floor": "floor.estimate",
-    "pass_at_k": "stats.passat",
-    "pass_at_k_table": "stats.passat",
-    "pass_hat_k": "stats.passk",
-    "pass_hat_k_table": "stats.passk",
+    "pass_at_k": "passk.trials",
+    "pass_at_k_table": "passk.trials",
+    "pass_hat_k": "passk.trials",
+    "pass_hat_k_table": "passk.trials",
     "pool_counts": "stats.pooling",
     "pool_random_effects": "stats.pooling",
     "random_effects_floor": "floor.random_effects",
@@ -117,6 +118,7 @@ _SUBPACKAGES = (
     "leaderboard",
     "logs",
     "monitoring",
+    "passk",
     "pipelines",
     "protocols",
     "report",

@@ -103,7 +103,8 @@ def test_infrastructure_error_with_reward_one_is_a_failure_under_fail():
 
     from noisefloor.floor.nulls import certified_null_contrasts
     from noisefloor.floor.pairing import paired_contrast
-    from noisefloor.stats.passk import pass_hat_k, trial_outcomes
+    from noisefloor.passk import pass_hat_k
+    from noisefloor.stats.passk import trial_outcomes
 
     t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "2"],
                       "trial": 0, "reward": [1.0, 1.0, 0.0, 1.0],

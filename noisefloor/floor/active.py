@@ -13,7 +13,8 @@ import pandas as pd
 
 from noisefloor.stats import validation as _validate
 from noisefloor.floor.pairing import Contrast, paired_contrast
-from noisefloor.stats.passk import PassHatK, is_success, pass_hat_k
+from noisefloor.passk.trials import pass_hat_k
+from noisefloor.stats.passk import PassHatK, is_success
 
 
 def coordination_active_tasks(
@@ -143,12 +144,12 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     Parameters
     ----------
     trials : pandas.DataFrame, shape (n_trials, ...)
-        One configuration's trial records as for :func:`~noisefloor.stats.passk.pass_hat_k`,
+        One configuration's trial records as for :func:`~noisefloor.passk.pass_hat_k`,
         plus ``store_events_at_start`` (int, peer events in the store when the trial began).
     k : int, default 1
         Number of trials that must all succeed.
     **kwargs
-        Keyword policies of :func:`~noisefloor.stats.passk.pass_hat_k`
+        Keyword policies of :func:`~noisefloor.passk.pass_hat_k`
         (``infrastructure_errors``, ``k_exceeds_n``, ``unequal_trials``), passed through.
 
     Returns
@@ -160,7 +161,7 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     ------
     ValueError
         If ``store_events_at_start`` is not logged, or as
-        :func:`~noisefloor.stats.passk.pass_hat_k`.
+        :func:`~noisefloor.passk.pass_hat_k`.
 
     Examples
     --------
