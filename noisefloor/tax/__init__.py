@@ -6,10 +6,31 @@ written with ``out=``), :func:`read_run`, and the building blocks in the submodu
 (:mod:`~noisefloor.tax.cells`, :mod:`~noisefloor.tax.mixed`, :mod:`~noisefloor.tax.features`,
 :mod:`~noisefloor.tax.prediction`, :mod:`~noisefloor.tax.cascade`,
 :mod:`~noisefloor.tax.intervention`, :mod:`~noisefloor.tax.figures`,
-:mod:`~noisefloor.tax.synthetic`).
+:mod:`~noisefloor.tax.synthetic`), and the transcripts' dialogue markers
+(:mod:`~noisefloor.tax.markers`, which the task suite re-exports). The names below are imported
+on first use, so reading the markers loads none of the analysis.
 """
 
-from noisefloor.tax.report import TaxReport, tax_report
-from noisefloor.tax.run import TaxRun, TaxRunError, read_run, read_transcripts
+from __future__ import annotations
 
-__all__ = ["TaxReport", "TaxRun", "TaxRunError", "read_run", "read_transcripts", "tax_report"]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.tax.report import TaxReport, tax_report
+    from noisefloor.tax.run import TaxRun, TaxRunError, read_run, read_transcripts
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "TaxReport": "report",
+    "TaxRun": "run",
+    "TaxRunError": "run",
+    "read_run": "run",
+    "read_transcripts": "run",
+    "tax_report": "report",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
