@@ -298,17 +298,13 @@ def pass_at_k(
 
     Notes
     -----
-    ``pass@k = mean_t [1 - C(n_t - c_t, k) / C(n_t, k)]`` (Chen et al. 2021, eq. 1 and its
-    unbiased estimator), each term by :func:`pass_at_k_estimate`. The interval treats tasks as
-    the independent unit: ``SE = SD_t(v_t) / sqrt(T)`` over the T per-task estimates and
-    ``value -+ z_{(1+confidence)/2} SE`` (the CLT interval of Miller 2024 with tasks as
-    clusters), clipped to [0, 1].
+    The trials are counted by :func:`task_counts`; the estimator (Chen et al. 2021) and its
+    interval over tasks (Miller 2024) are :func:`noisefloor.stats.passat.pass_at_k_from_counts`.
 
     References
     ----------
     Chen, M. et al. (2021). Evaluating Large Language Models Trained on Code.
     arXiv:2107.03374.
-    Miller, E. (2024). Adding Error Bars to Evals. arXiv:2411.00640.
 
     Examples
     --------
