@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     )
     from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, split_protocol_pair
     from noisefloor.floor.contrast_table import (
+        FAMILY,
         LEVELS,
         POOLED,
         SHAPE_COLUMNS,
@@ -95,6 +96,7 @@ _HOMES: dict[str, str] = {
     "DECLARED_CLEAN": "nulls",
     "DEFAULT_CLEAN": "contrast_labels",
     "EMPTY_STORE": "nulls",
+    "FAMILY": "contrast_table",
     "FIRST_REQUESTS": "nulls",
     "Group": "pairing",
     "LEVELS": "contrast_table",

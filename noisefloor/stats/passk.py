@@ -245,7 +245,7 @@ def count_trials(task, reward, infrastructure_error=None, order=None, *,
                          f"length; got shapes {labels.shape}, {r.shape}, {infra.shape}, "
                          f"{idx.shape}")
     if order is not None and labels.size:
-        pairs = pd.DataFrame({"task": labels, "trial": idx})
+        pairs = pd.DataFrame({"task": labels, "order": idx})
         dup = pairs.duplicated(keep=False).to_numpy()
         if dup.any():
             first = int(np.flatnonzero(dup)[0])

@@ -97,7 +97,7 @@ def test_to_frame_has_one_row_of_every_field():
 def test_sign_test_table_corrects_within_family():
     t = pd.DataFrame({"seed": [1, 1, 1, 2], "contrast": ["a", "b", "c", "a"],
                       "wins": [21, 18, 27, 13], "losses": [11, 10, 9, 13], "ties": [68, 72, 64, 74]})
-    out = sign_test_table(t)
+    out = sign_test_table(t, family=("seed",))
     assert list(out["m"]) == [3, 3, 3, 1]
     assert round(out["p_adjusted"].iloc[2], 3) == 0.012
 
