@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from noisefloor.logs.load import load_trials, read_records, validate_logs
     from noisefloor.logs.schema import TrialRecord
     from noisefloor.monitoring.pipeline import monitor_trials
+    from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.pipelines import ContrastRun, FloorRun, contrast_run, floor_run
     from noisefloor.pipelines.audit import AuditRun, audit_run
     from noisefloor.report.forest import audit_forest, forest_plot
@@ -46,7 +47,6 @@ if TYPE_CHECKING:
     from noisefloor.stats.agreement.result import AgreementResult
     from noisefloor.stats.multiplicity import adjust_pvalues
     from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
-    from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.stats.passat import PassAtK
     from noisefloor.stats.passk import PassHatK
     from noisefloor.stats.pooling import pool_counts, pool_random_effects

@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from noisefloor.stats import validation as _validate
 from noisefloor.floor.pairing import Contrast, paired_contrast
 from noisefloor.passk.trials import pass_hat_k
+from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import PassHatK, is_success
 
 

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
-from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.floor.null_gaps import excursion_bound, null_gap_spread, spread_signs
+from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.paired import sign_tests
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.monitoring.time_order import require_trial_frame
-from noisefloor.stats import validation as _validate
 from noisefloor.passk.trials import pass_hat_k
+from noisefloor.stats import validation as _validate
 
 __all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]
 

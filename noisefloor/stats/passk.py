@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -374,10 +375,10 @@ def pass_hat_k_from_counts(counts: TaskCounts, k: int = 1, *,
     sizes = per_task["size"].to_numpy()
     t_min = int(sizes.min()) if n_tasks else 0
     t_max = int(sizes.max()) if n_tasks else 0
-    common = dict(n_tasks=n_tasks, n_trials=n_trials, n_infrastructure_errors=n_infra,
-                  n_not_run=n_not_run, trials_min=t_min, trials_max=t_max,
-                  infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
-                  unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
+    common: dict[str, Any] = dict(
+        n_tasks=n_tasks, n_trials=n_trials, n_infrastructure_errors=n_infra, n_not_run=n_not_run,
+        trials_min=t_min, trials_max=t_max, infrastructure_errors=infrastructure_errors,
+        k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
     empty = tuple(per_task.index[per_task["size"] == 0])
     # a task with no counted trial (every trial an infrastructure error or never run) has fewer
     # than k trials like any other short task: the k_exceeds_n policy decides, never a silent drop

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.errorbars import clt_se, clustered_se, paired_difference_se
 from noisefloor.passk import pass_hat_k_interval, task_counts
+from noisefloor.stats.errorbars import clt_se, clustered_se, paired_difference_se
 from noisefloor.stats.passk import per_task_pass_hat_k
 
 # A small fixture of our own: 20 scores in 8 clusters of unequal size.
