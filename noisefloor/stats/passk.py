@@ -235,38 +235,38 @@ def count_trials(task, reward, infrastructure_error=None, order=None, *,
     """
     _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
     _validate.choice("unequal_trials", unequal_trials, ("allow", "truncate", "error"))
-    labels = np.asarray(task, dtype=object).astype(str)
+    raw = np.asarray(task, dtype=object)
+    if raw.ndim != 1:
+        raise ValueError(f"task must be a 1-d array, got shape {raw.shape}")
+    codes, uniques = pd.factorize(raw, use_na_sentinel=False)  # codes in first-seen order
+    tasks = np.array([str(t) for t in uniques], dtype=object)
+    if len(set(tasks)) < tasks.size:  # e.g. 1 and "1": one task, as its text says
+        codes, uniques = pd.factorize(tasks[codes])
+        tasks = np.asarray(uniques, dtype=object)
+    labels = tasks[codes]
     r = np.asarray(reward, dtype=float)
     infra = (np.zeros(r.shape, dtype=bool) if infrastructure_error is None
              else np.asarray(infrastructure_error, dtype=bool))
-    positions = np.arange(labels.size)
-    idx = positions if order is None else np.asarray(order)
-    if not (labels.shape == r.shape == infra.shape == idx.shape) or labels.ndim != 1:
+    idx = np.arange(labels.size) if order is None else np.asarray(order)
+    if not (labels.shape == r.shape == infra.shape == idx.shape):
         raise ValueError("task, reward, infrastructure_error and order must be 1-d arrays of one "
                          f"length; got shapes {labels.shape}, {r.shape}, {infra.shape}, "
                          f"{idx.shape}")
     if order is not None and labels.size:
-        pairs = pd.DataFrame({"task": labels, "order": idx})
-        dup = pairs.duplicated(keep=False).to_numpy()
+        dup = pd.DataFrame({"task": codes, "order": idx}).duplicated(keep=False).to_numpy()
         if dup.any():
             first = int(np.flatnonzero(dup)[0])
-            raise ValueError(f"duplicate trial: task {str(labels[first])!r} trial {idx[first]} "
+            raise ValueError(f"duplicate trial: task {labels[first]!r} trial {idx[first]} "
                              "appears more than once; pass^k would double count it")
     not_run = np.isnan(r) & ~infra
     keep = ~not_run if infrastructure_errors == "fail" else ~infra & ~not_run
     success = is_success(r) & ~infra
-    uniq, first_seen, inverse = np.unique(labels, return_index=True, return_inverse=True)
-    seen_order = np.argsort(first_seen, kind="stable")
-    tasks = uniq[seen_order]
-    rank = np.empty(uniq.size, dtype=np.int64)
-    rank[seen_order] = np.arange(uniq.size)
-    codes = rank[inverse.reshape(-1)]
     n_truncated = 0
     if keep.any():
-        kept_tasks, sizes = np.unique(labels[keep], return_counts=True)
+        kept_codes, sizes = np.unique(codes[keep], return_counts=True)
         if sizes.min() != sizes.max():
             if unequal_trials == "error":
-                fewest = str(kept_tasks[int(np.argmin(sizes))])
+                fewest = str(tasks[kept_codes[int(np.argmin(sizes))]])
                 raise _validate.ParameterError("unequal_trials", "'allow' or 'truncate'", message=(
                     _validate.literal(
                         f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
@@ -276,7 +276,7 @@ def count_trials(task, reward, infrastructure_error=None, order=None, *,
                     "{unequal_trials='truncate'} (every task's first m trials) to decide"))
             if unequal_trials == "truncate":
                 kept = np.flatnonzero(keep)
-                first_m = _first_m(labels[kept], idx[kept])
+                first_m = _first_m(codes[kept], idx[kept])
                 n_truncated = int((~first_m).sum())
                 keep = keep.copy()
                 keep[kept[~first_m]] = False
