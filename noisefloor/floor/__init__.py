@@ -9,8 +9,9 @@ trial frame, :func:`~noisefloor.floor.pairing.paired_contrast`), reads contrast 
 (:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
 (:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`; on the
 coordination-active subset, :mod:`~noisefloor.floor.active`), and pools them
-into the floor and the envelope (:mod:`~noisefloor.floor.estimate`) or, across seeds, a
-random-effects floor (:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
+into the floor and the envelope (:mod:`~noisefloor.floor.estimate`; the spread of per-seed
+null gaps, :mod:`~noisefloor.floor.null_gaps`) or, across seeds, a random-effects floor
+(:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
 shape, with its columns defined in :mod:`~noisefloor.floor.contrast_table`. The names below are
 imported on first use.
 """
