@@ -47,8 +47,7 @@ def harbor(n_trials: int, repeat: int) -> None:
     from make_bench_logs import write_harbor_job
 
     from noisefloor.logs import detect_format, load_trials, validate_logs
-    from noisefloor.stats.passat import pass_at_k
-    from noisefloor.stats.passk import pass_hat_k
+    from noisefloor.passk.trials import pass_at_k, pass_hat_k
 
     rng = np.random.default_rng(0)
     attempts = 5

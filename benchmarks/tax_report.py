@@ -63,12 +63,14 @@ def main() -> None:
     args = ap.parse_args()
     if args.tiny:
         args.instances, args.n_boot, args.permutations = 2, 20, 9
+    from harness.manifest import TASK_NAMES, family_of
     from noisefloor.tax.synthetic import write_synthetic_run
 
     tmp = tempfile.TemporaryDirectory()
     run_dir = args.keep or Path(tmp.name) / "run"
     t = time.perf_counter()
-    write_synthetic_run(run_dir, models=MODELS, n_instances=args.instances, seed=0)
+    write_synthetic_run(run_dir, models=MODELS, tasks=[(n, family_of(n)) for n in TASK_NAMES],
+                        n_instances=args.instances, seed=0)
     gen_s = time.perf_counter() - t
     size = sum(p.stat().st_size for p in run_dir.rglob("*") if p.is_file()) / 2**20
     n_lines = sum(1 for _ in open(run_dir / "trials.jsonl", "rb"))

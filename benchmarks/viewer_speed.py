@@ -26,6 +26,7 @@ MODELS5 = {"m-a": 0.95, "m-b": 0.9, "m-c": 0.85, "m-d": 0.75, "m-e": 0.7}
 
 
 def _run(root: Path, n: int) -> Path:
+    from harness.manifest import TASK_NAMES, family_of
     from noisefloor.tax.synthetic import write_synthetic_run
 
     d = root / f"run{n}"
@@ -34,7 +35,8 @@ def _run(root: Path, n: int) -> Path:
     # 32 registered tasks x 3 modes: 3 models x 35 instances = 10,080; 5 x 110 = 52,800
     models = None if n <= 10_080 else MODELS5
     per = max(1, n // (288 if models is None else 480))  # rollouts per instance: 3 or 5 models
-    write_synthetic_run(d, models=models, n_instances=per)
+    write_synthetic_run(d, models=models, tasks=[(n, family_of(n)) for n in TASK_NAMES],
+                        n_instances=per)
     return d
 
 

@@ -1,8 +1,10 @@
 """The words every part of the harness shares: dialogue markers, families, difficulties, sides.
 
-A leaf module (it imports nothing from :mod:`harness`), so the task modules, the registry, the
-manifest and the runner can all read it without an import cycle. :mod:`harness.base`
-re-exports every name.
+A leaf module of the harness (it imports nothing from :mod:`harness`), so the task modules, the
+registry, the manifest and the runner can all read it without an import cycle.
+:mod:`harness.base` re-exports every name. The two dialogue markers are the analysis's too, so
+they are defined in :mod:`noisefloor.tax.markers` (harness depends on noisefloor, never the
+reverse) and re-exported here.
 
 Examples
 --------
@@ -15,10 +17,7 @@ Examples
 
 from __future__ import annotations
 
-#: Message prefix that marks the partner's messages in a collaborative dialogue.
-OTHER_AGENT_PREFIX = "[other agent]:"
-#: Termination marker: the line that commits the pair (or the solo agent) to an answer.
-FINAL_MARKER = "FINAL ANSWER:"
+from noisefloor.tax.markers import FINAL_MARKER, OTHER_AGENT_PREFIX
 
 #: Instance sizes every task accepts: 0 (easy), 1 (default), 2 (hard).
 DIFFICULTIES = (0, 1, 2)

@@ -3,17 +3,18 @@
 Data flows one way: files -> :mod:`noisefloor.logs` (validated trial records, a DataFrame) ->
 :mod:`noisefloor.stats` (pure statistics on arrays and counts) -> :mod:`noisefloor.floor`,
 :mod:`noisefloor.audit`, :mod:`noisefloor.compare`, :mod:`noisefloor.leaderboard`,
-:mod:`noisefloor.agreement`, :mod:`noisefloor.monitoring` (typed, frozen results; one call per
-command in :mod:`noisefloor.pipelines`) -> :mod:`noisefloor.report` and the ``noisefloor``
-command line (:mod:`noisefloor.cli`). The main functions and result types of those packages are
-importable from here (``from noisefloor import noise_floor, load_trials``); they load on first
-use.
+:mod:`noisefloor.agreement`, :mod:`noisefloor.monitoring`, :mod:`noisefloor.passk` (typed,
+frozen results; one call per command in :mod:`noisefloor.pipelines`) -> :mod:`noisefloor.report`
+and the ``noisefloor`` command line (:mod:`noisefloor.cli`). The main functions and result types
+of those packages are importable from here (``from noisefloor import noise_floor,
+load_trials``); they load on first use.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from noisefloor.logs.load import load_trials, read_records, validate_logs
     from noisefloor.logs.schema import TrialRecord
     from noisefloor.monitoring.pipeline import monitor_trials
+    from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.pipelines import ContrastRun, FloorRun, contrast_run, floor_run
     from noisefloor.pipelines.audit import AuditRun, audit_run
     from noisefloor.report.forest import audit_forest, forest_plot
@@ -45,66 +47,66 @@ if TYPE_CHECKING:
     from noisefloor.stats.agreement.result import AgreementResult
     from noisefloor.stats.multiplicity import adjust_pvalues
     from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
-    from noisefloor.stats.passat import PassAtK, pass_at_k, pass_at_k_table
-    from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
+    from noisefloor.stats.passat import PassAtK
+    from noisefloor.stats.passk import PassHatK
     from noisefloor.stats.pooling import pool_counts, pool_random_effects
     from noisefloor.stats.power.planning import minimum_detectable_effect, sample_size
 
-#: Public name -> the module that defines it.
+#: Public name -> the module (relative to this package) that defines it.
 _HOMES: dict[str, str] = {
-    "AgreementResult": "noisefloor.stats.agreement.result",
-    "AgreementTable": "noisefloor.agreement.study",
-    "AuditResult": "noisefloor.audit.verdicts",
-    "AuditRun": "noisefloor.pipelines.audit",
-    "ClaimVerdict": "noisefloor.audit.verdicts",
-    "Comparison": "noisefloor.compare.result",
-    "ContrastRun": "noisefloor.pipelines",
-    "FloorRun": "noisefloor.pipelines",
-    "Leaderboard": "noisefloor.leaderboard.entries",
-    "LogValidationError": "noisefloor.logs.errors",
-    "NoiseFloor": "noisefloor.floor.estimate",
-    "NullContrasts": "noisefloor.floor.nulls",
-    "PassAtK": "noisefloor.stats.passat",
-    "PassHatK": "noisefloor.stats.passk",
-    "SignTest": "noisefloor.stats.paired",
-    "TableError": "noisefloor.audit.published",
-    "TrialRecord": "noisefloor.logs.schema",
-    "adjust_pvalues": "noisefloor.stats.multiplicity",
-    "agreement_by_label": "noisefloor.agreement.study",
-    "audit": "noisefloor.audit.verdicts",
-    "audit_forest": "noisefloor.report.forest",
-    "audit_run": "noisefloor.pipelines.audit",
-    "certified_null_contrasts": "noisefloor.floor.nulls",
-    "cohen_kappa": "noisefloor.stats.agreement.cohen",
-    "compare": "noisefloor.compare.result",
-    "compare_entries": "noisefloor.leaderboard.gaps",
-    "contrast_run": "noisefloor.pipelines",
-    "fleiss_kappa": "noisefloor.stats.agreement.fleiss",
-    "floor_run": "noisefloor.pipelines",
-    "forest_plot": "noisefloor.report.forest",
-    "html_report": "noisefloor.report.html.render",
-    "krippendorff_alpha": "noisefloor.stats.agreement.alpha",
-    "leaderboard_tiers": "noisefloor.leaderboard.tiers",
-    "load_trials": "noisefloor.logs.load",
-    "minimum_detectable_effect": "noisefloor.stats.power.planning",
-    "monitor_trials": "noisefloor.monitoring.pipeline",
-    "noise_floor": "noisefloor.floor.estimate",
-    "pass_at_k": "noisefloor.stats.passat",
-    "pass_at_k_table": "noisefloor.stats.passat",
-    "pass_hat_k": "noisefloor.stats.passk",
-    "pass_hat_k_table": "noisefloor.stats.passk",
-    "pool_counts": "noisefloor.stats.pooling",
-    "pool_random_effects": "noisefloor.stats.pooling",
-    "random_effects_floor": "noisefloor.floor.random_effects",
-    "read_claims": "noisefloor.audit.published",
-    "read_leaderboard": "noisefloor.leaderboard.entries",
-    "read_paired_counts": "noisefloor.audit.published",
-    "read_records": "noisefloor.logs.load",
-    "sample_size": "noisefloor.stats.power.planning",
-    "sign_test": "noisefloor.stats.paired",
-    "validate_logs": "noisefloor.logs.load",
-    "wilson_mapped_ci": "noisefloor.stats.paired",
-    "write_html": "noisefloor.report.html.render",
+    "AgreementResult": "stats.agreement.result",
+    "AgreementTable": "agreement.study",
+    "AuditResult": "audit.verdicts",
+    "AuditRun": "pipelines.audit",
+    "ClaimVerdict": "audit.verdicts",
+    "Comparison": "compare.result",
+    "ContrastRun": "pipelines",
+    "FloorRun": "pipelines",
+    "Leaderboard": "leaderboard.entries",
+    "LogValidationError": "logs.errors",
+    "NoiseFloor": "floor.estimate",
+    "NullContrasts": "floor.nulls",
+    "PassAtK": "stats.passat",
+    "PassHatK": "stats.passk",
+    "SignTest": "stats.paired",
+    "TableError": "audit.published",
+    "TrialRecord": "logs.schema",
+    "adjust_pvalues": "stats.multiplicity",
+    "agreement_by_label": "agreement.study",
+    "audit": "audit.verdicts",
+    "audit_forest": "report.forest",
+    "audit_run": "pipelines.audit",
+    "certified_null_contrasts": "floor.nulls",
+    "cohen_kappa": "stats.agreement.cohen",
+    "compare": "compare.result",
+    "compare_entries": "leaderboard.gaps",
+    "contrast_run": "pipelines",
+    "fleiss_kappa": "stats.agreement.fleiss",
+    "floor_run": "pipelines",
+    "forest_plot": "report.forest",
+    "html_report": "report.html.render",
+    "krippendorff_alpha": "stats.agreement.alpha",
+    "leaderboard_tiers": "leaderboard.tiers",
+    "load_trials": "logs.load",
+    "minimum_detectable_effect": "stats.power.planning",
+    "monitor_trials": "monitoring.pipeline",
+    "noise_floor": "floor.estimate",
+    "pass_at_k": "passk.trials",
+    "pass_at_k_table": "passk.trials",
+    "pass_hat_k": "passk.trials",
+    "pass_hat_k_table": "passk.trials",
+    "pool_counts": "stats.pooling",
+    "pool_random_effects": "stats.pooling",
+    "random_effects_floor": "floor.random_effects",
+    "read_claims": "audit.published",
+    "read_leaderboard": "leaderboard.entries",
+    "read_paired_counts": "audit.published",
+    "read_records": "logs.load",
+    "sample_size": "stats.power.planning",
+    "sign_test": "stats.paired",
+    "validate_logs": "logs.load",
+    "wilson_mapped_ci": "stats.paired",
+    "write_html": "report.html.render",
 }
 #: Subpackages reachable as attributes (``noisefloor.stats``) without an explicit import.
 _SUBPACKAGES = (
@@ -116,6 +118,7 @@ _SUBPACKAGES = (
     "leaderboard",
     "logs",
     "monitoring",
+    "passk",
     "pipelines",
     "protocols",
     "report",
@@ -127,17 +130,4 @@ _SUBPACKAGES = (
 __all__ = sorted([*_HOMES, "__version__"])
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is not None:
-        value = getattr(importlib.import_module(home), name)
-    elif name in _SUBPACKAGES:
-        value = importlib.import_module(f"{__name__}.{name}")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES) | set(_SUBPACKAGES))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, _SUBPACKAGES)

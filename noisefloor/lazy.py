@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 __all__ = ["lazy_exports"]
 
 
-def lazy_exports(package: str, homes: Mapping[str, str]
+def lazy_exports(package: str, homes: Mapping[str, str], subpackages: Iterable[str] = ()
                  ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module ``__getattr__`` and ``__dir__`` of a package that exports ``homes`` lazily.
 
@@ -26,14 +26,19 @@ def lazy_exports(package: str, homes: Mapping[str, str]
     package : str
         The package's ``__name__``.
     homes : mapping of str to str
-        Exported name -> the submodule (relative to ``package``) that defines it.
+        Exported name -> the submodule (relative to ``package``, e.g. ``"stats.paired"`` in
+        ``noisefloor``) that defines it.
+    subpackages : iterable of str, default ()
+        Subpackages (relative names) that are attributes of the package without an explicit
+        import: ``noisefloor.stats`` after ``import noisefloor``.
 
     Returns
     -------
     tuple of two callables
-        ``__getattr__(name)``: imports ``package.homes[name]``, caches the value in the package's
-        namespace and returns it; raises :class:`AttributeError` for a name not in ``homes``.
-        ``__dir__()``: the package's names and the exported ones, sorted.
+        ``__getattr__(name)``: imports ``package.homes[name]`` (or the subpackage ``name``),
+        caches the value in the package's namespace and returns it; raises
+        :class:`AttributeError` for any other name. ``__dir__()``: the package's names, the
+        exported ones and the subpackages, sorted.
 
     Examples
     --------
@@ -44,17 +49,24 @@ def lazy_exports(package: str, homes: Mapping[str, str]
     Traceback (most recent call last):
     ...
     AttributeError: module 'noisefloor.floor' has no attribute 'nothing'
+    >>> getattr_, dir_ = lazy_exports("noisefloor", {}, subpackages=("floor",))
+    >>> getattr_("floor").__name__
+    'noisefloor.floor'
     """
+    subs = frozenset(subpackages)
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
-        if home is None:
+        if home is not None:
+            value = getattr(importlib.import_module(f"{package}.{home}"), name)
+        elif name in subs:
+            value = importlib.import_module(f"{package}.{name}")
+        else:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f"{package}.{home}"), name)
         setattr(sys.modules[package], name, value)
         return value
 
     def __dir__() -> list[str]:
-        return sorted(set(vars(sys.modules[package])) | set(homes))
+        return sorted(set(vars(sys.modules[package])) | set(homes) | subs)
 
     return __getattr__, __dir__

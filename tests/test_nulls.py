@@ -304,9 +304,9 @@ def _ragged_logs(draw):
 @settings(max_examples=60, deadline=None)
 @given(_ragged_logs(), st.sampled_from(["exclude", "fail"]))
 def test_vectorised_pairing_counts_as_paired_contrast_does(t, infra):
-    # the per-pair join of noisefloor.stats.contrasts.paired_contrast is the definition the
+    # the per-pair join of noisefloor.floor.pairing.paired_contrast is the definition the
     # vectorised pairing (noisefloor.floor.pairing) must keep: W/L/T and every left-out count
-    from noisefloor.stats.contrasts import paired_contrast
+    from noisefloor.floor.pairing import paired_contrast
 
     null = certified_null_contrasts(t, null_pairs=["a-b", "a-a", "b-b"],
                                     infrastructure_errors=infra).table

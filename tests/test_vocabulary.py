@@ -13,7 +13,7 @@ What is checked, read from the parsed source (nothing is imported): every public
 defines (functions, classes, their parameters, dataclass fields, module and class constants)
 and every column name of a result (a string in a list, tuple or dict that also holds one of
 ``ci_low``, ``estimate`` or ``p_value``, the columns every result table shares).
-:mod:`noisefloor.stats` and :mod:`noisefloor.monitoring` are checked by
+:mod:`noisefloor.stats`, :mod:`noisefloor.monitoring` and :mod:`noisefloor.passk` are checked by
 ``tests/stats/test_vocabulary.py`` instead.
 """
 
@@ -26,9 +26,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-#: noisefloor/stats (and noisefloor/monitoring, the trial-frame layer moving out of it) are
-#: checked by tests/stats/test_vocabulary.py with the same rules for pass^k and tau^2.
-_STATS_OWN_CHECK = ("noisefloor/stats/", "noisefloor/monitoring/")
+#: noisefloor/stats (and noisefloor/monitoring and noisefloor/passk, the trial-frame layer above
+#: it) are checked by tests/stats/test_vocabulary.py with the same rules for pass^k and tau^2.
+_STATS_OWN_CHECK = ("noisefloor/stats/", "noisefloor/monitoring/", "noisefloor/passk/")
 MODULES = sorted(p for p in [*(ROOT / "noisefloor").rglob("*.py"),
                               *(ROOT / "harness").rglob("*.py")]
                  if not p.relative_to(ROOT).as_posix().startswith(_STATS_OWN_CHECK))

@@ -9,8 +9,12 @@ from noisefloor.cli._common import echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
-from noisefloor.stats.passat import pass_at_k_table
-from noisefloor.stats.passk import CONFIG_COLUMNS, default_max_k, pass_hat_k_table
+from noisefloor.passk.trials import (
+    CONFIG_COLUMNS,
+    default_max_k,
+    pass_at_k_table,
+    pass_hat_k_table,
+)
 
 #: The line under the table saying which figure is which.
 WHICH_IS_WHICH = ("pass^k: all k of k attempts at a task succeed (tau-bench, Yao et al. 2024); "
@@ -82,7 +86,7 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
     table["pass_at_k_se"] = at["se"].to_numpy()
     keys = [c for c in by if c in table.columns]
-    from noisefloor.report.html.pass_hat_k_page import pass_hat_k_report
+    from noisefloor.passk.report import pass_hat_k_report
 
     report = pass_hat_k_report(trials, table, by=by, infrastructure_errors=infrastructure_errors,
                                k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,

@@ -198,12 +198,8 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
     Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
     ratio and percentile among null gaps (from --null-gap or --floor-log).
     """
-    from noisefloor.stats.snr import (
-        claim_snr,
-        flip_rate_to_success_prob,
-        per_task_success_share,
-        simulate_reruns,
-    )
+    from noisefloor.passk.trials import per_task_success_share
+    from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_reruns
 
     if (flip_rate is None) == (not logs):
         raise click.UsageError("give exactly one of --flip-rate and --log")

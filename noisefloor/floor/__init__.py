@@ -3,13 +3,15 @@
 A null contrast compares two arms that cannot differ, and something certifies it (trial 0 across
 protocols with empty stores or identical first requests, a re-run of one configuration whose
 reader cannot have acted, a published count table's own declaration). This package pairs trial
-records per task (:mod:`~noisefloor.floor.pairing`), reads contrast labels
+records per task (:mod:`~noisefloor.floor.pairing`, which also gives one contrast ``a-b`` of a
+trial frame, :func:`~noisefloor.floor.pairing.paired_contrast`), reads contrast labels
 (:mod:`~noisefloor.floor.contrast_labels`), certifies null contrasts
 (:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
 (:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`; on the
 coordination-active subset, :mod:`~noisefloor.floor.active`), and pools them
-into the floor and the envelope (:mod:`~noisefloor.floor.estimate`) or, across seeds, a
-random-effects floor (:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
+into the floor and the envelope (:mod:`~noisefloor.floor.estimate`; the spread of per-seed
+null gaps, :mod:`~noisefloor.floor.null_gaps`) or, across seeds, a random-effects floor
+(:mod:`~noisefloor.floor.random_effects`). Every contrast table has one
 shape, with its columns defined in :mod:`~noisefloor.floor.contrast_table`. The names below are
 imported on first use.
 """
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     )
     from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, split_protocol_pair
     from noisefloor.floor.contrast_table import (
+        FAMILY,
         LEVELS,
         POOLED,
         SHAPE_COLUMNS,
@@ -72,7 +75,15 @@ if TYPE_CHECKING:
         certified_null_contrasts,
         certify_pair,
     )
-    from noisefloor.floor.pairing import Group, Slot, encode_groups, pair_counts
+    from noisefloor.floor.pairing import (
+        PAIRING_COLUMNS,
+        Contrast,
+        Group,
+        Slot,
+        encode_groups,
+        pair_counts,
+        paired_contrast,
+    )
     from noisefloor.floor.random_effects import BOUNDS, RandomEffectsFloor, random_effects_floor
 
 #: Public name -> the module of this package that defines it.
@@ -81,10 +92,12 @@ _HOMES: dict[str, str] = {
     "BOUNDS": "random_effects",
     "BY": "arm_contrasts",
     "COUNT_TABLE": "nulls",
+    "Contrast": "pairing",
     "DECLARED": "nulls",
     "DECLARED_CLEAN": "nulls",
     "DEFAULT_CLEAN": "contrast_labels",
     "EMPTY_STORE": "nulls",
+    "FAMILY": "contrast_table",
     "FIRST_REQUESTS": "nulls",
     "Group": "pairing",
     "LEVELS": "contrast_table",
@@ -96,6 +109,7 @@ _HOMES: dict[str, str] = {
     "NoNullContrastError": "nulls",
     "NoiseFloor": "estimate",
     "NullContrasts": "nulls",
+    "PAIRING_COLUMNS": "pairing",
     "POOLED": "contrast_table",
     "POOLINGS": "estimate",
     "REMEDIES": "nulls",
@@ -120,6 +134,7 @@ _HOMES: dict[str, str] = {
     "noise_floor": "estimate",
     "null_contrasts_from_counts": "count_table",
     "pair_counts": "pairing",
+    "paired_contrast": "pairing",
     "place": "arm_contrasts",
     "place_contrasts": "arm_contrasts",
     "random_effects_floor": "random_effects",

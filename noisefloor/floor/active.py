@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from noisefloor.floor.pairing import Contrast, paired_contrast
+from noisefloor.passk.trials import pass_hat_k
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.contrasts import Contrast, paired_contrast
-from noisefloor.stats.passk import PassHatK, is_success, pass_hat_k
+from noisefloor.stats.passk import PassHatK, is_success
 
 
 def coordination_active_tasks(
@@ -102,7 +103,7 @@ def coordination_active_contrast(
     trial : int, default 1
         The trial both arms are compared on.
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+        Passed to :func:`~noisefloor.floor.pairing.paired_contrast`.
 
     Returns
     -------
@@ -114,7 +115,7 @@ def coordination_active_contrast(
     ------
     ValueError
         As :func:`coordination_active_tasks` and
-        :func:`~noisefloor.stats.contrasts.paired_contrast` (unknown definition, missing
+        :func:`~noisefloor.floor.pairing.paired_contrast` (unknown definition, missing
         columns, an arm without records at ``trial``).
 
     Examples
@@ -143,12 +144,12 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     Parameters
     ----------
     trials : pandas.DataFrame, shape (n_trials, ...)
-        One configuration's trial records as for :func:`~noisefloor.stats.passk.pass_hat_k`,
+        One configuration's trial records as for :func:`~noisefloor.passk.pass_hat_k`,
         plus ``store_events_at_start`` (int, peer events in the store when the trial began).
     k : int, default 1
         Number of trials that must all succeed.
     **kwargs
-        Keyword policies of :func:`~noisefloor.stats.passk.pass_hat_k`
+        Keyword policies of :func:`~noisefloor.passk.pass_hat_k`
         (``infrastructure_errors``, ``k_exceeds_n``, ``unequal_trials``), passed through.
 
     Returns
@@ -160,7 +161,7 @@ def coordination_active_pass_hat_k(trials: pd.DataFrame, k: int = 1, **kwargs) -
     ------
     ValueError
         If ``store_events_at_start`` is not logged, or as
-        :func:`~noisefloor.stats.passk.pass_hat_k`.
+        :func:`~noisefloor.passk.pass_hat_k`.
 
     Examples
     --------

@@ -18,7 +18,7 @@ from noisefloor.floor.contrast_labels import _splits, split_protocol_pair
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
 from noisefloor.floor.estimate import MIN_INFORMATIVE_PAIRS, NoiseFloor
 from noisefloor.floor.nulls import arm_labels
-from noisefloor.stats.contrasts import paired_contrast
+from noisefloor.floor.pairing import paired_contrast
 from noisefloor.stats.paired import sign_test_table
 
 
@@ -123,7 +123,7 @@ def log_contrasts(
         failed trial 0; :func:`~noisefloor.floor.active.coordination_active_tasks`),
         ``subset == "coordination_active"`` (not for A/A pairs).
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+        Passed to :func:`~noisefloor.floor.pairing.paired_contrast`.
     confidence : float, default 0.95
         Level of the Wilson-mapped interval.
 
@@ -152,7 +152,7 @@ def log_contrasts(
     -----
     Repeated trials of one task are not independent pairs, so trials are not pooled into
     one sign test: each trial is its own contrast. Statistics by
-    :func:`~noisefloor.stats.contrasts.paired_contrast` and
+    :func:`~noisefloor.floor.pairing.paired_contrast` and
     :func:`~noisefloor.stats.paired.sign_test_table`.
 
     Examples

@@ -36,7 +36,8 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-__all__ = ["LEVELS", "POOLED", "SHAPE_COLUMNS", "TRIAL", "check_shape", "seed_array", "seed_text"]
+__all__ = ["FAMILY", "LEVELS", "POOLED", "SHAPE_COLUMNS", "TRIAL", "check_shape", "seed_array",
+           "seed_text"]
 
 #: ``level`` of a row: one comparison as run, at one seed.
 TRIAL = "trial"
@@ -46,6 +47,10 @@ POOLED = "pooled"
 LEVELS = (TRIAL, POOLED)
 #: The columns every contrast table carries (``verdict`` only where rows are placed).
 SHAPE_COLUMNS = ("level", "seed", "certified_by")
+#: The columns whose values make one multiplicity family of a count table: the contrasts of one
+#: seed, trial and subset (the noise-floor paper's m = 3), as
+#: :func:`noisefloor.stats.paired.sign_test_table` takes them.
+FAMILY = ("seed", "trial", "subset")
 
 
 def seed_array(values: Iterable) -> pd.arrays.IntegerArray:

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
+from noisefloor.floor.null_gaps import excursion_bound, null_gap_spread, spread_signs
 from noisefloor.stats.multiplicity import adjust_families
-from noisefloor.stats.null_gaps import excursion_bound, null_gap_spread, spread_signs
 from noisefloor.stats.paired import sign_tests
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
 
@@ -73,13 +73,13 @@ class NoiseFloor:
         Root mean square of the per-seed null gaps about zero, ``sqrt(mean g^2)``: the
         run-to-run sigma of one gap between two arms that cannot differ (used by the
         monitors). NaN with fewer than two gaps. See
-        :func:`noisefloor.stats.null_gaps.null_gap_spread`.
+        :func:`noisefloor.floor.null_gaps.null_gap_spread`.
     null_gap_min, null_gap_max : float
         Smallest and largest per-seed null gap, each null contrast oriented so that its gap
         pooled over seeds is >= 0 (a null contrast has no meaningful sign): ``min < 0`` says a
         contrast changed sign from seed to seed (the paper's +18 pp, then -3 pp). All three
         are unchanged when a pair is written the other way round or a protocol is renamed;
-        see :func:`noisefloor.stats.null_gaps.null_gap_spread`.
+        see :func:`noisefloor.floor.null_gaps.null_gap_spread`.
     n_informative : int
         Untied pairs summed over every per-seed null contrast.
     n_seeds : int

@@ -374,7 +374,7 @@ def certified_null_contrasts(
         Consider one configuration against itself: trial i vs trial j of one arm, and the same
         trial of two runs of one protocol.
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        Passed to :func:`~noisefloor.stats.contrasts.paired_contrast`.
+        Passed to :func:`~noisefloor.floor.pairing.paired_contrast`.
 
     Returns
     -------
@@ -394,7 +394,7 @@ def certified_null_contrasts(
     -----
     See the module notes for the certification rules. Within each (benchmark, model, seed),
     every pair of arms is compared at trial 0 and every pair of trials within one arm
-    (i < j); the W/L/T are counted by :func:`~noisefloor.stats.contrasts.paired_contrast`.
+    (i < j); the W/L/T are counted by :func:`~noisefloor.floor.pairing.paired_contrast`.
 
     Examples
     --------

@@ -19,8 +19,8 @@ import pandas as pd
 from scipy.stats import norm
 from statsmodels.stats.meta_analysis import combine_effects
 
+from noisefloor.floor.null_gaps import excursion_bound
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.null_gaps import excursion_bound
 from noisefloor.stats.pooling import gap_variance
 
 #: What a contrast's bound is taken from.

@@ -211,12 +211,10 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
 
     Examples
     --------
-    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
-    ...                              "methodology": {"tau2_bench_version": "1.0.1",
-    ...                                              "user_simulator": sim}}
-    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
-    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
-    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    Three entries of one domain: model M with two user simulators, model N with one.
+
+    >>> from noisefloor.leaderboard import read_leaderboard
+    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> find_entry(board, "N"), find_entry(board, "m_a")
     ('n_a', 'm_a')
     """
@@ -315,12 +313,10 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
 
     Examples
     --------
-    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
-    ...                              "methodology": {"tau2_bench_version": "1.0.1",
-    ...                                              "user_simulator": sim}}
-    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
-    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
-    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    Three entries of one domain: model M with two user simulators, model N with one.
+
+    >>> from noisefloor.leaderboard import read_leaderboard
+    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> r = compare_entries(board, "m_a", "n_a", floor=0.12)
     >>> r.rows[0].domain, round(r.rows[0].gap, 2), r.rows[0].verdict, round(r.rows[0].p_value, 3)
     ('airline', 0.1, 'below', 0.295)
@@ -468,12 +464,10 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
 
     Examples
     --------
-    >>> sub = lambda name, p1, sim: {"model_name": name, "results": {"airline": {"pass_1": p1}},
-    ...                              "methodology": {"tau2_bench_version": "1.0.1",
-    ...                                              "user_simulator": sim}}
-    >>> board = leaderboard_from_submissions({"m_a": sub("M", 70.0, "gpt-4.1"),
-    ...                                       "m_b": sub("M", 72.0, "gpt-5.2"),
-    ...                                       "n_a": sub("N", 60.0, "gpt-4.1")})
+    Three entries of one domain: model M with two user simulators, model N with one.
+
+    >>> from noisefloor.leaderboard import read_leaderboard
+    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> f = reruns_floor(board)
     >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:22]
     ([['m_a', 'm_b', True]], 0.1978, 'every A/A pair differs')

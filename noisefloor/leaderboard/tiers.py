@@ -43,10 +43,11 @@ import pandas as pd
 from scipy import stats
 
 from noisefloor.leaderboard.entries import DOMAIN_TASKS, Leaderboard
+from noisefloor.passk.trials import CONFIG_COLUMNS
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.multiplicity import holm
 from noisefloor.stats.paired import sign_test_pvalues
-from noisefloor.stats.passk import CONFIG_COLUMNS, is_success
+from noisefloor.stats.passk import is_success
 
 __all__ = ["LeaderboardTiers", "holm", "tiers_from_shares", "leaderboard_tiers", "pairwise_sign_tests", "pairwise_z_tests",
            "save_tier_plot", "tiers_from_pvalues", "tiers_from_scores", "tiers_from_trials"]

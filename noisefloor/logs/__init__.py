@@ -11,8 +11,9 @@ Public API: :func:`load_trials` (files -> typed DataFrame), :func:`read_records`
 :class:`TruncatedLineWarning`, :class:`InfrastructureRewardWarning`).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.logs.detect import FORMATS, detect_format
@@ -41,17 +42,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'noisefloor.logs' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"noisefloor.logs.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [

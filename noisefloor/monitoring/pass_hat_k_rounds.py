@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.monitoring.time_order import require_trial_frame
+from noisefloor.passk.trials import pass_hat_k
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.passk import pass_hat_k
 
 __all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]
 
@@ -143,7 +143,7 @@ def coordination_active_pass_hat_k_rounds(
     active often). In the paper's design (per round, one trial 0 with an empty store and one
     coordination-active trial 1 per task) both agree. A round's value is the tau-bench estimator
     averaged over tasks, ``mean_t C(c_t, k) / C(n, k)`` with ``c_t`` the successes of task t in
-    the round (Yao et al. 2024), computed by :func:`noisefloor.stats.passk.pass_hat_k`; its
+    the round (Yao et al. 2024), computed by :func:`noisefloor.passk.pass_hat_k`; its
     ``row`` is the trial that completed it.
 
     References

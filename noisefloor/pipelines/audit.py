@@ -15,6 +15,7 @@ import pandas as pd
 
 from noisefloor.audit.verdicts import AuditResult, audit
 from noisefloor.floor.arm_contrasts import left_out_totals, log_contrasts, place_contrasts
+from noisefloor.floor.contrast_table import FAMILY
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import certified_null_contrasts
@@ -253,7 +254,7 @@ def audit_run(
         rest = table[~((table["trial"] == 0) & (table["subset"] == "all"))]
         if not rest.empty:
             others = _count_contrasts(sign_test_table(rest.drop(columns=["line"]),
-                                                      confidence=confidence))
+                                                      family=FAMILY, confidence=confidence))
     nf = noise_floor(null_table, confidence=confidence, pooling=pooling, tau_method=tau_method)
     if pooling == "random" and math.isnan(nf.floor):
         raise ParameterError("pooling", "'summed'", pooling, message=(

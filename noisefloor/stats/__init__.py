@@ -9,8 +9,9 @@ scipy and statsmodels.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.stats.multiplicity import (
@@ -27,7 +28,15 @@ if TYPE_CHECKING:
         wilson_interval,
         wilson_mapped_ci,
     )
-    from noisefloor.stats.passk import PassHatK, pass_hat_k, pass_hat_k_table
+    from noisefloor.stats.passat import PassAtK, pass_at_k_estimate, pass_at_k_from_counts
+    from noisefloor.stats.passk import (
+        PassHatK,
+        TaskCounts,
+        count_trials,
+        pass_hat_k_from_counts,
+        trial_outcomes,
+    )
+    from noisefloor.stats.passk_interval import PassHatKInterval, pass_hat_k_interval_from_counts
     from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
 
 #: Public name -> the module that defines it.
@@ -42,9 +51,16 @@ _HOMES = {
     "sign_test_pvalues": "paired",
     "wilson_interval": "paired",
     "wilson_mapped_ci": "paired",
+    "PassAtK": "passat",
+    "pass_at_k_estimate": "passat",
+    "pass_at_k_from_counts": "passat",
     "PassHatK": "passk",
-    "pass_hat_k": "passk",
-    "pass_hat_k_table": "passk",
+    "TaskCounts": "passk",
+    "count_trials": "passk",
+    "pass_hat_k_from_counts": "passk",
+    "trial_outcomes": "passk",
+    "PassHatKInterval": "passk_interval",
+    "pass_hat_k_interval_from_counts": "passk_interval",
     "RandomEffectsPool": "pooling",
     "pool_counts": "pooling",
     "pool_random_effects": "pooling",
@@ -53,14 +69,4 @@ _HOMES = {
 __all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'noisefloor.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"noisefloor.stats.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

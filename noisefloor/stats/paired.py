@@ -463,7 +463,7 @@ def sign_test(wins: int, losses: int, ties: int = 0, *, confidence: float = 0.95
 def sign_test_table(
     counts: pd.DataFrame,
     *,
-    family: tuple[str, ...] = ("seed", "trial", "subset"),
+    family: tuple[str, ...],
     method: str = "bonferroni",
     confidence: float = 0.95,
 ) -> pd.DataFrame:
@@ -473,10 +473,11 @@ def sign_test_table(
     ----------
     counts : pandas.DataFrame, shape (n_rows, ...)
         Columns ``wins, losses, ties`` (non-negative ints) plus any identifying columns.
-    family : tuple of str, default ("seed", "trial", "subset")
+    family : tuple of str
         Columns whose combination defines one family for the multiplicity correction
-        (missing columns are ignored). The noise-floor paper corrects over the three
-        contrasts of one seed and trial (m = 3).
+        (missing columns are ignored; none: one family). The noise-floor paper corrects over
+        the three contrasts of one seed and trial (m = 3): the contrast table's seed, trial
+        and subset columns.
     method : {"bonferroni", "holm", "fdr_bh"}, default "bonferroni"
         Passed to :func:`noisefloor.stats.multiplicity.adjust_families`.
     confidence : float, default 0.95
@@ -496,9 +497,9 @@ def sign_test_table(
     Examples
     --------
     >>> import pandas as pd
-    >>> t = pd.DataFrame({"seed": [1, 1, 1], "contrast": ["x", "y", "z"],
+    >>> t = pd.DataFrame({"group": [1, 1, 1], "contrast": ["x", "y", "z"],
     ...                   "wins": [21, 18, 27], "losses": [11, 10, 9], "ties": [68, 72, 64]})
-    >>> round(float(sign_test_table(t)["p_adjusted"].iloc[2]), 3)
+    >>> round(float(sign_test_table(t, family=("group",))["p_adjusted"].iloc[2]), 3)
     0.012
     """
     from noisefloor.stats.multiplicity import METHOD_NAMES, adjust_families

@@ -6,13 +6,13 @@ pass^k's dual: pass^k (:mod:`noisefloor.stats.passk`) asks that *all* k attempts
 that *any* does, so ``pass@k >= pass^k`` with equality at k = 1. Trials are counted exactly as
 pass^k counts them (success within 1e-6 of reward 1, the same infrastructure-error, not-run,
 k-exceeds-n and unequal-trials policies), through the one counting function of
-:mod:`noisefloor.stats.passk`.
+:mod:`noisefloor.stats.passk` (:func:`~noisefloor.stats.passk.count_trials`). Reading the
+columns of a trial log is :mod:`noisefloor.passk`'s work.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -21,9 +21,9 @@ import pandas as pd
 from scipy import stats
 
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.passk import CONFIG_COLUMNS, _check_one_configuration, _counts, pass_hat_k
+from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts
 
-__all__ = ["PassAtK", "pass_at_k", "pass_at_k_estimate", "pass_at_k_table"]
+__all__ = ["PassAtK", "pass_at_k_estimate", "pass_at_k_from_counts"]
 
 
 def pass_at_k_estimate(n: int, c: int, k: int) -> float:
@@ -78,7 +78,7 @@ def pass_at_k_estimate(n: int, c: int, k: int) -> float:
 
 @dataclass(frozen=True)
 class PassAtK:
-    """Result of :func:`pass_at_k`.
+    """Result of :func:`pass_at_k_from_counts` (and :func:`noisefloor.passk.pass_at_k`).
 
     Attributes
     ----------
@@ -133,29 +133,21 @@ trials_max, tasks_excluded, n_trials_truncated
         return pd.DataFrame([self.to_dict()])
 
 
-def pass_at_k(
-    trials: pd.DataFrame,
-    k: int = 1,
-    *,
-    confidence: float = 0.95,
-    infrastructure_errors: str = "exclude",
-    k_exceeds_n: str = "nan",
-    unequal_trials: str = "allow",
-) -> PassAtK:
-    """pass@k of one configuration from its trial records, with an interval over tasks.
+def pass_at_k_from_counts(counts: TaskCounts, k: int = 1, *, confidence: float = 0.95,
+                          k_exceeds_n: str = "nan") -> PassAtK:
+    """pass@k of one configuration from its per-task counts, with an interval over tasks.
 
     Parameters
     ----------
-    trials : pandas.DataFrame, shape (n_trials, ...)
-        One row per trial: ``task_id``, ``reward`` (NaN when the trial never ran), and
-        ``trial`` and ``infrastructure_error`` when present; one configuration.
+    counts : noisefloor.stats.passk.TaskCounts
+        Per-task counted trials and successes (:func:`noisefloor.stats.passk.count_trials`).
     k : int, default 1
         Attempts drawn, >= 1.
     confidence : float, default 0.95
         Level of the interval, in (0, 1).
-    infrastructure_errors, k_exceeds_n, unequal_trials : str
-        As in :func:`noisefloor.stats.passk.pass_hat_k`, which decides the counts and when the
-        value is undefined (a task with fewer than k counted trials).
+    k_exceeds_n : {"nan", "exclude", "error"}, default "nan"
+        As in :func:`noisefloor.stats.passk.pass_hat_k_from_counts`, which decides which tasks
+        enter and when the value is undefined (a task with fewer than k counted trials).
 
     Returns
     -------
@@ -164,7 +156,8 @@ def pass_at_k(
     Raises
     ------
     ValueError
-        As :func:`noisefloor.stats.passk.pass_hat_k` raises, or a bad ``confidence``.
+        As :func:`noisefloor.stats.passk.pass_hat_k_from_counts` raises, or a bad
+        ``confidence``.
 
     Notes
     -----
@@ -182,30 +175,27 @@ def pass_at_k(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": ["1", "1", "2", "2"], "trial": [0, 1, 0, 1],
-    ...                   "reward": [1.0, 0.0, 0.0, 0.0]})
-    >>> pass_at_k(t, 1).value, pass_at_k(t, 2).value
+    >>> from noisefloor.stats.passk import count_trials
+    >>> counts = count_trials(["1", "1", "2", "2"], [1.0, 0.0, 0.0, 0.0])
+    >>> pass_at_k_from_counts(counts, 1).value, pass_at_k_from_counts(counts, 2).value
     (0.25, 0.5)
     """
     conf = _validate.probability("confidence", confidence)
-    hat = pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors,
-                     k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
-    common: dict[str, Any] = dict(k=hat.k, confidence=conf, n_tasks=hat.n_tasks, n_tasks_used=hat.n_tasks_used,
-                  n_trials=hat.n_trials, n_infrastructure_errors=hat.n_infrastructure_errors,
-                  n_not_run=hat.n_not_run, trials_min=hat.trials_min, trials_max=hat.trials_max,
-                  infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
-                  unequal_trials=unequal_trials, n_trials_truncated=hat.n_trials_truncated,
-                  tasks_excluded=hat.tasks_excluded)
+    hat = pass_hat_k_from_counts(counts, k, k_exceeds_n=k_exceeds_n)
+    common: dict[str, Any] = dict(
+        k=hat.k, confidence=conf, n_tasks=hat.n_tasks, n_tasks_used=hat.n_tasks_used,
+        n_trials=hat.n_trials, n_infrastructure_errors=hat.n_infrastructure_errors,
+        n_not_run=hat.n_not_run, trials_min=hat.trials_min, trials_max=hat.trials_max,
+        infrastructure_errors=hat.infrastructure_errors, k_exceeds_n=k_exceeds_n,
+        unequal_trials=hat.unequal_trials, n_trials_truncated=hat.n_trials_truncated,
+        tasks_excluded=hat.tasks_excluded)
     nan = math.nan
     if math.isnan(hat.value):
         return PassAtK(value=nan, se=nan, ci_low=nan, ci_high=nan,
                        reason=hat.reason.replace(f"pass^{k}", f"pass@{k}"), **common)
-    _check_one_configuration(trials)
-    per_task = _counts(trials, infrastructure_errors, unequal_trials)[0]
-    use = per_task.drop(index=list(hat.tasks_excluded))
+    left_out = set(hat.tasks_excluded)
     v = np.array([pass_at_k_estimate(int(n), int(c), hat.k)
-                  for n, c in zip(use["size"], use["sum"])])
+                  for t, n, c in zip(counts.tasks, counts.n, counts.c) if t not in left_out])
     value = float(v.mean())
     reason = hat.reason
     if v.size < 2:
@@ -217,42 +207,3 @@ def pass_at_k(
         z = float(stats.norm.ppf(0.5 + conf / 2))
         lo, hi = max(0.0, value - z * se), min(1.0, value + z * se)
     return PassAtK(value=value, se=se, ci_low=lo, ci_high=hi, reason=reason, **common)
-
-
-def pass_at_k_table(
-    trials: pd.DataFrame,
-    ks: Iterable[int] = (1,),
-    *,
-    by: Sequence[str] = CONFIG_COLUMNS,
-    confidence: float = 0.95,
-    infrastructure_errors: str = "exclude",
-    k_exceeds_n: str = "nan",
-    unequal_trials: str = "allow",
-) -> pd.DataFrame:
-    """pass@k for every configuration in ``trials`` and every k in ``ks``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (configuration, k): the ``by`` columns present, then every field of
-        :class:`PassAtK`, in the order :func:`noisefloor.stats.passk.pass_hat_k_table` uses.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"protocol": ["a", "a", "b", "b"], "task_id": ["1", "1", "1", "1"],
-    ...                   "trial": [0, 1, 0, 1], "reward": [1.0, 0.0, 0.0, 0.0]})
-    >>> pass_at_k_table(t, [1, 2])[["protocol", "k", "value"]].values.tolist()
-    [['a', 1, 0.5], ['a', 2, 1.0], ['b', 1, 0.0], ['b', 2, 0.0]]
-    """
-    keys = [c for c in by if c in trials.columns]
-    rows = []
-    groups = trials.groupby(keys, sort=True, dropna=False) if keys else [((), trials)]
-    for key, group in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        for k in ks:
-            r = pass_at_k(group, int(k), confidence=confidence,
-                          infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
-                          unequal_trials=unequal_trials)
-            rows.append({**dict(zip(keys, key)), **r.to_dict()})
-    return pd.DataFrame(rows)

@@ -3,13 +3,20 @@
 Estimator of tau-bench (Yao et al., 2024) and tau2-bench: per task with n trials of which c
 succeeded, ``C(c, k) / C(n, k)``, averaged over tasks. A trial succeeds when its reward is
 within 1e-6 of 1, so a partial reward is never a success.
+
+Everything here takes arrays: :func:`count_trials` turns per-trial arrays (task, reward,
+infrastructure error, trial index) into per-task counts under the policies for infrastructure
+errors and unequal trial counts (:class:`TaskCounts`), the one counting that pass^k, pass@k
+(:mod:`noisefloor.stats.passat`) and their intervals (:mod:`noisefloor.stats.passk_interval`)
+share; :func:`pass_hat_k_from_counts` is the estimator on those counts. Reading the columns of a
+trial log is :mod:`noisefloor.passk`'s work.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -17,13 +24,14 @@ import pandas as pd
 from noisefloor.stats import validation as _validate
 
 SUCCESS_TOLERANCE = 1e-6
-#: Columns that identify one configuration; pass^k is computed within one of them.
-CONFIG_COLUMNS = ("benchmark", "model", "protocol", "seed")
+
+__all__ = ["SUCCESS_TOLERANCE", "PassHatK", "TaskCounts", "count_trials", "is_success",
+           "pass_hat_k_from_counts", "per_task_pass_hat_k", "trial_outcomes"]
 
 
 @dataclass(frozen=True)
 class PassHatK:
-    """Result of :func:`pass_hat_k`.
+    """Result of :func:`pass_hat_k_from_counts` (and :func:`noisefloor.passk.pass_hat_k`).
 
     Attributes
     ----------
@@ -140,109 +148,190 @@ def trial_outcomes(reward, infrastructure_error=None, infrastructure_errors: str
     return outcome
 
 
-def _check_one_configuration(trials: pd.DataFrame) -> None:
-    for col in CONFIG_COLUMNS:
-        if col in trials.columns:
-            values = trials[col].dropna().unique()
-            if len(values) > 1:
-                shown = ", ".join(map(str, sorted(map(str, values))[:5]))
-                raise ValueError(
-                    f"trials hold {len(values)} values of {col!r} ({shown}); pass^k is computed "
-                    "within one configuration: filter the trials first, or use pass_hat_k_table"
-                )
+@dataclass(frozen=True)
+class TaskCounts:
+    """Per-task trial counts of one configuration, as :func:`count_trials` makes them.
+
+    Attributes
+    ----------
+    tasks : tuple of str, length T
+        Task labels in first-seen order, every task of the input (also those with no counted
+        trial).
+    n : numpy.ndarray of int, shape (T,)
+        Counted trials of each task (0 when none was counted).
+    c : numpy.ndarray of int, shape (T,)
+        Successful counted trials of each task.
+    n_trials : int
+        Trials counted, ``n.sum()``.
+    n_infrastructure_errors : int
+        Trials that ended in an infrastructure error, whatever the policy.
+    n_not_run : int
+        Trials without a reward that are not infrastructure errors (never counted).
+    n_trials_truncated : int
+        Counted trials dropped by ``unequal_trials="truncate"``.
+    infrastructure_errors, unequal_trials : str
+        Policies used.
+    """
+
+    tasks: tuple[str, ...]
+    n: np.ndarray = field(repr=False)
+    c: np.ndarray = field(repr=False)
+    n_trials: int
+    n_infrastructure_errors: int
+    n_not_run: int
+    n_trials_truncated: int
+    infrastructure_errors: str
+    unequal_trials: str
 
 
-def _truncate(kept: pd.DataFrame) -> tuple[pd.DataFrame, int]:
-    """Each task's first m counted trials (in ``order``), m the fewest any task has (> 0)."""
-    sizes = kept.groupby("task_id", sort=False)["success"].transform("size")
-    m = int(sizes.min()) if len(sizes) else 0
-    rank = kept.sort_values("order", kind="stable").groupby("task_id", sort=False).cumcount()
-    keep = rank.reindex(kept.index) < m
-    return kept[keep], int((~keep).sum())
+def _first_m(task: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Mask keeping each task's first m entries by ``order`` (stable), m the fewest any task has."""
+    _, codes, sizes = np.unique(task, return_inverse=True, return_counts=True)
+    m = int(sizes.min())
+    idx = np.lexsort((np.arange(task.size), order, codes))  # by task, then order, then position
+    starts = np.r_[0, np.cumsum(sizes)[:-1]]
+    rank = np.empty(task.size, dtype=np.int64)
+    rank[idx] = np.arange(task.size) - np.repeat(starts, sizes)
+    return rank < m
 
 
-def _counts(trials: pd.DataFrame, infrastructure_errors: str, unequal_trials: str = "allow"):
-    for col in ("task_id", "reward"):
-        if col not in trials.columns:
-            raise ValueError(f"trials must have a {col!r} column; columns are {list(trials.columns)}")
-    if "trial" in trials.columns:
-        dup = trials.duplicated(["task_id", "trial"], keep=False)
+def count_trials(task, reward, infrastructure_error=None, order=None, *,
+                 infrastructure_errors: str = "exclude",
+                 unequal_trials: str = "allow") -> TaskCounts:
+    """Count each task's trials and successes under the policies of pass^k.
+
+    Parameters
+    ----------
+    task : array-like of str, shape (n,)
+        Task label of each trial.
+    reward : array-like of float, shape (n,)
+        Reward of each trial, NaN when the trial never ran.
+    infrastructure_error : array-like of bool, shape (n,), optional
+        Trials that ended in an infrastructure error (default: none).
+    order : array-like of int, shape (n,), optional
+        Trial index of each trial: a repeated (task, index) pair is an error, and
+        ``unequal_trials="truncate"`` keeps the lowest indices (default: input order, no check).
+    infrastructure_errors : {"exclude", "fail"}, default "exclude"
+        ``"exclude"`` drops infrastructure-error trials; ``"fail"`` counts them as failures.
+    unequal_trials : {"allow", "truncate", "error"}, default "allow"
+        Tasks with different numbers of counted trials: keep each task's own n, keep every
+        task's first m counted trials (m the fewest any task has), or raise.
+
+    Returns
+    -------
+    TaskCounts
+
+    Raises
+    ------
+    ValueError
+        Arrays of different lengths, a repeated (task, trial index), an invalid policy, or
+        unequal counts under ``unequal_trials="error"``.
+
+    Examples
+    --------
+    >>> c = count_trials(["1", "1", "2"], [1.0, 0.0, float("nan")])
+    >>> c.tasks, c.n.tolist(), c.c.tolist(), c.n_not_run
+    (('1', '2'), [2, 0], [1, 0], 1)
+    """
+    _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
+    _validate.choice("unequal_trials", unequal_trials, ("allow", "truncate", "error"))
+    raw = np.asarray(task, dtype=object)
+    if raw.ndim != 1:
+        raise ValueError(f"task must be a 1-d array, got shape {raw.shape}")
+    codes, uniques = pd.factorize(raw, use_na_sentinel=False)  # codes in first-seen order
+    tasks = np.array([str(t) for t in uniques], dtype=object)
+    if len(set(tasks)) < tasks.size:  # e.g. 1 and "1": one task, as its text says
+        codes, uniques = pd.factorize(tasks[codes])
+        tasks = np.asarray(uniques, dtype=object)
+    labels = tasks[codes]
+    r = np.asarray(reward, dtype=float)
+    infra = (np.zeros(r.shape, dtype=bool) if infrastructure_error is None
+             else np.asarray(infrastructure_error, dtype=bool))
+    idx = np.arange(labels.size) if order is None else np.asarray(order)
+    if not (labels.shape == r.shape == infra.shape == idx.shape):
+        raise ValueError("task, reward, infrastructure_error and order must be 1-d arrays of one "
+                         f"length; got shapes {labels.shape}, {r.shape}, {infra.shape}, "
+                         f"{idx.shape}")
+    if order is not None and labels.size:
+        dup = pd.DataFrame({"task": codes, "order": idx}).duplicated(keep=False).to_numpy()
         if dup.any():
-            first = trials.loc[dup, ["task_id", "trial"]].iloc[0]
-            raise ValueError(
-                f"duplicate trial: task {first['task_id']!r} trial {first['trial']} appears more "
-                "than once; pass^k would double count it"
-            )
-    reward = trials["reward"].astype(float).to_numpy()
-    infra = (
-        trials["infrastructure_error"].fillna(False).astype(bool).to_numpy()
-        if "infrastructure_error" in trials.columns
-        else np.zeros(len(trials), dtype=bool)
-    )
-    not_run = np.isnan(reward) & ~infra
-    if infrastructure_errors == "exclude":
-        keep = ~infra & ~not_run
-    else:  # "fail": an infrastructure error counts as a failed trial
-        keep = ~not_run
-    success = is_success(reward) & ~infra
-    order = (trials["trial"].to_numpy() if "trial" in trials.columns
-             else np.arange(len(trials)))
-    frame = pd.DataFrame({"task_id": trials["task_id"].astype(str).to_numpy(),
-                          "success": success, "keep": keep, "order": order})
-    all_tasks = pd.unique(frame["task_id"])
-    kept = frame[frame["keep"]]
+            first = int(np.flatnonzero(dup)[0])
+            raise ValueError(f"duplicate trial: task {labels[first]!r} trial {idx[first]} "
+                             "appears more than once; pass^k would double count it")
+    not_run = np.isnan(r) & ~infra
+    keep = ~not_run if infrastructure_errors == "fail" else ~infra & ~not_run
+    success = is_success(r) & ~infra
     n_truncated = 0
-    if len(kept):
-        sizes = kept.groupby("task_id", sort=False).size()
+    if keep.any():
+        kept_codes, sizes = np.unique(codes[keep], return_counts=True)
         if sizes.min() != sizes.max():
             if unequal_trials == "error":
+                fewest = str(tasks[kept_codes[int(np.argmin(sizes))]])
                 raise _validate.ParameterError("unequal_trials", "'allow' or 'truncate'", message=(
                     _validate.literal(
                         f"tasks have unequal numbers of counted trials ({int(sizes.min())} to "
-                        f"{int(sizes.max())}; e.g. task {sizes.idxmin()!r} has "
+                        f"{int(sizes.max())}; e.g. task {fewest!r} has "
                         f"{int(sizes.min())}); ")
                     + "pass {unequal_trials='allow'} (per-task n, the tau-bench estimator) or "
                     "{unequal_trials='truncate'} (every task's first m trials) to decide"))
             if unequal_trials == "truncate":
-                kept, n_truncated = _truncate(kept)
-    per_task = kept.groupby("task_id", sort=False)["success"].agg(["size", "sum"])
-    per_task = per_task.reindex(all_tasks, fill_value=0)
-    n_infra = int(infra.sum())  # reported under either policy; the policy says how they counted
-    return per_task, n_infra, int(not_run.sum()), int(keep.sum()) - n_truncated, n_truncated
+                kept = np.flatnonzero(keep)
+                first_m = _first_m(codes[kept], idx[kept])
+                n_truncated = int((~first_m).sum())
+                keep = keep.copy()
+                keep[kept[~first_m]] = False
+    n = np.bincount(codes[keep], minlength=tasks.size).astype(np.int64)
+    c = np.bincount(codes[keep & success], minlength=tasks.size).astype(np.int64)
+    return TaskCounts(tuple(str(t) for t in tasks), n, c, int(n.sum()), int(infra.sum()),
+                      int(not_run.sum()), n_truncated, infrastructure_errors, unequal_trials)
 
 
-def pass_hat_k(
-    trials: pd.DataFrame,
-    k: int = 1,
-    *,
-    infrastructure_errors: str = "exclude",
-    k_exceeds_n: str = "nan",
-    unequal_trials: str = "allow",
-) -> PassHatK:
-    """pass^k of one configuration from its trial records.
+def per_task_pass_hat_k(counts: TaskCounts, k: int = 1) -> np.ndarray:
+    """Each task's pass^k estimate ``C(c_t, k) / C(n_t, k)``, NaN where ``n_t < k``.
 
     Parameters
     ----------
-    trials : pandas.DataFrame, shape (n_trials, ...)
-        One row per trial with at least ``task_id`` and ``reward`` (float, NaN when the trial
-        never ran); ``trial`` and ``infrastructure_error`` are used when present. All rows must
-        belong to one configuration (one benchmark, model, protocol and seed).
+    counts : TaskCounts
+        Per-task counts (:func:`count_trials`).
+    k : int, default 1
+        Trials that must all succeed, >= 1.
+
+    Returns
+    -------
+    numpy.ndarray of float, shape (T,)
+        In the order of ``counts.tasks``.
+
+    Examples
+    --------
+    >>> per_task_pass_hat_k(count_trials(list("aabb"), [1.0, 0.0, 1.0, 1.0]), 2).tolist()
+    [0.0, 1.0]
+    """
+    k = _check_k(k)
+    return np.array([math.comb(int(c), k) / math.comb(int(n), k) if n >= k else math.nan
+                     for n, c in zip(counts.n, counts.c)], dtype=float)
+
+
+def _check_k(k) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    return int(k)
+
+
+def pass_hat_k_from_counts(counts: TaskCounts, k: int = 1, *,
+                           k_exceeds_n: str = "nan") -> PassHatK:
+    """pass^k of one configuration from its per-task counts.
+
+    Parameters
+    ----------
+    counts : TaskCounts
+        Per-task counted trials and successes (:func:`count_trials`), which fix the
+        infrastructure-error and unequal-trials policies.
     k : int, default 1
         Number of trials that must all succeed, >= 1.
-    infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        ``"exclude"`` drops infrastructure-error trials before counting (tau2-bench); ``"fail"``
-        counts them as failures. Either way the number is recorded.
     k_exceeds_n : {"nan", "exclude", "error"}, default "nan"
         What to do when a task has fewer than k counted trials: return NaN with a reason,
         leave those tasks out (recorded in ``tasks_excluded``), or raise. k is never lowered.
-        A task with no counted trial at all (every trial an infrastructure error under
-        ``"exclude"``, or never run) is such a task too.
-    unequal_trials : {"allow", "truncate", "error"}, default "allow"
-        What to do when tasks have different numbers of counted trials (after the exclusions
-        above): ``"allow"`` uses each task's own n (the tau-bench estimator; ``trials_min`` and
-        ``trials_max`` record the spread), ``"truncate"`` keeps every task's first m counted
-        trials by ``trial`` index, m the fewest any task has (dropped trials counted in
-        ``n_trials_truncated``), ``"error"`` raises.
+        A task with no counted trial at all is such a task too.
 
     Returns
     -------
@@ -252,15 +341,14 @@ def pass_hat_k(
     Raises
     ------
     ValueError
-        On a missing column, several configurations, a duplicate (task, trial), an invalid
-        policy, a task with fewer than k trials under ``k_exceeds_n="error"``, or unequal
-        trial counts under ``unequal_trials="error"``.
+        An invalid ``k`` or policy, or a task with fewer than k trials under
+        ``k_exceeds_n="error"``.
 
     Notes
     -----
     ``pass^k = mean_t C(c_t, k) / C(n_t, k)`` with ``n_t`` counted trials and ``c_t``
-    successes of task t (success: ``|reward - 1| <= 1e-6``). Tasks may have unequal ``n_t``;
-    ``trials_min`` and ``trials_max`` record it.
+    successes of task t. Tasks may have unequal ``n_t``; ``trials_min`` and ``trials_max``
+    record it.
 
     References
     ----------
@@ -269,34 +357,28 @@ def pass_hat_k(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": ["1", "1", "2", "2"], "trial": [0, 1, 0, 1],
-    ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-    >>> pass_hat_k(t, 1).value, pass_hat_k(t, 2).value
+    >>> counts = count_trials(["1", "1", "2", "2"], [1.0, 0.0, 1.0, 1.0], order=[0, 1, 0, 1])
+    >>> pass_hat_k_from_counts(counts, 1).value, pass_hat_k_from_counts(counts, 2).value
     (0.75, 0.5)
-    >>> r = pass_hat_k(t, 3)
+    >>> r = pass_hat_k_from_counts(counts, 3)
     >>> r.value, r.reason
     (nan, 'k=3 exceeds the trial count of 2 task(s) (fewest trials: 2); pass^3 is undefined')
     """
-    if not isinstance(trials, pd.DataFrame):
-        raise TypeError(f"trials must be a pandas DataFrame, got {type(trials).__name__}")
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be an integer >= 1, got {k!r}")
-    k = int(k)
-    _validate.choice("infrastructure_errors", infrastructure_errors, ("exclude", "fail"))
+    k = _check_k(k)
     _validate.choice("k_exceeds_n", k_exceeds_n, ("nan", "exclude", "error"))
-    _validate.choice("unequal_trials", unequal_trials, ("allow", "truncate", "error"))
-    _check_one_configuration(trials)
-    per_task, n_infra, n_not_run, n_trials, n_truncated = _counts(
-        trials, infrastructure_errors, unequal_trials)
+    per_task = pd.DataFrame({"size": counts.n, "sum": counts.c},
+                            index=pd.Index(counts.tasks, dtype=object))
+    n_infra, n_not_run = counts.n_infrastructure_errors, counts.n_not_run
+    n_trials, n_truncated = counts.n_trials, counts.n_trials_truncated
+    infrastructure_errors, unequal_trials = counts.infrastructure_errors, counts.unequal_trials
     n_tasks = len(per_task)
     sizes = per_task["size"].to_numpy()
     t_min = int(sizes.min()) if n_tasks else 0
     t_max = int(sizes.max()) if n_tasks else 0
-    common = dict(n_tasks=n_tasks, n_trials=n_trials, n_infrastructure_errors=n_infra,
-                  n_not_run=n_not_run, trials_min=t_min, trials_max=t_max,
-                  infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
-                  unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
+    common: dict[str, Any] = dict(
+        n_tasks=n_tasks, n_trials=n_trials, n_infrastructure_errors=n_infra, n_not_run=n_not_run,
+        trials_min=t_min, trials_max=t_max, infrastructure_errors=infrastructure_errors,
+        k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, n_trials_truncated=n_truncated)
     empty = tuple(per_task.index[per_task["size"] == 0])
     # a task with no counted trial (every trial an infrastructure error or never run) has fewer
     # than k trials like any other short task: the k_exceeds_n policy decides, never a silent drop
@@ -333,97 +415,3 @@ def pass_hat_k(
                   f"than k={k} trials")
     return PassHatK(k, float(np.mean(ratios)), n_tasks_used=len(use), tasks_excluded=excluded,
                     reason=reason, **common)
-
-
-def pass_hat_k_table(
-    trials: pd.DataFrame,
-    ks: Iterable[int] = (1,),
-    *,
-    by: Sequence[str] = CONFIG_COLUMNS,
-    infrastructure_errors: str = "exclude",
-    k_exceeds_n: str = "nan",
-    unequal_trials: str = "allow",
-) -> pd.DataFrame:
-    """pass^k for every configuration in ``trials`` and every k in ``ks``.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Trial records (see :func:`pass_hat_k`), possibly of several configurations.
-    ks : iterable of int, default (1,)
-        Values of k.
-    by : sequence of str, default ("benchmark", "model", "protocol", "seed")
-        Columns that identify a configuration; those absent from ``trials`` are ignored.
-    infrastructure_errors, k_exceeds_n, unequal_trials : str
-        Passed to :func:`pass_hat_k`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (configuration, k): the ``by`` columns, then every field of
-        :class:`PassHatK` (``tasks_excluded`` as a list).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"protocol": ["a", "a", "b", "b"], "task_id": ["1", "1", "1", "1"],
-    ...                   "trial": [0, 1, 0, 1], "reward": [1.0, 0.0, 1.0, 1.0]})
-    >>> pass_hat_k_table(t, [1, 2])[["protocol", "k", "value"]].values.tolist()
-    [['a', 1, 0.5], ['a', 2, 0.0], ['b', 1, 1.0], ['b', 2, 1.0]]
-    """
-    ks = [int(k) for k in ks]
-    keys = [c for c in by if c in trials.columns]
-    rows = []
-    groups = trials.groupby(keys, sort=True, dropna=False) if keys else [((), trials)]
-    for key, group in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        for k in ks:
-            r = pass_hat_k(group, k, infrastructure_errors=infrastructure_errors,
-                           k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
-            rows.append({**dict(zip(keys, key)), **r.to_dict()})
-    return pd.DataFrame(rows)
-
-
-def default_max_k(
-    trials: pd.DataFrame,
-    *,
-    by: Sequence[str] = CONFIG_COLUMNS,
-    infrastructure_errors: str = "exclude",
-    unequal_trials: str = "allow",
-) -> int:
-    """The largest k worth reporting: the most counted trials any task of any configuration has.
-
-    Counted as :func:`pass_hat_k` counts them (``trials_max`` of its result): infrastructure
-    errors dropped or kept by ``infrastructure_errors``, never-run trials dropped, and
-    ``unequal_trials="truncate"`` applied. ``noisefloor passk`` reports k = 1 up to this.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Trial records, possibly of several configurations (see :func:`pass_hat_k_table`).
-    by : sequence of str, default ("benchmark", "model", "protocol", "seed")
-        Columns that identify a configuration.
-    infrastructure_errors, unequal_trials : str
-        As for :func:`pass_hat_k` (``unequal_trials="error"`` counts like ``"allow"`` here).
-
-    Returns
-    -------
-    int
-        At least 1 (also when no trial is counted: pass^1 is then NaN with its reason).
-
-    Examples
-    --------
-    Task 1 has three trials, but one was an infrastructure error:
-
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": ["1", "1", "1", "2", "2"], "trial": [0, 1, 2, 0, 1],
-    ...                   "reward": [1.0, None, 0.0, 1.0, 1.0],
-    ...                   "infrastructure_error": [False, True, False, False, False]})
-    >>> default_max_k(t), default_max_k(t, infrastructure_errors="fail")
-    (2, 3)
-    """
-    policy = "allow" if unequal_trials == "error" else unequal_trials
-    table = pass_hat_k_table(trials, [1], by=by, infrastructure_errors=infrastructure_errors,
-                             unequal_trials=policy)
-    most = int(table["trials_max"].max()) if len(table) else 0
-    return max(1, most)

@@ -1,10 +1,12 @@
 """Intervals on pass^k: a bootstrap over tasks, and the analytic (CLT over tasks) standard error.
 
-pass^k (:func:`noisefloor.stats.passk.pass_hat_k`) is a mean over tasks of the per-task unbiased
+pass^k (:func:`noisefloor.stats.passk.pass_hat_k_from_counts`) is a mean over tasks of the per-task unbiased
 estimate ``C(c_t, k) / C(n_t, k)``. Tasks are the independent unit (trials of one task share it),
 so both intervals treat the per-task estimates as the sample: the analytic SE is their standard
 deviation over ``sqrt(T)`` (Miller's CLT SE with tasks as clusters), the bootstrap resamples tasks
-with replacement (scipy.stats.bootstrap, seeded by ``rng``).
+with replacement (scipy.stats.bootstrap, seeded by ``rng``). The input is per-task counts
+(:class:`noisefloor.stats.passk.TaskCounts`); :func:`noisefloor.passk.pass_hat_k_interval`
+reads them from a trial log.
 """
 
 from __future__ import annotations
@@ -18,21 +20,24 @@ import pandas as pd
 from scipy import stats
 
 from noisefloor.stats import validation as _validate
-from noisefloor.stats.passk import pass_hat_k
+from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts, per_task_pass_hat_k
+
+__all__ = ["METHODS", "PassHatKInterval", "pass_hat_k_interval_from_counts"]
 
 METHODS = ("analytic", "percentile", "bca", "basic")
 
 
 @dataclass(frozen=True)
 class PassHatKInterval:
-    """Result of :func:`pass_hat_k_interval`.
+    """Result of :func:`pass_hat_k_interval_from_counts` (and
+    :func:`noisefloor.passk.pass_hat_k_interval`).
 
     Attributes
     ----------
     k : int
         Trials that must all succeed.
     value : float
-        pass^k (as :func:`pass_hat_k` returns it).
+        pass^k (as :func:`~noisefloor.stats.passk.pass_hat_k_from_counts` returns it).
     se : float
         Standard error: analytic (per-task SD over sqrt(T)) or the bootstrap SD.
     ci_low, ci_high : float
@@ -69,10 +74,9 @@ class PassHatKInterval:
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
-        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-        >>> pass_hat_k_interval(t, 1).to_dict()["n_tasks"]
+        >>> from noisefloor.stats.passk import count_trials
+        >>> counts = count_trials(list("aabb"), [1.0, 0.0, 1.0, 1.0])
+        >>> pass_hat_k_interval_from_counts(counts, 1).to_dict()["n_tasks"]
         2
         """
         return asdict(self)
@@ -86,57 +90,25 @@ class PassHatKInterval:
 
         Examples
         --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
-        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-        >>> pass_hat_k_interval(t, 1).to_frame().shape
+        >>> from noisefloor.stats.passk import count_trials
+        >>> counts = count_trials(list("aabb"), [1.0, 0.0, 1.0, 1.0])
+        >>> pass_hat_k_interval_from_counts(counts, 1).to_frame().shape
         (1, 10)
         """
         return pd.DataFrame([self.to_dict()])
 
 
-def per_task_pass_hat_k(trials: pd.DataFrame, k: int = 1, *,
-                        infrastructure_errors: str = "exclude") -> pd.Series:
-    """Each task's pass^k estimate ``C(c_t, k) / C(n_t, k)``, by :func:`pass_hat_k` per task.
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Trial records of one configuration (as :func:`pass_hat_k` takes them).
-    k : int, default 1
-        Trials that must all succeed.
-    infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        As in :func:`pass_hat_k`.
-
-    Returns
-    -------
-    pandas.Series
-        Indexed by ``task_id``; NaN for a task with fewer than k counted trials.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
-    ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-    >>> per_task_pass_hat_k(t, 2).tolist()
-    [0.0, 1.0]
-    """
-    values = {tid: pass_hat_k(rows, k, infrastructure_errors=infrastructure_errors).value
-              for tid, rows in trials.groupby("task_id", sort=True)}
-    return pd.Series(values, name=f"pass^{k}", dtype=float)
-
-
-def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float = 0.95,
-                        method: str = "analytic", n_boot: int = 2000, rng=None,
-                        infrastructure_errors: str = "exclude",
-                        k_exceeds_n: str = "nan") -> PassHatKInterval:
+def pass_hat_k_interval_from_counts(counts: TaskCounts, k: int = 1, *,
+                                    confidence: float = 0.95, method: str = "analytic",
+                                    n_boot: int = 2000, rng=None,
+                                    k_exceeds_n: str = "nan") -> PassHatKInterval:
     """pass^k with a standard error and an interval, from a bootstrap over tasks or the CLT.
 
     Parameters
     ----------
-    trials : pandas.DataFrame, shape (n_trials, ...)
-        Trial records of one configuration: ``task_id``, ``reward`` (and ``trial``,
-        ``infrastructure_error`` when present), as :func:`pass_hat_k` takes them.
+    counts : noisefloor.stats.passk.TaskCounts
+        Per-task counted trials and successes of one configuration
+        (:func:`noisefloor.stats.passk.count_trials`).
     k : int, default 1
         Trials that must all succeed, >= 1.
     confidence : float, default 0.95
@@ -148,11 +120,9 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
         Bootstrap resamples (bootstrap methods only), >= 100.
     rng : int or numpy.random.Generator, optional
         Seed or generator of the bootstrap; the same seed gives the same interval.
-    infrastructure_errors : {"exclude", "fail"}, default "exclude"
-        As in :func:`pass_hat_k`.
     k_exceeds_n : {"nan", "exclude"}, default "nan"
         A task with fewer than k counted trials: NaN result, or left out (as in
-        :func:`pass_hat_k`).
+        :func:`~noisefloor.stats.passk.pass_hat_k_from_counts`).
 
     Returns
     -------
@@ -163,7 +133,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     Raises
     ------
     ValueError
-        On an invalid option, or what :func:`pass_hat_k` raises for the trials.
+        On an invalid option or ``k``.
 
     Notes
     -----
@@ -180,10 +150,10 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": [str(i // 2) for i in range(8)], "trial": [0, 1] * 4,
-    ...                   "reward": [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]})
-    >>> r = pass_hat_k_interval(t, 1)
+    >>> from noisefloor.stats.passk import count_trials
+    >>> counts = count_trials([str(i // 2) for i in range(8)],
+    ...                       [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0])
+    >>> r = pass_hat_k_interval_from_counts(counts, 1)
     >>> r.value, round(r.se, 4)
     (0.625, 0.2394)
     """
@@ -193,8 +163,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     boot = method != "analytic"
     if boot and (isinstance(n_boot, bool) or int(n_boot) != n_boot or n_boot < 100):
         raise _validate.ParameterError("n_boot", "an integer >= 100", n_boot)
-    overall = pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors,
-                         k_exceeds_n=k_exceeds_n)
+    overall = pass_hat_k_from_counts(counts, k, k_exceeds_n=k_exceeds_n)
     nan = math.nan
     nb = int(n_boot) if boot else 0
 
@@ -203,10 +172,13 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
 
     if math.isnan(overall.value):
         return result(nan, nan, nan, overall.n_tasks_used)
-    v = per_task_pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors).dropna()
-    v = v.drop([t for t in overall.tasks_excluded if t in v.index]).to_numpy(dtype=float)
+    left_out = set(overall.tasks_excluded)
+    per_task = per_task_pass_hat_k(counts, k)
+    # tasks in sorted order, so that a seeded bootstrap does not depend on the input's order
+    v = np.array([x for t, x in sorted(zip(counts.tasks, per_task)) if t not in left_out],
+                 dtype=float)
     if not math.isclose(float(v.mean()), overall.value, rel_tol=1e-12, abs_tol=1e-12):
-        raise RuntimeError("per-task pass^k values do not average to pass_hat_k's value")
+        raise RuntimeError("per-task pass^k values do not average to pass^k's value")
     tasks = int(v.size)
     if tasks < 2:
         return result(nan, nan, nan, tasks, "an interval over tasks needs at least two tasks; "

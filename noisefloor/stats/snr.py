@@ -252,9 +252,9 @@ def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: f
     ----------
     success_prob : array-like of float, shape (n_tasks,)
         Each task's success probability, the same in every arm (so every contrast is null):
-        e.g. a log's per-task success share (:func:`per_task_success_share`, or
-        :func:`~noisefloor.stats.passk_interval.per_task_pass_hat_k`
-        at k = 1), or ``flip_rate_to_success_prob(f)`` repeated for a given flip rate.
+        e.g. a log's per-task success share (:func:`noisefloor.passk.per_task_success_share`,
+        or :func:`~noisefloor.stats.passk.per_task_pass_hat_k` at k = 1), or
+        ``flip_rate_to_success_prob(f)`` repeated for a given flip rate.
     n_seeds : int, default 2
         Seeds per experiment (the noise-floor paper: 2).
     n_arms : int, default 3
@@ -348,43 +348,3 @@ def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: f
         pooled_rate=float(counts[3] / (n_sim * m)), pooled_any_rate=float(counts[4] / n_sim),
         mc_se=math.sqrt(rate * (1 - rate) / cells), flip_rate=float(np.mean(2 * p * (1 - p))),
         n_tasks=int(p.size), n_seeds=n_seeds, n_arms=n_arms, m=m, n_sim=n_sim, alpha=a)
-
-
-def per_task_success_share(trials: pd.DataFrame) -> pd.Series:
-    """Each task's share of successful trials over every record given (all arms, all seeds).
-
-    Parameters
-    ----------
-    trials : pandas.DataFrame
-        Trial records with ``task_id`` and ``reward`` (``infrastructure_error`` rows, when the
-        column exists, and rows without a reward are left out).
-
-    Returns
-    -------
-    pandas.Series
-        Indexed by ``task_id``: the estimate of ``p_t`` that :func:`simulate_reruns` takes.
-
-    Raises
-    ------
-    ValueError
-        If a column is missing or no trial has a reward.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"task_id": list("aab"), "reward": [1.0, 0.0, 1.0]})
-    >>> per_task_success_share(t).tolist()
-    [0.5, 1.0]
-    """
-    from noisefloor.stats.passk import is_success
-
-    for col in ("task_id", "reward"):
-        if col not in trials.columns:
-            raise ValueError(f"trials lacks column {col!r}; expected task_id and reward")
-    kept = trials[trials["reward"].notna()]
-    if "infrastructure_error" in kept.columns:
-        kept = kept[~kept["infrastructure_error"].astype(bool)]
-    if kept.empty:
-        raise ValueError("no trial with a reward: no per-task success share to simulate from")
-    ok = pd.Series(is_success(kept["reward"]), index=kept.index)
-    return ok.groupby(kept["task_id"].astype(str)).mean().rename("success_share")

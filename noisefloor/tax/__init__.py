@@ -6,8 +6,10 @@ written with ``out=``), :func:`read_run`, and the building blocks in the submodu
 (:mod:`~noisefloor.tax.cells`, :mod:`~noisefloor.tax.mixed`, :mod:`~noisefloor.tax.features`,
 :mod:`~noisefloor.tax.prediction`, :mod:`~noisefloor.tax.cascade`,
 :mod:`~noisefloor.tax.intervention`, :mod:`~noisefloor.tax.figures`,
-:mod:`~noisefloor.tax.synthetic`). The names below are imported on first use, so the runner,
-which needs only the run directory's layout (:mod:`~noisefloor.tax.run`), loads none of the
+:mod:`~noisefloor.tax.synthetic`), and the transcripts' dialogue markers
+(:mod:`~noisefloor.tax.markers`, which the task suite re-exports). The names below are imported
+on first use, so the runner, which needs only the run directory's layout
+(:mod:`~noisefloor.tax.layout`), and the task suite reading the markers load none of the
 analysis.
 """
 

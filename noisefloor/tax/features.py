@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.base import FINAL_MARKER
+from noisefloor.tax.markers import FINAL_MARKER
 
 __all__ = ["FEATURES", "conversation_features", "feature_table"]
 

@@ -2,8 +2,8 @@
 
 The four clause texts and the five variants (``all_four`` and the leave-one-out ``no_L1`` ...
 ``no_L4``) are the runner's prompt-variants file (``harness/runner/data/variants.toml``, read by
-:func:`harness.runner.variants.load_variants`): one file, so the texts analysed are the texts
-run. The runner appends a variant's addition to each agent's system prompt and writes its
+``harness.runner.variants.load_variants``): the analysis needs only the variant names that the
+rollouts carry, never the texts. The runner appends a variant's addition to each agent's system prompt and writes its
 rollouts with protocol ``pair+<variant>``. The recovered share of a family is
 ``(pair_variant - pair_baseline) / (solo - pair_baseline)`` on the instances run in all three
 arms, with the percentile interval of a bootstrap that resamples instances within each
@@ -13,7 +13,6 @@ model x task cell (the cells are fixed, as the estimand's tasks are).
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,42 +22,10 @@ from noisefloor.stats.hierarchical import percentile_interval, task_weighted_mea
 from noisefloor.stats.stratified import stratified_bootstrap
 from noisefloor.tax.run import TaxRun
 
-__all__ = ["VARIANT_ORDER", "figure6_markdown", "load_prompt_variants", "recovered_share_table"]
+__all__ = ["VARIANT_ORDER", "figure6_markdown", "recovered_share_table"]
 
 VARIANT_ORDER = ("all_four", "no_L1", "no_L2", "no_L3", "no_L4")
 STAGES = ("L1", "L2", "L3", "L4")
-
-
-def load_prompt_variants(path: str | Path | None = None) -> dict[str, str]:
-    """The prompt variants of the intervention: name -> the text the runner appends.
-
-    Parameters
-    ----------
-    path : str, Path or None, default None
-        A variants file in the runner's format (``[clauses]`` texts and ``[variants]`` lists of
-        clause names or strings); None reads the runner's shipped file.
-
-    Returns
-    -------
-    dict of str to str
-        Every variant but the built-in ``baseline`` (which adds nothing).
-
-    Raises
-    ------
-    ValueError
-        A file the runner would refuse (the file and the variant or clause named).
-
-    Examples
-    --------
-    >>> v = load_prompt_variants()
-    >>> list(v)
-    ['all_four', 'no_L1', 'no_L2', 'no_L3', 'no_L4']
-    >>> len(v["all_four"].split(2 * chr(10))), len(v["no_L2"].split(2 * chr(10)))
-    (4, 3)
-    """
-    from harness.runner.variants import load_variants
-
-    return {k: v for k, v in load_variants(path).items() if k != "baseline"}
 
 
 def recovered_share_table(

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import orjson
 
-from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX
+from noisefloor.tax.markers import FINAL_MARKER, OTHER_AGENT_PREFIX
 
 __all__ = ["DEFAULT_FAMILY_TAX", "SyntheticTruth", "write_synthetic_run"]
 
@@ -69,11 +69,6 @@ class SyntheticTruth:
         b = np.mean([self.pair[k] for k in keys])
         v = np.mean([self.variants[variant][k] for k in keys])
         return float((v - b) / (s - b))
-
-
-def _default_tasks() -> list[tuple[str, str]]:
-    from harness.registry import list_tasks
-    return [(t.name, t.family) for t in list_tasks()]
 
 
 class _Talk:
@@ -135,7 +130,7 @@ def write_synthetic_run(
     out: str | Path,
     *,
     models: Mapping[str, float] | None = None,
-    tasks: Sequence[tuple[str, str]] | None = None,
+    tasks: Sequence[tuple[str, str]],
     n_instances: int = 10,
     rollouts_per_instance: int = 1,
     family_tax: Mapping[str, float] | None = None,
@@ -158,8 +153,10 @@ def write_synthetic_run(
         ``judge_labels``, ``judge_labels.jsonl`` go there.
     models : mapping of str to float, optional
         Model name -> capability in (0, 1]; default three models 0.95, 0.85, 0.7.
-    tasks : sequence of (task, family), optional
-        Default: the 32 registered harness tasks.
+    tasks : sequence of (task, family)
+        The tasks to simulate (required; the suite's 32 are
+        ``[(n, harness.manifest.family_of(n)) for n in harness.manifest.TASK_NAMES]``: the
+        analysis does not import the task suite).
     n_instances : int, default 10
         Instances per task (instance seeds 0..n-1), shared by all modes and models.
     rollouts_per_instance : int, default 1
@@ -211,7 +208,11 @@ def write_synthetic_run(
     """
     rng = np.random.default_rng(seed)
     models = dict(models or {"model-hi": 0.95, "model-mid": 0.85, "model-lo": 0.7})
-    tasks = list(tasks or _default_tasks())
+    tasks = list(tasks)
+    if not tasks:
+        raise ValueError("tasks is empty: give at least one (task, family) pair, e.g. the "
+                         "suite's [(n, harness.manifest.family_of(n)) for n in "
+                         "harness.manifest.TASK_NAMES]")
     ftax = dict(family_tax or DEFAULT_FAMILY_TAX)
     if transcripts not in ("shard", "per_rollout"):
         raise ValueError(f"transcripts must be 'shard' or 'per_rollout', got {transcripts!r}")

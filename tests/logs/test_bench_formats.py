@@ -20,8 +20,7 @@ from noisefloor.cli.main import cli
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
 from noisefloor.logs.errors import InfrastructureRewardWarning
 from noisefloor.logs.terminalbench import PublishedFiguresWarning, published_figures
-from noisefloor.stats.passat import pass_at_k
-from noisefloor.stats.passk import pass_hat_k
+from noisefloor.passk import pass_at_k, pass_hat_k
 
 sys.path.insert(0, str(Path(__file__).parent))
 from make_bench_logs import write_harbor_job, write_terminal_bench_run

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
-from noisefloor.stats.passk import pass_hat_k
+from noisefloor.passk import pass_hat_k
 
 REPO = Path(__file__).resolve().parents[2]
 FIX = REPO / "fixtures" / "logs"

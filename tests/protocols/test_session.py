@@ -8,8 +8,8 @@ import pytest
 
 from noisefloor.floor.active import coordination_active_tasks
 from noisefloor.logs import TrialRecord, load_trials
+from noisefloor.passk import pass_hat_k
 from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull, request_sha256
-from noisefloor.stats.passk import pass_hat_k
 from noisefloor.store import SQLiteEventStore
 
 # A tiny deterministic environment: on "trap" tasks the obvious first action fails; an agent

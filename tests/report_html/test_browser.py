@@ -133,10 +133,11 @@ def test_tables_sort_and_filter(browser, reports):
 def big_run(tmp_path_factory):
     """A synthetic tax run of 10,080 rollouts (32 tasks x 35 instances x 3 models x 3 modes)
     with per-(model, protocol) transcript shards and judge labels."""
+    from harness.manifest import TASK_NAMES, family_of
     from noisefloor.tax.synthetic import write_synthetic_run
 
     d = tmp_path_factory.mktemp("bigrun")
-    write_synthetic_run(d, n_instances=35)
+    write_synthetic_run(d, tasks=[(n, family_of(n)) for n in TASK_NAMES], n_instances=35)
     return d
 
 

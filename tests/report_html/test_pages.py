@@ -189,8 +189,7 @@ def test_passk_interval_matches_hand_computation():
     """Four tasks, two trials each: per-task pass^1 1, 0, 0.5, 0.5. Mean 0.5, per-task SD
     sqrt(0.5 / 3), SE = SD / 2 = 0.2041241; normal quantiles 1.959964 (95%) and 1.644854
     (90%) from a standard normal table: [0.0999240, 0.9000760] and [0.1642451, 0.8357549]."""
-    from noisefloor.report.html.pass_hat_k_page import pass_hat_k_report
-    from noisefloor.stats.passk import pass_hat_k_table
+    from noisefloor.passk import pass_hat_k_report, pass_hat_k_table
 
     t = pd.DataFrame({"task_id": list("aabbccdd"), "trial": [0, 1] * 4,
                       "reward": [1, 1, 0, 0, 1, 0, 0, 1.0]})
@@ -208,8 +207,7 @@ def test_passk_interval_matches_hand_computation():
 
 
 def test_passk_interval_truncate_is_nan_with_reason():
-    from noisefloor.report.html.pass_hat_k_page import pass_hat_k_report
-    from noisefloor.stats.passk import pass_hat_k_table
+    from noisefloor.passk import pass_hat_k_report, pass_hat_k_table
 
     t = pd.DataFrame({"task_id": list("aab"), "trial": [0, 1, 0], "reward": [1, 0, 1.0]})
     table = pass_hat_k_table(t, [1], unequal_trials="truncate")

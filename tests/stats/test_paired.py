@@ -97,7 +97,7 @@ def test_to_frame_has_one_row_of_every_field():
 def test_sign_test_table_corrects_within_family():
     t = pd.DataFrame({"seed": [1, 1, 1, 2], "contrast": ["a", "b", "c", "a"],
                       "wins": [21, 18, 27, 13], "losses": [11, 10, 9, 13], "ties": [68, 72, 64, 74]})
-    out = sign_test_table(t)
+    out = sign_test_table(t, family=("seed",))
     assert list(out["m"]) == [3, 3, 3, 1]
     assert round(out["p_adjusted"].iloc[2], 3) == 0.012
 
@@ -166,17 +166,3 @@ def test_sign_test_interval_at_90_and_99_matches_r(level, lo, hi):
     assert r.ci_low == pytest.approx((2 * lo - 1) * 36 / 100, abs=1e-9)
     assert r.ci_high == pytest.approx((2 * hi - 1) * 36 / 100, abs=1e-9)
     assert r.confidence == level
-
-
-def test_paired_contrast_interval_follows_confidence():
-    # 7 wins, 13 losses, 0 ties built from trial records; R: prop.test(7, 20, conf.level = .9,
-    # correct = FALSE)$conf.int = 0.2022600401 0.5334873112
-    from noisefloor.stats.contrasts import paired_contrast
-
-    rows = [("x", str(i), 1.0 if i < 7 else 0.0) for i in range(20)]
-    rows += [("y", str(i), 0.0 if i < 7 else 1.0) for i in range(20)]
-    t = pd.DataFrame(rows, columns=["protocol", "task_id", "reward"]).assign(trial=0)
-    c = paired_contrast(t, "x", "y", confidence=0.90)
-    assert (c.wins, c.losses, c.ties) == (7, 13, 0)
-    assert c.ci_low == pytest.approx(2 * 0.2022600401 - 1, abs=1e-9)
-    assert c.ci_high == pytest.approx(2 * 0.5334873112 - 1, abs=1e-9)

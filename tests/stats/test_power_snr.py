@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.passk_interval import per_task_pass_hat_k
+from noisefloor.passk import task_counts
+from noisefloor.stats.passk import per_task_pass_hat_k
 from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_reruns
 from noisefloor.stats.validation import ParameterError
 
@@ -69,7 +70,7 @@ def test_simulation_reproducible_and_from_a_log(shared_data):
     t = pd.DataFrame({"task_id": [str(i["task_id"]) for i in items],
                       "trial": [i["trial"] for i in items],
                       "reward": [float(i["reward"]) for i in items]})
-    p = per_task_pass_hat_k(t, 1).to_numpy()
+    p = per_task_pass_hat_k(task_counts(t), 1)
     a = simulate_reruns(p, n_sim=300, rng=4)
     b = simulate_reruns(p, n_sim=300, rng=np.random.default_rng(4))
     assert a == b and a.n_tasks == 50

@@ -1,9 +1,14 @@
-"""noisefloor.stats is pure statistics: none of its modules imports another part of noisefloor.
+"""noisefloor.stats is pure statistics: none of its modules imports another part of noisefloor,
+and none reads the columns of a trial log.
 
 Statistics work on arrays and counts; reading logs (:mod:`noisefloor.logs`), the store
 (:mod:`noisefloor.store`) and anything else of the package sit above them. Every module of
 ``noisefloor/stats`` is parsed (never imported, so a function-local import is caught too) and
-each ``import`` / ``from ... import`` is checked.
+each ``import`` / ``from ... import`` is checked. So is every string literal outside a
+docstring: one that names a column of the trial frame (:data:`noisefloor.logs.frame.COLUMNS`:
+``task_id``, ``reward``, ``seed``, ``trial``, ...) or a column the layer above derives from it
+(``success``, ``arm``) means the module reads a log, which belongs to :mod:`noisefloor.floor`,
+:mod:`noisefloor.passk` and the other analysis packages.
 """
 
 from __future__ import annotations
@@ -12,6 +17,8 @@ import ast
 from pathlib import Path
 
 import pytest
+
+from noisefloor.logs.frame import COLUMNS
 
 STATS = Path(__file__).resolve().parents[2] / "noisefloor" / "stats"
 PACKAGE = "noisefloor.stats"
@@ -44,6 +51,50 @@ def upward_imports(source: str, module_name: str) -> list[tuple[int, str]]:
             if top == "noisefloor" and not inside and name not in BELOW_EVERYTHING:
                 found.append((node.lineno, name))
     return sorted(found)
+
+
+#: Names that, written as a string in code, read a trial log's column.
+LOG_COLUMNS = frozenset(COLUMNS) | {"success", "arm"}
+
+
+def log_column_literals(source: str) -> list[tuple[int, str]]:
+    """``(line, text)`` of every string literal outside a docstring that names a log column."""
+    tree = ast.parse(source)
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = node.body[0] if node.body else None
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                docstrings.add(id(first.value))
+    return sorted((node.lineno, node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                  and node.value in LOG_COLUMNS and id(node) not in docstrings)
+
+
+def test_the_column_rule_catches_log_columns_and_spares_prose():
+    source = (
+        'def f(trials):\n'
+        '    """Reads ``task_id`` and "seed" (prose, not code)."""\n'
+        '    x = trials["task_id"]\n'
+        '    y = trials.groupby("seed")\n'
+        '    z = {"success": 1, "wins": 2}\n'
+        '    return f"task {x}", "task_ids", ("arm",)\n'
+    )
+    assert log_column_literals(source) == [(3, "task_id"), (4, "seed"), (5, "success"),
+                                           (6, "arm")]
+
+
+def test_the_column_list_is_the_trial_frames():
+    assert {"task_id", "reward", "seed", "trial", "protocol", "infrastructure_error"} <= LOG_COLUMNS
+
+
+@pytest.mark.parametrize("path", sorted(STATS.rglob("*.py")), ids=lambda p: p.name)
+def test_stats_module_reads_no_log_column(path: Path):
+    found = log_column_literals(path.read_text(encoding="utf-8"))
+    assert not found, (f"{path.relative_to(STATS.parents[1])} reads trial-log columns ("
+                       + ", ".join(f"line {line}: {text!r}" for line, text in found)
+                       + "): column handling belongs above noisefloor.stats")
 
 
 def test_the_rule_catches_upward_imports():

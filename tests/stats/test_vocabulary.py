@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(
     [*(ROOT / "noisefloor" / "stats").rglob("*.py"),
      *(ROOT / "noisefloor" / "monitoring").glob("*.py"),
+     *(ROOT / "noisefloor" / "passk").glob("*.py"),
      ROOT / "noisefloor" / "agreement" / "study.py"]
 )
 

@@ -19,7 +19,6 @@ from noisefloor.tax.cascade import (
 )
 from noisefloor.tax.intervention import (
     figure6_markdown,
-    load_prompt_variants,
     recovered_share_table,
 )
 from noisefloor.tax.mixed import mixed_pair_table
@@ -163,26 +162,6 @@ def test_bad_labels_refused(run):
 
 
 # ---------------------------------------------------------------- intervention
-
-def test_prompt_variants_are_the_runners_file():
-    # one file holds the clause texts: the variants analysed are the variants the runner ran
-    from harness.runner.variants import load_variants
-    v = load_prompt_variants()
-    assert sorted(v) == ["all_four", "no_L1", "no_L2", "no_L3", "no_L4"]
-    assert v == {k: t for k, t in load_variants().items() if k != "baseline"}
-    clauses = v["all_four"].split("\n\n")
-    assert len(clauses) == 4
-    for k in range(4):
-        drop = v[f"no_L{k + 1}"].split("\n\n")
-        assert clauses[k] not in drop and len(drop) == 3 and set(drop) < set(clauses)
-
-
-def test_variants_file_errors(tmp_path):
-    p = tmp_path / "v.toml"
-    p.write_text("[variants]\nx = ['L9']\n")
-    with pytest.raises(ValueError, match=r"variants.x: unknown clause"):
-        load_prompt_variants(p)
-
 
 def test_planted_recovered_share_inside_interval(run, planted):
     truth = planted[1]

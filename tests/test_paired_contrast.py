@@ -8,7 +8,7 @@ from noisefloor.floor.active import (
     coordination_active_pass_hat_k,
     coordination_active_tasks,
 )
-from noisefloor.stats.contrasts import paired_contrast
+from noisefloor.floor.pairing import paired_contrast
 
 
 def make(rows):
@@ -102,8 +102,9 @@ def test_infrastructure_error_with_reward_one_is_a_failure_under_fail():
     import pandas as pd
 
     from noisefloor.floor.nulls import certified_null_contrasts
-    from noisefloor.stats.contrasts import paired_contrast
-    from noisefloor.stats.passk import pass_hat_k, trial_outcomes
+    from noisefloor.floor.pairing import paired_contrast
+    from noisefloor.passk import pass_hat_k
+    from noisefloor.stats.passk import trial_outcomes
 
     t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "2"],
                       "trial": 0, "reward": [1.0, 1.0, 0.0, 1.0],
@@ -119,3 +120,15 @@ def test_infrastructure_error_with_reward_one_is_a_failure_under_fail():
     row = nc.table.iloc[0]
     assert (row["wins"], row["losses"], row["ties"]) == (0, 0, 2)
     np.testing.assert_array_equal(trial_outcomes([1.0], [True], "fail"), [0.0])
+
+
+def test_paired_contrast_interval_follows_confidence():
+    # 7 wins, 13 losses, 0 ties built from trial records; R: prop.test(7, 20, conf.level = .9,
+    # correct = FALSE)$conf.int = 0.2022600401 0.5334873112
+    rows = [("x", str(i), 1.0 if i < 7 else 0.0) for i in range(20)]
+    rows += [("y", str(i), 0.0 if i < 7 else 1.0) for i in range(20)]
+    t = pd.DataFrame(rows, columns=["protocol", "task_id", "reward"]).assign(trial=0)
+    c = paired_contrast(t, "x", "y", confidence=0.90)
+    assert (c.wins, c.losses, c.ties) == (7, 13, 0)
+    assert c.ci_low == pytest.approx(2 * 0.2022600401 - 1, abs=1e-9)
+    assert c.ci_high == pytest.approx(2 * 0.5334873112 - 1, abs=1e-9)

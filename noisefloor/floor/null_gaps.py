@@ -3,7 +3,9 @@
 A null contrast compares two arms that cannot differ, so its sign is arbitrary: the spread of
 its per-seed gaps (the run-to-run sigma the monitors use, and the range a reader is shown) must
 not move when ``a-b`` is written ``b-a`` or a protocol is renamed. :func:`null_gap_spread`
-orients each contrast by its counts, never by its labels. Used by :mod:`noisefloor.floor.estimate`.
+orients each contrast by its counts, never by its labels. Used by :mod:`noisefloor.floor.estimate`
+(and :func:`excursion_bound` by :mod:`noisefloor.floor.random_effects`); it reads the columns of
+the floor's contrast table, so it sits in :mod:`noisefloor.floor`, not in the pure statistics.
 """
 
 from __future__ import annotations

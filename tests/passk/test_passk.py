@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.passk import pass_hat_k, pass_hat_k_table
+from noisefloor.passk import pass_hat_k, pass_hat_k_table
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from noisefloor.stats.passk_interval import pass_hat_k_interval
+from noisefloor.passk import pass_hat_k_interval
 
 
 def _trials():

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.passat import pass_at_k, pass_at_k_estimate, pass_at_k_table
-from noisefloor.stats.passk import pass_hat_k
+from noisefloor.passk import pass_at_k, pass_at_k_table, pass_hat_k
+from noisefloor.stats.passat import pass_at_k_estimate
 
 
 def _enumerate(outcomes: list[int], k: int) -> Fraction:

@@ -1,0 +1,49 @@
+"""pass^k and pass@k of trial logs: per configuration, per k, with intervals over tasks.
+
+This package reads the columns of a trial frame (:func:`noisefloor.logs.load_trials`): it
+checks that the records are one configuration, turns ``task_id``, ``trial``, ``reward`` and
+``infrastructure_error`` into arrays and hands them to the estimators of
+:mod:`noisefloor.stats.passk`, :mod:`noisefloor.stats.passat` and
+:mod:`noisefloor.stats.passk_interval`, which take counts only (:mod:`~noisefloor.passk.trials`).
+:func:`~noisefloor.passk.report.pass_hat_k_report` gathers the tables and intervals of
+``noisefloor passk`` into one result. The names below are imported on first use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.passk.report import PassHatKReport, pass_hat_k_report
+    from noisefloor.passk.trials import (
+        CONFIG_COLUMNS,
+        default_max_k,
+        pass_at_k,
+        pass_at_k_table,
+        pass_hat_k,
+        pass_hat_k_interval,
+        pass_hat_k_table,
+        per_task_success_share,
+        task_counts,
+    )
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "CONFIG_COLUMNS": "trials",
+    "PassHatKReport": "report",
+    "default_max_k": "trials",
+    "pass_at_k": "trials",
+    "pass_at_k_table": "trials",
+    "pass_hat_k": "trials",
+    "pass_hat_k_interval": "trials",
+    "pass_hat_k_report": "report",
+    "pass_hat_k_table": "trials",
+    "per_task_success_share": "trials",
+    "task_counts": "trials",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
