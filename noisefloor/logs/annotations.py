@@ -37,10 +37,10 @@ import pandas as pd
 from noisefloor.logs.annotation_table import (
     AnnotationError,
     check_utf8,
-    first_repeat,
     parse_label,
     read_csv_table,
 )
+from noisefloor.logs.repeats import first_repeat
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
            "read_annotations"]
