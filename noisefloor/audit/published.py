@@ -206,12 +206,19 @@ def _read_frame(raw: bytes, display: str):
         quoting=csv.QUOTE_NONE, encoding="utf-8")
     if len(table) != len(keep):
         return None
-    cells = pd.DataFrame({h: table[i].str.strip(_PY_WHITESPACE) for i, h in enumerate(header)})
+    if body.translate(None, _PLAIN):  # some cell may start or end with whitespace
+        cells = pd.DataFrame({h: table[i].str.strip(_PY_WHITESPACE)
+                              for i, h in enumerate(header)})
+    else:
+        cells = table.set_axis(header, axis=1)
     return header_no, header, cells, lines
 
 
 # the characters str.strip() removes (str.isspace)
 _PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+# ASCII bytes that are never whitespace (line ends are no part of a cell): deleting them from
+# the rows leaves nothing when no cell can start or end with whitespace
+_PLAIN = bytes(c for c in range(0x80) if c in (0x0A, 0x0D) or not chr(c).isspace())
 
 
 def _comment_hint(header) -> str:
@@ -329,10 +336,24 @@ def _int_cells(values: pd.Series, minimum: int = 0) -> tuple[np.ndarray, Any]:
     digits = values.str.fullmatch(_INTEGER.pattern).to_numpy(dtype=bool)
     kept = values.where(digits, "0")
     try:
-        numbers: Any = kept.astype("int64").to_numpy()
+        numbers: Any = _int64(kept)
     except OverflowError:  # beyond 64 bits: Python ints (a later check names the count)
         numbers = np.array([int(v) for v in kept], dtype=object)
     return ~digits | (numbers < minimum).astype(bool), numbers
+
+
+def _int64(digits: pd.Series) -> np.ndarray:
+    """Cells ``[+-]?[0-9]+`` as int64 (Arrow's cast when pandas keeps them in Arrow);
+    OverflowError beyond 64 bits."""
+    if isinstance(digits.array, pd.arrays.ArrowStringArray):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:
+            return pc.cast(pa.array(digits.str.removeprefix("+")), pa.int64()).to_numpy()
+        except pa.ArrowInvalid:  # the digits are checked: only a number beyond 64 bits
+            raise OverflowError("beyond 64 bits") from None
+    return digits.astype("int64").to_numpy()
 
 
 def _column(cells: pd.DataFrame, cols: dict, name: str) -> pd.Series:
@@ -441,11 +462,11 @@ def read_paired_counts(path=None) -> pd.DataFrame:
         raise AssertionError("the row check accepted a row the column checks refused")
     subset = _column(cells, cols, "subset")
     frame = pd.DataFrame({
-        "model": _column(cells, cols, "model").to_numpy(),
-        "benchmark": _column(cells, cols, "benchmark").to_numpy(),
+        "model": _column(cells, cols, "model").array,
+        "benchmark": _column(cells, cols, "benchmark").array,
         "seed": _ints(seed), "trial": _ints(trial),
-        "subset": subset.where(subset != "", "all").to_numpy(),
-        "contrast": contrast.to_numpy(),
+        "subset": subset.where(subset != "", "all").array,
+        "contrast": contrast.array,
         **{f: _ints(counts[f]) for f in ("wins", "losses", "ties")},
         "line": lines})
     from noisefloor.logs.repeats import first_repeat
@@ -537,13 +558,13 @@ def read_claims(path=None) -> pd.DataFrame:
     proportion = unit.str.strip().str.lower().isin(PROPORTION_UNITS).to_numpy(dtype=bool)
     divisor = np.where(proportion, 1.0, 100.0)
     return pd.DataFrame({
-        "paper": paper.to_numpy(),
-        "benchmark": _column(cells, cols, "benchmark").to_numpy(),
-        "reported": _column(cells, cols, "reported").to_numpy(),
+        "paper": paper.array,
+        "benchmark": _column(cells, cols, "benchmark").array,
+        "reported": _column(cells, cols, "reported").array,
         "effect_low": [round(v, 12) if not math.isnan(v) else math.nan
                        for v in (low / divisor).tolist()],
         "effect_high": [round(v, 12) for v in (high / divisor).tolist()],
-        "unit": unit.to_numpy(),
+        "unit": unit.array,
         "line": lines})
 
 
