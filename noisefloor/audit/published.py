@@ -200,17 +200,23 @@ def _read_frame(raw: bytes, display: str):
         return header_no, header, pd.DataFrame({h: pd.Series([], dtype=str) for h in header}), lines
     if len(keep) < len(ends):
         body = b"\n".join(body[starts[i]:ends[i]] for i in keep)
-    table = pd.read_csv(
-        io.BytesIO(body), header=None, names=list(range(len(header))), dtype=str,
-        keep_default_na=False, na_filter=False, skip_blank_lines=False, engine="c", sep=",",
-        quoting=csv.QUOTE_NONE, encoding="utf-8")
-    if len(table) != len(keep):
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [f"c{i}" for i in range(len(header))]
+    table = pacsv.read_csv(
+        pa.BufferReader(body), read_options=pacsv.ReadOptions(column_names=names,
+                                                              use_threads=False),
+        parse_options=pacsv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={c: pa.large_string() for c in names}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False, check_utf8=False))  # decoded once already
+    if table.num_rows != len(keep):
         return None
+    columns = {h: pd.Series(_pandas_strings(table.column(c))) for h, c in zip(header, names)}
     if body.translate(None, _PLAIN):  # some cell may start or end with whitespace
-        cells = pd.DataFrame({h: table[i].str.strip(_PY_WHITESPACE)
-                              for i, h in enumerate(header)})
-    else:
-        cells = table.set_axis(header, axis=1)
+        columns = {h: v.str.strip(_PY_WHITESPACE) for h, v in columns.items()}
+    cells = pd.DataFrame(columns)
     return header_no, header, cells, lines
 
 
@@ -321,6 +327,16 @@ def _rows_frame(header: list[str], rows: list) -> tuple[pd.DataFrame, np.ndarray
     return cells, np.array([no for no, _ in rows], dtype=np.int64)
 
 
+def _pandas_strings(strings: Any) -> Any:
+    """An Arrow string column as pandas stores a column of Python strings."""
+    if pd.api.types.is_object_dtype(_STR_DTYPE):  # pandas 2: Python objects
+        return strings.to_numpy()
+    return pd.array(strings, dtype=_STR_DTYPE)
+
+
+_STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
+
+
 def _first_bad(masks: list[np.ndarray], n: int) -> int | None:
     """The first row (in file order) where any mask is True, or None."""
     bad = np.zeros(n, dtype=bool)
@@ -334,7 +350,7 @@ def _int_cells(values: pd.Series, minimum: int = 0) -> tuple[np.ndarray, Any]:
     """Which cells :func:`_int` refuses, and the integers of the others (int64, or Python
     ints when one does not fit; 0 where refused)."""
     digits = values.str.fullmatch(_INTEGER.pattern).to_numpy(dtype=bool)
-    kept = values.where(digits, "0")
+    kept = values if digits.all() else values.where(digits, "0")
     try:
         numbers: Any = _int64(kept)
     except OverflowError:  # beyond 64 bits: Python ints (a later check names the count)
