@@ -10,12 +10,18 @@ items x 3 raters, labels 1-5) and times, each in a fresh subprocess:
   with ``--n-boot`` bootstrap resamples, the table), CPU from ``RUSAGE_CHILDREN``.
 
 CPU seconds (``time.process_time``, every thread) and wall seconds cover the read only, imports
-excluded. Target: the read within 2x of ``pandas.read_csv``.
+excluded. The read and its peer run ``--repeat`` times in turn (A B A B ...) and the medians are
+printed: on a shared machine one run of either can be off by half. Target: the read within 2x
+of ``pandas.read_csv``.
+
+``--shuffle`` writes the ratings in random order: the duplicate-rating check then hashes the
+item column instead of reading it as runs of a file sorted by item.
 
 Usage::
 
     python benchmarks/agreement_read.py [--n 1000000] [--n-boot 2000] [--repo DIR]
-                                        [--methods noisefloor,pandas,total]
+                                        [--methods noisefloor,pandas,total] [--repeat 3]
+                                        [--shuffle]
 
 ``--n 1000`` makes a quick run; ``--repo`` measures another checkout's noisefloor.
 """
@@ -27,6 +33,7 @@ import json
 import os
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -50,18 +57,23 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "cpu": time.process_time(
 """
 
 
-def write_ratings(path: Path, n: int, seed: int = 0) -> int:
-    """Write ``n`` ratings (3 raters per item, labels 1-5 near a hidden truth); return bytes."""
+def write_ratings(path: Path, n: int, seed: int = 0, shuffle: bool = False) -> int:
+    """Write ``n`` ratings (3 raters per item, labels 1-5 near a hidden truth), in item order
+    or shuffled; return bytes."""
     rng = random.Random(seed)
     raters = ("ann", "bob", "cy")
+    lines = []
+    for i in range(n):
+        item, r = divmod(i, 3)
+        if r == 0:
+            truth = rng.randint(1, 5)
+        label = truth if rng.random() < 0.7 else rng.randint(1, 5)
+        lines.append(f"item{item:07d},{raters[r]},{label}\n")
+    if shuffle:
+        rng.shuffle(lines)
     with open(path, "w", encoding="utf-8") as out:
         out.write("item,rater,label\n")
-        for i in range(n):
-            item, r = divmod(i, 3)
-            if r == 0:
-                truth = rng.randint(1, 5)
-            label = truth if rng.random() < 0.7 else rng.randint(1, 5)
-            out.write(f"item{item:07d},{raters[r]},{label}\n")
+        out.writelines(lines)
         return out.tell()
 
 
@@ -71,6 +83,15 @@ def child(method: str, path: Path, repo: Path) -> dict:
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["(no message)"])[-1]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def median_of(runs: list[dict]) -> dict:
+    """The median CPU and wall seconds of repeated runs (the first error, if any run failed)."""
+    failed = [r for r in runs if "error" in r]
+    if failed:
+        return failed[0]
+    return {"cpu": statistics.median(r["cpu"] for r in runs),
+            "seconds": statistics.median(r["seconds"] for r in runs), "rows": runs[0]["rows"]}
 
 
 def total(path: Path, repo: Path, n_boot: int) -> dict:
@@ -96,22 +117,34 @@ def main(argv: list[str] | None = None) -> int:
                     help="comma-separated subset of noisefloor, pandas, total")
     ap.add_argument("--repo", type=Path, default=REPO,
                     help="checkout whose noisefloor is measured (default: this one)")
+    ap.add_argument("--repeat", type=int, default=3,
+                    help="runs of the read and of pandas.read_csv, in turn; medians printed")
+    ap.add_argument("--shuffle", action="store_true",
+                    help="ratings in random order rather than sorted by item")
     ap.add_argument("--tiny", action="store_true",
                     help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args(argv)
     if args.tiny:
-        args.n, args.n_boot = 300, 10
+        args.n, args.n_boot, args.repeat = 300, 10, 1
     methods = [m for m in args.methods.split(",") if m]
     if args.n < 3 or not methods or not set(methods) <= {"noisefloor", "pandas", "total"}:
         ap.error("--n must be >= 3 and --methods a subset of noisefloor,pandas,total")
+    if args.repeat < 1:
+        ap.error("--repeat must be >= 1")
     repo = args.repo.resolve()
     with tempfile.TemporaryDirectory(prefix="noisefloor-agreement-") as tmp:
         path = Path(tmp) / "ratings.csv"
-        size = write_ratings(path, args.n)
+        size = write_ratings(path, args.n, shuffle=args.shuffle)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, noisefloor from {repo}; "
-              f"{args.n:,} ratings, {size / 2**20:.1f} MiB; each in its own subprocess")
-        results = {m: (total(path, repo, args.n_boot) if m == "total" else child(m, path, repo))
-                   for m in methods}
+              f"{args.n:,} ratings{' (shuffled)' if args.shuffle else ''}, "
+              f"{size / 2**20:.1f} MiB; each in its own subprocess, median of {args.repeat}")
+        runs: dict[str, list[dict]] = {m: [] for m in methods if m != "total"}
+        for _ in range(args.repeat):  # in turn, so a change in the machine's load hits both
+            for m in runs:
+                runs[m].append(child(m, path, repo))
+        results = {m: median_of(r) for m, r in runs.items()}
+        if "total" in methods:
+            results["total"] = total(path, repo, args.n_boot)
     print(f"{'method':<28}{'CPU s':>8}{'wall s':>8}")
     labels = {"noisefloor": "noisefloor read_annotations", "pandas": "pandas.read_csv",
               "total": f"noisefloor agreement (n_boot {args.n_boot})"}

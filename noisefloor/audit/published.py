@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from noisefloor.stats.warning_classes import CountTotalsWarning
@@ -74,9 +75,8 @@ class TableError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-def _decode(path: Path, display: str) -> str:
+def _decode(raw: bytes, display: str) -> str:
     """The file's text (UTF-8, a byte-order mark dropped); else a TableError naming line and column."""
-    raw = path.read_bytes()
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise TableError(display, 1, None, "the file starts with a UTF-16 byte-order mark; save it "
                          "as UTF-8 (CSV UTF-8 in spreadsheet programs)")
@@ -106,7 +106,8 @@ def _split(line: str, no: int, lines, display: str) -> list[str]:
 
 
 def _read_rows(source, display: str, *, provenance: bool = False):
-    """Yield (line_number, header, row) for each data row, skipping only blank lines.
+    """Return (header line number, header, [(line_number, row dict), ...]), skipping only blank
+    lines: the row-by-row reader, for the bundled tables and files :func:`_read_frame` leaves.
 
     ``provenance=True`` (the bundled tables only) skips the block of ``#`` lines before the
     header; a user's table has no comment syntax, so a ``#`` line there is the header or data.
@@ -115,7 +116,7 @@ def _read_rows(source, display: str, *, provenance: bool = False):
     record spanning lines is an error naming the line where it starts). A column name given
     twice in the header is an error (one of the two columns would be dropped).
     """
-    text = _decode(source, display) if isinstance(source, Path) else source
+    text = source
     lines = [(i + 1, line) for i, line in enumerate(text.splitlines()) if line.strip()]
     if provenance:
         while lines and lines[0][1].lstrip().startswith("#"):
@@ -123,7 +124,19 @@ def _read_rows(source, display: str, *, provenance: bool = False):
     if not lines:
         raise TableError(display, None, None, "no header row: the file is empty")
     header_no, header_line = lines[0]
-    header = [h.strip() for h in _split(header_line, header_no, lines, display)]
+    header = _header(_split(header_line, header_no, lines, display), header_no, display)
+    out = []
+    for no, line in lines[1:]:
+        row = _split(line, no, lines, display)
+        if len(row) != len(header):
+            raise _field_count_error(display, no, header, len(row))
+        out.append((no, dict(zip(header, (v.strip() for v in row)))))
+    return header_no, header, out
+
+
+def _header(cells: list[str], header_no: int, display: str) -> list[str]:
+    """The header's column names; a name given twice is a TableError."""
+    header = [h.strip() for h in cells]
     seen: dict[str, int] = {}
     for position, name in enumerate(header, start=1):
         if name in seen:
@@ -131,15 +144,87 @@ def _read_rows(source, display: str, *, provenance: bool = False):
                              f"column given twice in the header (columns {seen[name]} and "
                              f"{position}); each column name must appear once")
         seen[name] = position
-    out = []
-    for no, line in lines[1:]:
-        row = _split(line, no, lines, display)
-        if len(row) != len(header):
-            raise TableError(display, no, None, f"expected {len(header)} fields "
-                             f"({', '.join(header)}), found {len(row)}"
-                             f"{_comment_hint(header)}")
-        out.append((no, dict(zip(header, (v.strip() for v in row)))))
-    return header_no, header, out
+    return header
+
+
+def _field_count_error(display: str, no: int, header: list[str], found: int) -> TableError:
+    return TableError(display, no, None, f"expected {len(header)} fields "
+                      f"({', '.join(header)}), found {found}{_comment_hint(header)}")
+
+
+#: Bytes of the line breaks of :meth:`str.splitlines` other than \n and \r\n (VT, FF, FS, GS,
+#: RS, NEL, LS, PS): a file holding one is left to the row reader, whose lines they end.
+_OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe2\x80\xa8",
+                 b"\xe2\x80\xa9")
+
+
+def _read_frame(raw: bytes, display: str):
+    """A plain table read by :func:`pandas.read_csv`: ``(header line, header, cells, lines)``
+    with ``cells`` the stripped string cells (one column per header name) and ``lines`` their
+    line numbers; None for a file with a quote or a line break other than \n and \r\n, which
+    the row reader reads (a quote may hide a delimiter; other breaks end lines there).
+
+    Blank lines are skipped as by the row reader; a line with another number of fields than
+    the header is the same error, at the first such line (delimiters counted per line)."""
+    if (b'"' in raw or any(b in raw for b in _OTHER_BREAKS)
+            or raw.count(b"\r") != raw.count(b"\r\n")):
+        return None
+    data = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
+    start, header_no = 0, 1
+    while True:  # the header: the first line that is not blank
+        end = data.find(b"\n", start)
+        first = data[start:end if end >= 0 else len(data)].decode("utf-8")
+        if first.strip():
+            break
+        if end < 0:
+            raise TableError(display, None, None, "no header row: the file is empty")
+        start, header_no = end + 1, header_no + 1
+    header = _header(_split(first, header_no, [], display), header_no, display)
+    body = data[end + 1:] if end >= 0 else b""
+    bytes_ = np.frombuffer(body, dtype=np.uint8)
+    ends = np.flatnonzero(bytes_ == 10)
+    if body and not body.endswith(b"\n"):
+        ends = np.append(ends, len(body))
+    starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
+    counts = np.diff(np.searchsorted(np.flatnonzero(bytes_ == 44), ends), prepend=0) + 1
+    blank = np.zeros(len(ends), dtype=bool)
+    for one in np.flatnonzero(counts == 1):  # no comma: blank when only whitespace
+        blank[one] = not body[starts[one]:ends[one]].decode("utf-8").strip()
+    wrong = np.flatnonzero((counts != len(header)) & ~blank)
+    if len(wrong):
+        at = int(wrong[0])
+        raise _field_count_error(display, header_no + 1 + at, header, int(counts[at]))
+    keep = np.flatnonzero(~blank)
+    lines = header_no + 1 + keep
+    if not len(keep):
+        return header_no, header, pd.DataFrame({h: pd.Series([], dtype=str) for h in header}), lines
+    if len(keep) < len(ends):
+        body = b"\n".join(body[starts[i]:ends[i]] for i in keep)
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    names = [f"c{i}" for i in range(len(header))]
+    table = pacsv.read_csv(
+        pa.BufferReader(body), read_options=pacsv.ReadOptions(column_names=names,
+                                                              use_threads=False),
+        parse_options=pacsv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+        convert_options=pacsv.ConvertOptions(
+            column_types={c: pa.large_string() for c in names}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False, check_utf8=False))  # decoded once already
+    if table.num_rows != len(keep):
+        return None
+    columns = {h: pd.Series(_pandas_strings(table.column(c))) for h, c in zip(header, names)}
+    if body.translate(None, _PLAIN):  # some cell may start or end with whitespace
+        columns = {h: v.str.strip(_PY_WHITESPACE) for h, v in columns.items()}
+    cells = pd.DataFrame(columns)
+    return header_no, header, cells, lines
+
+
+# the characters str.strip() removes (str.isspace)
+_PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+# ASCII bytes that are never whitespace (line ends are no part of a cell): deleting them from
+# the rows leaves nothing when no cell can start or end with whitespace
+_PLAIN = bytes(c for c in range(0x80) if c in (0x0A, 0x0D) or not chr(c).isspace())
 
 
 def _comment_hint(header) -> str:
@@ -205,50 +290,119 @@ def _float(value: str, display: str, line: int, field: str) -> float:
 def _open_table(path, bundled: str, spec: dict, required: tuple):
     """Read a user table (or the bundled one when ``path`` is None) and resolve its columns.
 
-    Returns ``(display name, [(line, row dict), ...], canonical -> header column)``.
+    Returns ``(display name, cells, lines, canonical -> header column)``: ``cells`` a
+    DataFrame of the stripped string cells, one column per header name, ``lines`` the line
+    number of each row.
     """
     if path is None:
         text = resources.files("noisefloor.data").joinpath(bundled).read_text(encoding="utf-8")
         display = f"<bundled {bundled}>"
         header_no, header, rows = _read_rows(text, display, provenance=True)
-        return display, rows, _resolve(header, spec, required, display, header_no)
+        cells, lines = _rows_frame(header, rows)
+        return display, cells, lines, _resolve(header, spec, required, display, header_no)
+    source = Path(path)
+    if not source.is_file():
+        raise FileNotFoundError(f"{source}: no such file")
+    display = str(source)
+    from noisefloor.logs.detect import describe_file  # a log or JSON given as a table
+
+    what = describe_file(source)
+    if what is not None:
+        raise TableError(display, None, None, f"not a CSV table: the file is {what}; this "
+                         "option reads a CSV with a header row (trial logs are LOG arguments)")
+    raw = source.read_bytes()
+    text = _decode(raw, display)
+    read = _read_frame(raw, display)
+    if read is None:
+        header_no, header, rows = _read_rows(text, display)
+        cells, lines = _rows_frame(header, rows)
     else:
-        source = Path(path)
-        if not source.is_file():
-            raise FileNotFoundError(f"{source}: no such file")
-        display = str(source)
-        from noisefloor.logs.detect import describe_file  # a log or JSON given as a table
-
-        what = describe_file(source)
-        if what is not None:
-            raise TableError(display, None, None, f"not a CSV table: the file is {what}; this "
-                             "option reads a CSV with a header row (trial logs are LOG arguments)")
-    header_no, header, rows = _read_rows(source, display)
-    return display, rows, _resolve(header, spec, required, display, header_no)
+        header_no, header, cells, lines = read
+    return display, cells, lines, _resolve(header, spec, required, display, header_no)
 
 
-def _warn_unequal_totals(records: list[dict], display: str) -> None:
+def _rows_frame(header: list[str], rows: list) -> tuple[pd.DataFrame, np.ndarray]:
+    """The row reader's rows as :func:`_read_frame` gives them."""
+    cells = pd.DataFrame({h: pd.Series([r[h] for _, r in rows], dtype=str) for h in header})
+    return cells, np.array([no for no, _ in rows], dtype=np.int64)
+
+
+def _pandas_strings(strings: Any) -> Any:
+    """An Arrow string column as pandas stores a column of Python strings."""
+    if pd.api.types.is_object_dtype(_STR_DTYPE):  # pandas 2: Python objects
+        return strings.to_numpy()
+    return pd.array(strings, dtype=_STR_DTYPE)
+
+
+_STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
+
+
+def _first_bad(masks: list[np.ndarray], n: int) -> int | None:
+    """The first row (in file order) where any mask is True, or None."""
+    bad = np.zeros(n, dtype=bool)
+    for mask in masks:
+        bad |= mask
+    hits = np.flatnonzero(bad)
+    return int(hits[0]) if len(hits) else None
+
+
+def _int_cells(values: pd.Series, minimum: int = 0) -> tuple[np.ndarray, Any]:
+    """Which cells :func:`_int` refuses, and the integers of the others (int64, or Python
+    ints when one does not fit; 0 where refused)."""
+    digits = values.str.fullmatch(_INTEGER.pattern).to_numpy(dtype=bool)
+    kept = values if digits.all() else values.where(digits, "0")
+    try:
+        numbers: Any = _int64(kept)
+    except OverflowError:  # beyond 64 bits: Python ints (a later check names the count)
+        numbers = np.array([int(v) for v in kept], dtype=object)
+    return ~digits | (numbers < minimum).astype(bool), numbers
+
+
+def _int64(digits: pd.Series) -> np.ndarray:
+    """Cells ``[+-]?[0-9]+`` as int64 (Arrow's cast when pandas keeps them in Arrow);
+    OverflowError beyond 64 bits."""
+    if isinstance(digits.array, pd.arrays.ArrowStringArray):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:
+            return pc.cast(pa.array(digits.str.removeprefix("+")), pa.int64()).to_numpy()
+        except pa.ArrowInvalid:  # the digits are checked: only a number beyond 64 bits
+            raise OverflowError("beyond 64 bits") from None
+    return digits.astype("int64").to_numpy()
+
+
+def _column(cells: pd.DataFrame, cols: dict, name: str) -> pd.Series:
+    """The string cells of an optional column (``""`` where the table has none)."""
+    if name in cols:
+        return cells[cols[name]]
+    return pd.Series([""] * len(cells), dtype=str, index=cells.index)
+
+
+def _warn_unequal_totals(frame: pd.DataFrame, display: str) -> None:
     """Warn (:class:`CountTotalsWarning`) once per seed and trial whose ``all`` rows differ in n."""
-    groups: dict[tuple, list[dict]] = {}
-    for rec in records:
-        if rec["subset"] == "all":
-            key = (rec["model"], rec["benchmark"], rec["seed"], rec["trial"])
-            groups.setdefault(key, []).append(rec)
-    for (model, benchmark, seed, trial), recs in groups.items():
-        totals = {r["line"]: r["wins"] + r["losses"] + r["ties"] for r in recs}
-        if len(set(totals.values())) > 1:
-            first = recs[0]["line"]
-            odd = [f"line {line}: {n}" for line, n in totals.items() if n != totals[first]]
-            what = " ".join(x for x in (model, benchmark) if x)
-            warnings.warn(
-                f"{display}:{first}: the contrasts of {what + ' ' if what else ''}seed {seed}, "
-                f"trial {trial} (subset all) count different numbers of paired tasks "
-                f"(wins + losses + ties = {totals[first]} on line {first}; {'; '.join(odd)}); "
-                "they should compare one task set, so their signed gaps have different "
-                + ("denominators and the floor pools unlike rows" if trial == 0 else
-                   "denominators and are not comparable row to row")
-                + ". Kept as written; check the table",
-                CountTotalsWarning, stacklevel=3)
+    rows = frame[frame["subset"] == "all"]
+    total = _sum(*(rows[f].to_numpy() for f in ("wins", "losses", "ties")))
+    keys = ["model", "benchmark", "seed", "trial"]
+    spread = pd.Series(total, index=rows.index).groupby(
+        [rows[k] for k in keys], sort=False).transform("nunique")
+    uneven = rows[spread.to_numpy() > 1]
+    if uneven.empty:
+        return
+    for (model, benchmark, seed, trial), recs in uneven.groupby(keys, sort=False):
+        totals = {int(r.line): r.wins + r.losses + r.ties for r in recs.itertuples()}
+        first = int(recs["line"].iloc[0])
+        odd = [f"line {line}: {n}" for line, n in totals.items() if n != totals[first]]
+        what = " ".join(x for x in (model, benchmark) if x)
+        warnings.warn(
+            f"{display}:{first}: the contrasts of {what + ' ' if what else ''}seed {seed}, "
+            f"trial {trial} (subset all) count different numbers of paired tasks "
+            f"(wins + losses + ties = {totals[first]} on line {first}; {'; '.join(odd)}); "
+            "they should compare one task set, so their signed gaps have different "
+            + ("denominators and the floor pools unlike rows" if trial == 0 else
+               "denominators and are not comparable row to row")
+            + ". Kept as written; check the table",
+            CountTotalsWarning, stacklevel=3)
 
 
 def read_paired_counts(path=None) -> pd.DataFrame:
@@ -297,42 +451,79 @@ def read_paired_counts(path=None) -> pd.DataFrame:
     >>> len(t), int(t["wins"].sum())
     (12, 177)
     """
-    display, rows, cols = _open_table(path, "paper_paired_counts.csv", COUNT_COLUMNS, REQUIRED_COUNT)
-    records: list[dict[str, Any]] = []
-    seen: dict[tuple[Any, ...], int] = {}
-    for no, row in rows:
-        rec = {
-            "model": row.get(cols.get("model", ""), "") or "",
-            "benchmark": row.get(cols.get("benchmark", ""), "") or "",
-            "seed": _int(row[cols["seed"]], display, no, "seed", minimum=-(2**63)),
-            "trial": _int(row[cols["trial"]], display, no, "trial"),
-            "subset": (row.get(cols.get("subset", ""), "") or "all"),
-            "contrast": row[cols["contrast"]],
-        }
-        if rec["contrast"].count("-") < 1 or rec["contrast"].startswith("-") or rec["contrast"].endswith("-"):
-            raise TableError(display, no, "contrast", f"expected 'a-b', got {rec['contrast']!r}")
-        for f in ("wins", "losses", "ties"):
-            rec[f] = _int(row[cols[f]], display, no, f)
-        if "n" in cols:
-            n = _int(row[cols["n"]], display, no, "n")
-            if n != rec["wins"] + rec["losses"] + rec["ties"]:
-                raise TableError(display, no, "n", f"n = {n} but wins + losses + ties = "
-                                 f"{rec['wins']} + {rec['losses']} + {rec['ties']} = "
-                                 f"{rec['wins'] + rec['losses'] + rec['ties']}; the row "
-                                 "contradicts itself (n counts every paired task, ties included)")
-        key = tuple(rec[k] for k in ("model", "benchmark", "seed", "trial", "subset", "contrast"))
-        if key in seen:
-            raise TableError(display, no, "contrast", f"duplicate row: same model, benchmark, seed, "
-                             f"trial, subset and contrast as line {seen[key]}")
-        seen[key] = no
-        rec["line"] = no
-        records.append(rec)
-    if not records:
+    display, cells, lines, cols = _open_table(path, "paper_paired_counts.csv", COUNT_COLUMNS,
+                                              REQUIRED_COUNT)
+    n = len(cells)
+    if not n:
         raise TableError(display, None, None, "no data rows")
-    _warn_unequal_totals(records, display)
-    frame = pd.DataFrame(records)
+    # every check over whole columns; the first row that fails one is checked again by
+    # _count_record, which raises the message of its first bad field
+    contrast = cells[cols["contrast"]]
+    bad_seed, seed = _int_cells(cells[cols["seed"]], minimum=-(2**63))
+    bad_trial, trial = _int_cells(cells[cols["trial"]])
+    masks = [bad_seed, bad_trial, (~contrast.str.contains("-", regex=False)
+                                   | contrast.str.startswith("-")
+                                   | contrast.str.endswith("-")).to_numpy(dtype=bool)]
+    counts = {}
+    for f in ("wins", "losses", "ties"):
+        bad, counts[f] = _int_cells(cells[cols[f]])
+        masks.append(bad)
+    if "n" in cols:
+        bad, total = _int_cells(cells[cols["n"]])
+        masks += [bad, np.asarray(total != _sum(counts["wins"], counts["losses"], counts["ties"]),
+                                  dtype=bool)]
+    first = _first_bad(masks, n)
+    if first is not None:
+        _count_record(cells.iloc[first].to_dict(), int(lines[first]), display, cols)
+        raise AssertionError("the row check accepted a row the column checks refused")
+    subset = _column(cells, cols, "subset")
+    frame = pd.DataFrame({
+        "model": _column(cells, cols, "model").array,
+        "benchmark": _column(cells, cols, "benchmark").array,
+        "seed": _ints(seed), "trial": _ints(trial),
+        "subset": subset.where(subset != "", "all").array,
+        "contrast": contrast.array,
+        **{f: _ints(counts[f]) for f in ("wins", "losses", "ties")},
+        "line": lines})
+    from noisefloor.logs.repeats import first_repeat
+
+    row, earlier = first_repeat(frame, ("model", "benchmark", "seed", "trial", "subset",
+                                        "contrast"))
+    if row < n:
+        raise TableError(display, int(lines[row]), "contrast", "duplicate row: same model, "
+                         "benchmark, seed, trial, subset and contrast as line "
+                         f"{int(lines[earlier])}")
+    _warn_unequal_totals(frame, display)
     frame.attrs["source"] = str(display)  # later checks name file:line (with the line column)
     return frame
+
+
+def _sum(*columns: Any) -> Any:
+    """The sum of count columns, in Python ints when int64 could overflow."""
+    if any(c.dtype == object or (len(c) and int(c.max()) >= 2**61) for c in columns):
+        return sum(np.asarray(c, dtype=object) for c in columns)
+    return sum(columns)
+
+
+def _ints(numbers: Any) -> Any:
+    """A column of integers as a DataFrame of records makes it (int64 when all fit)."""
+    return numbers if numbers.dtype != object else pd.Series(list(numbers)).to_numpy()
+
+
+def _count_record(row: dict, no: int, display: str, cols: dict) -> None:
+    """Check one row of a count table cell by cell, raising the first problem's TableError."""
+    _int(row[cols["seed"]], display, no, "seed", minimum=-(2**63))
+    _int(row[cols["trial"]], display, no, "trial")
+    contrast = row[cols["contrast"]]
+    if contrast.count("-") < 1 or contrast.startswith("-") or contrast.endswith("-"):
+        raise TableError(display, no, "contrast", f"expected 'a-b', got {contrast!r}")
+    wins, losses, ties = (_int(row[cols[f]], display, no, f) for f in ("wins", "losses", "ties"))
+    if "n" in cols:
+        n = _int(row[cols["n"]], display, no, "n")
+        if n != wins + losses + ties:
+            raise TableError(display, no, "n", f"n = {n} but wins + losses + ties = "
+                             f"{wins} + {losses} + {ties} = {wins + losses + ties}; the row "
+                             "contradicts itself (n counts every paired task, ties included)")
 
 
 def read_claims(path=None) -> pd.DataFrame:
@@ -365,33 +556,53 @@ def read_claims(path=None) -> pd.DataFrame:
     >>> len(c), float(c["effect_high"].max())
     (10, 0.22)
     """
-    display, rows, cols = _open_table(path, "paper_published_claims.csv", CLAIM_COLUMNS, REQUIRED_CLAIM)
-    records = []
-    for no, row in rows:
-        paper = row[cols["paper"]]
-        if not paper:
-            raise TableError(display, no, "paper", "expected a non-empty paper name")
-        high = _float(row[cols["effect_high"]], display, no, "effect_high")
-        if math.isnan(high):
-            raise TableError(display, no, "effect_high", "expected a number (the claim's upper end)")
-        low = _float(row.get(cols.get("effect_low", ""), ""), display, no, "effect_low")
-        if not math.isnan(low) and low > high:
-            raise TableError(display, no, "effect_low",
-                             f"effect_low ({low}) is greater than effect_high ({high})")
-        unit = row[cols["unit"]]
-        if not unit:
-            raise TableError(display, no, "unit", "expected a unit such as 'pp'")
-        # pp (and any other unit, flagged by the audit) are on a 0-100 scale; a proportion is not
-        divisor = 1.0 if unit.strip().lower() in PROPORTION_UNITS else 100.0
-        records.append({
-            "paper": paper,
-            "benchmark": row.get(cols.get("benchmark", ""), "") or "",
-            "reported": row.get(cols.get("reported", ""), "") or "",
-            "effect_low": round(low / divisor, 12) if not math.isnan(low) else math.nan,
-            "effect_high": round(high / divisor, 12),
-            "unit": unit,
-            "line": no,
-        })
-    if not records:
+    display, cells, lines, cols = _open_table(path, "paper_published_claims.csv", CLAIM_COLUMNS,
+                                              REQUIRED_CLAIM)
+    n = len(cells)
+    if not n:
         raise TableError(display, None, None, "no data rows")
-    return pd.DataFrame(records)
+    paper, unit = cells[cols["paper"]], cells[cols["unit"]]
+    bad_high, high = _float_cells(cells[cols["effect_high"]])
+    bad_low, low = _float_cells(_column(cells, cols, "effect_low"))
+    masks = [(paper == "").to_numpy(dtype=bool), bad_high | np.isnan(high), bad_low,
+             ~np.isnan(low) & (low > high), (unit == "").to_numpy(dtype=bool)]
+    first = _first_bad(masks, n)
+    if first is not None:
+        _claim_record(cells.iloc[first].to_dict(), int(lines[first]), display, cols)
+        raise AssertionError("the row check accepted a row the column checks refused")
+    # pp (and any other unit, flagged by the audit) are on a 0-100 scale; a proportion is not
+    proportion = unit.str.strip().str.lower().isin(PROPORTION_UNITS).to_numpy(dtype=bool)
+    divisor = np.where(proportion, 1.0, 100.0)
+    return pd.DataFrame({
+        "paper": paper.array,
+        "benchmark": _column(cells, cols, "benchmark").array,
+        "reported": _column(cells, cols, "reported").array,
+        "effect_low": [round(v, 12) if not math.isnan(v) else math.nan
+                       for v in (low / divisor).tolist()],
+        "effect_high": [round(v, 12) for v in (high / divisor).tolist()],
+        "unit": unit.array,
+        "line": lines})
+
+
+def _float_cells(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """Which cells :func:`_float` refuses, and the numbers of the others (NaN where empty or
+    refused)."""
+    number = values.str.fullmatch(_NUMBER.pattern).to_numpy(dtype=bool)
+    x = np.full(len(values), math.nan)
+    x[number] = values.to_numpy(dtype=object)[number].astype(float)
+    return ~number & (values != "").to_numpy(dtype=bool) | (number & ~np.isfinite(x)), x
+
+
+def _claim_record(row: dict, no: int, display: str, cols: dict) -> None:
+    """Check one row of a claims table cell by cell, raising the first problem's TableError."""
+    if not row[cols["paper"]]:
+        raise TableError(display, no, "paper", "expected a non-empty paper name")
+    high = _float(row[cols["effect_high"]], display, no, "effect_high")
+    if math.isnan(high):
+        raise TableError(display, no, "effect_high", "expected a number (the claim's upper end)")
+    low = _float(row.get(cols.get("effect_low", ""), ""), display, no, "effect_low")
+    if not math.isnan(low) and low > high:
+        raise TableError(display, no, "effect_low",
+                         f"effect_low ({low}) is greater than effect_high ({high})")
+    if not row[cols["unit"]]:
+        raise TableError(display, no, "unit", "expected a unit such as 'pp'")

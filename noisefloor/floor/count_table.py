@@ -56,7 +56,11 @@ def null_contrasts_from_counts(
     """
     _check_counts_fit(counts)  # every row: the audit tests the other contrasts too
     _check_no_reversed_twins(counts)  # every row too: a trial-1 pair given both ways double counts
-    mask = counts["trial"].map(lambda t: int(t) == 0).astype(bool)  # Python ints: no overflow
+    trial = counts["trial"]
+    if pd.api.types.is_integer_dtype(trial.dtype):
+        mask = trial == 0
+    else:  # Python ints (no overflow), integral floats, digits
+        mask = trial.map(lambda t: int(t) == 0).astype(bool)
     if "subset" in counts.columns:
         mask &= counts["subset"].astype(str) == "all"
     rows = counts[mask]
@@ -90,14 +94,20 @@ def null_contrasts_from_counts(
     losses = rows["losses"].astype(int).to_numpy()
     # a clean label the user wrote the other way round from the table: orient the row as the
     # user wrote it (a-b = a minus b: wins and losses swap)
-    flip = np.array([orient.get(lab, lab) != lab for lab in labels], dtype=bool)
+    oriented = pd.Series(labels, dtype=object).map(orient)
+    clean_rows = oriented.notna().to_numpy(dtype=bool)
+    as_written = np.where(clean_rows, oriented.to_numpy(dtype=object), labels)
+    flip = as_written != labels
+    seed = rows["seed"]
     out = pd.DataFrame({
-        "contrast": [orient.get(lab, lab) for lab in labels],
+        "contrast": as_written.tolist(),
         "kind": "trial0",
-        "clean": np.array([lab in orient for lab in labels], dtype=bool),
+        "clean": clean_rows,
         "certified_by": COUNT_TABLE,
         "level": TRIAL,
-        "seed": seed_array(rows["seed"].tolist()),
+        "seed": (pd.array(seed.to_numpy(), dtype="Int64")
+                 if pd.api.types.is_integer_dtype(seed.dtype) and seed.dtype.kind == "i"
+                 else seed_array(seed.tolist())),
         "wins": np.where(flip, losses, wins),
         "losses": np.where(flip, wins, losses),
         "ties": rows["ties"].astype(int).to_numpy(),
@@ -120,26 +130,56 @@ def _check_counts_fit(rows: pd.DataFrame) -> None:
     # A count beyond the 64-bit range would overflow when converted (an OverflowError, not a
     # message); no benchmark has 2**63 tasks, so such a count is a typo.
     for col in ("wins", "losses", "ties"):
-        for i, v in enumerate(rows[col].tolist()):
-            if isinstance(v, (int, np.integer)) and not 0 <= int(v) < 2**63:
-                raise ValueError(f"{_where(rows, i)}: field {col!r}: expected an "
-                                 f"integer in [0, 2**63), got {v}")
+        values = rows[col]
+        if pd.api.types.is_integer_dtype(values.dtype):
+            data = values.to_numpy()
+            bad = np.flatnonzero(data < 0) if data.dtype.kind == "i" else \
+                np.flatnonzero(data >= 2**63)
+        elif values.dtype == object:  # Python ints beyond 64 bits, or mixed cells
+            bad = np.flatnonzero([isinstance(v, (int, np.integer)) and not 0 <= int(v) < 2**63
+                                  for v in values.tolist()])
+        else:
+            continue
+        if len(bad):
+            i = int(bad[0])
+            raise ValueError(f"{_where(rows, i)}: field {col!r}: expected an "
+                             f"integer in [0, 2**63), got {values.tolist()[i]}")
 
 
 def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
     # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
-    # side); keeping both would double the evidence and the Bonferroni family.
+    # side); keeping both would double the evidence and the Bonferroni family. Over whole
+    # columns: each row's label is joined to its reversals, and a row is a twin when a row
+    # before it holds one of them under the same model, benchmark, seed, trial and subset.
+    n = len(rows)
+    if n == 0:
+        return
     keys = [c for c in ("model", "benchmark", "seed", "trial", "subset") if c in rows.columns]
-    first: dict = {}
-    labels = rows["contrast"].astype(str).tolist()
-    key_values = [tuple(r) for r in rows[keys].astype(str).itertuples(index=False)]
-    for i, (label, key) in enumerate(zip(labels, key_values)):
-        first.setdefault((key, label), i)
-        twins = [first[(key, r)] for r in sorted(_reversals(label)) if (key, r) in first]
-        twin = next((t for t in twins if t != i), None)
-        if twin is not None:
-            raise ValueError(
-                f"{_where(rows, i)}: field 'contrast': {label!r} is {labels[twin]!r} "
-                f"({_where(rows, twin)}) written the other way round for the same seed, trial "
-                "and subset; give "
-                "each pair of arms once (wins and losses swap with the order)")
+    labels = rows["contrast"].astype(str).to_numpy(dtype=object)
+    key_id = (rows[keys].astype(str).groupby(keys, sort=False).ngroup().to_numpy()
+              if keys else np.zeros(n, dtype=np.int64))
+    label_code, uniques = pd.factorize(labels)
+    m = len(uniques)
+    code_of = {label: c for c, label in enumerate(uniques)}
+    reversals = pd.DataFrame(
+        [(c, code_of[r]) for c, label in enumerate(uniques) for r in _reversals(label)
+         if r in code_of], columns=["label", "reversal"], dtype=np.int64)
+    pair = key_id.astype(np.int64) * m + label_code
+    first_of_pair = pd.Series(np.arange(n)).groupby(pair).min()
+    mine = pd.DataFrame({"row": np.arange(n), "key": key_id, "label": label_code})
+    joined = mine.merge(reversals, on="label")
+    found = first_of_pair.reindex(joined["key"].to_numpy() * m
+                                  + joined["reversal"].to_numpy()).to_numpy()
+    twin_rows = joined["row"].to_numpy()[found < joined["row"].to_numpy()]  # NaN: never
+    if not len(twin_rows):
+        return
+    i = int(twin_rows.min())
+    first: dict = {}  # the row loop's first rows of each label at this key, up to row i
+    for j in np.flatnonzero(key_id[:i + 1] == key_id[i]):
+        first.setdefault(labels[j], int(j))
+    twin = next(first[r] for r in sorted(_reversals(labels[i])) if r in first and first[r] != i)
+    raise ValueError(
+        f"{_where(rows, i)}: field 'contrast': {labels[i]!r} is {labels[twin]!r} "
+        f"({_where(rows, twin)}) written the other way round for the same seed, trial "
+        "and subset; give "
+        "each pair of arms once (wins and losses swap with the order)")

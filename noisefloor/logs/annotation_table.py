@@ -1,4 +1,4 @@
-"""Annotation CSVs read as tables: one :func:`pandas.read_csv` call and vectorised checks.
+"""Annotation CSVs read as tables: one CSV-engine call (Arrow's, or pandas') and vectorised checks.
 
 :func:`read_csv_table` gives the rows that the row-by-row reader of
 :mod:`noisefloor.logs.annotations` gives, with the same errors: every check (a row with too
@@ -6,7 +6,11 @@ many or too few fields, an empty item, rater or label) runs over whole columns, 
 bad row in file order is handed to that module's own record check, which raises the message
 naming file, line and field. Labels are parsed once per distinct value
 (:func:`noisefloor.logs.annotations.parse_label`), so a million ratings on a five-point scale
-cost five parses.
+cost five parses. A long file whose every line has the header's field count is read by
+Arrow's CSV reader without a copy of the file or a Python object per cell; any other file by
+:func:`pandas.read_csv` after counting each line's fields. :func:`check_utf8` checks the
+encoding once for the whole file, and :func:`first_repeat` finds an item rated twice by one
+rater over whole columns.
 
 Line numbers come from the file's physical lines, so the table reader takes only files where
 every row is one line: no ``"`` (a quoted field may span lines) and no carriage return that is
@@ -25,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["read_csv_table"]
+__all__ = ["check_utf8", "read_csv_table"]
 
 _COLUMNS = ["item", "rater", "label", "category", "line"]
 
@@ -93,38 +97,77 @@ def _parsed_labels(cells: pd.Series) -> list[Any]:
 
 # the characters Python's str.strip() removes (str.isspace), for Arrow's utf8_trim
 _PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-# bytes that may be (part of) whitespace inside a line: ASCII space and controls, any non-ASCII
-_MAY_STRIP = np.zeros(256, dtype=bool)
-_MAY_STRIP[[0x20, 0x09, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x1F, 0x0D]] = True
-_MAY_STRIP[0x80:] = True
+# ASCII bytes that are never (part of) whitespace: deleting them from a file leaves nothing
+# when no cell can start or end with whitespace (line ends are not part of any cell)
+_PLAIN = bytes(c for c in range(0x80)
+               if c in (0x0A, 0x0D) or not chr(c).isspace())
 _STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
 
 
-def _long_arrow(path: Path, body: bytes, header: list[str], delimiter: str,
-                record: Any) -> pd.DataFrame:
-    """The long layout when every line has the header's field count: Arrow's CSV reader and
-    Arrow compute kernels, no Python object per cell."""
+def _offsets(chunk: Any) -> np.ndarray:
+    """The offsets of an Arrow (large) string array's cells, a view of its buffer."""
+    width = np.int64 if chunk.type.equals("large_string") else np.int32
+    return np.frombuffer(chunk.buffers()[1], dtype=width)[chunk.offset:chunk.offset + len(chunk) + 1]
+
+
+def _empty_cells(strings: Any) -> np.ndarray:
+    """Which cells of an Arrow string chunked array (no nulls) are empty, from its offsets."""
+    parts = [o[1:] == o[:-1] for o in map(_offsets, strings.chunks)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def _total_bytes(strings: Any) -> int:
+    """Bytes in all cells of an Arrow string chunked array."""
+    return sum(int(o[-1] - o[0]) for o in map(_offsets, strings.chunks))
+
+
+def _pandas_strings(strings: Any) -> Any:
+    """An Arrow string column as pandas stores a column of Python strings."""
+    if pd.api.types.is_object_dtype(_STR_DTYPE):  # pandas 2: Python objects
+        return strings.to_numpy()
+    return pd.array(strings, dtype=_STR_DTYPE)
+
+
+def _long_arrow(path: Path, raw: bytes, start: int, header: list[str], delimiter: str,
+                record: Any) -> pd.DataFrame | None:
+    """The long layout of the rows in ``raw[start:]``, read by Arrow's CSV reader and Arrow
+    compute kernels, no Python object per cell (nor a copy of the file); None when a line is
+    blank or has another field count than the header (the caller then counts fields line by
+    line to name the first bad one)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
 
     names = [f"c{i}" for i in range(len(header))]
-    table = pacsv.read_csv(
-        pa.BufferReader(body),
-        read_options=pacsv.ReadOptions(column_names=names),
-        parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
-                                         ignore_empty_lines=False),
-        convert_options=pacsv.ConvertOptions(
-            column_types={n: pa.string() for n in names}, strings_can_be_null=False,
-            quoted_strings_can_be_null=False))
-    raw = {h: table.column(n).combine_chunks() for h, n in zip(header, names)}
-    data = np.frombuffer(body, dtype=np.uint8)
-    if _MAY_STRIP[data].any():  # some cell may start or end with whitespace
-        cells = {h: pc.utf8_trim(a, characters=_PY_WHITESPACE) for h, a in raw.items()}
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(pa.py_buffer(raw).slice(start)),
+            # one thread: less CPU, and on a busy machine less wall time too
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False,
+                                             ignore_empty_lines=False),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.large_string() for n in names}, strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+                check_utf8=False))  # the caller has decoded the whole file once
+    except pa.ArrowInvalid:  # a row with another field count than the header
+        return None
+    raw_cells = {h: table.column(n) for h, n in zip(header, names)}  # chunked: no copy
+    # Arrow skips empty lines, which would shift line numbers: every line is a row when the
+    # cells, the delimiters between them and one end of line per row add up to the file
+    rows = table.num_rows
+    ends = (raw.count(b"\r", start) if raw.find(b"\r", start) >= 0 else 0) + rows \
+        - (not raw.endswith(b"\n"))
+    if sum(map(_total_bytes, raw_cells.values())) + rows * (len(header) - 1) + ends \
+            != len(raw) - start:
+        return None
+    # some cell may start or end with whitespace when a byte of the rows is not plain ASCII
+    # (bytes.translate keeps order: what the header leaves comes first)
+    if len(raw.translate(None, _PLAIN)) > len(raw[:start].translate(None, _PLAIN)):
+        cells = {h: pc.utf8_trim(a, characters=_PY_WHITESPACE) for h, a in raw_cells.items()}
     else:
-        cells = raw
-    empty = {h: pc.equal(pc.utf8_length(a), 0).to_numpy(zero_copy_only=False)
-             for h, a in cells.items()}
+        cells = raw_cells
+    empty = {h: _empty_cells(a) for h, a in cells.items()}
     blank = np.logical_and.reduce(list(empty.values()))
     bad = (empty["item"] | empty["rater"] | empty["label"]) & ~blank
     line = np.arange(2, len(blank) + 2)
@@ -132,25 +175,43 @@ def _long_arrow(path: Path, body: bytes, header: list[str], delimiter: str,
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
         record(path, int(line[row]), cells["item"][row].as_py(), cells["rater"][row].as_py(),
-               raw["label"][row].as_py(), None if category is None else category[row].as_py())
+               raw_cells["label"][row].as_py(),
+               None if category is None else category[row].as_py())
         raise AssertionError("the record check accepted a row the table check refused")
     if blank.any():
         keep = pa.array(~blank)
         cells = {h: a.filter(keep) for h, a in cells.items()}
         line = line[~blank]
-    encoded = pc.dictionary_encode(cells["label"])
-    labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()])
+    encoded = pc.dictionary_encode(cells["label"]).combine_chunks()
+    labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()]).to_numpy()
     n = len(line)
     return pd.DataFrame({
-        "item": pd.array(cells["item"], dtype=_STR_DTYPE),
-        "rater": pd.array(cells["rater"], dtype=_STR_DTYPE),
-        "label": labels.take(encoded.indices.to_numpy(zero_copy_only=False)).to_numpy(),
-        "category": (pd.array(pa.repeat(pa.scalar("", pa.string()), n), dtype=_STR_DTYPE)
-                     if category is None else pd.array(cells["category"], dtype=_STR_DTYPE)),
-        "line": line}, columns=_COLUMNS)
+        "item": _pandas_strings(cells["item"]),
+        "rater": _pandas_strings(cells["rater"]),
+        "label": labels[encoded.indices.to_numpy(zero_copy_only=False)],
+        "category": _pandas_strings(pa.repeat(pa.scalar("", pa.large_string()), n)
+                                    if category is None else cells["category"]),
+        "line": line}, columns=_COLUMNS, copy=False)
 
 
-def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.DataFrame | None:
+def check_utf8(path: Path, raw: bytes) -> None:
+    """Raise an AnnotationError naming the line and column of the first byte of ``raw`` (the
+    bytes of ``path``) that is not UTF-8."""
+    if raw.isascii():  # no decoded copy of a file that is plain ASCII
+        return
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - raw.rfind(b"\n", 0, exc.start)
+        raise AnnotationError(
+            path, line, "<encoding>",
+            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); save the file "
+            "as UTF-8") from None
+
+
+def read_csv_table(path: Path, layout: str, delimiter: str, record: Any,
+                   raw: bytes | None = None) -> pd.DataFrame | None:
     """Read an annotation CSV (header checked for ``layout`` already) as a long DataFrame.
 
     Parameters
@@ -164,6 +225,9 @@ def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.D
     record : callable
         ``record(path, line, item, rater, label, category)``: the row-by-row reader's check of
         one rating; it is called on the first bad rating only, to raise its error.
+    raw : bytes, optional
+        The file's bytes, already checked to be UTF-8 (:func:`check_utf8`); read and checked
+        here when not given.
 
     Returns
     -------
@@ -176,23 +240,26 @@ def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.D
     ------
     AnnotationError
         The first bad row in file order: too many or too few fields (field ``<row>``), an
-        empty item, rater or (long layout) label.
+        empty item, rater or (long layout) label; a byte that is not UTF-8 (field
+        ``<encoding>``) when ``raw`` is not given.
     """
-    raw = path.read_bytes()
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    if b'"' in raw or raw.count(b"\r") != raw.count(b"\r\n"):
+    if raw is None:
+        raw = path.read_bytes()
+        check_utf8(path, raw)
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
+    if b'"' in raw or (b"\r" in raw and raw.count(b"\r") != raw.count(b"\r\n")):
         return None
     first_end = raw.find(b"\n")
-    if first_end < 0:
+    if first_end < 0 or first_end + 1 == len(raw):
         return pd.DataFrame({c: [] for c in _COLUMNS})
-    header = [h.strip() for h in raw[:first_end].decode("utf-8").rstrip("\r").split(delimiter)]
-    counts = _field_counts(raw, delimiter)[1:]
+    header = [h.strip()
+              for h in raw[bom:first_end].decode("utf-8").rstrip("\r").split(delimiter)]
+    if layout == "long":
+        frame = _long_arrow(path, raw, first_end + 1, header, delimiter, record)
+        if frame is not None:
+            return frame
     body = raw[first_end + 1:]
-    if not body:
-        return pd.DataFrame({c: [] for c in _COLUMNS})
-    if layout == "long" and (counts == len(header)).all():
-        return _long_arrow(path, body, header, delimiter, record)
+    counts = _field_counts(raw[bom:], delimiter)[1:]
     if (counts > len(header)).any():
         # pandas refuses such a row outright, while the row reader first reports any earlier
         # bad row: leave the file to it

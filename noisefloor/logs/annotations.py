@@ -23,6 +23,7 @@ raters, a missing column, a line that is not JSON.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Sequence
@@ -33,7 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.logs.annotation_table import AnnotationError, parse_label, read_csv_table
+from noisefloor.logs.annotation_table import (
+    AnnotationError,
+    check_utf8,
+    parse_label,
+    read_csv_table,
+)
+from noisefloor.logs.repeats import first_repeat
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
            "read_annotations"]
@@ -134,7 +141,11 @@ def detect_layout(path: str | Path, layout: str | None = "auto") -> Layout:
     read as wide layout it has one rater column 'rater' (set the layout to 'wide' if
     'rater' is a rater's name)
     """
-    path = Path(path)
+    return _detect(Path(path), layout)[0]
+
+
+def _detect(path: Path, layout: str | None) -> tuple[Layout, bytes | None]:
+    """:func:`detect_layout`, and the bytes of a CSV (read once, checked to be UTF-8)."""
     layout = _check_layout(layout)
     if not path.exists():
         raise FileNotFoundError(f"annotation file not found: {path}")
@@ -145,32 +156,33 @@ def detect_layout(path: str | Path, layout: str | None = "auto") -> Layout:
                 f"{path}: a JSONL annotation file is always long (one rating per line with "
                 "item, rater, label); the wide layout is for CSV"
             )
-        return Layout("long", "as asked" if layout == "long" else "since JSONL is always long")
-    header = _read_header(path, "\t" if suffix == ".tsv" else ",")
-    return _choose_layout(path, header, layout)
+        return Layout("long", "as asked" if layout == "long" else "since JSONL is always long"), None
+    raw = path.read_bytes()
+    header = _read_header(path, "\t" if suffix == ".tsv" else ",", raw)
+    return _choose_layout(path, header, layout), raw
 
 
 def _check_utf8(path: Path) -> None:
     """Raise an AnnotationError naming the line of the first byte that is not UTF-8."""
-    raw = path.read_bytes()
+    check_utf8(path, path.read_bytes())
+
+
+def _read_header(path: Path, delimiter: str, raw: bytes) -> list[str]:
+    """The header row of a CSV whose bytes are ``raw`` (all of them checked to be UTF-8)."""
+    check_utf8(path, raw)
+    end = raw.find(b"\n") + 1
+    first = (raw[:end] if end else raw).decode("utf-8-sig")
+    if not first:
+        raise AnnotationError(path, 1, "<header>", "the file is empty")
+    # one line without quotes or bare carriage returns is the whole header; otherwise let the
+    # csv module find where a quoted header ends
+    simple = '"' not in first and "\r" not in first.removesuffix("\r\n")
     try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
-        column = exc.start - raw.rfind(b"\n", 0, exc.start)
-        raise AnnotationError(
-            path, line, "<encoding>",
-            f"not valid UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); save the file "
-            "as UTF-8") from None
-
-
-def _read_header(path: Path, delimiter: str) -> list[str]:
-    _check_utf8(path)
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        try:
-            return [h.strip() for h in next(csv.reader(fh, delimiter=delimiter))]
-        except StopIteration:
-            raise AnnotationError(path, 1, "<header>", "the file is empty") from None
+        return [h.strip() for h in next(csv.reader(
+            [first] if simple else io.StringIO(raw.decode("utf-8-sig"), newline=""),
+            delimiter=delimiter))]
+    except StopIteration:
+        raise AnnotationError(path, 1, "<header>", "the file is empty") from None
 
 
 def _rater_columns(header: Sequence[str]) -> list[str]:
@@ -283,13 +295,13 @@ def read_annotations(
     [['1', 'ann', 'yes'], ['1', 'bob', 'no']]
     """
     path = Path(path)
-    chosen = detect_layout(path, layout)
+    chosen, raw = _detect(path, layout)  # a CSV's bytes: read once, checked once
     suffix = _suffix(path)
     if suffix in (".jsonl", ".ndjson"):
         frame = _frame(_read_jsonl(path))
     else:
         delimiter = "\t" if suffix == ".tsv" else ","
-        table = read_csv_table(path, chosen.layout, delimiter, _record)
+        table = read_csv_table(path, chosen.layout, delimiter, _record, raw=raw)
         # None: a file the table reader leaves to the csv module
         frame = (_frame(_read_csv_rows(path, chosen.layout, delimiter)) if table is None
                  else table)
@@ -314,9 +326,7 @@ def _check_ratings(path: Path, frame: pd.DataFrame, raters: Sequence[str] | None
         allowed = {_norm_id(r) for r in raters}
         bad = np.flatnonzero(~frame["rater"].isin(list(allowed)).to_numpy())
         unknown = int(bad[0]) if len(bad) else n
-    keys = frame[["category", "item", "rater"]]
-    repeated = np.flatnonzero(keys.duplicated(keep="first").to_numpy())
-    twice = int(repeated[0]) if len(repeated) else n
+    twice, first_at = first_repeat(frame, ("category", "item", "rater"))
     lines = frame["line"].to_numpy()
     if unknown < n and unknown <= twice:
         rater = frame["rater"].iat[unknown]
@@ -325,9 +335,7 @@ def _check_ratings(path: Path, frame: pd.DataFrame, raters: Sequence[str] | None
             f"unknown rater {rater!r}; expected one of {sorted(allowed)}")
     if twice < n:
         row = frame.iloc[twice]
-        same = ((keys["category"] == row["category"]) & (keys["item"] == row["item"])
-                & (keys["rater"] == row["rater"])).to_numpy()
-        first = int(lines[int(np.flatnonzero(same)[0])])
+        first = int(lines[first_at])
         what = f"item {row['item']!r}" + (
             f" (category {row['category']!r})" if row["category"] else "")
         raise AnnotationError(
