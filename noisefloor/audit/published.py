@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from noisefloor.logs.annotation_table import python_string_array
 from noisefloor.stats.warning_classes import CountTotalsWarning
 
 #: Accepted column names (first is canonical) of a paired-count table.
@@ -213,7 +214,7 @@ def _read_frame(raw: bytes, display: str):
             quoted_strings_can_be_null=False, check_utf8=False))  # decoded once already
     if table.num_rows != len(keep):
         return None
-    columns = {h: pd.Series(_pandas_strings(table.column(c))) for h, c in zip(header, names)}
+    columns = {h: pd.Series(python_string_array(table.column(c))) for h, c in zip(header, names)}
     if body.translate(None, _PLAIN):  # some cell may start or end with whitespace
         columns = {h: v.str.strip(_PY_WHITESPACE) for h, v in columns.items()}
     cells = pd.DataFrame(columns)
@@ -327,14 +328,7 @@ def _rows_frame(header: list[str], rows: list) -> tuple[pd.DataFrame, np.ndarray
     return cells, np.array([no for no, _ in rows], dtype=np.int64)
 
 
-def _pandas_strings(strings: Any) -> Any:
-    """An Arrow string column as pandas stores a column of Python strings."""
-    if pd.api.types.is_object_dtype(_STR_DTYPE):  # pandas 2: Python objects
-        return strings.to_numpy()
-    return pd.array(strings, dtype=_STR_DTYPE)
 
-
-_STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
 
 
 def _first_bad(masks: list[np.ndarray], n: int) -> int | None:

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["check_utf8", "read_csv_table"]
+__all__ = ["check_utf8", "python_string_array", "read_csv_table"]
 
 _COLUMNS = ["item", "rater", "label", "category", "line"]
 
@@ -101,7 +101,19 @@ _PY_WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 # when no cell can start or end with whitespace (line ends are not part of any cell)
 _PLAIN = bytes(c for c in range(0x80)
                if c in (0x0A, 0x0D) or not chr(c).isspace())
-_STR_DTYPE = pd.Series(["a"]).dtype  # what a column of Python strings becomes
+
+
+#: What pandas makes of a column of Python strings: ``object`` on pandas 2, ``str`` on pandas 3.
+PYTHON_STRING_DTYPE: Any = pd.Series(["a"]).dtype
+
+
+def python_string_array(strings: Any) -> Any:
+    """An Arrow string column as pandas stores a column of Python strings
+    (:data:`PYTHON_STRING_DTYPE`): a numpy object array on pandas 2, a ``str`` array on
+    pandas 3. Used by the CSV readers, whose frames hold what ``pd.read_csv`` would give."""
+    if pd.api.types.is_object_dtype(PYTHON_STRING_DTYPE):  # pandas 2: Python objects
+        return strings.to_numpy(zero_copy_only=False)
+    return pd.array(strings, dtype=PYTHON_STRING_DTYPE)
 
 
 def _offsets(chunk: Any) -> np.ndarray:
@@ -120,12 +132,6 @@ def _total_bytes(strings: Any) -> int:
     """Bytes in all cells of an Arrow string chunked array."""
     return sum(int(o[-1] - o[0]) for o in map(_offsets, strings.chunks))
 
-
-def _pandas_strings(strings: Any) -> Any:
-    """An Arrow string column as pandas stores a column of Python strings."""
-    if pd.api.types.is_object_dtype(_STR_DTYPE):  # pandas 2: Python objects
-        return strings.to_numpy()
-    return pd.array(strings, dtype=_STR_DTYPE)
 
 
 def _long_arrow(path: Path, raw: bytes, start: int, header: list[str], delimiter: str,
@@ -186,10 +192,10 @@ def _long_arrow(path: Path, raw: bytes, start: int, header: list[str], delimiter
     labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()]).to_numpy()
     n = len(line)
     return pd.DataFrame({
-        "item": _pandas_strings(cells["item"]),
-        "rater": _pandas_strings(cells["rater"]),
+        "item": python_string_array(cells["item"]),
+        "rater": python_string_array(cells["rater"]),
         "label": labels[encoded.indices.to_numpy(zero_copy_only=False)],
-        "category": _pandas_strings(pa.repeat(pa.scalar("", pa.large_string()), n)
+        "category": python_string_array(pa.repeat(pa.scalar("", pa.large_string()), n)
                                     if category is None else cells["category"]),
         "line": line}, columns=_COLUMNS, copy=False)
 

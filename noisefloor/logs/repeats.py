@@ -35,7 +35,7 @@ def _codes(values: Any) -> tuple[np.ndarray | None, int]:
     if _total_bytes(values) == 0:
         return None, 1
     encoded = pc.dictionary_encode(values).combine_chunks()
-    return encoded.indices.to_numpy(), len(encoded.dictionary)
+    return encoded.indices.to_numpy(zero_copy_only=False), len(encoded.dictionary)
 
 
 def _item_groups(items: Any) -> tuple[np.ndarray | None, int]:
@@ -46,8 +46,8 @@ def _item_groups(items: Any) -> tuple[np.ndarray | None, int]:
 
     n = len(items)
     later, earlier = items[1:], items[:-1]
-    down = pc.less(later, earlier).to_numpy()
-    up = pc.greater(later, earlier).to_numpy()
+    down = pc.less(later, earlier).to_numpy(zero_copy_only=False)
+    up = pc.greater(later, earlier).to_numpy(zero_copy_only=False)
     # items never fall (or never rise) from a row to the next: runs are in sorted order
     if not down.any() or not up.any():
         group = np.empty(n, dtype=np.int64)

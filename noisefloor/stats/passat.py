@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts
@@ -204,6 +204,6 @@ def pass_at_k_from_counts(counts: TaskCounts, k: int = 1, *, confidence: float =
                                          f"tasks; got {v.size}"]))
     else:
         se = float(np.std(v, ddof=1) / math.sqrt(v.size))
-        z = float(stats.norm.ppf(0.5 + conf / 2))
+        z = float(special.ndtri(0.5 + conf / 2))  # the normal quantile
         lo, hi = max(0.0, value - z * se), min(1.0, value + z * se)
     return PassAtK(value=value, se=se, ci_low=lo, ci_high=hi, reason=reason, **common)

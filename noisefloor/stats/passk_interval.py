@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts, per_task_pass_hat_k
@@ -185,9 +185,11 @@ def pass_hat_k_interval_from_counts(counts: TaskCounts, k: int = 1, *,
                       f"got {tasks}")
     if not boot:
         se = float(np.std(v, ddof=1) / math.sqrt(tasks))
-        z = float(stats.norm.ppf(0.5 + conf / 2))
+        z = float(special.ndtri(0.5 + conf / 2))  # the normal quantile
         return result(se, max(0.0, overall.value - z * se), min(1.0, overall.value + z * se),
                       tasks)
+    from scipy import stats  # on first use: scipy.stats costs start-up to every command
+
     gen = np.random.default_rng(rng)
     with np.errstate(invalid="ignore", divide="ignore"):
         res = stats.bootstrap((v,), _mean, n_resamples=nb, confidence_level=conf,
