@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollo
     variant_texts,
 )
 from noisefloor.endpoints import Endpoints, ModelEndpoint
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, literal
 
 
@@ -115,7 +116,7 @@ class SettingsMismatchError(MentionError):
 
 
 @dataclass(frozen=True)
-class TaxRunResult:
+class TaxRunResult(FrozenResult):
     """Summary of a ``run_tax`` call.
 
     Attributes
@@ -182,14 +183,13 @@ class TaxRunResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (NaN means as null)."""
-        out = asdict(self)
+        # differs from the base: a cell's NaN is None, so two runs' cells compare equal
+        out = super().to_dict()
         out["cells"] = [{k: (None if isinstance(v, float) and v != v else v)
-                         for k, v in c.items()} for c in self.cells]
-        out["cells"] = list(out["cells"])
-        out["endpoint_stats"] = list(self.endpoint_stats)
-        out["error_causes"] = list(self.error_causes)
+                         for k, v in c.items()} for c in out["cells"]]
         return out
 
+    # fixed columns, so a run without cells still has them
     def to_frame(self) -> pd.DataFrame:
         """``cells`` as a DataFrame: model, protocol, n, mean_reward, infrastructure_errors,
         turn_caps."""

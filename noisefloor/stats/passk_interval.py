@@ -10,13 +10,14 @@ with replacement (scipy.stats.bootstrap, seeded by ``rng``).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import pass_hat_k
 
@@ -24,7 +25,7 @@ METHODS = ("analytic", "percentile", "bca", "basic")
 
 
 @dataclass(frozen=True)
-class PassHatKInterval:
+class PassHatKInterval(FrozenResult):
     """Result of :func:`pass_hat_k_interval`.
 
     Attributes
@@ -59,40 +60,6 @@ class PassHatKInterval:
     n_tasks: int
     n_boot: int
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
-        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-        >>> pass_hat_k_interval(t, 1).to_dict()["n_tasks"]
-        2
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame, one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 10)
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"task_id": list("aabb"), "trial": [0, 1, 0, 1],
-        ...                   "reward": [1.0, 0.0, 1.0, 1.0]})
-        >>> pass_hat_k_interval(t, 1).to_frame().shape
-        (1, 10)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def per_task_pass_hat_k(trials: pd.DataFrame, k: int = 1, *,

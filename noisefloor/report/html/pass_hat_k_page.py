@@ -18,6 +18,7 @@ import pandas as pd
 from noisefloor.report.html.page import Block, Page, Table, cells
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import Series, curves_svg
+from noisefloor.results import FrozenResult
 from noisefloor.stats.passk import CONFIG_COLUMNS
 from noisefloor.stats.passk_interval import pass_hat_k_interval
 
@@ -25,7 +26,7 @@ __all__ = ["PassHatKReport", "pass_hat_k_report"]
 
 
 @dataclass(frozen=True)
-class PassHatKReport:
+class PassHatKReport(FrozenResult):
     """pass^k of each configuration with intervals.
 
     Attributes
@@ -45,6 +46,7 @@ class PassHatKReport:
     keys: tuple = ()
     confidence: float = 0.95
 
+    # hand-written: a single configuration's pass_hat_k is lifted to the top
     def to_dict(self) -> dict:
         """``{"groups": [...]}`` and, for one configuration, its ``pass_hat_k`` at the top."""
         doc: dict[str, Any] = {"groups": [dict(g) for g in self.groups],
@@ -55,6 +57,7 @@ class PassHatKReport:
                    **({"pass_at_k": top["pass_at_k"]} if "pass_at_k" in top else {}), **doc}
         return doc
 
+    # hand-written: one row per (configuration, k) from the groups
     def to_frame(self) -> pd.DataFrame:
         """One row per (configuration, k) with value and interval."""
         rows = []
