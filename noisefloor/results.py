@@ -50,8 +50,8 @@ def plain(value: Any) -> Any:
     Returns
     -------
     object
-        Built of dict, list, str, int, float, bool and None only (pandas' missing value
-        ``pd.NA`` inside a frame's records is passed through).
+        Built of dict, list, str, int, float, bool and None only (a missing value in a
+        frame's records stays missing: None, or ``pd.NA`` where pandas gives that).
 
     Examples
     --------

@@ -181,15 +181,15 @@ class TaxRunResult(FrozenResult):
         """Whether every rollout of the plan that has a record is an infrastructure error."""
         return self.infrastructure_errors > 0 and self.scored == 0
 
+    # hand-written: a cell's NaN mean is None, so the cells of two runs compare equal
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (NaN means as null)."""
-        # differs from the base: a cell's NaN is None, so two runs' cells compare equal
         out = super().to_dict()
         out["cells"] = [{k: (None if isinstance(v, float) and v != v else v)
                          for k, v in c.items()} for c in out["cells"]]
         return out
 
-    # fixed columns, so a run without cells still has them
+    # hand-written: fixed columns, so a run without cells still has them
     def to_frame(self) -> pd.DataFrame:
         """``cells`` as a DataFrame: model, protocol, n, mean_reward, infrastructure_errors,
         turn_caps."""

@@ -176,9 +176,9 @@ class RunSettings(FrozenResult):
                 **({"solo_view": self.solo_view} if self.solo_view != "canonical" else {}),
                 **({"solo_budget": self.solo_budget} if self.solo_budget != "none" else {})}
 
+    # hand-written: a model pair is written as one "a+b" string
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (each model pair as ``"a+b"``)."""
-        # differs from the base in one field: a model pair is written as one "a+b" string
         out = super().to_dict()
         out["pair_models"] = ["+".join(p) for p in self.pair_models]
         return out
