@@ -7,9 +7,11 @@ This is the role of the results mixins of statsmodels (Seabold and Perktold 2010
 Econometric and statistical modeling with Python", Proceedings of the 9th Python in Science
 Conference).
 
-This module sits below every layer: it imports nothing of noisefloor, and pandas only when a
+This package sits below every layer: it imports nothing of noisefloor, and pandas only when a
 frame is asked for (or a DataFrame is already among the values), so the statistics, the logs
-and the harness can all use it.
+and the harness can all use it. It is a package of its own, not a module of ``noisefloor``'s
+top level, so that in the graph of packages it is a leaf and ties ``noisefloor.stats`` to no
+other package.
 """
 
 from __future__ import annotations
