@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import product
-from typing import Any
+
+from noisefloor.results import FrozenResult
 
 #: Compass directions as (row step, column step) in the canonical frame: north, east, south, west.
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))
@@ -25,7 +26,7 @@ Cell = tuple[int, int]
 
 
 @dataclass(frozen=True)
-class Frame:
+class Frame(FrozenResult):
     """How one agent writes coordinates and draws its map.
 
     Canonical ``(r, c)`` goes through: subtract the tile corner ``(r0, c0)``; turn the tile
@@ -328,23 +329,6 @@ class Frame:
         else:
             text += " North is at the top of your drawing."
         return text
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict (the declared conventions of a view).
-
-        Returns
-        -------
-        dict
-            One key per field: ``origin, order, base, th, tw, rot, r0, c0, p0, q0``.
-
-        Examples
-        --------
-        >>> from harness.grid_frames import Frame
-        >>> d = Frame("bottom-left", "col-row", 1, th=3, tw=4).to_dict()
-        >>> d["origin"], d["order"], d["base"], Frame(**d) == Frame("bottom-left", "col-row", 1, th=3, tw=4)
-        ('bottom-left', 'col-row', 1, True)
-        """
-        return {name: getattr(self, name) for name in _FRAME_FIELDS}
 
 
 _FRAME_FIELDS = tuple(f.name for f in fields(Frame))

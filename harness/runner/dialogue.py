@@ -27,7 +27,7 @@ import json
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -35,6 +35,7 @@ from harness.base import FINAL_MARKER, OTHER_AGENT_PREFIX, UNPARSED, Task
 from harness.runner.keys import RolloutSpec
 from harness.runner.variants import apply_variant
 from noisefloor.endpoints import Completion, EndpointError, EndpointFatalError
+from noisefloor.results import FrozenResult
 
 #: First user message of a solo or split_solo agent.
 SOLO_START = "Solve the puzzle."
@@ -90,7 +91,7 @@ def extractor_messages(task: Task, text: str) -> list[dict[str, str]]:
 
 
 @dataclass(frozen=True)
-class RolloutOutcome:
+class RolloutOutcome(FrozenResult):
     """What one rollout produced.
 
     Attributes
@@ -138,12 +139,6 @@ class RolloutOutcome:
     answer: Any
     error: str | None
     events: tuple[dict[str, Any], ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict (``events`` as a list)."""
-        out = asdict(self)
-        out["events"] = list(self.events)
-        return out
 
 
 class _Tally:

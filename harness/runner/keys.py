@@ -9,10 +9,12 @@ machines can split the keys without talking to each other.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from noisefloor.results import FrozenResult
 
 #: Modes as recorded in ``protocol`` / ``extra.mode``; ``split_solo`` runs as both views.
 MODES = ("solo", "pair", "split_solo_a", "split_solo_b")
@@ -75,7 +77,7 @@ class _RolloutKey:
 
 
 @dataclass(frozen=True, init=False)
-class RolloutSpec:
+class RolloutSpec(FrozenResult):
     """What one rollout is.
 
     Attributes
@@ -175,10 +177,6 @@ class RolloutSpec:
     def task_id(self) -> str:
         """The record's ``task_id``: ``"<task>:<instance seed>"``."""
         return f"{self.task}:{self.instance_seed}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict."""
-        return asdict(self)
 
 
 _FIELDS = tuple(RolloutSpec.__dataclass_fields__)

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from harness.runner import journal as jr
+from noisefloor.results import FrozenResult
 
 #: Record fields that may differ between two runs of one rollout without a conflict.
 VOLATILE_EXTRA = ("latency_s",)
@@ -27,7 +28,7 @@ class MergeConflictError(ValueError):
 
 
 @dataclass(frozen=True)
-class MergeResult:
+class MergeResult(FrozenResult):
     """Summary of a merge.
 
     Attributes
@@ -52,12 +53,6 @@ class MergeResult:
     duplicates: int
     errors_replaced: int
     infrastructure_errors: int
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict."""
-        out = asdict(self)
-        out["inputs"] = list(self.inputs)
-        return out
 
 
 def _comparable(record: dict[str, Any]) -> dict[str, Any]:

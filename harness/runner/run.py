@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +36,7 @@ from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollo
     variant_texts,
 )
 from noisefloor.endpoints import Endpoints, ModelEndpoint
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, literal
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ class SettingsMismatchError(MentionError):
 
 
 @dataclass(frozen=True)
-class TaxRunResult:
+class TaxRunResult(FrozenResult):
     """Summary of a ``run_tax`` call.
 
     Attributes
@@ -181,16 +182,15 @@ class TaxRunResult:
         """Whether every rollout of the plan that has a record is an infrastructure error."""
         return self.infrastructure_errors > 0 and self.scored == 0
 
+    # hand-written: a cell's NaN mean is None, so the cells of two runs compare equal
     def to_dict(self) -> dict[str, Any]:
         """The fields as a JSON-ready dict (NaN means as null)."""
-        out = asdict(self)
+        out = super().to_dict()
         out["cells"] = [{k: (None if isinstance(v, float) and v != v else v)
-                         for k, v in c.items()} for c in self.cells]
-        out["cells"] = list(out["cells"])
-        out["endpoint_stats"] = list(self.endpoint_stats)
-        out["error_causes"] = list(self.error_causes)
+                         for k, v in c.items()} for c in out["cells"]]
         return out
 
+    # hand-written: fixed columns, so a run without cells still has them
     def to_frame(self) -> pd.DataFrame:
         """``cells`` as a DataFrame: model, protocol, n, mean_reward, infrastructure_errors,
         turn_caps."""

@@ -7,7 +7,7 @@ its rollout key (:mod:`harness.runner.keys`). :func:`harness.runner.run.run_tax`
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from harness.base import SOLO_VIEWS
@@ -19,6 +19,7 @@ from harness.runner.keys import (
     settings_id,
 )
 from harness.runner.variants import load_variants
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import ParameterError, literal
 
 #: Version of the dialogue protocol (prompts, relaying, marker rule); part of every key.
@@ -27,7 +28,7 @@ STARTERS = ("a", "b", "alternate")
 
 
 @dataclass(frozen=True)
-class RunSettings:
+class RunSettings(FrozenResult):
     """What to run (every field that decides the plan or the outcome of a rollout).
 
     Attributes
@@ -175,9 +176,10 @@ class RunSettings:
                 **({"solo_view": self.solo_view} if self.solo_view != "canonical" else {}),
                 **({"solo_budget": self.solo_budget} if self.solo_budget != "none" else {})}
 
+    # hand-written: a model pair is written as one "a+b" string
     def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        out = asdict(self)
+        """The fields as a JSON-ready dict (each model pair as ``"a+b"``)."""
+        out = super().to_dict()
         out["pair_models"] = ["+".join(p) for p in self.pair_models]
         return out
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.agreement import (
     FLEISS_METHODS,
     LEVELS,
@@ -51,7 +52,7 @@ SUMMARY_KEYS = (
 
 
 @dataclass(frozen=True)
-class AgreementTable:
+class AgreementTable(FrozenResult):
     """Per-label agreement results.
 
     Attributes
@@ -70,12 +71,15 @@ class AgreementTable:
         because ``raters`` chose a subset.
     """
 
+    _dict_keys = ("judge", "raters", "tie", "ignored", "results")
+
     results: tuple
     judge: str | None
     raters: tuple
     tie: str
     ignored: tuple = ()
 
+    # hand-written: the results' one-row frames stacked, summary columns first
     def to_frame(self) -> pd.DataFrame:
         """One row per result: every scalar field of :class:`AgreementResult`, plus
         ``landis_koch`` (the Landis and Koch 1977 band, a reading aid beside the number)."""
@@ -84,16 +88,6 @@ class AgreementTable:
         frame = pd.concat([r.to_frame() for r in self.results], ignore_index=True)
         front = list(SUMMARY_KEYS)
         return frame[front + [c for c in frame.columns if c not in front]]
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"judge", "raters", "tie", "ignored", "results": [AgreementResult.to_dict(), ...]}``."""
-        return {
-            "judge": self.judge,
-            "raters": list(self.raters),
-            "tie": self.tie,
-            "ignored": list(self.ignored),
-            "results": [r.to_dict() for r in self.results],
-        }
 
 
 def majority_label(labels: Sequence[Any], categories: Sequence[Any], tie: str) -> Any:
@@ -433,7 +427,7 @@ def _cohen_row(
 
 
 @dataclass(frozen=True)
-class IccTable:
+class IccTable(FrozenResult):
     """Intraclass correlations per label (continuous scores).
 
     Attributes
@@ -452,6 +446,7 @@ class IccTable:
     judge: str | None = None
     ignored: tuple[str, ...] = ()
 
+    # hand-written: one row per (label, form), stacked from the ICCs' frames
     def to_frame(self) -> pd.DataFrame:
         """One row per (label, form): ``label`` then the columns of
         :meth:`IntraclassCorrelation.to_frame`."""
@@ -459,6 +454,7 @@ class IccTable:
         frame = pd.concat(frames, ignore_index=True)
         return frame[["label"] + [c for c in frame.columns if c != "label"]]
 
+    # hand-written: each result is a (label, ICC) pair, flattened into one dict
     def to_dict(self) -> dict[str, Any]:
         """``{"raters", "judge", "ignored", "results": [{"label", **IntraclassCorrelation}]}``."""
         return {"raters": list(self.raters), "judge": self.judge, "ignored": list(self.ignored),

@@ -9,7 +9,7 @@ refuted*: the claim may be true, the evidence cannot tell it from noise.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -23,13 +23,14 @@ from noisefloor.floor.arm_contrasts import (
     place_contrasts,
 )
 from noisefloor.floor.estimate import NoiseFloor
+from noisefloor.results import FrozenResult
 
 VERDICTS = ("below", "inside", "above")
 COMPARABLE_UNITS = ("pp", "percentage points", "percentage point", "proportion", "fraction")
 
 
 @dataclass(frozen=True)
-class ClaimVerdict:
+class ClaimVerdict(FrozenResult):
     """One claim placed against the floor.
 
     Attributes
@@ -68,13 +69,9 @@ class ClaimVerdict:
     comparable: bool
     flag: str = ""
 
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class AuditResult:
+class AuditResult(FrozenResult):
     """Result of :func:`audit`.
 
     Attributes
@@ -89,16 +86,15 @@ class AuditResult:
         The floor result, when one was passed.
     """
 
+    _frame_field = "verdicts"
+
     floor: float
     envelope: float
     verdicts: tuple[ClaimVerdict, ...]
     counts: dict
     noise_floor: NoiseFloor | None = field(default=None, repr=False, compare=False)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per claim with every :class:`ClaimVerdict` field."""
-        return pd.DataFrame([v.to_dict() for v in self.verdicts])
-
+    # hand-written: verdicts are published as 'claims', the NoiseFloor is left out
     def to_dict(self) -> dict:
         """``floor``, ``envelope``, ``counts`` and ``claims`` (a list of verdict dicts)."""
         return {"floor": self.floor, "envelope": self.envelope, "counts": dict(self.counts),

@@ -39,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import ParameterError, literal
 
 __all__ = ["BY", "VERDICTS", "ComparisonRow", "Comparison", "compare"]
@@ -57,7 +58,7 @@ ROW_COLUMNS = ("level", "seed", "trial", "wins", "losses", "ties", "n", "gap", "
 
 
 @dataclass(frozen=True)
-class ComparisonRow:
+class ComparisonRow(FrozenResult):
     """One paired comparison of A and B: one trial at one seed, or pooled.
 
     Attributes
@@ -112,13 +113,9 @@ class ComparisonRow:
     certified_by: str = ""
     verdict: str = ""
 
-    def to_dict(self) -> dict:
-        """The fields as a dict."""
-        return {c: getattr(self, c) for c in ROW_COLUMNS}
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(FrozenResult):
     """Result of :func:`compare`: A against B, per trial and pooled, against the floor.
 
     Attributes
@@ -203,6 +200,7 @@ class Comparison:
         """The per-trial rows."""
         return self.rows[:-1]
 
+    # hand-written: seed and trial as nullable Int64 (the contrast-table shape)
     def to_frame(self) -> pd.DataFrame:
         """One row per :class:`ComparisonRow` (columns ``level, seed, trial, wins, losses,
         ties, n, gap, ci_low, ci_high, p_value, mde, reason, certified_by, verdict``; ``seed``
@@ -215,6 +213,7 @@ class Comparison:
             frame[col] = seed_array(frame[col].tolist())
         return frame
 
+    # hand-written: rows split into 'pooled' and 'trials', plus 'gap_direction'
     def to_dict(self) -> dict:
         """Every field, JSON-ready apart from NaN (the CLI writes NaN as null)."""
         return {"a": self.a, "b": self.b, "by": self.by, "gap_direction": "a - b",

@@ -47,7 +47,7 @@ import urllib.parse
 import urllib.request
 import warnings
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import orjson
@@ -65,6 +65,7 @@ from noisefloor.endpoints.response import (
 )
 from noisefloor.endpoints.slots import _Endpoint, _Pool  # noqa: F401 - _Endpoint: tests
 from noisefloor.endpoints.transport import HTTPPool, HTTPTransportError
+from noisefloor.results import FrozenResult
 from noisefloor.stats.warning_classes import UnknownPriceWarning
 
 logger = logging.getLogger(__name__)
@@ -205,7 +206,7 @@ class ModelEndpoint:
 
 
 @dataclass(frozen=True)
-class Completion:
+class Completion(FrozenResult):
     """One successful chat completion.
 
     Attributes
@@ -246,10 +247,6 @@ class Completion:
     finish_reason: str | None
     params: dict[str, Any] = field(default_factory=dict)
     tool_calls: tuple[dict[str, str], ...] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return asdict(self)
 
 
 class EndpointError(Exception):

@@ -27,6 +27,7 @@ import pandas as pd
 
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
 from noisefloor.floor.null_gaps import excursion_bound, null_gap_spread, spread_signs
+from noisefloor.results import FrozenResult
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.paired import sign_tests
 from noisefloor.stats.pooling import gap_variance, pool_random_effects
@@ -52,7 +53,7 @@ MIN_INFORMATIVE_PAIRS = 6
 
 
 @dataclass(frozen=True)
-class NoiseFloor:
+class NoiseFloor(FrozenResult):
     """Result of :func:`noise_floor`.
 
     Attributes
@@ -115,6 +116,8 @@ class NoiseFloor:
         prediction interval besides what the table shows); None otherwise.
     """
 
+    _frame_field = "table"
+
     floor: float
     floor_contrast: str
     envelope: float
@@ -134,24 +137,6 @@ class NoiseFloor:
     pooling: str = "summed"
     tau_method: str = "dl"
     random_effects: RandomEffectsFloor | None = field(default=None, repr=False, compare=False)
-
-    def to_frame(self) -> pd.DataFrame:
-        """Per-seed and pooled null contrasts.
-
-        Columns: ``contrast, kind, clean, certified_by, level, seed, wins, losses, ties, n, gap,
-        p_value, p_adjusted, method, ci_low, ci_high, bound, tau, reason`` (the contrast-table
-        shape of :mod:`noisefloor.floor.contrast_table`). ``level`` is ``"trial"`` (one seed)
-        or ``"pooled"`` (summed over seeds); ``seed`` is a nullable integer (NA on pooled rows
-        and for a log without seeds); ``certified_by`` says what certified each null contrast
-        (pooled rows: every certification of its seeds, joined by ``"; "``). ``p_adjusted`` is
-        the p-value adjusted by ``method`` (here ``"bonferroni"``) over the null contrasts of
-        the same seed (or of the pooled family);
-        ``bound`` is :func:`excursion_bound`; ``tau`` (pooled rows only) is the DerSimonian-Laird
-        between-seed standard deviation of the gap, NaN with ``tau undefined: ...`` in
-        ``reason`` when fewer than two seeds have paired tasks or a seed's gap has zero
-        sampling variance (all ties, or all one outcome).
-        """
-        return self.table.copy()
 
     def per_seed(self) -> pd.DataFrame:
         """The floor's summary at each seed separately (the paper's per-seed reading).
@@ -192,6 +177,7 @@ class NoiseFloor:
         out["seed"] = pd.array(out["seed"].tolist(), dtype="Int64")
         return out
 
+    # hand-written: derived keys (per_seed, contrasts) and seed keys as strings
     def to_dict(self) -> dict:
         """Plain-dict view (JSON-ready) with the table as a list of records."""
         return {

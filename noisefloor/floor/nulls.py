@@ -62,6 +62,7 @@ from noisefloor.floor.contrast_labels import split_protocol_pair
 from noisefloor.floor.contrast_table import TRIAL, seed_array
 from noisefloor.floor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.logs.configuration import describe_differences, parse_configuration
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, literal
 from noisefloor.stats.warning_classes import FirstRequestMismatchWarning
 
@@ -111,7 +112,7 @@ class NoNullContrastError(MentionError):
 
 
 @dataclass(frozen=True)
-class NullContrasts:
+class NullContrasts(FrozenResult):
     """Result of :func:`certified_null_contrasts`.
 
     Attributes
@@ -137,14 +138,13 @@ class NullContrasts:
         (:class:`FirstRequestMismatchWarning`) naming every task.
     """
 
+    _frame_field = "table"
+
     table: pd.DataFrame = field(repr=False)
     skipped: tuple = ()
     first_request_mismatches: tuple = ()
 
-    def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`table`."""
-        return self.table.copy()
-
+    # hand-written: every record's seed as a plain int or None (pandas NA in the table)
     def to_dict(self) -> dict:
         """``{"contrasts": [...], "skipped": [...]}`` (JSON-ready; a missing seed is None)."""
         return {"contrasts": [{**r, "seed": _plain_seed(r["seed"])}

@@ -12,7 +12,7 @@ summed floor (the largest excursion bound over clean contrasts, and over all nul
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -20,6 +20,7 @@ from scipy.stats import norm
 from statsmodels.stats.meta_analysis import combine_effects
 
 from noisefloor.floor.null_gaps import excursion_bound
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.pooling import gap_variance
 
@@ -28,7 +29,7 @@ BOUNDS = ("ci", "prediction")
 
 
 @dataclass(frozen=True)
-class RandomEffectsFloor:
+class RandomEffectsFloor(FrozenResult):
     """Result of :func:`random_effects_floor`.
 
     Attributes
@@ -53,6 +54,10 @@ class RandomEffectsFloor:
         Why the floor is NaN, if it is.
     """
 
+    _dict_keys = ("floor", "floor_contrast", "envelope", "envelope_contrast", "basis", "bound",
+                  "method", "confidence", "reason", "table")
+    _frame_field = "table"
+
     floor: float
     floor_contrast: str
     envelope: float
@@ -63,42 +68,6 @@ class RandomEffectsFloor:
     confidence: float
     table: pd.DataFrame = field(repr=False)
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view; ``table`` as a list of records.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"contrast": ["a-b"] * 2, "clean": [True] * 2, "seed": [1, 2],
-        ...                   "wins": [21, 13], "losses": [11, 13], "ties": [68, 74]})
-        >>> random_effects_floor(t).to_dict()["floor_contrast"]
-        'a-b'
-        """
-        d = {k: v for k, v in asdict(self).items() if k != "table"}
-        d["table"] = self.table.to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        """The per-contrast table.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> t = pd.DataFrame({"contrast": ["a-b"] * 2, "clean": [True] * 2, "seed": [1, 2],
-        ...                   "wins": [21, 13], "losses": [11, 13], "ties": [68, 74]})
-        >>> random_effects_floor(t).to_frame()["k"].tolist()
-        [2]
-        """
-        return self.table.copy()
 
 
 def _pool(y: np.ndarray, v: np.ndarray, method: str, conf: float) -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 #: Tasks per domain in tau2-bench's ``base`` split (data/tau2/domains/<d>/split_tasks.json;
@@ -37,7 +38,7 @@ class LeaderboardError(ValueError):
 
 
 @dataclass(frozen=True)
-class Leaderboard:
+class Leaderboard(FrozenResult):
     """Result of :func:`read_leaderboard`.
 
     Attributes
@@ -72,6 +73,7 @@ class Leaderboard:
         present = set(self.entries["domain"])
         return [d for d in DOMAIN_TASKS if d in present]
 
+    # hand-written: takes a domain and sorts by domain, then best pass^1
     def to_frame(self, domain: str | None = None) -> pd.DataFrame:
         """Entries (of one domain, or all), best pass^1 first within each domain.
 
@@ -106,6 +108,7 @@ class Leaderboard:
                 .sort_values(["_o", "pass_1"], ascending=[True, False], na_position="last")
                 .drop(columns="_o").reset_index(drop=True))
 
+    # hand-written: entries in the sorted order of to_frame(), after the scalars
     def to_dict(self) -> dict:
         """``{"source", "n_submissions", "entries": [...]}``.
 

@@ -20,7 +20,7 @@ import difflib
 import itertools
 import math
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -39,6 +39,7 @@ from noisefloor.leaderboard.entries import (
     leaderboard_from_submissions,
     read_leaderboard,
 )
+from noisefloor.results import FrozenResult
 
 #: Names re-exported from :mod:`noisefloor.leaderboard.entries`, so one import serves both.
 __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FIELDS",
@@ -240,7 +241,7 @@ def find_entry(board: Leaderboard, name: str, option: str = "a") -> str:
 
 
 @dataclass(frozen=True)
-class LeaderboardComparison:
+class LeaderboardComparison(FrozenResult):
     """Result of :func:`compare_entries`: one :class:`EntryGap` per shared domain.
 
     Attributes
@@ -254,31 +255,15 @@ class LeaderboardComparison:
         Where the floor came from.
     """
 
+    _dict_keys = ("a", "b", "floor", "envelope", "floor_source", "rows")
+    _frame_field = "rows"
+
     a: str
     b: str
     rows: tuple[EntryGap, ...]
     floor: float
     envelope: float
     floor_source: str
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per domain, one column per :class:`EntryGap` field.
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return pd.DataFrame([asdict(r) for r in self.rows])
-
-    def to_dict(self) -> dict:
-        """Plain-dict view.
-
-        Returns
-        -------
-        dict
-        """
-        return {"a": self.a, "b": self.b, "floor": self.floor, "envelope": self.envelope,
-                "floor_source": self.floor_source, "rows": [asdict(r) for r in self.rows]}
 
 
 def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = None,
@@ -386,7 +371,7 @@ def _same_effort(ra, rb) -> bool:
 
 
 @dataclass(frozen=True)
-class LeaderboardFloor:
+class LeaderboardFloor(FrozenResult):
     """Result of :func:`reruns_floor`: re-submissions of one model as A/A contrasts.
 
     Attributes
@@ -407,6 +392,10 @@ class LeaderboardFloor:
     reason : str
     """
 
+    _dict_keys = ("floor", "envelope", "floor_pair", "envelope_pair", "null_gap_sd", "confidence",
+                  "reason", "table")
+    _frame_field = "table"
+
     floor: float
     envelope: float
     floor_pair: str
@@ -415,26 +404,6 @@ class LeaderboardFloor:
     confidence: float
     table: pd.DataFrame = field(repr=False)
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view; ``table`` as a list of records.
-
-        Returns
-        -------
-        dict
-        """
-        d = {k: v for k, v in asdict(self).items() if k != "table"}
-        d["table"] = self.table.to_dict(orient="records")
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        """The A/A table.
-
-        Returns
-        -------
-        pandas.DataFrame
-        """
-        return self.table.copy()
 
 
 #: Most A/A pairs :func:`reruns_floor` compares (a model submitted 1,415 times in one domain).

@@ -44,6 +44,7 @@ from scipy import stats
 
 from noisefloor.leaderboard.entries import DOMAIN_TASKS, Leaderboard
 from noisefloor.passk.trials import CONFIG_COLUMNS
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.multiplicity import holm
 from noisefloor.stats.paired import sign_test_pvalues
@@ -57,7 +58,7 @@ UNPAIRED = "unpaired two-proportion z-test on each entry's task count"
 
 
 @dataclass(frozen=True)
-class LeaderboardTiers:
+class LeaderboardTiers(FrozenResult):
     """Tiers and simultaneous rank intervals of a leaderboard (best entry first).
 
     Attributes
@@ -114,6 +115,7 @@ class LeaderboardTiers:
         """Number of tiers."""
         return max(self.tiers) if self.tiers else 0
 
+    # hand-written: one row per entry from the parallel tuples
     def to_frame(self) -> pd.DataFrame:
         """One row per entry: ``rank``, ``entry``, ``score``, ``n_items``, ``ci_low``,
         ``ci_high``, ``tier``, ``rank_low``, ``rank_high``."""
@@ -123,6 +125,7 @@ class LeaderboardTiers:
             "ci_high": self.ci_high, "tier": self.tiers, "rank_low": self.rank_low,
             "rank_high": self.rank_high})
 
+    # hand-written: derived keys (tiers as lists of names, counts, adjustment)
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict view: the fields, ``entries`` as records, ``tiers`` as lists of names,
         ``pairs`` as records."""

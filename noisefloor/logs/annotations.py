@@ -41,6 +41,7 @@ from noisefloor.logs.annotation_table import (
     read_csv_table,
 )
 from noisefloor.logs.repeats import first_repeat
+from noisefloor.results import FrozenResult
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
            "read_annotations"]
@@ -52,7 +53,7 @@ _LONG_NEEDS = "a long-layout file needs item, rater, label[, category]"
 
 
 @dataclass(frozen=True)
-class Layout:
+class Layout(FrozenResult):
     """The layout an annotation file is read in, and why.
 
     Attributes
@@ -72,10 +73,6 @@ class Layout:
     def describe(self) -> str:
         """``"long layout, since the header has item, rater, label"`` and the like."""
         return f"{self.layout} layout, {self.reason}"
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"layout", "reason", "columns"}``."""
-        return {"layout": self.layout, "reason": self.reason, "columns": list(self.columns)}
 
 
 def _check_layout(layout: str | None) -> str:

@@ -7,10 +7,11 @@ and fix it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import Any
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, Spell, mention_text
 from noisefloor.stats.warning_classes import InfrastructureRewardWarning, TruncatedLineWarning
 
@@ -25,7 +26,7 @@ __all__ = [
 
 
 @dataclass(frozen=True)
-class LogProblem:
+class LogProblem(FrozenResult):
     """One problem in one record of one file.
 
     Attributes
@@ -53,6 +54,8 @@ class LogProblem:
         parameters its own way (:meth:`render`); made by :meth:`mentioning`. Not part of
         :meth:`to_dict` or of equality.
     """
+
+    _dict_exclude = ("templates",)
 
     source: str
     line: int | None
@@ -105,12 +108,6 @@ class LogProblem:
     def __str__(self) -> str:
         return self.render()
 
-    def to_dict(self) -> dict[str, Any]:
-        """Return the problem as a plain dict (JSON-serialisable)."""
-        out = asdict(self)
-        del out["templates"]
-        return out
-
 
 class LogValidationError(MentionError):
     """A trial log cannot be loaded as it stands.
@@ -136,7 +133,7 @@ class LogValidationError(MentionError):
 
 
 @dataclass(frozen=True)
-class TruncatedLine:
+class TruncatedLine(FrozenResult):
     """A final line cut off without a newline, skipped rather than fatal.
 
     Attributes
@@ -161,10 +158,6 @@ class TruncatedLine:
             f"{self.source}:{self.line}: final line is truncated (no newline, {self.n_bytes} "
             f"bytes, {self.reason}); it was skipped"
         )
-
-    def to_dict(self) -> dict[str, Any]:
-        """Return the report as a plain dict (JSON-serialisable)."""
-        return asdict(self)
 
 
 _JSON_TYPE_NAMES = {

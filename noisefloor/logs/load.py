@@ -28,6 +28,7 @@ from noisefloor.logs.tau2 import iter_tau2_blocks
 from noisefloor.logs.taubench import iter_taubench_blocks
 from noisefloor.logs.terminalbench import iter_terminal_bench_blocks
 from noisefloor.logs.validation import FIELDS
+from noisefloor.results import FrozenResult
 
 __all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
 
@@ -436,7 +437,7 @@ def read_records(
 
 
 @dataclass(frozen=True)
-class ValidationReport:
+class ValidationReport(FrozenResult):
     """Everything :func:`validate_logs` found.
 
     Attributes
@@ -452,6 +453,8 @@ class ValidationReport:
         Truncated final lines (skipped, not errors).
     """
 
+    _dict_keys = ("files", "n_valid", "ok", "problems", "truncated")
+
     files: tuple[str, ...]
     n_valid: int
     problems: tuple[LogProblem, ...]
@@ -462,14 +465,7 @@ class ValidationReport:
         """True when there is no problem (truncated lines do not count)."""
         return not self.problems
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict view (JSON-serialisable)."""
-        return {
-            "files": list(self.files), "n_valid": self.n_valid, "ok": self.ok,
-            "problems": [p.to_dict() for p in self.problems],
-            "truncated": [t.to_dict() for t in self.truncated],
-        }
-
+    # hand-written: one row per problem, a chosen subset of its fields
     def to_frame(self) -> pd.DataFrame:
         """One row per problem: ``source, line, field, kind, message, expected, received``."""
         cols = ["source", "line", "field", "kind", "message", "expected", "received"]

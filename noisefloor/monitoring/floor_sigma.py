@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, ParameterError, literal
 
 __all__ = ["FloorSigma", "floor_sigma", "labels_differ"]
@@ -23,7 +24,7 @@ _SAME = ("benchmark", "model")
 
 
 @dataclass(frozen=True)
-class FloorSigma:
+class FloorSigma(FrozenResult):
     """Result of :func:`floor_sigma`.
 
     Attributes
@@ -44,11 +45,6 @@ class FloorSigma:
     n_null: int
     logs: str
     noise_floor: Any = field(repr=False)
-
-    def to_dict(self) -> dict:
-        """``sigma``, ``n_null``, ``logs`` and the floor's own dict (JSON-ready)."""
-        return {"sigma": self.sigma, "n_null": self.n_null, "logs": self.logs,
-                "noise_floor": self.noise_floor.to_dict()}
 
 
 def labels_differ(floor_trials: pd.DataFrame, trials: pd.DataFrame) -> list[str]:

@@ -9,7 +9,7 @@ these values are what alarm R1 (:func:`noisefloor.stats.monitor.cusum.tabular_cu
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import pandas as pd
 
 from noisefloor.monitoring.time_order import require_trial_frame
 from noisefloor.passk.trials import pass_hat_k
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 __all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]
@@ -30,7 +31,7 @@ EXCLUSION_REASONS = ("infrastructure_error", "reward_null", "store_unknown", "st
 
 
 @dataclass(frozen=True)
-class PassHatKRounds:
+class PassHatKRounds(FrozenResult):
     """Coordination-active pass^k of a golden-task set, one value per round.
 
     Coordination-active here means ``store_events_at_start > 0``: the store held peer events
@@ -75,12 +76,7 @@ class PassHatKRounds:
     excluded: dict[str, int] = field(default_factory=dict)
     reason: str = ""
 
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        d = asdict(self)
-        d["tasks"], d["values"], d["rows"] = list(self.tasks), list(self.values), list(self.rows)
-        return d
-
+    # hand-written: one row per round from the parallel tuples
     def to_frame(self) -> pd.DataFrame:
         """One row per round: ``round, pass_hat_k, row``."""
         return pd.DataFrame(

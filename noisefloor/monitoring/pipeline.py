@@ -30,6 +30,7 @@ from noisefloor.monitoring.time_order import (
     require_trial_frame,
     where,
 )
+from noisefloor.results import FrozenResult
 from noisefloor.stats.monitor import (
     Alarm,
     CollisionRateResult,
@@ -51,7 +52,7 @@ COORDINATION_KEYS_FIELD = "coordination_keys"
 
 
 @dataclass(frozen=True)
-class MonitorReport:
+class MonitorReport(FrozenResult):
     """Result of :func:`monitor_trials`: the three alarms over one monitored stream.
 
     Attributes
@@ -116,6 +117,7 @@ class MonitorReport:
             done.append("R3")
         return tuple(done)
 
+    # hand-written: each alarm merged with its provenance row
     def to_dict(self) -> dict:
         """Plain-dict view, nested (JSON-ready after NaN handling)."""
         return {
@@ -132,6 +134,7 @@ class MonitorReport:
             "alarms": [dict(a.to_dict(), **p) for a, p in zip(self.alarms, self.provenance)],
         }
 
+    # hand-written: one row per alarm with its provenance columns
     def to_frame(self) -> pd.DataFrame:
         """One row per alarm: the alarm's fields plus the raising row's provenance."""
         base = alarms_frame(self.alarms)

@@ -23,6 +23,7 @@ from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.lazy import lazy_exports
 from noisefloor.logs.runs import log_sources
+from noisefloor.results import FrozenResult
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
@@ -76,7 +77,7 @@ def left_out_records(table: pd.DataFrame) -> list[dict]:
 
 
 @dataclass(frozen=True)
-class FloorRun:
+class FloorRun(FrozenResult):
     """Result of :func:`floor_run` (``noisefloor floor``).
 
     Attributes
@@ -90,6 +91,8 @@ class FloorRun:
     n_trials, n_tasks, n_protocols : int
         Records, distinct tasks and distinct protocols of the log.
     """
+
+    _frame_field = "noise_floor"
 
     noise_floor: NoiseFloor
     null_contrasts: NullContrasts = field(repr=False)
@@ -108,10 +111,7 @@ class FloorRun:
         """Candidate pairs nothing certifies as null (``contrast, kind, seed, reason``)."""
         return self.null_contrasts.skipped
 
-    def to_frame(self) -> pd.DataFrame:
-        """The floor's table of null contrasts (:meth:`NoiseFloor.to_frame`)."""
-        return self.noise_floor.to_frame()
-
+    # hand-written: the floor's keys flattened in, plus derived skipped lists
     def to_dict(self) -> dict:
         """The floor's :meth:`NoiseFloor.to_dict` plus ``left_out``, ``skipped`` (every
         uncertified candidate), ``skipped_reruns`` (its re-runs) and ``sources``."""
@@ -183,7 +183,7 @@ def floor_run(
 
 
 @dataclass(frozen=True)
-class ContrastRun:
+class ContrastRun(FrozenResult):
     """Result of :func:`contrast_run` (``noisefloor contrast --log``).
 
     Attributes
@@ -214,6 +214,8 @@ class ContrastRun:
         :func:`noisefloor.stats.validation.mention_text`). A trial is never left out silently.
     """
 
+    _frame_field = "contrasts"
+
     a: str
     b: str
     by: str
@@ -229,10 +231,7 @@ class ContrastRun:
         """The distinct reasons of undefined statistics, sorted."""
         return tuple(sorted({r for r in self.contrasts["reason"] if r}))
 
-    def to_frame(self) -> pd.DataFrame:
-        """A copy of :attr:`contrasts`."""
-        return self.contrasts.copy()
-
+    # hand-written: 'logs' first, the table without 'm', mentions as text
     def to_dict(self) -> dict:
         """``logs, a, b, by, family_size, confidence, contrasts`` (records) and ``left_out``."""
         return {"logs": list(self.sources), "a": self.a, "b": self.b, "by": self.by,

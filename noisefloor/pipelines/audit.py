@@ -19,13 +19,14 @@ from noisefloor.floor.contrast_table import FAMILY
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import certified_null_contrasts
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import ParameterError, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "audit_run", "write_audit_files"]
 
 
 @dataclass(frozen=True)
-class AuditRun:
+class AuditRun(FrozenResult):
     """Result of :func:`audit_run` (``noisefloor audit``).
 
     Attributes
@@ -59,6 +60,8 @@ class AuditRun:
     files : tuple of str
         Report files written (``out``).
     """
+
+    _frame_field = "result"
 
     result: AuditResult
     noise_floor: NoiseFloor
@@ -96,10 +99,7 @@ class AuditRun:
         """:func:`~noisefloor.floor.arm_contrasts.left_out_totals` of the log's contrasts."""
         return None if self.log_contrasts is None else left_out_totals(self.log_contrasts)
 
-    def to_frame(self) -> pd.DataFrame:
-        """One row per claim (:meth:`AuditResult.to_frame`)."""
-        return self.result.to_frame()
-
+    # hand-written: the --json document of audit, gathered from nested results
     def to_dict(self) -> dict:
         """The ``--json`` document of ``noisefloor audit``."""
         skipped = [{**r, "seed": None if r["seed"] is None else int(r["seed"])}

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from noisefloor.results import FrozenResult
 
 __all__ = ["FLOOR_KINDS", "MeasuredFloor", "measured_floor", "required_floor"]
 
@@ -23,7 +25,7 @@ FLOOR_KINDS = ("floor", "envelope")
 
 
 @dataclass(frozen=True)
-class MeasuredFloor:
+class MeasuredFloor(FrozenResult):
     """Result of :func:`measured_floor`.
 
     Attributes
@@ -46,6 +48,8 @@ class MeasuredFloor:
         source files, or ``"a trial frame"``).
     """
 
+    _dict_keys = ("kind", "value", "contrast", "n_tasks", "confidence", "reason", "logs", "source")
+
     kind: str
     value: float
     contrast: str
@@ -61,10 +65,6 @@ class MeasuredFloor:
         level = "" if self.confidence == 0.95 else f", upper {self.confidence * 100:g}% bound"
         detail = self.contrast if self.contrast else f"undefined: {self.reason}"
         return f"{self.kind} of {self.logs} ({detail}{level})"
-
-    def to_dict(self) -> dict:
-        """The fields and :attr:`source` as a plain dict (JSON-ready)."""
-        return {**asdict(self), "source": self.source}
 
 
 def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,

@@ -21,19 +21,20 @@ Intervals are normal-theory, ``estimate +- z_{(1+confidence)/2} SE``, as Miller 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 CLUSTER_CORRECTIONS = ("miller", "inspect_ai")
 
 
 @dataclass(frozen=True)
-class ErrorBar:
+class ErrorBar(FrozenResult):
     """Result of :func:`clt_se` and :func:`clustered_se`.
 
     Attributes
@@ -65,34 +66,6 @@ class ErrorBar:
     n_clusters: int
     method: str
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> clt_se([1, 0, 1, 1]).to_dict()["n"]
-        4
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame, one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 9)
-
-        Examples
-        --------
-        >>> clt_se([1, 0, 1, 1]).to_frame().shape
-        (1, 9)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def _scores(name: str, values) -> np.ndarray:
@@ -243,7 +216,7 @@ def clustered_se(scores, clusters, *, correction: str = "miller",
 
 
 @dataclass(frozen=True)
-class PairedDifference:
+class PairedDifference(FrozenResult):
     """Result of :func:`paired_difference_se`.
 
     Attributes
@@ -275,34 +248,6 @@ class PairedDifference:
     confidence: float
     n: int
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> paired_difference_se([1, 1, 0, 1], [1, 0, 0, 1]).to_dict()["n"]
-        4
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame, one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 9)
-
-        Examples
-        --------
-        >>> paired_difference_se([1, 1, 0, 1], [1, 0, 0, 1]).to_frame().shape
-        (1, 9)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def paired_difference_se(a, b, *, confidence: float = 0.95) -> PairedDifference:

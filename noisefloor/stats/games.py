@@ -8,11 +8,12 @@ results out; no I/O.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
+
+from noisefloor.results import FrozenResult
 
 __all__ = ["TwoPlayerGame", "shapley_values", "two_player_game"]
 
@@ -32,7 +33,7 @@ def _as_unit_array(name: str, value: Any) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class TwoPlayerGame:
+class TwoPlayerGame(FrozenResult):
     """Result of :func:`two_player_game`, averaged over the tasks given.
 
     Attributes
@@ -69,14 +70,6 @@ class TwoPlayerGame:
     midpoint: float
     share_violating: float
     share_subadditive: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict view, one key per field in declaration order."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field."""
-        return pd.DataFrame([self.to_dict()])
 
 
 def shapley_values(v1: Any, v2: Any, v12: Any) -> tuple[np.ndarray, np.ndarray]:

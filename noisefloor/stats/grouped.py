@@ -17,7 +17,7 @@ chosen in an inner grouped loop on the training groups only.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,8 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+
+from noisefloor.results import FrozenResult
 
 __all__ = ["DEFAULT_ALPHAS", "GroupedRidge", "SpearmanTest", "grouped_ridge", "pooled_and_mean_r2",
            "spearman_test"]
@@ -47,7 +49,7 @@ def _generator(rng: int | np.random.Generator | None) -> np.random.Generator:
 
 
 @dataclass(frozen=True)
-class SpearmanTest:
+class SpearmanTest(FrozenResult):
     """Result of :func:`spearman_test`.
 
     Attributes
@@ -73,10 +75,6 @@ class SpearmanTest:
     method: str
     n_resamples: int
     reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain-dict view, one key per field."""
-        return asdict(self)
 
 
 def spearman_test(
@@ -205,7 +203,7 @@ def pooled_and_mean_r2(y: Any, pred: Any, folds: Any) -> tuple[float, float, tup
 
 
 @dataclass(frozen=True)
-class GroupedRidge:
+class GroupedRidge(FrozenResult):
     """Result of :func:`grouped_ridge`.
 
     Attributes
@@ -270,16 +268,7 @@ class GroupedRidge:
     fold_of: np.ndarray = field(repr=False)
     reason: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (arrays as lists, the Spearman result nested)."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        d["spearman"] = self.spearman.to_dict()
-        d["oof_pred"] = self.oof_pred.tolist()
-        d["fold_of"] = self.fold_of.tolist()
-        for k in ("r2_folds", "alphas", "fold_alphas", "coef", "feature_names"):
-            d[k] = list(d[k])
-        return d
-
+    # hand-written: one row per feature (feature, coef)
     def to_frame(self) -> pd.DataFrame:
         """One row per feature: ``feature, coef`` (standardised, fit on all data)."""
         return pd.DataFrame({"feature": list(self.feature_names), "coef": list(self.coef)})

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 #: User-facing method names -> the method computed (``"bh"`` is Benjamini-Hochberg's alias).
@@ -24,7 +25,7 @@ METHOD_NAMES = {"bonferroni": "bonferroni", "holm": "holm", "fdr_bh": "bh", "bh"
 
 
 @dataclass(frozen=True)
-class MultiplicityResult:
+class MultiplicityResult(FrozenResult):
     """Result of :func:`adjust_pvalues`.
 
     Attributes
@@ -61,30 +62,7 @@ class MultiplicityResult:
     excluded: tuple[int, ...]
     reason: str = ""
 
-    def to_dict(self) -> dict:
-        """Plain-dict view (tuples become lists; NaN stays NaN).
-
-        Returns
-        -------
-        dict
-            Keys ``p_values, p_adjusted, method, m, excluded, reason``.
-
-        Examples
-        --------
-        >>> from noisefloor.stats import adjust_pvalues
-        >>> adjust_pvalues([0.01, 0.04], method="holm").to_dict()
-        {'p_values': [0.01, 0.04], 'p_adjusted': [0.02, 0.04], 'method': 'holm', 'm': 2,
-         'excluded': [], 'reason': ''}
-        """
-        return {
-            "p_values": list(self.p_values),
-            "p_adjusted": list(self.p_adjusted),
-            "method": self.method,
-            "m": self.m,
-            "excluded": list(self.excluded),
-            "reason": self.reason,
-        }
-
+    # hand-written: one row per p-value, with in_family
     def to_frame(self) -> pd.DataFrame:
         """One row per p-value: ``p_value, p_adjusted, in_family``.
 

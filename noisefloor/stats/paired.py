@@ -13,7 +13,7 @@ one-contrast :func:`sign_test` is the same code on arrays of length one.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,11 +28,12 @@ try:  # the kernels of scipy.stats.binom.cdf and .sf, without loading scipy.stat
 except (ImportError, AttributeError):  # pragma: no cover - a SciPy that moved them
     _BINOM = None
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 
 @dataclass(frozen=True)
-class SignTest:
+class SignTest(FrozenResult):
     """Result of :func:`sign_test`.
 
     Attributes
@@ -88,40 +89,6 @@ class SignTest:
         36
         """
         return self.wins + self.losses
-
-    def to_dict(self) -> dict:
-        """Plain-dict view (JSON-ready; NaN stays NaN).
-
-        Returns
-        -------
-        dict
-            One key per field, in declaration order.
-
-        Examples
-        --------
-        >>> from noisefloor.stats import sign_test
-        >>> d = sign_test(0, 0, 5).to_dict()
-        >>> d["n"], d["gap"], d["p_value"]
-        (5, 0.0, nan)
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 10)
-            Columns ``wins, losses, ties, n, gap, p_value, ci_low, ci_high, confidence, reason``.
-
-        Examples
-        --------
-        >>> from noisefloor.stats import sign_test
-        >>> f = sign_test(27, 9, 64).to_frame()
-        >>> f.shape, list(f.columns[:5])
-        ((1, 10), ['wins', 'losses', 'ties', 'n', 'gap'])
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def _validate_counts(wins, losses, ties, confidence) -> tuple[int, int, int, float]:

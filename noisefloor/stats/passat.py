@@ -13,13 +13,13 @@ columns of a trial log is :mod:`noisefloor.passk`'s work.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts
 
@@ -77,7 +77,7 @@ def pass_at_k_estimate(n: int, c: int, k: int) -> float:
 
 
 @dataclass(frozen=True)
-class PassAtK:
+class PassAtK(FrozenResult):
     """Result of :func:`pass_at_k_from_counts` (and :func:`noisefloor.passk.pass_at_k`).
 
     Attributes
@@ -121,16 +121,6 @@ trials_max, tasks_excluded, n_trials_truncated
     n_trials_truncated: int
     tasks_excluded: tuple[str, ...] = ()
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field (``tasks_excluded`` as a list)."""
-        d = asdict(self)
-        d["tasks_excluded"] = list(self.tasks_excluded)
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame, one column per field."""
-        return pd.DataFrame([self.to_dict()])
 
 
 def pass_at_k_from_counts(counts: TaskCounts, k: int = 1, *, confidence: float = 0.95,

@@ -12,13 +12,13 @@ reads them from a trial log.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 from scipy import special
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.passk import TaskCounts, pass_hat_k_from_counts, per_task_pass_hat_k
 
@@ -28,7 +28,7 @@ METHODS = ("analytic", "percentile", "bca", "basic")
 
 
 @dataclass(frozen=True)
-class PassHatKInterval:
+class PassHatKInterval(FrozenResult):
     """Result of :func:`pass_hat_k_interval_from_counts` (and
     :func:`noisefloor.passk.pass_hat_k_interval`).
 
@@ -64,38 +64,6 @@ class PassHatKInterval:
     n_tasks: int
     n_boot: int
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> from noisefloor.stats.passk import count_trials
-        >>> counts = count_trials(list("aabb"), [1.0, 0.0, 1.0, 1.0])
-        >>> pass_hat_k_interval_from_counts(counts, 1).to_dict()["n_tasks"]
-        2
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame, one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 10)
-
-        Examples
-        --------
-        >>> from noisefloor.stats.passk import count_trials
-        >>> counts = count_trials(list("aabb"), [1.0, 0.0, 1.0, 1.0])
-        >>> pass_hat_k_interval_from_counts(counts, 1).to_frame().shape
-        (1, 10)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def pass_hat_k_interval_from_counts(counts: TaskCounts, k: int = 1, *,

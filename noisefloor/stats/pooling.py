@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy.special import ndtri
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import SignTest, sign_test
 
@@ -94,7 +94,7 @@ def gap_variance(wins: int, losses: int, ties: int) -> float:
 
 
 @dataclass(frozen=True)
-class RandomEffectsPool:
+class RandomEffectsPool(FrozenResult):
     """Result of :func:`pool_random_effects`.
 
     Attributes
@@ -139,41 +139,6 @@ class RandomEffectsPool:
     method: str
     confidence: float = 0.95
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view (JSON-ready; NaN stays NaN).
-
-        Returns
-        -------
-        dict
-            One key per field, in declaration order.
-
-        Examples
-        --------
-        >>> from noisefloor.stats import pool_random_effects
-        >>> d = pool_random_effects([0.18, -0.03], [0.0036, 0.0031]).to_dict()
-        >>> round(d["estimate"], 4), d["k"], d["method"]
-        (0.0738, 2, 'dl')
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 11)
-            Columns ``estimate, ci_low, ci_high, tau_squared, tau, i2, q, k, method, confidence,
-            reason``.
-
-        Examples
-        --------
-        >>> from noisefloor.stats import pool_random_effects
-        >>> f = pool_random_effects([0.18, -0.03], [0.0036, 0.0031]).to_frame()
-        >>> f.shape, list(f.columns[:3])
-        ((1, 11), ['estimate', 'ci_low', 'ci_high'])
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def pool_random_effects(

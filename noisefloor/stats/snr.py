@@ -12,17 +12,17 @@ single seeds and pooled over seeds.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 from scipy.stats import binom
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 
 @dataclass(frozen=True)
-class ClaimSNR:
+class ClaimSNR(FrozenResult):
     """Result of :func:`claim_snr`.
 
     Attributes
@@ -47,34 +47,6 @@ class ClaimSNR:
     null_gap_sd: float
     n_null: int
     reason: str = ""
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> claim_snr(0.06, [0.1, -0.02]).to_dict()["n_null"]
-        2
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 6)
-
-        Examples
-        --------
-        >>> claim_snr(0.06, [0.1, -0.02]).to_frame().shape
-        (1, 6)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def claim_snr(effect: float, null_gaps) -> ClaimSNR:
@@ -161,7 +133,7 @@ def flip_rate_to_success_prob(flip_rate: float) -> float:
 
 
 @dataclass(frozen=True)
-class AASimulation:
+class AASimulation(FrozenResult):
     """Result of :func:`simulate_reruns`: how often A/A contrasts look significant.
 
     Attributes
@@ -200,34 +172,6 @@ class AASimulation:
     m: int
     n_sim: int
     alpha: float
-
-    def to_dict(self) -> dict:
-        """Plain-dict view, one key per field.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> simulate_reruns([0.5] * 20, n_sim=10, rng=0).to_dict()["m"]
-        3
-        """
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 13)
-
-        Examples
-        --------
-        >>> simulate_reruns([0.5] * 20, n_sim=10, rng=0).to_frame().shape
-        (1, 13)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 def _sign_p(w: np.ndarray, lo: np.ndarray) -> np.ndarray:

@@ -30,18 +30,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
+
+from noisefloor.results import FrozenResult
 
 __all__ = ["StratifiedInterval", "stratified_bootstrap", "stratified_t_bounds",
            "stratified_t_interval"]
 
 
 @dataclass(frozen=True)
-class StratifiedInterval:
+class StratifiedInterval(FrozenResult):
     """A stratified mean with its Student interval.
 
     Attributes
@@ -70,10 +72,6 @@ class StratifiedInterval:
     n_strata: int
     n: int
     reason: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a dict."""
-        return asdict(self)
 
 
 def stratified_t_bounds(means: np.ndarray, variances: np.ndarray, counts: np.ndarray,

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, overload
 
+from noisefloor.results import FrozenResult
 from noisefloor.store.events import FailedPredicate, FailedTrialAction, parse_event
 
 __all__ = [
@@ -84,7 +85,7 @@ class StoreError(OSError, sqlite3.DatabaseError):
 
 
 @dataclass(frozen=True)
-class StoredEvent:
+class StoredEvent(FrozenResult):
     """An event as read back from a store.
 
     Attributes
@@ -110,6 +111,7 @@ class StoredEvent:
     event_id: int
     event: FailedTrialAction | FailedPredicate
 
+    # hand-written: the event is a pydantic model, dumped in JSON mode
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the event's fields plus ``event_id``.
 

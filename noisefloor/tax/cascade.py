@@ -24,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from noisefloor.logs.annotations import read_annotations
+from noisefloor.results import FrozenResult
 from noisefloor.stats.paired import wilson_interval
 from noisefloor.tax.run import TaxRun, read_transcripts
 
@@ -94,7 +95,7 @@ def parse_judge_reply(text: str) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class JudgeRun:
+class JudgeRun(FrozenResult):
     """Labels from :func:`judge_rollouts`.
 
     Attributes
@@ -105,6 +106,8 @@ class JudgeRun:
         Rollouts left unlabelled: ``item, kind`` (``"infrastructure"`` when the judge call
         raised, ``"unparseable"`` when its reply held no valid labels), ``detail``.
     """
+
+    _frame_field = "labels"
 
     labels: pd.DataFrame
     failures: pd.DataFrame
@@ -117,15 +120,6 @@ class JudgeRun:
             fh.writelines(json.dumps({**rec, "label": int(rec["label"])}) + "\n"
                           for rec in records)
         return p
-
-    def to_frame(self) -> pd.DataFrame:
-        """The labels table."""
-        return self.labels.copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        """``{"labels": [...], "failures": [...]}``."""
-        return {"labels": self.labels.to_dict("records"),
-                "failures": self.failures.to_dict("records")}
 
 
 def judge_rollouts(

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.grouped import GroupedRidge, grouped_ridge
 from noisefloor.tax.features import FEATURES, feature_table
 from noisefloor.tax.run import TaxRun, read_transcripts
@@ -51,7 +52,7 @@ def cell_features(run: TaxRun, *, missing: str = "error") -> tuple[pd.DataFrame,
 
 
 @dataclass(frozen=True)
-class TaxPrediction:
+class TaxPrediction(FrozenResult):
     """Result of :func:`predict_tax`.
 
     Attributes
@@ -84,6 +85,7 @@ class TaxPrediction:
     leave_one_model_out: GroupedRidge | None
     reasons: dict
 
+    # hand-written: one row per fitting scheme, picked fields of each fit
     def to_frame(self) -> pd.DataFrame:
         """One row per scheme: ``scheme, n, n_folds, r2_pooled_oof, r2_mean_fold,
         r2_squared_pearson, spearman_rho, spearman_p, spearman_method, r2_perm_p, reason``."""
@@ -101,6 +103,7 @@ class TaxPrediction:
                          "reason": r.reason})
         return pd.DataFrame(rows)
 
+    # hand-written: n_cells for the cells table, the fits by scheme name
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the three fits (``None`` with a reason where not fitted)."""
         return {"n_cells": len(self.cells), "n_cells_left_out": self.n_cells_left_out,

@@ -16,6 +16,7 @@ import pandas as pd
 
 from noisefloor.logs.annotations import read_annotations
 from noisefloor.report.text import _markdown, _p, pp
+from noisefloor.results import FrozenResult
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
 from noisefloor.tax.cells import cell_table, instance_table, task_table
 from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
@@ -38,7 +39,7 @@ def _records(frame: pd.DataFrame | None) -> list[dict[str, Any]] | None:
 
 
 @dataclass(frozen=True)
-class TaxReport:
+class TaxReport(FrozenResult):
     """Everything :func:`tax_report` computes from a tax run.
 
     Attributes
@@ -76,6 +77,8 @@ class TaxReport:
         Files written (empty unless ``out`` was given).
     """
 
+    _frame_field = "family_cells"
+
     sources: tuple
     n_rollouts: int
     n_infrastructure_errors: int
@@ -95,10 +98,7 @@ class TaxReport:
     cascade_note: str = ""
     files: tuple = ()
 
-    def to_frame(self) -> pd.DataFrame:
-        """The model x family cells (the landscape of Figure 3)."""
-        return self.family_cells.copy()
-
+    # hand-written: NaN as None throughout, judge reduced to its failures
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (NaN as None); effects are proportions."""
         return {

@@ -20,6 +20,7 @@ import orjson
 import pandas as pd
 
 from noisefloor.logs import load_trials
+from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, literal
 from noisefloor.tax.layout import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
@@ -65,7 +66,7 @@ class TaxRunError(MentionError):
 
 
 @dataclass(frozen=True)
-class TaxRun:
+class TaxRun(FrozenResult):
     """The rollouts of one or more tax runs.
 
     Attributes
@@ -88,6 +89,8 @@ class TaxRun:
         of every mean and counted in every table that could have used them.
     """
 
+    _frame_field = "rollouts"
+
     rollouts: pd.DataFrame
     sources: tuple
     n_infrastructure_errors: int
@@ -97,10 +100,6 @@ class TaxRun:
         """Families present, in the paper's order (spatial, relational, csp) then others."""
         order = {"spatial": 0, "relational": 1, "csp": 2}
         return tuple(sorted(self.rollouts["family"].unique(), key=lambda f: (order.get(f, 9), f)))
-
-    def to_frame(self) -> pd.DataFrame:
-        """The rollouts table (a copy)."""
-        return self.rollouts.copy()
 
 
 def trials_behind_journal(trials: str | Path) -> str | None:

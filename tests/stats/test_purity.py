@@ -22,9 +22,10 @@ from noisefloor.logs.frame import COLUMNS
 
 STATS = Path(__file__).resolve().parents[2] / "noisefloor" / "stats"
 PACKAGE = "noisefloor.stats"
-# the package's lazy-export helper sits below every layer: it imports nothing of noisefloor
-# (checked below), so a stats package's __init__ may use it
-BELOW_EVERYTHING = {"noisefloor.lazy"}
+# two leaf modules sit below every layer and import nothing of noisefloor (checked below): the
+# lazy-export helper (a stats package's __init__ uses it) and the frozen-result base (every
+# result class of stats derives from it)
+BELOW_EVERYTHING = {"noisefloor.lazy", "noisefloor.results"}
 
 
 def _absolute(module: str | None, level: int, here: str) -> str:
@@ -130,8 +131,16 @@ def test_stats_module_imports_nothing_above_stats(path: Path):
         f"line {line}: {name}" for line, name in bad)
 
 
-def test_the_lazy_export_helper_imports_nothing_of_noisefloor():
-    path = STATS.parent / "lazy.py"
-    found = [name for line, name in upward_imports(path.read_text(encoding="utf-8"),
-                                                    "noisefloor.lazy")]
+@pytest.mark.parametrize("module", sorted(BELOW_EVERYTHING))
+def test_the_leaf_modules_import_nothing_of_noisefloor(module: str):
+    path = STATS.parent.joinpath(*module.split(".")[1:])
+    path = path.with_suffix(".py") if path.with_suffix(".py").exists() else path / "__init__.py"
+    source = path.read_text(encoding="utf-8")
+    found = [name for line, name in upward_imports(source, module)]
     assert found == []
+    # upward_imports lets the leaves themselves through; a leaf importing the other leaf (or
+    # noisefloor.stats) would not be a leaf
+    inner = [n for n in ast.walk(ast.parse(source)) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    names = [a.name for n in inner if isinstance(n, ast.Import) for a in n.names]
+    names += [_absolute(n.module, n.level, module) for n in inner if isinstance(n, ast.ImportFrom)]
+    assert not [n for n in names if n.split(".")[0] == "noisefloor"], names

@@ -18,7 +18,7 @@ error (never scored).
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message, ToolCall
@@ -26,6 +26,7 @@ from tau2.utils import llm_utils
 
 from noisefloor.endpoints import Completion, ModelEndpoint
 from noisefloor.protocols.blocking import BlockingEndpoints
+from noisefloor.results import FrozenResult
 
 __all__ = ["RoleUsage", "TRANSPORT_ARGS", "generate", "wire_messages"]
 
@@ -36,7 +37,7 @@ TRANSPORT_ARGS = frozenset({"api_base", "base_url", "api_key", "timeout", "num_r
 
 
 @dataclass
-class RoleUsage:
+class RoleUsage(FrozenResult):
     """Model calls of one role (agent or user simulator) in one simulation.
 
     Attributes
@@ -69,10 +70,6 @@ class RoleUsage:
         self.completion_tokens += completion.tokens_out or 0
         if self.cost is not None:
             self.cost = None if completion.cost_usd is None else self.cost + completion.cost_usd
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as a JSON-ready dict."""
-        return asdict(self)
 
 
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:

@@ -61,6 +61,7 @@ from noisefloor.protocols.session import Coordinator
 from noisefloor.protocols.tau2.state import LiveFacts, ReplayFacts
 from noisefloor.protocols.trace import ToolCall, TrialTrace, is_failure
 from noisefloor.protocols.writers import LastKWriter
+from noisefloor.results import FrozenResult
 from noisefloor.store import SQLiteEventStore
 
 __all__ = ["DOMAINS", "PROTOCOLS", "ProtocolRunResult", "ProtocolRunSettings", "run_protocols"]
@@ -180,7 +181,7 @@ class ProtocolRunSettings:
 
 
 @dataclass(frozen=True)
-class ProtocolRunResult:
+class ProtocolRunResult(FrozenResult):
     """What a protocols run produced.
 
     Attributes
@@ -209,15 +210,6 @@ class ProtocolRunResult:
     results: dict[str, Path]
     trials_path: Path
     success: dict[str, tuple[int, int]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready view (paths as strings)."""
-        d = asdict(self)
-        d["out"] = str(self.out)
-        d["trials_path"] = str(self.trials_path)
-        d["results"] = {k: str(v) for k, v in self.results.items()}
-        d["success"] = {k: list(v) for k, v in self.success.items()}
-        return d
 
 
 Progress = Callable[[str], None]

@@ -14,13 +14,14 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.warning_classes import RawRatingsWarning
 
 __all__ = ["ALTERNATIVES", "FleissNullTest", "RawRatingsWarning", "check_count_table",
@@ -33,7 +34,7 @@ _PER_CATEGORY_COLUMNS = ["category", "kappa", "se_null", "z", "p_value"]
 
 
 @dataclass(frozen=True)
-class FleissNullTest:
+class FleissNullTest(FrozenResult):
     """Fleiss' kappa with its standard error under H0 (kappa = 0), z and p-value.
 
     Attributes
@@ -71,13 +72,15 @@ class FleissNullTest:
     per_category: tuple
     reason: str = ""
 
+    # hand-written: per_category as the records of per_category_frame()
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain Python values; ``per_category`` as a list of row dicts."""
-        out = asdict(self)
+        out = super().to_dict()
         out["categories"] = list(self.categories)
         out["per_category"] = self.per_category_frame().to_dict(orient="records")
         return out
 
+    # hand-written: scalar fields only, categories joined by '|'
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of the scalar fields (``categories`` joined by ``|``)."""
         row = self.to_dict()

@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from noisefloor.results import FrozenResult
+
 __all__ = ["ICC_FORMS", "IccEstimate", "IntraclassCorrelation", "intraclass_correlation"]
 
 #: The six forms: (name, Shrout-Fleiss notation with k raters, what it measures).
@@ -67,7 +69,7 @@ class IccEstimate:
 
 
 @dataclass(frozen=True)
-class IntraclassCorrelation:
+class IntraclassCorrelation(FrozenResult):
     """The six intraclass correlations of one items x raters table of scores.
 
     Attributes
@@ -99,6 +101,7 @@ class IntraclassCorrelation:
                 return est
         raise KeyError(f"unknown ICC form {form!r}; forms: {[e.form for e in self.estimates]}")
 
+    # hand-written: one row per form, the common fields repeated
     def to_frame(self) -> pd.DataFrame:
         """One row per form: the :class:`IccEstimate` fields, then ``n_items``, ``n_raters``,
         ``n_left_out``, ``confidence`` and ``reason``."""
@@ -106,12 +109,6 @@ class IntraclassCorrelation:
                   "n_left_out": self.n_left_out, "confidence": self.confidence,
                   "reason": self.reason}
         return pd.DataFrame([asdict(e) | common for e in self.estimates])
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fields as plain Python values (``estimates`` a list of dicts)."""
-        out = asdict(self)
-        out["estimates"] = [asdict(e) for e in self.estimates]
-        return out
 
 
 def _undefined(n: int, k: int, left_out: int, confidence: float, reason: str

@@ -9,11 +9,13 @@ and the facts needed to read it, with a ``reason`` wherever a value is undefined
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from noisefloor.results import FrozenResult
 
 __all__ = [
     "LANDIS_KOCH_BANDS",
@@ -88,7 +90,7 @@ def landis_koch(value: float) -> str:
 
 
 @dataclass(frozen=True)
-class AgreementResult:
+class AgreementResult(FrozenResult):
     """One agreement coefficient with its intervals and the facts needed to read it.
 
     Attributes
@@ -219,9 +221,10 @@ class AgreementResult:
         """Landis and Koch (1977) band of ``value`` (see :func:`landis_koch`)."""
         return landis_koch(self.value)
 
+    # hand-written: per-category tuples as dicts keyed by category, plus landis_koch
     def to_dict(self) -> dict[str, Any]:
         """All fields as plain Python values plus ``landis_koch``; NaN stays NaN."""
-        out = asdict(self)
+        out = super().to_dict()
         out["categories"] = [_plain(c) for c in self.categories]
         out["per_category"] = {str(_plain(c)): float(k) for c, k in self.per_category}
         out["per_category_null"] = {
@@ -231,6 +234,7 @@ class AgreementResult:
         out["landis_koch"] = self.landis_koch
         return out
 
+    # hand-written: scalar fields only, categories joined by '|'
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame of the scalar fields (``categories`` joined by ``|``)."""
         row = self.to_dict()

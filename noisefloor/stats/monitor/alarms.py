@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 __all__ = ["ALARM_COLUMNS", "Alarm", "alarms_frame"]
@@ -26,7 +27,7 @@ ALARM_COLUMNS = ("rule", "index", "statistic", "threshold", "direction", "row")
 
 
 @dataclass(frozen=True)
-class Alarm:
+class Alarm(FrozenResult):
     """One alarm raised by a monitor.
 
     Attributes
@@ -54,14 +55,6 @@ class Alarm:
     threshold: float
     direction: str
     row: Any = None
-
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        return asdict(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field."""
-        return pd.DataFrame([self.to_dict()])
 
 
 def alarms_frame(alarms: Sequence[Alarm]) -> pd.DataFrame:

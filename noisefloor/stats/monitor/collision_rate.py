@@ -8,19 +8,20 @@ passed in as functions, so nothing here depends on a particular store.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.monitor.alarms import Alarm, _real, _rising_edges
 
 __all__ = ["CollisionRateResult", "collision_rate_monitor"]
 
 
 @dataclass(frozen=True)
-class CollisionRateResult:
+class CollisionRateResult(FrozenResult):
     """Result of :func:`collision_rate_monitor` (alarm R3).
 
     Attributes
@@ -51,14 +52,7 @@ class CollisionRateResult:
         """Number of monitored trials."""
         return len(self.rate)
 
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        d = asdict(self)
-        for name in ("n_distinct_calls", "n_colliding_calls", "rate"):
-            d[name] = list(d[name])
-        d["collisions"] = [list(c) for c in self.collisions]
-        return d
-
+    # hand-written: one row per trial, with an alarm flag
     def to_frame(self) -> pd.DataFrame:
         """One row per trial: ``index, n_distinct_calls, n_colliding_calls, rate, alarm``."""
         alarm = np.zeros(self.n, dtype=bool)

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.monitor.alarms import Alarm, _positive_int, _real, _series
 
@@ -32,7 +33,7 @@ SIEGMUND_OFFSET = 1.166
 
 
 @dataclass(frozen=True)
-class CusumResult:
+class CusumResult(FrozenResult):
     """Result of :func:`tabular_cusum` (alarm R1).
 
     Attributes
@@ -77,12 +78,7 @@ class CusumResult:
         """Number of observations."""
         return len(self.x)
 
-    def to_dict(self) -> dict:
-        """Plain-dict view (lists for the sequences, dicts for the alarms)."""
-        d = asdict(self)
-        d["x"], d["c_plus"], d["c_minus"] = list(self.x), list(self.c_plus), list(self.c_minus)
-        return d
-
+    # hand-written: one row per observation, with the alarm's direction
     def to_frame(self) -> pd.DataFrame:
         """One row per observation: ``index, x, c_plus, c_minus, alarm`` (``""``/upper/lower)."""
         flag = [""] * self.n

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.monitor.alarms import Alarm, _positive_int, _real, _rising_edges, _series
 
@@ -21,7 +22,7 @@ __all__ = ["RollingQuantileResult", "rolling_quantile_monitor"]
 
 
 @dataclass(frozen=True)
-class RollingQuantileResult:
+class RollingQuantileResult(FrozenResult):
     """Result of :func:`rolling_quantile_monitor` (alarm R2).
 
     Attributes
@@ -62,12 +63,7 @@ class RollingQuantileResult:
         """Number of monitored trials."""
         return len(self.statistic)
 
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        d = asdict(self)
-        d["statistic"] = list(self.statistic)
-        return d
-
+    # hand-written: one row per trial, with above and alarm flags
     def to_frame(self) -> pd.DataFrame:
         """One row per trial: ``index, statistic, above`` (statistic >= threshold), ``alarm``."""
         stat = np.asarray(self.statistic, dtype=float)

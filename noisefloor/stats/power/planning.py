@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import math
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
-import pandas as pd
 from scipy import optimize
 from scipy.stats import norm
 from statsmodels.stats.power import NormalIndPower
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats.power.functions import (
     EFFECT_SIZES,
     MAX_EXACT_N,
@@ -63,7 +63,7 @@ __all__ = ["EFFECT_SIZES", "MAX_EXACT_N", "TESTS", "PlanSet", "PowerPlan",
 
 
 @dataclass(frozen=True)
-class PowerPlan:
+class PowerPlan(FrozenResult):
     """Result of :func:`sample_size` and :func:`minimum_detectable_effect`.
 
     Attributes
@@ -120,6 +120,7 @@ class PowerPlan:
     effect_size: str
     reason: str = ""
 
+    # hand-written: an n of -1 (no n reaches the power) becomes None
     def to_dict(self) -> dict:
         """Plain-dict view, one key per field (JSON-ready; NaN stays NaN).
 
@@ -137,25 +138,11 @@ class PowerPlan:
         >>> sample_size(0.05, test="mcnemar", p_d=0.3, floor=0.12).to_dict()["n"] is None
         True
         """
-        out = asdict(self)
+        out = super().to_dict()
         for key in ("n", "n_stable"):
             if out[key] is not None and out[key] < 0:
                 out[key] = None
         return out
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame with one column per field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (1, 14)
-
-        Examples
-        --------
-        >>> sample_size(0.1, test="mcnemar", p_d=0.3).to_frame().shape
-        (1, 14)
-        """
-        return pd.DataFrame([self.to_dict()])
 
 
 # ----------------------------------------------------------------------------- solving
@@ -434,7 +421,7 @@ def _brent(fn, low, high, pw, plan, reason):
 
 
 @dataclass(frozen=True)
-class PlanSet:
+class PlanSet(FrozenResult):
     """Result of :func:`plan`: one :class:`PowerPlan` per design, in the order asked.
 
     Attributes
@@ -445,37 +432,11 @@ class PlanSet:
         ``"n"`` or ``"gap"``.
     """
 
+    _dict_keys = ("solve_for", "plans")
+    _frame_field = "plans"
+
     plans: tuple[PowerPlan, ...]
     solve_for: str
-
-    def to_dict(self) -> dict:
-        """``{"solve_for": ..., "plans": [PowerPlan.to_dict(), ...]}``.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> d = plan(gap=0.1, p_d=0.3).to_dict()
-        >>> d["solve_for"], [p["test"] for p in d["plans"]]
-        ('n', ['mcnemar', 'sign_test'])
-        """
-        return {"solve_for": self.solve_for, "plans": [p.to_dict() for p in self.plans]}
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per design, one column per :class:`PowerPlan` field.
-
-        Returns
-        -------
-        pandas.DataFrame, shape (n_tests, 14)
-
-        Examples
-        --------
-        >>> plan(gap=0.1, p_d=0.3).to_frame()[["test", "n"]].values.tolist()
-        [['mcnemar', 234], ['sign_test', 249]]
-        """
-        return pd.DataFrame([p.to_dict() for p in self.plans])
 
 
 def plan(*, gap=None, n=None, tests=None, baseline=None, p_d=None, alpha=0.05, power=0.8,
