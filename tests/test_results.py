@@ -30,10 +30,6 @@ PACKAGES = ("noisefloor", "harness")
 
 # Result classes that write their own views and do not derive from the base, with the reason.
 EXCEPTIONS = {
-    # modules being reorganised in parallel (their column reading moves out of stats); the two
-    # classes are plain asdict views the base reproduces, to be converted when the move lands
-    "noisefloor/stats/contrasts.py:Contrast": "module moved in parallel; asdict view",
-    "noisefloor/stats/passk.py:PassHatK": "module moved in parallel; asdict view",
     # to_dict is the --json document the page was built from, whatever its shape; no table
     "noisefloor/report/html/doc_page.py:ReportDoc": "to_dict returns the page's data as is",
 }

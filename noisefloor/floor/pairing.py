@@ -13,12 +13,13 @@ without reward is undefined, and so is an infrastructure error when
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.paired import Slot, pair_counts, sign_test  # the one pairing's counts
 from noisefloor.stats.passk import trial_outcomes
@@ -188,7 +189,7 @@ PAIRING_COLUMNS = ("benchmark", "model", "seed")
 
 
 @dataclass(frozen=True)
-class Contrast:
+class Contrast(FrozenResult):
     """A paired contrast ``a-b`` and its sign test.
 
     Attributes
@@ -240,30 +241,7 @@ class Contrast:
     tasks_excluded: tuple[str, ...] = ()
     reason: str = ""
 
-    def to_dict(self) -> dict:
-        """Plain-dict view (task tuples as lists).
-
-        Returns
-        -------
-        dict
-            One key per field, in declaration order; ``tasks_only_a``, ``tasks_only_b`` and
-            ``tasks_excluded`` are lists of task ids.
-
-        Examples
-        --------
-        >>> import pandas as pd
-        >>> from noisefloor.floor.pairing import paired_contrast
-        >>> t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1", "2", "1", "3"],
-        ...                   "trial": 0, "reward": [1.0, 0.0, 0.0, 1.0]})
-        >>> d = paired_contrast(t, "x", "y").to_dict()
-        >>> d["wins"], d["tasks_only_a"], d["tasks_only_b"], d["tasks_excluded"]
-        (1, ['2'], ['3'], [])
-        """
-        d = asdict(self)
-        for key in ("tasks_only_a", "tasks_only_b", "tasks_excluded"):
-            d[key] = list(d[key])
-        return d
-
+    # hand-written: the task lists become their counts, so the row stays scalar
     def to_frame(self) -> pd.DataFrame:
         """One-row DataFrame (task lists replaced by their counts).
 

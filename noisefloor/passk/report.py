@@ -16,12 +16,13 @@ from typing import Any
 import pandas as pd
 
 from noisefloor.passk.trials import CONFIG_COLUMNS, pass_hat_k_interval
+from noisefloor.results import FrozenResult
 
 __all__ = ["PassHatKReport", "pass_hat_k_report"]
 
 
 @dataclass(frozen=True)
-class PassHatKReport:
+class PassHatKReport(FrozenResult):
     """pass^k of each configuration with intervals.
 
     Attributes
@@ -41,6 +42,7 @@ class PassHatKReport:
     keys: tuple = ()
     confidence: float = 0.95
 
+    # hand-written: a single configuration's pass_hat_k is lifted to the top
     def to_dict(self) -> dict:
         """``{"groups": [...]}`` and, for one configuration, its ``pass_hat_k`` at the top."""
         doc: dict[str, Any] = {"groups": [dict(g) for g in self.groups],
@@ -51,6 +53,7 @@ class PassHatKReport:
                    **({"pass_at_k": top["pass_at_k"]} if "pass_at_k" in top else {}), **doc}
         return doc
 
+    # hand-written: one row per (configuration, k) from the groups
     def to_frame(self) -> pd.DataFrame:
         """One row per (configuration, k) with value and interval."""
         rows = []

@@ -15,12 +15,13 @@ trial log is :mod:`noisefloor.passk`'s work.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
 SUCCESS_TOLERANCE = 1e-6
@@ -30,7 +31,7 @@ __all__ = ["SUCCESS_TOLERANCE", "PassHatK", "TaskCounts", "count_trials", "is_su
 
 
 @dataclass(frozen=True)
-class PassHatK:
+class PassHatK(FrozenResult):
     """Result of :func:`pass_hat_k_from_counts` (and :func:`noisefloor.passk.pass_hat_k`).
 
     Attributes
@@ -86,16 +87,6 @@ class PassHatK:
     reason: str = ""
     unequal_trials: str = "allow"
     n_trials_truncated: int = 0
-
-    def to_dict(self) -> dict:
-        """Plain-dict view."""
-        d = asdict(self)
-        d["tasks_excluded"] = list(self.tasks_excluded)
-        return d
-
-    def to_frame(self) -> pd.DataFrame:
-        """One-row DataFrame."""
-        return pd.DataFrame([self.to_dict()])
 
 
 def is_success(reward, tolerance: float = SUCCESS_TOLERANCE):
