@@ -20,7 +20,7 @@ def test_a_module_collected_first_is_imported_once():
     # events.py is collected before reader_interface.py, in a process of its own (the suite's
     # process has imported both long ago); only the doctests named run
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",
+        [sys.executable, "-m", "pytest", "-q",
          "noisefloor/store/events.py::noisefloor.store.events.FailedTrialAction",
          "noisefloor/protocols/reader_interface.py::noisefloor.protocols.reader_interface.ToolSpec"],
         cwd=REPO, capture_output=True, text=True, timeout=300)
