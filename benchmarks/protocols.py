@@ -15,7 +15,7 @@ The scripted endpoint answers without a model, so the figures are the harness's 
 ``noisefloor.endpoints`` for ``run_protocols``, and noisefloor's bookkeeping).
 
 Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2] [--tiny]``
-(``--tiny``: 2 tasks, 1 for the overhead, one repeat: the size the test suite runs).
+(``--tiny``: 1 task, at 0 ms only, one repeat: the size the test suite runs).
 """
 
 from __future__ import annotations
@@ -92,16 +92,17 @@ def main() -> None:
     parser.add_argument("--overhead-tasks", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--tiny", action="store_true",
-                        help="2 tasks, 1 for the overhead, one repeat (seconds, not minutes)")
+                        help="1 task, 0 ms latency only, one repeat (seconds, not minutes)")
     a = parser.parse_args()
-    if a.tiny:
-        a.tasks, a.overhead_tasks, a.repeat = 2, 1, 1
+    latencies = (0.0, 0.1)
+    if a.tiny:  # every part once, on one task, without the added latency
+        a.tasks, a.overhead_tasks, a.repeat, latencies = 1, 1, 1, (0.0,)
     import tau2  # noqa: F401 - the import itself takes seconds; not timed
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
     tasks = _tasks(a.tasks)
     print(f"\n== throughput: {len(tasks)} retail tasks, 1 arm (intercept), concurrency 16 ==")
-    for latency in (0.0, 0.1):
+    for latency in latencies:
         rate, wall, ok = throughput(tasks, latency, 16)
         print(f"latency {latency * 1000:5.0f} ms: {rate:6.2f} simulations/s "
               f"({len(tasks)} in {wall:6.1f} s, {ok} with reward 1)")
