@@ -28,12 +28,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from noisefloor.endpoints import ModelEndpoint
-from noisefloor.protocols.tau2 import ProtocolRunSettings, ScriptedEndpoint, run_protocols
+
+if TYPE_CHECKING:
+    from noisefloor.protocols.tau2 import ProtocolRunSettings
 
 
 def _tasks(n: int):
@@ -44,6 +47,8 @@ def _tasks(n: int):
 
 
 def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
+    from noisefloor.protocols.tau2 import ProtocolRunSettings
+
     # one request in flight per simulation and role: the per-URL limit never binds
     return ProtocolRunSettings(domain="retail",
                                agent=ModelEndpoint("scripted-agent", (url,), concurrency=concurrency),
@@ -53,6 +58,8 @@ def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") ->
 
 
 def throughput(tasks, latency: float, concurrency: int) -> tuple[float, float, int]:
+    from noisefloor.protocols.tau2 import ScriptedEndpoint, run_protocols
+
     with ScriptedEndpoint(tasks, latency=latency) as server, tempfile.TemporaryDirectory() as d:
         start = time.perf_counter()
         result = run_protocols(_settings(server.base_url, tasks, concurrency), Path(d) / "run")
@@ -64,6 +71,8 @@ def throughput(tasks, latency: float, concurrency: int) -> tuple[float, float, i
 def per_simulation(tasks, repeat: int) -> tuple[list[float], list[float]]:
     from loguru import logger
     from tau2.run import run_task
+
+    from noisefloor.protocols.tau2 import ScriptedEndpoint, run_protocols
 
     logger.disable("tau2")
     alone, ours = [], []
@@ -97,7 +106,8 @@ def main() -> None:
     latencies = (0.0, 0.1)
     if a.tiny:  # every part once, on one task, without the added latency
         a.tasks, a.overhead_tasks, a.repeat, latencies = 1, 1, 1, (0.0,)
-    import tau2  # noqa: F401 - the import itself takes seconds; not timed
+    # imported after the options are read (--help answers at once); takes seconds, not timed
+    import noisefloor.protocols.tau2  # noqa: F401
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
     tasks = _tasks(a.tasks)
