@@ -15,7 +15,7 @@ The scripted endpoint answers without a model, so the figures are the harness's 
 ``noisefloor.endpoints`` for ``run_protocols``, and noisefloor's bookkeeping).
 
 Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2] [--tiny]``
-(``--tiny``: 2 tasks, 1 for the overhead, one repeat: the size the test suite runs).
+(``--tiny``: 1 task, at 0 ms only, one repeat: the size the test suite runs).
 """
 
 from __future__ import annotations
@@ -28,12 +28,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from noisefloor.endpoints import ModelEndpoint
-from noisefloor.protocols.tau2 import ProtocolRunSettings, ScriptedEndpoint, run_protocols
+
+if TYPE_CHECKING:
+    from noisefloor.protocols.tau2 import ProtocolRunSettings
 
 
 def _tasks(n: int):
@@ -44,6 +47,8 @@ def _tasks(n: int):
 
 
 def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
+    from noisefloor.protocols.tau2 import ProtocolRunSettings
+
     # one request in flight per simulation and role: the per-URL limit never binds
     return ProtocolRunSettings(domain="retail",
                                agent=ModelEndpoint("scripted-agent", (url,), concurrency=concurrency),
@@ -53,6 +58,8 @@ def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") ->
 
 
 def throughput(tasks, latency: float, concurrency: int) -> tuple[float, float, int]:
+    from noisefloor.protocols.tau2 import ScriptedEndpoint, run_protocols
+
     with ScriptedEndpoint(tasks, latency=latency) as server, tempfile.TemporaryDirectory() as d:
         start = time.perf_counter()
         result = run_protocols(_settings(server.base_url, tasks, concurrency), Path(d) / "run")
@@ -64,6 +71,8 @@ def throughput(tasks, latency: float, concurrency: int) -> tuple[float, float, i
 def per_simulation(tasks, repeat: int) -> tuple[list[float], list[float]]:
     from loguru import logger
     from tau2.run import run_task
+
+    from noisefloor.protocols.tau2 import ScriptedEndpoint, run_protocols
 
     logger.disable("tau2")
     alone, ours = [], []
@@ -92,16 +101,18 @@ def main() -> None:
     parser.add_argument("--overhead-tasks", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--tiny", action="store_true",
-                        help="2 tasks, 1 for the overhead, one repeat (seconds, not minutes)")
+                        help="1 task, 0 ms latency only, one repeat (seconds, not minutes)")
     a = parser.parse_args()
-    if a.tiny:
-        a.tasks, a.overhead_tasks, a.repeat = 2, 1, 1
-    import tau2  # noqa: F401 - the import itself takes seconds; not timed
+    latencies = (0.0, 0.1)
+    if a.tiny:  # every part once, on one task, without the added latency
+        a.tasks, a.overhead_tasks, a.repeat, latencies = 1, 1, 1, (0.0,)
+    # imported after the options are read (--help answers at once); takes seconds, not timed
+    import noisefloor.protocols.tau2  # noqa: F401
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
     tasks = _tasks(a.tasks)
     print(f"\n== throughput: {len(tasks)} retail tasks, 1 arm (intercept), concurrency 16 ==")
-    for latency in (0.0, 0.1):
+    for latency in latencies:
         rate, wall, ok = throughput(tasks, latency, 16)
         print(f"latency {latency * 1000:5.0f} ms: {rate:6.2f} simulations/s "
               f"({len(tasks)} in {wall:6.1f} s, {ok} with reward 1)")

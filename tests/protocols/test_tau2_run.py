@@ -166,16 +166,23 @@ def test_results_json_loads_in_tau2_and_in_noisefloor(run):
             assert row.reward == recs[p, str(row.task_id), int(row.trial)]["reward"]
 
 
+def _cli(*args: str):
+    """``noisefloor ARGS`` in this process (click's runner): what is tested is the command's
+    reading of the run directory, not the interpreter's start."""
+    from click.testing import CliRunner
+
+    from noisefloor.cli.main import cli
+
+    return CliRunner().invoke(cli, list(args), prog_name="noisefloor")
+
+
 def test_floor_and_audit_read_the_run_directory(run):
     out, _, _ = run
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    floor = subprocess.run([sys.executable, "-m", "noisefloor", "floor", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, env=env, timeout=600)
-    assert floor.returncode == 0, floor.stderr
+    floor = _cli("floor", str(out))
+    assert floor.exit_code == 0, floor.output
     assert "intercept-no_coord" in floor.stdout
-    log = subprocess.run([sys.executable, "-m", "noisefloor", "log", "validate", str(out)], cwd=ROOT,
-                         capture_output=True, text=True, env=env, timeout=600)
-    assert "18 valid record(s)" in log.stdout, log.stdout + log.stderr
+    log = _cli("log", "validate", str(out))
+    assert "18 valid record(s)" in log.stdout, log.output
 
 
 def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path):
@@ -200,8 +207,10 @@ def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path
                 time.sleep(0.05)
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait()
-        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
+        # the resume itself in this process (tau2-bench imported once): the kills above are
+        # what needs processes of their own
+        done = _cli(*cmd[3:])
+    assert done.exit_code == 0, done.output
     recs, ref = _records(out), _records(ref_out)
     assert set(recs) == set(ref)
     assert {k: r["reward"] for k, r in recs.items()} == {k: r["reward"] for k, r in ref.items()}
@@ -254,13 +263,10 @@ def test_audit_and_floor_analyse_a_noisy_run(tmp_path):
     recs = _records(out)
     t0 = [(recs["no_coord", t, 0]["reward"], recs["intercept", t, 0]["reward"]) for t in flaky]
     assert all(a != b for a, b in t0)  # every trial-0 pair untied
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    floor = subprocess.run([sys.executable, "-m", "noisefloor", "floor", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, env=env, timeout=600)
-    assert floor.returncode == 0, floor.stderr
+    floor = _cli("floor", str(out))
+    assert floor.exit_code == 0, floor.output
     assert "intercept-no_coord (clean)" in floor.stdout and "identical first requests" in floor.stdout
     assert "E1 audit" not in floor.stderr
-    audit = subprocess.run([sys.executable, "-m", "noisefloor", "audit", "--log", str(out)], cwd=ROOT,
-                           capture_output=True, text=True, env=env, timeout=600)
-    assert audit.returncode == 0, audit.stderr
+    audit = _cli("audit", "--log", str(out))
+    assert audit.exit_code == 0, audit.output
     assert "intercept-no_coord" in audit.stdout

@@ -23,6 +23,9 @@ from noisefloor.store.mcp_stdio import MAX_MESSAGE_DEPTH, screen_line
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 20.0  # seconds to wait for one reply line (the server answers in milliseconds)
+#: seconds to wait for the first reply, which waits for the server's start (its imports take
+#: seconds, more on a loaded machine)
+STARTUP_TIMEOUT = 120.0
 
 INIT = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
@@ -44,8 +47,8 @@ class Server:
         self.proc.stdin.write(data + b"\n")
         self.proc.stdin.flush()
 
-    def reply(self):
-        deadline = time.monotonic() + TIMEOUT
+    def reply(self, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
         while b"\n" not in self.buf:
             left = deadline - time.monotonic()
             if left <= 0 or not self.sel.select(left):
@@ -57,9 +60,9 @@ class Server:
         line, self.buf = self.buf.split(b"\n", 1)
         return json.loads(line)
 
-    def call(self, obj):
+    def call(self, obj, timeout=TIMEOUT):
         self.send(obj)
-        return self.reply()
+        return self.reply(timeout)
 
     def close(self):
         self.proc.stdin.close()
@@ -76,7 +79,7 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     s = Server(tmp_path_factory.mktemp("mcp") / "t.db")
-    init = s.call(INIT)
+    init = s.call(INIT, STARTUP_TIMEOUT)
     assert init["id"] == 0 and "result" in init
     s.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
     yield s
@@ -192,7 +195,7 @@ def test_damaged_store_is_a_tool_error_naming_the_file(tmp_path):
     _damage(db)
     s = Server(db)
     try:
-        s.call(INIT)
+        s.call(INIT, STARTUP_TIMEOUT)
         s.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         texts = []
         for i, task in enumerate(("T1", "T399", "T200")):

@@ -86,6 +86,16 @@ def _tax_run_cli(args, cwd):
                           cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+def _tax_run(args):
+    """``noisefloor tax run ARGS`` in this process (click's runner): for what the command says
+    and writes; a process of its own only where its memory is measured."""
+    from click.testing import CliRunner
+
+    from noisefloor.cli.main import cli
+
+    return CliRunner().invoke(cli, ["tax", "run", *args], prog_name="noisefloor")
+
+
 def test_one_run_meets_every_kind_within_bounded_memory(server, tmp_path):
     """All kinds in one `tax run` process (one model per kind, 2 requests in flight each):
     it finishes, scores the healthy model, and its peak RSS stays within RSS_EXTRA_MB of a
@@ -119,10 +129,10 @@ def test_one_run_meets_every_kind_within_bounded_memory(server, tmp_path):
 
 def test_a_run_in_which_every_rollout_failed_exits_1_with_the_causes(tmp_path):
     with HostileServer({"bad": "html"}) as hostile:
-        done = _tax_run_cli(["--tasks", "csp_sudoku4", "--models", "bad", "--modes", "solo",
-                             "--rollouts", "2", "--base-url", hostile.base_url,
-                             "--max-retries", "0", "--out", str(tmp_path / "run")], ROOT)
-    assert done.returncode == 1
+        done = _tax_run(["--tasks", "csp_sudoku4", "--models", "bad", "--modes", "solo",
+                         "--rollouts", "2", "--base-url", hostile.base_url,
+                         "--max-retries", "0", "--out", str(tmp_path / "run")])
+    assert done.exit_code == 1, done.output
     assert "every rollout with a record is an infrastructure error (2); causes:" in done.stderr
     assert "2 x infrastructure_error:malformed_response: bad: malformed_response after 0 " \
            "retries: a text/html body is not JSON" in done.stderr
@@ -140,8 +150,8 @@ def test_options_that_cannot_work_are_refused_before_the_run(tmp_path, args, mes
             "--out", str(tmp_path / "run")]
     if "--base-url" not in args:
         base += ["--base-url", "http://127.0.0.1:9/v1"]
-    done = _tax_run_cli([*base, *args], ROOT)
-    assert done.returncode == 2 if "Invalid value" in message else done.returncode == 1
+    done = _tax_run([*base, *args])
+    assert done.exit_code == (2 if "Invalid value" in message else 1), done.output
     assert message in done.stderr, done.stderr
     assert not (tmp_path / "run").exists()  # refused before anything was written
 
