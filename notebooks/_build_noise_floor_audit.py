@@ -22,6 +22,7 @@ from noisefloor.floor.estimate import noise_floor
 from noisefloor.audit.verdicts import audit
 from noisefloor.stats import sign_test, adjust_pvalues, pool_counts
 from noisefloor.stats.paired import sign_test_table
+from noisefloor.floor.contrast_table import FAMILY
 
 counts = read_paired_counts()
 counts.drop(columns="line")"""),
@@ -44,7 +45,7 @@ assert rows[0][2:] == (18.0, 0.012) and rows[1][2:] == (-3.0, 1.0) and rows[2][2
 Tasks where both compared protocols failed trial 0 (so both stores hold peer events), compared on trial 1.
 The paper reports uncorrected sign-test p-values of 1.00, 0.29 and 0.33."""),
     ("code", """active = counts[counts["subset"] == "coordination_active"].drop(columns="line")
-tests = sign_test_table(active)
+tests = sign_test_table(active, family=FAMILY)
 print(tests[["contrast", "wins", "losses", "ties", "gap", "p_value"]].round(3).to_string(index=False))
 assert [round(p, 2) for p in tests["p_value"]] == [1.00, 0.29, 0.33]"""),
     ("md", """## 3. The floor and the envelope
