@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.extensions import ExtensionArray
 
 __all__ = ["read_csv_table"]
 
@@ -142,12 +143,19 @@ def _long_arrow(path: Path, body: bytes, header: list[str], delimiter: str,
     labels = pd.Series([parse_label(u) for u in encoded.dictionary.to_pylist()])
     n = len(line)
     return pd.DataFrame({
-        "item": pd.array(cells["item"], dtype=_STR_DTYPE),
-        "rater": pd.array(cells["rater"], dtype=_STR_DTYPE),
+        "item": _text_array(cells["item"]),
+        "rater": _text_array(cells["rater"]),
         "label": labels.take(encoded.indices.to_numpy(zero_copy_only=False)).to_numpy(),
-        "category": (pd.array(pa.repeat(pa.scalar("", pa.string()), n), dtype=_STR_DTYPE)
-                     if category is None else pd.array(cells["category"], dtype=_STR_DTYPE)),
+        "category": (_text_array(pa.repeat(pa.scalar("", pa.string()), n))
+                     if category is None else _text_array(cells["category"])),
         "line": line}, columns=_COLUMNS)
+
+
+def _text_array(values: Any) -> ExtensionArray:
+    """A pyarrow string array as a pandas array of the dtype a column of Python strings gets."""
+    # pandas takes any dtype object; pandas-stubs 2.x has no overload for a dtype held in a
+    # variable (pandas-stubs 3.x has)
+    return pd.array(values, dtype=_STR_DTYPE)  # type: ignore[call-overload, unused-ignore]
 
 
 def read_csv_table(path: Path, layout: str, delimiter: str, record: Any) -> pd.DataFrame | None:

@@ -153,7 +153,7 @@ def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:
     first_of = keys.groupby(list(KEY_FIELDS), dropna=False, sort=False).ngroup().to_numpy()
     first_pos: dict[int, int] = {}
     pairs = []
-    for pos, group in enumerate(first_of):
+    for pos, group in enumerate(first_of.tolist()):
         if group not in first_pos:
             first_pos[group] = pos
         elif dup_later[pos]:

@@ -203,8 +203,9 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
 
     if math.isnan(overall.value):
         return result(nan, nan, nan, overall.n_tasks_used)
-    v = per_task_pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors).dropna()
-    v = v.drop([t for t in overall.tasks_excluded if t in v.index]).to_numpy(dtype=float)
+    per_task = per_task_pass_hat_k(trials, k, infrastructure_errors=infrastructure_errors).dropna()
+    v = per_task.drop([t for t in overall.tasks_excluded if t in per_task.index]).to_numpy(
+        dtype=float)
     if not math.isclose(float(v.mean()), overall.value, rel_tol=1e-12, abs_tol=1e-12):
         raise RuntimeError("per-task pass^k values do not average to pass_hat_k's value")
     tasks = int(v.size)
@@ -219,7 +220,7 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     gen = np.random.default_rng(rng)
     with np.errstate(invalid="ignore", divide="ignore"):
         res = stats.bootstrap((v,), _mean, n_resamples=nb, confidence_level=conf,
-                              method=_BOOTSTRAP_METHODS[method], random_state=gen,
+                              method=_BOOTSTRAP_METHODS[method], rng=gen,
                               vectorized=True)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     reason = overall.reason
