@@ -24,7 +24,9 @@ class _FormatChoice(click.Choice):
         return ("auto", *log_formats)
 
     @choices.setter
-    def choices(self, value: Sequence[Any]) -> None:  # click.Choice.__init__ assigns; the property decides
+    def choices(self, value: Sequence[Any]) -> None:
+        # click.Choice.__init__ assigns; the property decides. Typed as wide as any click's own
+        # `choices` (Sequence in 8.4, tuple in 8.5), so the property overrides either.
         pass
 
     def convert(self, value, param, ctx):

@@ -483,5 +483,5 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
     defined = rows[rows["bound"].notna()]
     if defined.empty:
         return math.nan, ""
-    best = defined.loc[defined["bound"].idxmax()]
+    best = defined.iloc[int(np.argmax(defined["bound"].to_numpy(dtype=float)))]  # first largest
     return float(best["bound"]), str(best["contrast"])
