@@ -384,10 +384,12 @@ def _warn_unequal_totals(frame: pd.DataFrame, display: str) -> None:
     if uneven.empty:
         return
     for (model, benchmark, seed, trial), recs in uneven.groupby(keys, sort=False):
-        totals = {int(r.line): r.wins + r.losses + r.ties for r in recs.itertuples()}
-        first = int(recs["line"].iloc[0])
+        n_pairs = _sum(*(recs[f].to_numpy() for f in ("wins", "losses", "ties")))
+        lines: list[int] = recs["line"].to_numpy(dtype=np.int64).tolist()
+        totals: dict[int, int] = dict(zip(lines, np.asarray(n_pairs).tolist()))
+        first = lines[0]
         odd = [f"line {line}: {n}" for line, n in totals.items() if n != totals[first]]
-        what = " ".join(x for x in (model, benchmark) if x)
+        what = " ".join(str(x) for x in (model, benchmark) if x)
         warnings.warn(
             f"{display}:{first}: the contrasts of {what + ' ' if what else ''}seed {seed}, "
             f"trial {trial} (subset all) count different numbers of paired tasks "

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -15,14 +17,16 @@ class _FormatChoice(click.Choice):
     def __init__(self) -> None:
         super().__init__(())
 
-    @property  # type: ignore[override]
+    @property
     def choices(self) -> tuple[str, ...]:
         from noisefloor.logs import FORMATS as log_formats
 
         return ("auto", *log_formats)
 
     @choices.setter
-    def choices(self, value) -> None:  # click.Choice.__init__ assigns; the property decides
+    def choices(self, value: Sequence[Any]) -> None:
+        # click.Choice.__init__ assigns; the property decides. Typed as wide as any click's own
+        # `choices` (Sequence in 8.4, tuple in 8.5), so the property overrides either.
         pass
 
     def convert(self, value, param, ctx):

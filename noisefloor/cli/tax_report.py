@@ -150,8 +150,10 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     if r.stage_rates is not None:
         sr = r.stage_rates[(r.stage_rates["family"] == "all")
                            & (r.stage_rates["outcome"] == "failed")]
-        click.echo("cascade, failed pair rollouts (all families): " + ", ".join(
-            f"{row.stage} {pp(row.rate)}% ({row.k}/{row.n})" for row in sr.itertuples()))
+        stages = []
+        for rec in sr.itertuples(index=False):
+            stages.append(f"{rec.stage} {pp(rec.rate)}% ({rec.k}/{rec.n})")
+        click.echo("cascade, failed pair rollouts (all families): " + ", ".join(stages))
     if r.judge is not None:
         click.echo(f"judge {judge_model}: {len(r.judge.labels) // 4} rollouts labelled, "
                    f"{len(r.judge.failures)} left unlabelled (infrastructure failure or "

@@ -416,8 +416,11 @@ def _pooled_reruns(table: pd.DataFrame) -> pd.DataFrame:
     """One null contrast per arm and seed: the W/L/T of all its certified re-run pairs summed,
     so the floor is on the footing of the pooled gap (counts summed over trials)."""
     rows = []
-    for (arm, seed), g in table.groupby(["a", table["seed"].astype(object).where(
-            table["seed"].notna(), None)], sort=True, dropna=False):
+    # a missing seed groups as None; pandas-stubs 2.x leaves None out of where's `other` (pandas
+    # takes any scalar; pandas-stubs 3.x accepts it)
+    seed_key = table["seed"].astype(object).where(  # type: ignore[call-overload, unused-ignore]
+        table["seed"].notna(), None)
+    for (arm, seed), g in table.groupby(["a", seed_key], sort=True, dropna=False):
         rows.append({"contrast": f"{arm} re-runs", "kind": "reruns",
                      "clean": bool(g["clean"].all()),
                      "certified_by": "; ".join(sorted(set(g["certified_by"]))),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -166,7 +166,7 @@ class NoiseFloor(FrozenResult):
             gaps = g["gap"] * g["contrast"].astype(str).map(signs)
             basis = g[g["clean"].astype(bool)]["bound"] if self.basis == "clean" else g["bound"]
             rows.append({
-                "seed": None if pd.isna(seed) else int(seed),
+                "seed": _seed_key(seed),
                 "floor": float(basis.max()) if basis.notna().any() else math.nan,
                 "envelope": float(g["bound"].max()) if g["bound"].notna().any() else math.nan,
                 "null_gap_min": float(gaps.min()) if gaps.notna().any() else math.nan,
@@ -204,6 +204,11 @@ class NoiseFloor(FrozenResult):
             "per_seed": self.per_seed().to_dict(orient="records"),
             "contrasts": self.table.to_dict(orient="records"),
         }
+
+
+def _seed_key(seed: Any) -> int | None:
+    """A seed label (a group key or a table cell) as a plain key: None when missing."""
+    return None if pd.isna(seed) else int(seed)
 
 
 def _seed_column(values: pd.Series) -> pd.Series:
@@ -334,9 +339,9 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     frame["seed"] = _seed_column(frame["seed"])
     dup = frame.duplicated(["contrast", "seed"], keep=False)
     if dup.any():
-        r = frame[dup].iloc[0]
-        seed = "none" if pd.isna(r["seed"]) else int(r["seed"])
-        raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed {seed!r}")
+        first = frame[dup].iloc[0]
+        seed = "none" if pd.isna(first["seed"]) else int(first["seed"])
+        raise ValueError(f"contrast {first['contrast']!r} appears more than once for seed {seed!r}")
     for col in ("wins", "losses", "ties"):
         values = pd.to_numeric(frame[col], errors="coerce")
         bad = values.isna() | (values < 0) | (values % 1 != 0)
@@ -350,7 +355,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     frame.insert(4, "level", TRIAL)
 
     per_seed = _stat_rows(frame, confidence)
-    _bonferroni(per_seed, lambda r: None if pd.isna(r["seed"]) else int(r["seed"]))
+    _bonferroni(per_seed, lambda r: _seed_key(r["seed"]))
     for r in per_seed:
         r["tau"] = math.nan
 
@@ -361,7 +366,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
                           losses=("losses", "sum"), ties=("ties", "sum"))
                      .reset_index())
     pooled_counts.insert(4, "level", POOLED)
-    pooled_counts.insert(5, "seed", pd.NA)
+    pooled_counts.insert(5, "seed", np.full(len(pooled_counts), pd.NA, dtype=object))
     pooled = _stat_rows(pooled_counts, confidence)
     _bonferroni(pooled, lambda r: POOLED)
     for r in pooled:
@@ -421,7 +426,7 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     # the largest defined bound of each seed's floor contrasts (NaN when none), all seeds at once
     chosen = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
     seed_max = chosen.groupby("seed", sort=False, dropna=False)["bound"].max()
-    maxima = {None if pd.isna(k) else int(k): float(v) for k, v in seed_max.items()}
+    maxima = {_seed_key(k): float(v) for k, v in seed_max.items()}
     per_seed_floor = {}
     for seed in sorted(seed_rows["seed"].dropna().unique().tolist()) + (
             [None] if seed_rows["seed"].isna().any() else []):
@@ -464,5 +469,5 @@ def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
     defined = rows[rows["bound"].notna()]
     if defined.empty:
         return math.nan, ""
-    best = defined.loc[defined["bound"].idxmax()]
+    best = defined.iloc[int(np.argmax(defined["bound"].to_numpy(dtype=float)))]  # first largest
     return float(best["bound"]), str(best["contrast"])

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from noisefloor.results import FrozenResult
@@ -123,7 +124,7 @@ def encode_groups(trials: pd.DataFrame, arms: pd.Series,
     seeds = (trials["seed"] if "seed" in trials.columns
              else pd.Series(pd.array([None] * n, dtype="Int64")))
     seed_codes, seed_uniques = pd.factorize(seeds, use_na_sentinel=False)
-    combined = np.zeros(n, dtype=np.int64)
+    combined: npt.NDArray[np.signedinteger[Any]] = np.zeros(n, dtype=np.int64)
     for codes, uniques in parts:
         combined = combined * (len(uniques) + 1) + codes
     combined = combined * (len(seed_uniques) + 1) + seed_codes

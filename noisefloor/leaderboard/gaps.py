@@ -21,6 +21,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -50,13 +51,20 @@ from noisefloor.stats import validation as _validate
 from noisefloor.stats.validation import MentionError
 
 
-def setup_flags(a: pd.Series, b: pd.Series) -> tuple[str, ...]:
+class _Row(Protocol):
+    """A leaderboard row read by field name: a Series or a record dict."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+def setup_flags(a: _Row, b: _Row) -> tuple[str, ...]:
     """How two leaderboard entries differ in setup: tau2 version, user simulator, submission type.
 
     Parameters
     ----------
-    a, b : pandas.Series
-        Rows of :attr:`Leaderboard.entries`.
+    a, b : pandas.Series or dict
+        Rows of :attr:`Leaderboard.entries` (a row as a Series, or a record of
+        ``DataFrame.to_dict("records")``).
 
     Returns
     -------
@@ -453,7 +461,8 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     sizes = e.groupby(["_id", "domain"]).size()
     n_pairs = int((sizes * (sizes - 1) // 2).sum())
     if n_pairs > MAX_AA_PAIRS:
-        (ident, d), k = sizes.idxmax(), int(sizes.max())
+        # the first largest (ident, domain) group, as Series.idxmax picks it
+        (ident, d), k = sizes.index[int(np.argmax(sizes.to_numpy()))], int(sizes.max())
         raise ValueError(f"the leaderboard holds {n_pairs:,} A/A pairs of re-submissions, "
                          f"more than the {MAX_AA_PAIRS:,} an A/A floor is computed from (model "
                          f"{ident.split('|')[0]!r} alone is submitted {k:,} times in {d}); "

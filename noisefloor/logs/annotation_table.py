@@ -113,7 +113,9 @@ def python_string_array(strings: Any) -> Any:
     pandas 3. Used by the CSV readers, whose frames hold what ``pd.read_csv`` would give."""
     if pd.api.types.is_object_dtype(PYTHON_STRING_DTYPE):  # pandas 2: Python objects
         return strings.to_numpy(zero_copy_only=False)
-    return pd.array(strings, dtype=PYTHON_STRING_DTYPE)
+    # pandas takes any dtype object; pandas-stubs 2.x has no overload for a dtype held in a
+    # variable (pandas-stubs 3.x has)
+    return pd.array(strings, dtype=PYTHON_STRING_DTYPE)  # type: ignore[call-overload, unused-ignore]
 
 
 def _offsets(chunk: Any) -> np.ndarray:

@@ -164,7 +164,7 @@ def duplicate_rows(frame: pd.DataFrame) -> list[tuple[int, int]]:
     n = len(frame)
     if n < 2:
         return []
-    groups = np.zeros(n, dtype=np.int64)
+    groups: np.ndarray = np.zeros(n, dtype=np.int64)
     bound = 1  # every group number is below it
     for name in KEY_FIELDS:
         codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)

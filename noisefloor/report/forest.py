@@ -449,8 +449,8 @@ MAX_FOREST_ROWS = 60
 
 def _farthest_from_zero(rows: pd.DataFrame) -> np.ndarray:
     ends = rows[["estimate", "ci_low", "ci_high"]].to_numpy(dtype=float)
-    ends = np.where(np.isfinite(ends), np.abs(ends), np.where(np.isinf(ends), np.inf, -1.0))
-    return ends.max(axis=1)
+    size = np.where(np.isfinite(ends), np.abs(ends), np.where(np.isinf(ends), np.inf, -1.0))
+    return size.max(axis=1)
 
 
 def cap_forest_rows(rows: pd.DataFrame, max_rows: int = MAX_FOREST_ROWS, *,

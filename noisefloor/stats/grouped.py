@@ -137,7 +137,8 @@ def spearman_test(
     if np.ptp(a) == 0 or np.ptp(b) == 0:
         return SpearmanTest(n, math.nan, math.nan, "none", 0,
                             "a constant input: Spearman's rho is undefined")
-    ra, rb = sps.rankdata(a), sps.rankdata(b)
+    # average ranks are float64 (scipy-stubs 1.15 types them integer | floating)
+    ra, rb = np.asarray(sps.rankdata(a), dtype=float), np.asarray(sps.rankdata(b), dtype=float)
     rho = float(np.corrcoef(ra, rb)[0, 1])
 
     def stat(u: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -14,6 +14,7 @@ import math
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = ["percentile_interval", "task_weighted_means", "two_stage_bootstrap"]
 
@@ -126,6 +127,7 @@ def two_stage_bootstrap(
     sv = v[order]
     counts = np.bincount(codes, minlength=n_tasks)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    draws: npt.NDArray[np.int64]
     if n_tasks == 1:
         draws = np.zeros((n_boot, 1), dtype=np.int64)
     else:

@@ -161,7 +161,7 @@ def pass_hat_k_interval_from_counts(counts: TaskCounts, k: int = 1, *,
     gen = np.random.default_rng(rng)
     with np.errstate(invalid="ignore", divide="ignore"):
         res = stats.bootstrap((v,), _mean, n_resamples=nb, confidence_level=conf,
-                              method=_BOOTSTRAP_METHODS[method], random_state=gen,
+                              method=_BOOTSTRAP_METHODS[method], rng=gen,
                               vectorized=True)
     lo, hi = float(res.confidence_interval.low), float(res.confidence_interval.high)
     reason = overall.reason

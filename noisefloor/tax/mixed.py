@@ -10,6 +10,8 @@ additive midpoint.
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,16 +59,18 @@ def mixed_pair_table(run: TaxRun) -> pd.DataFrame:
     df = run.rollouts
     ok = df[~df["infrastructure_error"]]
     solo = ok[(ok["mode"] == "solo") & (ok["variant"] == "baseline") & ~ok["mixed"]]
-    solo_task = solo.groupby(["model", "task"])["reward"].mean()
+    # mean solo reward of each (model, task)
+    solo_task: dict[Hashable, float] = solo.groupby(["model", "task"])["reward"].mean().to_dict()
     mixed = ok[ok["mixed"] & (ok["variant"] == "baseline")]
     rows = []
     for (name, a, b), g in mixed.groupby(["model", "model_a", "model_b"], sort=True):
         v12 = g.groupby("task")["reward"].mean()
-        tasks = [t for t in v12.index if (a, t) in solo_task.index and (b, t) in solo_task.index]
+        tasks = [t for t in v12.index if (a, t) in solo_task and (b, t) in solo_task]
         left = sorted(set(v12.index) - set(tasks))
-        row = {"pair": name, "model_a": a, "model_b": b, "n_tasks": len(tasks),
-               "tasks_left_out": len(left),
-               "note": (f"left out (a member has no solo run): {', '.join(left)}" if left else "")}
+        row: dict[str, Any] = {
+            "pair": name, "model_a": a, "model_b": b, "n_tasks": len(tasks),
+            "tasks_left_out": len(left),
+            "note": (f"left out (a member has no solo run): {', '.join(left)}" if left else "")}
         if not tasks:
             row.update({k: math.nan for k in MIXED_COLUMNS[5:-1]})
             row["note"] = (f"no task where both {a} and {b} ran solo: the game is undefined; "

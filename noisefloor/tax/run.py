@@ -372,7 +372,7 @@ def read_transcripts(
     events: dict[str, list[dict[str, Any]]] = {}
     for path, group in sel.groupby("transcript", sort=False):
         want = set(group["rollout_key"])
-        p = Path(path)
+        p = Path(str(path))
         if not p.exists():
             if missing == "error":
                 row = group.iloc[0]

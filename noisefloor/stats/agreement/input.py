@@ -134,9 +134,8 @@ def ordered_categories(
 
 
 def _ratings_matrix(ratings: Any, name: str = "ratings") -> np.ndarray:
-    arr = ratings.to_numpy(dtype=object) if isinstance(ratings, pd.DataFrame) else None
-    if arr is None:
-        arr = np.asarray(ratings, dtype=object)
+    arr: np.ndarray = (ratings.to_numpy(dtype=object) if isinstance(ratings, pd.DataFrame)
+                       else np.asarray(ratings, dtype=object))
     if arr.ndim != 2:
         raise ValueError(f"{name} must be 2-D (item x rater); got shape {arr.shape}")
     if arr.shape[0] < 1 or arr.shape[1] < 2:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from noisefloor.results import FrozenResult
@@ -361,7 +362,7 @@ def simulate_cusum_run_lengths(
     blk = None if block is None else _positive_int("block", block)
     gen = np.random.default_rng(rng)
     run = np.full(m, cap + 1, dtype=np.int64)
-    alive = np.arange(m)
+    alive: npt.NDArray[np.intp] = np.arange(m)
     cp = np.zeros(m)
     cm = np.zeros(m)
     t0 = 0
