@@ -15,14 +15,13 @@ Real? A Paired Noise-Floor Protocol for Multi-Agent LLM Benchmarks*, from the pa
 table that ship with noisefloor (figures transcribed from the paper), and draws the forest plot.
 
 Every number below is computed, not typed in: the `assert` lines check them against the paper's text."""),
-    ("code", """import math
-from noisefloor.audit.published import read_paired_counts, read_claims
+    ("code", """from noisefloor.audit.published import read_claims, read_paired_counts
+from noisefloor.audit.verdicts import audit
+from noisefloor.floor.contrast_table import FAMILY
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import noise_floor
-from noisefloor.audit.verdicts import audit
-from noisefloor.stats import sign_test, adjust_pvalues, pool_counts
+from noisefloor.stats import adjust_pvalues, pool_counts, sign_test
 from noisefloor.stats.paired import sign_test_table
-from noisefloor.floor.contrast_table import FAMILY
 
 counts = read_paired_counts()
 counts.drop(columns="line")"""),
@@ -68,7 +67,9 @@ assert result.counts == {"below": 7, "inside": 1, "above": 2}
 result.to_frame()[["paper", "benchmark", "reported", "effect", "ratio", "verdict"]].round(3)"""),
     ("md", "## 5. The forest plot"),
     ("code", """import tempfile
+
 from IPython.display import Image, display
+
 from noisefloor.report.forest import audit_forest, save_figure
 
 out = tempfile.mkdtemp()
