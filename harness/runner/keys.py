@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import orjson
 
@@ -65,9 +65,15 @@ class _RolloutKey:
     True
     """
 
-    def __get__(self, spec: Any, owner: Any = None) -> str:
-        if spec is None:
-            return self  # type: ignore[return-value]
+    @overload
+    def __get__(self, spec: None, owner: Any = None) -> _RolloutKey: ...
+
+    @overload
+    def __get__(self, spec: RolloutSpec, owner: Any = None) -> str: ...
+
+    def __get__(self, spec: RolloutSpec | None, owner: Any = None) -> str | _RolloutKey:
+        if spec is None:  # looked up on the class: the descriptor itself
+            return self
         fields = spec.__dict__
         if len(fields) != len(_FIELDS):  # asdict deep-copies: slow
             fields = {name: fields[name] for name in _FIELDS}

@@ -250,8 +250,12 @@ def _read_eval_archive(path: Path, sink: ProblemSink) -> tuple[Any, list[tuple[i
             names = {info.filename: info for info in infos}
             if len(names) != len(infos):
                 seen: set[str] = set()
-                dup = next(i.filename for i in infos if i.filename in seen
-                           or seen.add(i.filename))  # type: ignore[func-returns-value]
+                dup = ""
+                for info in infos:  # the first name met a second time
+                    if info.filename in seen:
+                        dup = info.filename
+                        break
+                    seen.add(info.filename)
                 sink.add([LogProblem(source, None, None,
                                      f"the archive holds two members named {dup!r} (one of "
                                      "them would be left unread)",

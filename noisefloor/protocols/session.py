@@ -461,7 +461,9 @@ class TrialSession:
         if self.is_coordination_tool(name):
             return _as_text(self._tools[name].func(**args))
         try:
-            result, error = fn(**args), False  # type: ignore[misc]  # fn None: a TypeError response
+            if fn is None:  # nothing to run: the agent sees the call fail, as for a bad one
+                raise TypeError(f"no function is bound to the tool {name!r}")
+            result, error = fn(**args), False
         except Exception as exc:  # the agent sees the failure, as tool benchmarks do
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numbers
 import string
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, SupportsFloat, SupportsIndex
 
 import numpy as np
 
@@ -298,7 +298,9 @@ def probability(name: str, value: object) -> float:
     noisefloor.stats.validation.ParameterError: confidence must be strictly between 0 and 1, got 95
     """
     try:
-        v = float(value)  # type: ignore[arg-type]
+        if not isinstance(value, (SupportsFloat, SupportsIndex, str, bytes)):
+            raise TypeError(value)
+        v = float(value)
     except (TypeError, ValueError):
         raise ParameterTypeError(name, "a number in (0, 1)", value) from None
     if not 0.0 < v < 1.0:
