@@ -468,16 +468,9 @@ class TrialSession:
             result, error = f"error: {type(exc).__name__}: {exc}", True
         return self.after_tool_call(name, args, result, error=error)
 
-    def finish(
-        self,
-        reward: float | None,
-        *,
-        termination_reason: str | None = None,
-        infrastructure_error: bool = False,
-        first_request_sha256: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        write: bool = True,
-    ) -> TrialRecord:
+    def finish(self, reward: float | None, *, termination_reason: str | None = None,
+               infrastructure_error: bool = False, first_request_sha256: str | None = None,
+               extra: Mapping[str, Any] | None = None, write: bool = True) -> TrialRecord:
         """End the trial: run the writer(s), then return the trial record.
 
         Parameters
