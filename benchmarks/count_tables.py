@@ -33,20 +33,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-
-def write_counts(path: Path, rows: int, seed: int = 0) -> None:
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    lines = ["model,benchmark,seed,trial,subset,contrast,wins,losses,ties,n"]
-    s = 0
-    while len(lines) - 1 < rows:
-        s += 1
-        for trial in (0, 1):
-            for contrast in ("no_coord-intercept", "pull-no_coord", "pull-intercept"):
-                w, lo = (int(x) for x in rng.integers(5, 25, 2))
-                lines.append(f"m,tau2-retail,{s},{trial},all,{contrast},{w},{lo},{100 - w - lo},100")
-    path.write_text("\n".join(lines[: rows + 1]) + "\n", encoding="utf-8")
+# the synthetic count table of the audit benchmark (imported before --repo goes first on the path)
+from audit_counts import make_table  # noqa: E402
 
 
 def write_claims(path: Path, rows: int) -> None:
@@ -82,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="noisefloor-counts-") as tmp:
         counts, claims = Path(tmp) / "counts.csv", Path(tmp) / "claims.csv"
-        write_counts(counts, args.rows)
+        make_table(counts, args.rows)
         write_claims(claims, args.claims)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, pandas {pd.__version__}, "
               f"noisefloor from {args.repo}; "
