@@ -24,13 +24,6 @@ from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
 AGENT, USER = "scripted-agent", "scripted-user"
 
 
-def _tasks(*ids: str):
-    from tau2.registry import registry
-
-    by_id = {str(t.id): t for t in registry.get_tasks_loader("retail")("base")}
-    return [by_id[t] for t in ids]
-
-
 def _records(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / "trials.jsonl").read_text().splitlines()]
 
@@ -56,9 +49,9 @@ def _one(url: str, **kw) -> ProtocolRunSettings:
     return ProtocolRunSettings(**fields)
 
 
-def test_429_with_retry_after_on_both_roles_is_waited_out_and_the_run_is_scored(tmp_path, no_litellm):
-    with ScriptedEndpoint(_tasks("18"), rate_limited={AGENT: 1, USER: 1},
-                          retry_after=1.2) as server:
+def test_429_with_retry_after_on_both_roles_is_waited_out_and_the_run_is_scored(tmp_path, no_litellm, retail):
+    with ScriptedEndpoint(retail("18"), rate_limited={AGENT: 1, USER: 1},
+                          retry_after=0.8) as server:
         result = run_protocols(_one(server.base_url, max_retries=2), tmp_path / "run")
         log = list(server.log)
     (rec,) = _records(tmp_path / "run")
@@ -69,13 +62,13 @@ def test_429_with_retry_after_on_both_roles_is_waited_out_and_the_run_is_scored(
     for model in (AGENT, USER):
         mine = [e for e in log if e["model"] == model]
         assert mine[0]["status"] == 429 and mine[1]["status"] == 200
-        # the retry waited the Retry-After the server sent (1.2 s; the backoff alone is 0.5-0.63 s)
-        assert mine[1]["arrived"] - mine[0]["answered"] >= 1.2 - 0.02
+        # the retry waited the Retry-After the server sent (0.8 s; the backoff alone is 0.5-0.63 s)
+        assert mine[1]["arrived"] - mine[0]["answered"] >= 0.8 - 0.02
         assert calls["agent" if model == AGENT else "user"]["calls"] == len(mine) - 1
 
 
-def test_a_persistent_500_is_an_infrastructure_error_never_a_reward(tmp_path, no_litellm):
-    with ScriptedEndpoint(_tasks("18"), failing={USER}) as server:
+def test_a_persistent_500_is_an_infrastructure_error_never_a_reward(tmp_path, no_litellm, retail):
+    with ScriptedEndpoint(retail("18"), failing={USER}) as server:
         result = run_protocols(_one(server.base_url, max_retries=1), tmp_path / "run")
         log = list(server.log)
     (rec,) = _records(tmp_path / "run")
@@ -87,20 +80,20 @@ def test_a_persistent_500_is_an_infrastructure_error_never_a_reward(tmp_path, no
     results = json.loads((tmp_path / "run" / "simulations" / "no_coord" / "results.json").read_text())
     assert results["simulations"] == []  # never scored
     # journalled as an infrastructure error, run again on resume with --retry-errors
-    with ScriptedEndpoint(_tasks("18")) as server:
+    with ScriptedEndpoint(retail("18")) as server:
         again = run_protocols(_one(server.base_url, max_retries=1), tmp_path / "run",
                               retry_errors=True)
     (rec,) = _records(tmp_path / "run")
     assert again.ran == 1 and rec["infrastructure_error"] is False and rec["reward"] == 1.0
 
 
-def test_two_endpoints_from_config_each_get_their_model_with_its_limit_and_prices(tmp_path, no_litellm):
+def test_two_endpoints_from_config_each_get_their_model_with_its_limit_and_prices(tmp_path, no_litellm, retail):
     from noisefloor.cli.main import cli
 
     tasks = ("5", "18", "38")
     out = tmp_path / "run"
-    with ScriptedEndpoint(_tasks(*tasks), latency=0.05) as agent_server, \
-            ScriptedEndpoint(_tasks(*tasks)) as user_server:
+    with ScriptedEndpoint(retail(*tasks), latency=0.05) as agent_server, \
+            ScriptedEndpoint(retail(*tasks)) as user_server:
         config = tmp_path / "run.toml"
         config.write_text(f"""
 [protocols]
@@ -151,12 +144,12 @@ price_output_per_mtok = 2.0
     assert total_out == sum(e["completion_tokens"] for e in agent_log)
 
 
-def test_refinements_decide_by_model_through_the_runs_endpoints(tmp_path, no_litellm):
+def test_refinements_decide_by_model_through_the_runs_endpoints(tmp_path, no_litellm, retail):
     """The judged writer, the model gate and predicate extraction answered by the scripted
     refinement model (its first request rate-limited: the refinements share the endpoint
     layer's Retry-After); every decision says the model decided, none fell back."""
     REFINE = "scripted-refine"
-    with ScriptedEndpoint(_tasks("5", "18"), fail=["5"], rate_limited={REFINE: 1},
+    with ScriptedEndpoint(retail("5", "18"), fail=["5"], rate_limited={REFINE: 1},
                           retry_after=0.2) as server:
         settings = _one(server.base_url, tasks=("5", "18"), trials=2, concurrency=4,
                         protocols=("selective_intercept", "predicate_intercept"), writer="judged",
@@ -182,13 +175,13 @@ def test_refinements_decide_by_model_through_the_runs_endpoints(tmp_path, no_lit
     assert all("error" not in g and g["relevant"] is True for g in gate)
 
 
-def test_a_fatal_status_stops_the_run_without_a_record(tmp_path, no_litellm):
+def test_a_fatal_status_stops_the_run_without_a_record(tmp_path, no_litellm, retail):
     """A 404 (a model the endpoint does not serve) cannot be fixed by retrying: the CLI stops
     with a clear error, as ``tax run`` does, and journals no simulation."""
     from noisefloor.cli.main import cli
 
     out = tmp_path / "run"
-    with ScriptedEndpoint(_tasks("18")) as server:
+    with ScriptedEndpoint(retail("18")) as server:
         res = CliRunner().invoke(cli, ["protocols", "run", "--tasks", "18", "--protocols",
                                        "no_coord", "--trials", "1", "--agent-model", "no-such-model",
                                        "--user-model", USER, "--base-url", server.base_url,

@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -26,17 +24,9 @@ from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
 from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
 from noisefloor.store import SQLiteEventStore
 
-ROOT = Path(__file__).resolve().parents[2]
 TASKS = ("5", "18", "38")
 FAIL, BROKEN = "5", "38"
 PROTOCOLS = ("no_coord", "pull", "intercept")
-
-
-def _tasks():
-    from tau2.registry import registry
-
-    by_id = {str(t.id): t for t in registry.get_tasks_loader("retail")("base")}
-    return [by_id[t] for t in TASKS]
 
 
 def _settings(url: str, **kw) -> ProtocolRunSettings:
@@ -53,9 +43,9 @@ def _records(out: Path) -> dict[tuple[str, str, int], dict]:
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(tmp_path_factory, retail):
     out = tmp_path_factory.mktemp("protocols") / "run"
-    with ScriptedEndpoint(_tasks(), fail=[FAIL], broken=[BROKEN]) as server:
+    with ScriptedEndpoint(retail(*TASKS), fail=[FAIL], broken=[BROKEN]) as server:
         lines: list[str] = []
         result = run_protocols(_settings(server.base_url), out, progress=lines.append)
     return out, result, lines
@@ -185,31 +175,50 @@ def test_floor_and_audit_read_the_run_directory(run):
     assert "18 valid record(s)" in log.stdout, log.output
 
 
-def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path):
+def _cli_in_a_child(args: list[str]) -> int:
+    """``noisefloor ARGS`` in a forked child process (its pid): the child has tau2-bench imported
+    already and the module's cut database, and is a process of its own to kill."""
+    from noisefloor.cli.main import cli
+
+    pid = os.fork()
+    if pid == 0:  # the child: run the command, never return into pytest
+        code = 1
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            cli.main(args, prog_name="noisefloor", standalone_mode=False)
+            code = 0
+        finally:
+            os._exit(code)
+    return pid
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks the CLI process it kills")
+def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path, retail):
     """The CLI is killed (SIGKILL) twice mid-run and resumed; every simulation is recorded once
     and every failed attempt's events are in its store exactly once."""
     ref_out, _, _ = run
     out = tmp_path / "killed"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    with ScriptedEndpoint(_tasks(), fail=[FAIL], broken=[BROKEN], latency=0.05) as server:
-        cmd = [sys.executable, "-m", "noisefloor", "protocols", "run", "--domain", "retail",
-               "--tasks", ",".join(TASKS), "--agent-model", "scripted-agent", "--user-model",
-               "scripted-user", "--base-url", server.base_url, "--max-steps", "30",
-               "--concurrency", "4", "--max-retries", "0", "--out", str(out)]
+    journal = out / "journal.ndjson"
+    with ScriptedEndpoint(retail(*TASKS), fail=[FAIL], broken=[BROKEN], latency=0.05) as server:
+        args = ["protocols", "run", "--domain", "retail", "--tasks", ",".join(TASKS),
+                "--agent-model", "scripted-agent", "--user-model", "scripted-user", "--base-url",
+                server.base_url, "--max-steps", "30", "--concurrency", "4", "--max-retries", "0",
+                "--out", str(out)]
         for wanted in (3, 11):  # kill during phase 0, then during phase 1
-            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.DEVNULL, start_new_session=True)
-            journal = out / "journal.ndjson"
+            pid = _cli_in_a_child(args)
             deadline = time.time() + 400
-            while time.time() < deadline and proc.poll() is None:
+            while time.time() < deadline:
                 if journal.exists() and journal.read_bytes().count(b"\n") >= wanted:
                     break
-                time.sleep(0.05)
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
-        # the resume itself in this process (tau2-bench imported once): the kills above are
-        # what needs processes of their own
-        done = _cli(*cmd[3:])
+                time.sleep(0.02)
+            os.kill(pid, signal.SIGKILL)
+            _, status = os.waitpid(pid, 0)
+            # killed mid-run, not finished or crashed first
+            assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+            assert journal.read_bytes().count(b"\n") < 18
+        done = _cli(*args)  # the resume, in this process
     assert done.exit_code == 0, done.output
     recs, ref = _records(out), _records(ref_out)
     assert set(recs) == set(ref)
@@ -223,11 +232,11 @@ def test_resume_after_repeated_kill_9_records_each_simulation_once(run, tmp_path
         assert attempts == failed and len(events) == 3 * len(failed)
 
 
-def test_refinements_in_a_run_fall_back_and_say_so_when_their_endpoint_fails(tmp_path):
+def test_refinements_in_a_run_fall_back_and_say_so_when_their_endpoint_fails(tmp_path, retail):
     """The judged writer, the model gate and predicate extraction run inside a protocols run; the
     refinement model is unknown to the endpoint (HTTP 404), so each falls back to its heuristic
     and the records say so."""
-    with ScriptedEndpoint(_tasks(), fail=[FAIL]) as server:
+    with ScriptedEndpoint(retail(*TASKS), fail=[FAIL]) as server:
         settings = ProtocolRunSettings(
             domain="retail", agent=ModelEndpoint("scripted-agent", (server.base_url,)),
             user=ModelEndpoint("scripted-user", (server.base_url,)), tasks=(FAIL, "18"),
@@ -249,13 +258,13 @@ def test_refinements_in_a_run_fall_back_and_say_so_when_their_endpoint_fails(tmp
     assert any(g["fired"] for g in gate) and recs["selective_intercept", FAIL, 1]["reward"] == 1.0
 
 
-def test_audit_and_floor_analyse_a_noisy_run(tmp_path):
+def test_audit_and_floor_analyse_a_noisy_run(tmp_path, retail):
     """Run-to-run noise (the scripted agent's flaky tasks alternate between failing and
     succeeding) gives untied trial-0 pairs: ``floor`` certifies intercept-no_coord by identical
     first requests and ``audit --log`` places the run's contrasts against that floor."""
     out = tmp_path / "noisy"
     flaky = ("5", "18", "38")
-    with ScriptedEndpoint(_tasks(), flaky=flaky) as server:
+    with ScriptedEndpoint(retail(*flaky), flaky=flaky) as server:
         run_protocols(ProtocolRunSettings(
             domain="retail", agent=ModelEndpoint("scripted-agent", (server.base_url,)),
             user=ModelEndpoint("scripted-user", (server.base_url,)), tasks=flaky,
@@ -267,6 +276,7 @@ def test_audit_and_floor_analyse_a_noisy_run(tmp_path):
     assert floor.exit_code == 0, floor.output
     assert "intercept-no_coord (clean)" in floor.stdout and "identical first requests" in floor.stdout
     assert "E1 audit" not in floor.stderr
-    audit = _cli("audit", "--log", str(out))
+    # the text report is what is checked here (the forest plot has tests of its own)
+    audit = _cli("audit", "--log", str(out), "--out", str(tmp_path / "report"), "--no-plot")
     assert audit.exit_code == 0, audit.output
     assert "intercept-no_coord" in audit.stdout

@@ -26,20 +26,14 @@ from noisefloor.store.keys import canonical_key
 TASK, ORDER = "30", "#W2692684"
 
 
-def _task():
-    from tau2.registry import registry
-
-    return {str(t.id): t for t in registry.get_tasks_loader("retail")("base")}[TASK]
-
-
 def _return_call(task) -> dict:
     [action] = [a for a in task.evaluation_criteria.actions
                 if a.name == "return_delivered_order_items" and a.arguments["order_id"] == ORDER]
     return dict(action.arguments)
 
 
-def test_replay_reads_the_state_after_the_trials_earlier_calls():
-    task = _task()
+def test_replay_reads_the_state_after_the_trials_earlier_calls(retail):
+    [task] = retail(TASK)
     replay = ReplayFacts("retail", {TASK: task})
     calls = (ToolCall("return_delivered_order_items", _return_call(task), "ok"),
              ToolCall("get_order_details", {"order_id": ORDER}, "..."))
@@ -50,8 +44,8 @@ def test_replay_reads_the_state_after_the_trials_earlier_calls():
     assert after["order"]["status"] == "return requested"
 
 
-def test_calls_of_one_message_each_see_their_predecessors_and_the_live_db_is_untouched():
-    task = _task()
+def test_calls_of_one_message_each_see_their_predecessors_and_the_live_db_is_untouched(retail):
+    [task] = retail(TASK)
     env = ReplayFacts("retail", {TASK: task}).environment(TASK, ())
     facts = facts_before_calls(env.tools, [("return_delivered_order_items", _return_call(task)),
                                            ("get_order_details", {"order_id": ORDER})])
@@ -59,9 +53,9 @@ def test_calls_of_one_message_each_see_their_predecessors_and_the_live_db_is_unt
     assert db_facts(env.tools.db, {"order_id": ORDER})["order"]["status"] == "delivered"
 
 
-def test_writer_and_reader_of_a_run_use_the_state_at_the_call(tmp_path):
+def test_writer_and_reader_of_a_run_use_the_state_at_the_call(tmp_path, retail):
     out = tmp_path / "run"
-    with ScriptedEndpoint([_task()], fail=[TASK]) as server:
+    with ScriptedEndpoint(retail(TASK), fail=[TASK]) as server:
         run_protocols(ProtocolRunSettings(
             domain="retail", agent=ModelEndpoint("scripted-agent", (server.base_url,)),
             user=ModelEndpoint("scripted-user", (server.base_url,)), tasks=(TASK,),
