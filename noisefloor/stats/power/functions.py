@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from scipy.special import ndtr, ndtri
 from scipy.stats import binom, norm
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import proportion_effectsize
@@ -249,14 +250,14 @@ def power_mcnemar(n, gap, p_d, *, alpha=0.05, floor=0.0) -> float:
 def _power_connor(n: float, g: float, d: float, a: float, f: float) -> float:
     if d == 0:
         return math.nan
-    z = norm.isf(a / 2)
+    z = -ndtri(a / 2)  # norm.isf(a / 2): scipy.stats' own formula, without its per-call checks
     sd1 = math.sqrt(max(d - g * g, 0.0))
     if sd1 == 0:  # every task discordant in the same direction: the gap is known exactly
         return 1.0 if abs(g) > f else 0.0
     if f == 0:
-        return float(norm.cdf((g * math.sqrt(n) - z * math.sqrt(d)) / sd1)
-                     + norm.cdf((-g * math.sqrt(n) - z * math.sqrt(d)) / sd1))
-    return float(norm.cdf(((abs(g) - f) * math.sqrt(n) - z * math.sqrt(d - f * f)) / sd1))
+        return float(ndtr((g * math.sqrt(n) - z * math.sqrt(d)) / sd1)
+                     + ndtr((-g * math.sqrt(n) - z * math.sqrt(d)) / sd1))
+    return float(ndtr(((abs(g) - f) * math.sqrt(n) - z * math.sqrt(d - f * f)) / sd1))
 
 
 def _critical(m: np.ndarray, a: float) -> np.ndarray:
