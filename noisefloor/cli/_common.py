@@ -10,15 +10,16 @@ import os
 import sys
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
-import pandas as pd
 
 from noisefloor.extras import missing_extra_message
 from noisefloor.stats.validation import MentionError, ParameterError, Spell, python_spelling
 from noisefloor.stats.warning_classes import NoisefloorWarning
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def option_spelling(command: click.Command | None = None) -> Spell:
@@ -199,17 +200,24 @@ def jsonable(value: Any) -> Any:
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
-    if isinstance(value, pd.DataFrame):
-        return [jsonable(r) for r in value.to_dict(orient="records")]
-    if isinstance(value, (np.integer,)):
-        return int(value)
-    if isinstance(value, (np.floating, float)):
-        v = float(value)
-        return None if math.isnan(v) or math.isinf(v) else v
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if value is pd.NA or value is pd.NaT:
-        return None
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    # numpy and pandas values exist only once their modules are imported: a command that never
+    # imports them (``store serve``) starts without them
+    np, pd = sys.modules.get("numpy"), sys.modules.get("pandas")
+    if pd is not None:
+        if isinstance(value, pd.DataFrame):
+            return [jsonable(r) for r in value.to_dict(orient="records")]
+        if value is pd.NA or value is pd.NaT:
+            return None
+    if np is not None:
+        if isinstance(value, np.integer):
+            return int(value)
+        if isinstance(value, np.floating):
+            v = float(value)
+            return None if math.isnan(v) or math.isinf(v) else v
+        if isinstance(value, np.bool_):
+            return bool(value)
     return value
 
 
@@ -220,6 +228,8 @@ def emit_json(document: Any) -> None:
 
 def echo_table(frame: pd.DataFrame) -> None:
     """Print a DataFrame as an aligned text table without the index."""
+    import pandas as pd
+
     with pd.option_context("display.max_rows", None, "display.max_columns", None,
                            "display.width", 200, "display.max_colwidth", 60):
         click.echo(frame.to_string(index=False))
