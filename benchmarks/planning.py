@@ -18,9 +18,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from noisefloor.stats.power.planning import power_sign_test, sample_size
-from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
-
 
 def timed(fn):
     w, c = time.perf_counter(), time.process_time()
@@ -38,6 +35,10 @@ def main() -> None:
     args = ap.parse_args()
     if args.tiny:
         args.n_sim, args.tasks = 200, 20
+    # imported once the options are read, so that --help answers at once
+    from noisefloor.stats.power.planning import power_sign_test, sample_size
+    from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
+
     p = [flip_rate_to_success_prob(args.flip_rate)] * args.tasks
     sim, wall, cpu = timed(lambda: simulate_reruns(p, n_sim=args.n_sim, rng=0))
     exact1 = power_sign_test(args.tasks, 0.0, args.flip_rate, alpha=0.05 / 3)
