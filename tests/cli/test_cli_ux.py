@@ -57,7 +57,7 @@ def _nan_log(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["floor", "{log}"], ["passk", "{log}"],
-                                     ["audit", "--out", "{out}", "--log", "{log}"],
+                                     ["audit", "--out", "{out}", "--log", "{log}", "--no-plot"],
                                      ["monitor", "{log}", "--baseline", "{log}"],
                                      ["log", "validate", "{log}"]])
 def test_every_log_reading_command_has_allow_nan(tmp_path, command):
