@@ -33,8 +33,9 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
-    if args.tiny:
-        args.n_sim, args.tasks = 200, 20
+    designs = ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36))
+    if args.tiny:  # one design of the sample-size search: the same code, a fraction of the time
+        args.n_sim, args.tasks, designs = 200, 20, designs[:1]
     # imported once the options are read, so that --help answers at once
     from noisefloor.stats.power.planning import power_sign_test, sample_size
     from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
@@ -50,7 +51,7 @@ def main() -> None:
     print(f"  any single-seed contrast   {sim.experiment_any_rate:.4f}")
     print(f"  one contrast, pooled       {sim.pooled_rate:.4f}  (exact size {exact2:.4f})")
     print(f"  any contrast, pooled       {sim.pooled_any_rate:.4f}")
-    for gap, pd_ in ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36)):
+    for gap, pd_ in designs:
         plan, wall, cpu = timed(lambda g=gap, d=pd_: sample_size(g, test="sign_test", p_d=d))
         print(f"sample_size(sign_test, gap={gap}, p_d={pd_}): n = {plan.n} "
               f"(stable from {plan.n_stable}); {wall:.2f} s wall, {cpu:.2f} s CPU")
