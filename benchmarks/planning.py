@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
-    designs = ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36))
+    designs: tuple[tuple[float, float], ...] = ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36))
     if args.tiny:  # one design of the sample-size search: the same code, a fraction of the time
         args.n_sim, args.tasks, designs = 200, 20, designs[:1]
     # imported once the options are read, so that --help answers at once
