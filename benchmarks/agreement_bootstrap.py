@@ -21,11 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np
-from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
-
-from noisefloor.stats.agreement import cohen_kappa, fleiss_kappa_from_counts, krippendorff_alpha
-
 
 def timed(fn):
     t = time.perf_counter()
@@ -43,6 +38,16 @@ def main() -> None:
     args = ap.parse_args()
     if args.tiny:
         args.items, args.n_boot, args.loop_resamples = 300, 20, 2
+    # imported once the options are read, so that --help answers at once
+    import numpy as np
+    from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss
+
+    from noisefloor.stats.agreement import (
+        cohen_kappa,
+        fleiss_kappa_from_counts,
+        krippendorff_alpha,
+    )
+
     rng = np.random.default_rng(0)
     n = args.items
     truth = rng.integers(0, 3, n)

@@ -32,10 +32,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import numpy as np  # noqa: E402
-
 
 def make_table(path: Path, rows: int, seed: int = 0) -> None:
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     lines = ["model,benchmark,seed,trial,subset,contrast,wins,losses,ties"]
     s = 0
@@ -50,6 +50,7 @@ def make_table(path: Path, rows: int, seed: int = 0) -> None:
 
 def per_row(rest):
     """The peer: one scipy/statsmodels call per row and per family, as before vectorising."""
+    import numpy as np
     import pandas as pd
     from scipy.stats import binomtest
     from statsmodels.stats.multitest import multipletests
@@ -71,6 +72,8 @@ def per_row(rest):
 
 
 def sign_test_step(table) -> None:
+    import numpy as np
+
     from noisefloor.floor.contrast_table import FAMILY
     from noisefloor.stats.paired import sign_test_table
 

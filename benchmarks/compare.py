@@ -25,11 +25,10 @@ import argparse
 import json
 import time
 import tracemalloc
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
-
-from noisefloor.logs.frame import string_array
+if TYPE_CHECKING:  # imported where used, so that --help answers at once
+    import pandas as pd
 
 SYSTEMS = ("swarm", "baseline")
 SEEDS = (1, 2)
@@ -38,6 +37,11 @@ TRIALS = (0, 1, 2)
 
 def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
     """``n`` trial records (the first ``n`` of the layout) as load_trials would return them."""
+    import numpy as np
+    import pandas as pd
+
+    from noisefloor.logs.frame import string_array
+
     rng = np.random.default_rng(seed)
     per_task = len(SYSTEMS) * len(SEEDS) * len(TRIALS)
     n_tasks = -(-n // per_task)
@@ -81,6 +85,7 @@ def reruns_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
     the verdicts stricter still). ``interval_excludes_0_rate`` is how often the pooled interval
     the verdicts rest on excludes 0, nominally ``1 - confidence``.
     """
+    import numpy as np
     from scipy.stats import binom
 
     from noisefloor.compare import compare
@@ -117,7 +122,7 @@ def main() -> None:
         help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
     if args.tiny:
-        args.n, args.repeat, args.reruns = 2_000, 1, 20
+        args.n, args.repeat, args.reruns = 2_000, 1, 5
     from noisefloor.compare import compare
 
     frame = trial_frame(args.n)

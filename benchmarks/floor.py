@@ -20,9 +20,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
+if TYPE_CHECKING:  # imported where used, so that --help answers at once
+    import pandas as pd
 
 PROTOCOLS = ("no_coord", "pull", "intercept")
 SEEDS = (1, 2)
@@ -31,6 +32,9 @@ TRIALS = (0, 1)
 
 def trial_frame(n: int, seed: int = 0) -> pd.DataFrame:
     """``n`` trial records (the first ``n`` of the layout) as load_trials would return them."""
+    import numpy as np
+    import pandas as pd
+
     rng = np.random.default_rng(seed)
     per_task = len(PROTOCOLS) * len(SEEDS) * len(TRIALS)
     n_tasks = -(-n // per_task)

@@ -27,8 +27,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "logs"))
@@ -44,6 +42,7 @@ def best(fn, repeat: int) -> tuple[float, object]:
 
 
 def harbor(n_trials: int, repeat: int) -> None:
+    import numpy as np
     from make_bench_logs import write_harbor_job
 
     from noisefloor.logs import detect_format, load_trials, validate_logs
@@ -82,6 +81,8 @@ def harbor(n_trials: int, repeat: int) -> None:
 
 
 def tiers(k: int, n_tasks: int, repeat: int) -> None:
+    import numpy as np
+
     from noisefloor.leaderboard.tiers import save_tier_plot, tiers_from_scores, tiers_from_shares
 
     rng = np.random.default_rng(1)

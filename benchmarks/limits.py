@@ -29,8 +29,6 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
-from harness.runner.hostile import HostileServer  # noqa: E402
-
 CLIENT = """
 import asyncio, sys, warnings
 warnings.simplefilter("ignore")
@@ -135,6 +133,8 @@ def main() -> None:
         (make_eval if kind == "eval" else make_board)(Path(path), int(size))
         return
     only = set(filter(None, args.only.split(",")))
+    from harness.runner.hostile import HostileServer
+
     tmp = Path(tempfile.mkdtemp(prefix="limits-"))
     cases: list[tuple[str, str]] = []
     with HostileServer({"bomb": "gzip_bomb", "endless": "endless"}) as server:

@@ -15,15 +15,7 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-import pandas as pd
-
-from noisefloor.monitoring import monitor_trials
-from noisefloor.stats.monitor import (
-    rolling_quantile_monitor,
-    siegmund_arl,
-    simulate_cusum_run_lengths,
-)
+# numpy, pandas and noisefloor are imported where they are used, so that --help answers at once
 
 #: Sizes: simulated CUSUM chains per cell, streams per window, trials in the speed frame
 #: (``--tiny`` shrinks them to check that the script runs).
@@ -35,6 +27,8 @@ def nb(rng, size, mean=2.77):
 
 
 def r1_table() -> None:
+    from noisefloor.stats.monitor import siegmund_arl, simulate_cusum_run_lengths
+
     print("R1  two-sided tabular CUSUM, k = 0.5: ARL (simulated, 20,000 chains | Siegmund)")
     print(f"    {'h':>4} " + " ".join(f"{'shift ' + str(s):>18}" for s in (0.0, 1.0, 1.5, 2.0)))
     for h in (1.5, 4.0, 5.0):
@@ -46,6 +40,10 @@ def r1_table() -> None:
 
 
 def r2_table() -> None:
+    import numpy as np
+
+    from noisefloor.stats.monitor import rolling_quantile_monitor
+
     rng = np.random.default_rng(17)
     base = nb(rng, 5000)
     print(
@@ -72,6 +70,11 @@ def r2_table() -> None:
 
 
 def speed() -> None:
+    import numpy as np
+    import pandas as pd
+
+    from noisefloor.monitoring import monitor_trials
+
     rng = np.random.default_rng(3)
     n, tasks = SIZES["trials"], 50
     frame = pd.DataFrame(

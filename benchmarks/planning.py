@@ -18,9 +18,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from noisefloor.stats.power.planning import power_sign_test, sample_size
-from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
-
 
 def timed(fn):
     w, c = time.perf_counter(), time.process_time()
@@ -36,8 +33,13 @@ def main() -> None:
     ap.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
-    if args.tiny:
-        args.n_sim, args.tasks = 200, 20
+    designs: tuple[tuple[float, float], ...] = ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36))
+    if args.tiny:  # one design of the sample-size search: the same code, a fraction of the time
+        args.n_sim, args.tasks, designs = 200, 20, designs[:1]
+    # imported once the options are read, so that --help answers at once
+    from noisefloor.stats.power.planning import power_sign_test, sample_size
+    from noisefloor.stats.snr import flip_rate_to_success_prob, simulate_reruns
+
     p = [flip_rate_to_success_prob(args.flip_rate)] * args.tasks
     sim, wall, cpu = timed(lambda: simulate_reruns(p, n_sim=args.n_sim, rng=0))
     exact1 = power_sign_test(args.tasks, 0.0, args.flip_rate, alpha=0.05 / 3)
@@ -49,7 +51,7 @@ def main() -> None:
     print(f"  any single-seed contrast   {sim.experiment_any_rate:.4f}")
     print(f"  one contrast, pooled       {sim.pooled_rate:.4f}  (exact size {exact2:.4f})")
     print(f"  any contrast, pooled       {sim.pooled_any_rate:.4f}")
-    for gap, pd_ in ((0.1, 0.3), (0.06, 0.36), (0.03, 0.36)):
+    for gap, pd_ in designs:
         plan, wall, cpu = timed(lambda g=gap, d=pd_: sample_size(g, test="sign_test", p_d=d))
         print(f"sample_size(sign_test, gap={gap}, p_d={pd_}): n = {plan.n} "
               f"(stable from {plan.n_stable}); {wall:.2f} s wall, {cpu:.2f} s CPU")

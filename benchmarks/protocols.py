@@ -33,8 +33,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from noisefloor.endpoints import ModelEndpoint
-
+# noisefloor and tau2 are imported where they are used, so that --help answers at once
 if TYPE_CHECKING:
     from noisefloor.protocols.tau2 import ProtocolRunSettings
 
@@ -47,6 +46,7 @@ def _tasks(n: int):
 
 
 def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
+    from noisefloor.endpoints import ModelEndpoint
     from noisefloor.protocols.tau2 import ProtocolRunSettings
 
     # one request in flight per simulation and role: the per-URL limit never binds

@@ -51,17 +51,8 @@ CODE = Path(__file__).resolve().parents[1]
 if "--code" in sys.argv:
     CODE = Path(sys.argv[sys.argv.index("--code") + 1]).resolve()
 sys.path.insert(0, str(CODE))
-
-from harness.runner import journal as jr  # noqa: E402
-from harness.runner.run import (  # noqa: E402  # noqa: E402
-    RunSettings,
-    _check_meta,
-    _variant_ids,
-    plan_rollouts,
-    run_tax,
-    variant_texts,
-)
-from noisefloor.endpoints import Endpoints, ModelEndpoint  # noqa: E402
+# harness and noisefloor are imported where they are used (from CODE), so that --help answers
+# at once
 
 MESSAGES = [{"role": "system", "content": "You are solving a puzzle." * 20},
             {"role": "user", "content": "Solve the puzzle."}]
@@ -78,6 +69,8 @@ def _server(latency: float) -> tuple[subprocess.Popen, str]:
 
 def bench_setup(rounds: int) -> None:
     """Seconds to make and close the endpoint layer of one model at concurrency 64."""
+    from noisefloor.endpoints import Endpoints, ModelEndpoint
+
     async def one(url: str) -> float:
         t0 = time.perf_counter()
         endpoints = Endpoints([ModelEndpoint("m", (url,), concurrency=64)])
@@ -97,6 +90,8 @@ def bench_setup(rounds: int) -> None:
 
 
 async def _requests(url: str, concurrency: int, n: int) -> tuple[float, float, float]:
+    from noisefloor.endpoints import Endpoints, ModelEndpoint
+
     spec = ModelEndpoint("silent", (url,), concurrency=concurrency)
     async with Endpoints([spec]) as endpoints:
         await asyncio.gather(*(endpoints.complete("silent", MESSAGES)
@@ -181,6 +176,9 @@ def bench_endpoints(n: int, rounds: int) -> None:
 
 
 def bench_runner(rollouts: int) -> None:
+    from harness.runner.run import RunSettings, run_tax
+    from noisefloor.endpoints import ModelEndpoint
+
     proc, url = _server(0.0)
     try:
         settings = RunSettings(tasks=("csp_sudoku4",), models=("solver",), modes=("solo",),
@@ -203,6 +201,16 @@ def bench_runner(rollouts: int) -> None:
 
 def bench_resume(n: int) -> None:
     from harness.registry import list_tasks
+    from harness.runner import journal as jr
+    from harness.runner.run import (
+        RunSettings,
+        _check_meta,
+        _variant_ids,
+        plan_rollouts,
+        run_tax,
+        variant_texts,
+    )
+    from noisefloor.endpoints import ModelEndpoint
 
     tasks = tuple(t.name for t in list_tasks())
     per_task = 4  # solo, pair, split_solo_a, split_solo_b

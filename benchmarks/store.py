@@ -27,33 +27,38 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull
-from noisefloor.store import FailedTrialAction, SQLiteEventStore, canonical_key
-
-
-def _event(task: str, writer: int, i: int, position: int = 1) -> FailedTrialAction:
-    return FailedTrialAction(
-        task_id=task, trial=i // 3, protocol="intercept", run_id=f"w{writer}",
-        tool_name="cancel_order", arguments={"order_id": f"#W{writer}-{i}", "reason": "no longer needed"},
-        outcome="error: order already shipped", reward=0.0, position=position, k=3,
-    )
+# noisefloor is imported where it is used, so that --help answers at once
+if TYPE_CHECKING:
+    from noisefloor.store import FailedTrialAction, SQLiteEventStore
 
 
 def _writer(db: str, writer: int, n: int, batch: int, barrier, out) -> None:
+    from noisefloor.store import FailedTrialAction, SQLiteEventStore
+
+    def event(task: str, i: int, position: int = 1) -> FailedTrialAction:
+        return FailedTrialAction(
+            task_id=task, trial=i // 3, protocol="intercept", run_id=f"w{writer}",
+            tool_name="cancel_order", arguments={"order_id": f"#W{writer}-{i}", "reason": "no longer needed"},
+            outcome="error: order already shipped", reward=0.0, position=position, k=3,
+        )
+
     store = SQLiteEventStore(db)
     barrier.wait()
     t0 = time.perf_counter()
     for start in range(0, n, batch):
-        store.append_many([_event(f"task-{writer}", writer, i) for i in range(start, min(n, start + batch))])
+        store.append_many([event(f"task-{writer}", i) for i in range(start, min(n, start + batch))])
     out.put((writer, time.perf_counter() - t0))
     store.close()
 
 
 def write_throughput(n_writers: int, per_writer: int, batch: int) -> tuple[float, int, int]:
     """Events/s over the wall time of all writers, events expected, events found."""
+    from noisefloor.store import SQLiteEventStore
+
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "bench.db")
@@ -78,6 +83,8 @@ def write_throughput(n_writers: int, per_writer: int, batch: int) -> tuple[float
 
 
 def _fill(store: SQLiteEventStore, task: str, n: int, distinct_calls: int) -> None:
+    from noisefloor.store import FailedTrialAction
+
     batch = []
     for i in range(n):
         e = FailedTrialAction(
@@ -104,6 +111,9 @@ def _time_per_call(fn, n: int, repeat: int) -> float:
 
 
 def query_and_hook(n_events: int, repeat: int) -> dict[str, float]:
+    from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull
+    from noisefloor.store import SQLiteEventStore, canonical_key
+
     with tempfile.TemporaryDirectory() as tmp:
         store = SQLiteEventStore(os.path.join(tmp, "q.db"))
         distinct = n_events // 5  # each failing call recorded ~5 times

@@ -21,9 +21,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout
 
-from harness.base import DEFAULT_DIFFICULTY
-from harness.registry import list_tasks
-
 
 def run_one(task, n: int, difficulty: int) -> tuple[float, float]:
     """(wall-clock seconds, CPU seconds of this process) to push ``n`` instances through the
@@ -46,13 +43,20 @@ def run_one(task, n: int, difficulty: int) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=1000)
-    ap.add_argument("--difficulty", type=int, default=DEFAULT_DIFFICULTY)
+    ap.add_argument("--difficulty", type=int, default=None,
+                    help="instance size (default: the harness's default difficulty)")
     ap.add_argument("--family", default=None)
     ap.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = ap.parse_args()
     if args.tiny:
         args.n = 3
+    # imported once the options are read, so that --help answers at once
+    from harness.base import DEFAULT_DIFFICULTY
+    from harness.registry import list_tasks
+
+    if args.difficulty is None:
+        args.difficulty = DEFAULT_DIFFICULTY
     tasks = list_tasks(args.family)
     total_s, total_cpu, slow = 0.0, 0.0, []
     print(f"{'task':<32} {'family':<10} {'inst/s':>9} {'ms/inst':>8} {'inst/s CPU':>11}")

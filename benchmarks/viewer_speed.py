@@ -63,8 +63,6 @@ def _browser_times(base: str) -> tuple[float, float] | None:
 
 
 def main() -> None:
-    from noisefloor.report.html.viewer import ViewerData, make_server
-
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="10080,52800")
     ap.add_argument("--dir", default=None, help="Keep the runs here (default: a temp folder).")
@@ -73,6 +71,9 @@ def main() -> None:
     args = ap.parse_args()
     if args.tiny:
         args.sizes = "288"
+    # imported once the options are read, so that --help answers at once
+    from noisefloor.report.html.viewer import ViewerData, make_server
+
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="nf-viewer-"))
     for n in (int(x) for x in args.sizes.split(",")):
         t = time.perf_counter()

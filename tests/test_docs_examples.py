@@ -18,7 +18,11 @@ share a machine); the server prints its URL, and the port it got replaces ``:N``
 command and file of the document, and back to ``:N`` in the output compared. A plain
 ``noisefloor ...`` command runs in process through click's test runner; anything with shell
 syntax (pipes, redirections, ``$?``) runs under bash with ``noisefloor`` on the PATH running this
-checkout. A ``pycon`` block (``>>>`` prompts) runs as a doctest in the same folder.
+checkout, except ``noisefloor ARGS | COMMAND`` and ``noisefloor ARGS > FILE``: the ``noisefloor``
+part runs in process too (its stdout piped into ``COMMAND`` under bash, or written to ``FILE``;
+its stderr shown first), which prints what the pipeline prints without a fresh interpreter
+importing the libraries again for each example. A ``pycon`` block (``>>>`` prompts) runs as a
+doctest in the same folder.
 """
 
 from __future__ import annotations
@@ -133,10 +137,14 @@ def _layout(tmp: Path) -> Path:
     return root
 
 
-def _run_in_process(args: list[str]) -> tuple[str, int]:
+def _invoke(args: list[str]):
     from noisefloor.cli.main import cli
 
-    result = CliRunner().invoke(cli, args, prog_name="noisefloor", catch_exceptions=False)
+    return CliRunner().invoke(cli, args, prog_name="noisefloor", catch_exceptions=False)
+
+
+def _run_in_process(args: list[str]) -> tuple[str, int]:
+    result = _invoke(args)
     return result.output, result.exit_code
 
 
@@ -210,6 +218,27 @@ def _run_shell(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     return proc.stdout, proc.returncode
 
 
+#: ``noisefloor ARGS | COMMAND`` or ``noisefloor ARGS > FILE``, ARGS without shell syntax.
+_PIPED = re.compile(r"^noisefloor ([^|<>;&$`()*?#]+?)\s*(?:\|\s*(\S.*)|>\s*([\w.\-/]+))\s*$")
+
+
+def _run_piped(command: str, cwd: Path) -> tuple[str, int] | None:
+    """``noisefloor ARGS | COMMAND`` with the ``noisefloor`` part in process (its stdout into
+    ``COMMAND`` under bash), or ``noisefloor ARGS > FILE``; None for any other command."""
+    match = _PIPED.match(command)
+    if match is None:
+        return None
+    args, consumer, target = match.groups()
+    result = _invoke(shlex.split(args))
+    if target is not None:
+        (cwd / target).write_text(result.stdout, encoding="utf-8")
+        return result.stderr, result.exit_code
+    proc = subprocess.run(["bash", "-c", consumer], cwd=cwd, env=_shell_env(cwd),
+                          input=result.stdout, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True, timeout=300)
+    return result.stderr + proc.stdout, proc.returncode
+
+
 def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     """Run one example command; returns (output, exit status)."""
     command = command.replace("\\\n", " ")  # continuation lines
@@ -218,6 +247,9 @@ def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
         command.split("#", 1)[0])
     if plain:
         return _run_in_process(words[1:])
+    piped = _run_piped(command, cwd)
+    if piped is not None:
+        return piped
     return _run_shell(command, cwd, last_status)
 
 
@@ -275,6 +307,18 @@ def test_background_ports_come_from_the_os():
     assert ports.to_documented('"base_url": "http://127.0.0.1:41234/v1"') == (
         '"base_url": "http://127.0.0.1:8767/v1"')
     assert ports.to_actual("port :87670 stays") == "port :87670 stays"
+
+
+def test_noisefloor_pipelines_and_redirections_run_in_process():
+    assert _PIPED.match("noisefloor audit --no-plot | head -n 4").groups() == (
+        "audit --no-plot", "head -n 4", None)
+    assert _PIPED.match("noisefloor monitor a.jsonl --json > m.json").groups() == (
+        "monitor a.jsonl --json", None, "m.json")
+    # a server reading its stdin, a redirected stderr, a second command: bash runs them
+    for command in ("noisefloor store serve --db s.db < r.jsonl 2>/dev/null | grep -v x",
+                    "noisefloor audit 2>/dev/null | head", "noisefloor audit; echo $?",
+                    "python -m noisefloor audit | head"):
+        assert _PIPED.match(command) is None, command
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])

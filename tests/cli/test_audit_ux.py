@@ -1,4 +1,10 @@
-"""audit / floor / contrast as a new user meets them."""
+"""audit / floor / contrast as a new user meets them.
+
+Most audits here pass ``--no-plot``: what they check is text, report.md and --json, which the
+forest plot does not change (drawing and saving it is most of an audit's time). Three still
+draw it: a weak floor and a log's own contrasts (below), the bundled data
+(tests/cli/test_core_commands.py).
+"""
 
 import json
 
@@ -65,14 +71,15 @@ def test_audit_on_a_weak_floor_cautions_text_report_and_json(run, mylog, tmp_pat
     assert "caution: provisional: the floor is weakly supported (see its caution above)" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "**Caution: the floor rests on 1 informative (untied) pair" in report
-    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json",
+                         "--no-plot"))
     assert "fewer than 6" in doc["caution"]
 
 
 def test_default_audit_has_no_caution(run, tmp_path):
-    out = run("audit", "--out", tmp_path)
+    out = run("audit", "--out", tmp_path, "--no-plot")
     assert "caution" not in out and "194 informative pairs" in out
-    doc = json.loads(run("audit", "--out", tmp_path, "--json"))
+    doc = json.loads(run("audit", "--out", tmp_path, "--json", "--no-plot"))
     assert doc["caution"] == "" and doc["log_contrasts"] == []
     assert doc["claims_source"].startswith("bundled: the ten published claims")
 
@@ -97,7 +104,7 @@ def test_floor_clean_is_shown_in_the_order_typed(run, mylog):
 def test_claims_without_reported_text_show_their_unit(run, tmp_path):
     claims = tmp_path / "c3.csv"
     claims.write_text("paper,effect_high,unit\nA,5,percent\nB,5,%\nC,5,pts\n")
-    out = run("audit", "--claims", claims, "--out", tmp_path / "rep")
+    out = run("audit", "--claims", claims, "--out", tmp_path / "rep", "--no-plot")
     rows = {line.split()[0]: line for line in out.splitlines() if line.strip()[:2] in ("A ", "B ", "C ")}
     assert "+5.0 percent" in rows["A"] and "+5.0%" in rows["B"] and "+5.0 pts" in rows["C"]
     assert "+5.0 pp" not in out
@@ -111,29 +118,32 @@ BUNDLED = "bundled: the ten published claims listed by Kaliyev & Maryanskyy (202
 
 def test_audit_log_without_claims_places_none(run, mylog, tmp_path):
     # a user's own audit places the user's claims only: the bundled ones only when asked
-    out = run("audit", "--log", mylog, "--out", tmp_path / "rep")
+    out = run("audit", "--log", mylog, "--out", tmp_path / "rep", "--no-plot")
     assert "Claims: none placed" in out and "Reflexion" not in out
     assert "--bundled-claims for the ten published ones" in out
-    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json",
+                         "--no-plot"))
     assert doc["claims"] == [] and doc["claims_source"].startswith("none")
 
 
 def test_audit_log_with_bundled_claims_names_them(run, mylog, tmp_path):
-    out = run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep")
+    out = run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep",
+              "--no-plot")
     assert f"claims used: {BUNDLED}" in out
     assert "note: these are other papers' claims on their own benchmarks" in out
     report = (tmp_path / "rep" / "report.md").read_text()
     assert f"- Floor from: {mylog}" in report and f"- Claims: {BUNDLED}" in report
     assert "other papers' claims" in report
     doc = json.loads(run("audit", "--log", mylog, "--bundled-claims", "--out", tmp_path / "rep",
-                         "--json"))
+                         "--json", "--no-plot"))
     assert doc["claims_source"].startswith(BUNDLED)
 
 
 def test_audit_with_own_claims_names_the_file_and_no_bundled_note(run, mylog, tmp_path):
     claims = tmp_path / "mine.csv"
     claims.write_text("paper,effect_high,unit\nmine,8,pp\n")
-    out = run("audit", "--log", mylog, "--claims", claims, "--out", tmp_path / "rep")
+    out = run("audit", "--log", mylog, "--claims", claims, "--out", tmp_path / "rep",
+              "--no-plot")
     assert f"claims used: {claims}" in out and "other papers' claims" not in out
     assert f"- Claims: {claims}" in (tmp_path / "rep" / "report.md").read_text()
 
@@ -152,7 +162,8 @@ def test_audit_log_places_the_logs_own_contrasts(run, mylog, tmp_path):
     assert "fewer than 6 informative pairs" in section
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "## Contrasts in this log" in report and "| 1 | 1 | all | intercept-no_coord | 2/0/3 |" in report
-    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json"))
+    doc = json.loads(run("audit", "--log", mylog, "--out", tmp_path / "rep", "--json",
+                         "--no-plot"))
     first = doc["log_contrasts"][0]
     assert (first["wins"], first["losses"], first["ties"], first["verdict"]) == (2, 0, 3, "above")
     assert first["p_value"] == 0.5 and first["gap"] == pytest.approx(0.4)
@@ -160,12 +171,12 @@ def test_audit_log_places_the_logs_own_contrasts(run, mylog, tmp_path):
 
 def test_audit_log_with_one_protocol_says_there_is_no_contrast(run, shared_data, tmp_path):
     out = run("audit", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json",
-              "--out", tmp_path)
+              "--out", tmp_path, "--no-plot")
     assert "Contrasts in this log" in out and "none: the log holds 1 protocol; a contrast needs two" in out
 
 
 def test_default_audit_names_its_claims_and_has_no_log_section(run, tmp_path):
-    out = run("audit", "--out", tmp_path)
+    out = run("audit", "--out", tmp_path, "--no-plot")
     assert f"claims used: {BUNDLED}" in out and "Contrasts in this log" not in out
     assert "other papers' claims" not in out
 
@@ -173,7 +184,7 @@ def test_default_audit_names_its_claims_and_has_no_log_section(run, tmp_path):
 # --- item 20: report.md has the other contrasts; one seed drawn once -------------------------
 
 def test_report_has_the_other_contrasts_of_the_count_table(run, tmp_path):
-    run("audit", "--out", tmp_path)
+    run("audit", "--out", tmp_path, "--no-plot")
     report = (tmp_path / "report.md").read_text()
     section = report.split("## Other contrasts in the count table")[1].split("## The claims")[0]
     # the paper's coordination-active rows: 2/6/20 p 0.289, Bonferroni 0.867
@@ -185,7 +196,7 @@ def test_report_without_other_contrasts_has_no_empty_section(run, tmp_path):
     counts = tmp_path / "c.csv"
     counts.write_text("seed,trial,contrast,wins,losses,ties\n1,0,no_coord-intercept,20,10,70\n"
                       "2,0,no_coord-intercept,12,14,74\n")
-    run("audit", "--counts", counts, "--out", tmp_path / "rep")
+    run("audit", "--counts", counts, "--out", tmp_path / "rep", "--no-plot")
     assert "Other contrasts" not in (tmp_path / "rep" / "report.md").read_text()
 
 
@@ -236,9 +247,10 @@ def test_audit_log_contrasts_say_what_was_left_out(run, tmp_path):
     rewards = {p: dict(tasks) for p, tasks in REWARDS.items()}
     rewards["intercept"].pop("t5")  # intercept never ran t5: one arm only at trials 1 and 2
     log = _log(tmp_path / "onearm.jsonl", rewards)
-    out = run("audit", "--log", log, "--out", tmp_path / "rep")
+    out = run("audit", "--log", log, "--out", tmp_path / "rep", "--no-plot")
     section = out.split("Contrasts in this log")[1].split("Claims:")[0]
     # t5 is unpaired at trial 1 and at trial 2 (the coordination-active subset never held it)
     assert "left out: 2 task(s) present in one arm only, 0 with an infrastructure error" in section
-    doc = json.loads(run("audit", "--log", log, "--out", tmp_path / "rep", "--json"))
+    doc = json.loads(run("audit", "--log", log, "--out", tmp_path / "rep", "--json",
+                         "--no-plot"))
     assert [r["n_only_a"] + r["n_only_b"] for r in doc["log_contrasts"]] == [1, 1, 0]

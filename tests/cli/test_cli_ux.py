@@ -57,7 +57,7 @@ def _nan_log(tmp_path):
 
 
 @pytest.mark.parametrize("command", [["floor", "{log}"], ["passk", "{log}"],
-                                     ["audit", "--out", "{out}", "--log", "{log}"],
+                                     ["audit", "--out", "{out}", "--log", "{log}", "--no-plot"],
                                      ["monitor", "{log}", "--baseline", "{log}"],
                                      ["log", "validate", "{log}"]])
 def test_every_log_reading_command_has_allow_nan(tmp_path, command):
@@ -166,7 +166,9 @@ def test_help_explains_difficulty_and_contrast_arms():
 @pytest.mark.parametrize("script", sorted((FIXTURES.parent / "benchmarks").glob("*.py")),
                          ids=lambda p: p.name)
 def test_benchmark_scripts_answer_help_without_running(script):
-    # monitor_alarms.py --help ran the whole simulation.
+    # monitor_alarms.py --help ran the whole simulation; runner.py, agreement_bootstrap.py and
+    # others imported numpy, statsmodels or the endpoint layer before reading their options, so
+    # --help took seconds. -X importtime lists every module the run imported (on stderr).
     import os
     import subprocess
     import sys
@@ -175,10 +177,20 @@ def test_benchmark_scripts_answer_help_without_running(script):
     repo = str(script.parent.parent)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [repo, os.environ.get(
         "PYTHONPATH")])))
-    r = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True,
-                       timeout=60, cwd=repo, env=env)
+    r = subprocess.run([sys.executable, "-X", "importtime", str(script), "--help"],
+                       capture_output=True, text=True, timeout=60, cwd=repo, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"usage: {script.name}")
+    imported = {row.rsplit("|", 1)[1].strip().split(".")[0]
+                for row in r.stderr.splitlines() if row.startswith("import time:")}
+    assert "argparse" in imported  # the listing is there
+    assert not imported & HEAVY, sorted(imported & HEAVY)
+
+
+#: Libraries a benchmark script may import only once its options are read (each takes from a
+#: tenth of a second to seconds to import).
+HEAVY = {"numpy", "pandas", "scipy", "matplotlib", "statsmodels", "sklearn", "pyarrow",
+         "litellm", "openai", "aiohttp", "httpx", "tau2", "selenium", "pydantic", "noisefloor"}
 
 
 def test_a_parameter_error_names_the_option_of_the_command_that_ran():

@@ -30,7 +30,7 @@ def test_audit_default_prints_floor_verdicts_and_writes_files(run, tmp_path):
 
 
 def test_audit_json(run, tmp_path):
-    r = run("audit", "--json", "--out", tmp_path)
+    r = run("audit", "--json", "--out", tmp_path, "--no-plot")  # the plot: the test above
     doc = json.loads(r.output)
     assert round(doc["floor"], 3) == 0.118 and round(doc["envelope"], 3) == 0.153
     assert [c["verdict"] for c in doc["claims"]].count("below") == 7
@@ -43,9 +43,10 @@ def test_audit_json(run, tmp_path):
 def test_audit_shared_inputs_and_logs(run, tmp_path, shared_data):
     d = shared_data / "noise-floor-paper"
     r = run("audit", "--counts", d / "paired_counts.csv", "--claims", d / "published_claims.csv",
-            "--out", tmp_path, "--json")
+            "--out", tmp_path, "--json", "--no-plot")
     assert json.loads(r.output)["counts"] == {"below": 7, "inside": 1, "above": 2}
-    r = run("audit", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json", "--out", tmp_path)
+    r = run("audit", "--log", shared_data / "tau-bench" / "gpt-4o-airline.json", "--out", tmp_path,
+            "--no-plot")
     assert r.exit_code == 0 and "no clean contrast" in r.output
 
 
@@ -230,7 +231,7 @@ def test_floor_says_which_tasks_were_left_out_of_the_pairing(run, tmp_path, fixt
     out = run("floor", fixtures_dir / "logs" / "tau2_dir").output
     assert "left out: 1 task(s) with an infrastructure error or no reward" in out
     assert "left out" in run("audit", "--log", fixtures_dir / "logs" / "tau2_dir",
-                             "--out", tmp_path / "rep").output
+                             "--out", tmp_path / "rep", "--no-plot").output
 
 
 def test_floor_all_ties_names_no_empty_contrast(run, tmp_path):
@@ -283,7 +284,7 @@ def test_an_unexpected_exception_is_one_line_not_a_traceback(monkeypatch):
 
 def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
     paper = fixtures_dir / "logs" / "paper"
-    args = ("--benchmark", "tau2/retail", "--model", "m", "--out", tmp_path)
+    args = ("--benchmark", "tau2/retail", "--model", "m", "--out", tmp_path, "--no-plot")
     text = run("audit", "--log", paper, *args).output
     # the line names every candidate nothing certifies (trial-0 pairs too), so it no
     # longer says "re-run pair(s) whose reader injected peer events"
@@ -292,7 +293,8 @@ def test_audit_log_lists_skipped_reruns_like_floor(run, fixtures_dir, tmp_path):
     doc = json.loads(run("audit", "--log", paper, *args, "--json").output)
     assert [r["contrast"] for r in doc["skipped_reruns"]] == [
         "intercept[t0]-intercept[t1]", "pull[t0]-pull[t1]"]
-    assert json.loads(run("audit", "--out", tmp_path, "--json").output)["skipped_reruns"] == []
+    assert json.loads(run("audit", "--out", tmp_path, "--json", "--no-plot").output)[
+        "skipped_reruns"] == []
 
 
 def test_python_dash_m_runs_the_cli():

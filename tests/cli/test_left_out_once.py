@@ -82,7 +82,7 @@ def test_contrast_log_counts_each_excluded_task_once(two):
 
 def test_audit_log_counts_each_excluded_task_once(two, tmp_path):
     run = CliRunner()
-    args = ["audit", "--log", str(two), "--out", str(tmp_path / "o")]
+    args = ["audit", "--log", str(two), "--out", str(tmp_path / "o"), "--no-plot"]
     text = run.invoke(cli, args)
     assert text.exit_code == 0, text.output
     line = [x for x in text.output.splitlines()

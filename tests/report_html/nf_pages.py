@@ -13,11 +13,13 @@ from noisefloor.cli.main import cli
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Report kind -> command line (without --json / --html); {tax} is a synthetic tax run.
+#: Report kind -> command line (without --json / --html); {tax} is a synthetic tax run. The
+#: audits pass --no-plot: the page draws its own forest (SVG) from the result, so the
+#: matplotlib files, most of an audit's time, change nothing the page tests check.
 COMMANDS = {
-    "audit": ["audit", "--out", "{tmp}/audit"],
+    "audit": ["audit", "--out", "{tmp}/audit", "--no-plot"],
     "audit-log": ["audit", "--log", "fixtures/logs/paper", "--benchmark", "tau2/retail",
-                  "--model", "m", "--out", "{tmp}/audit-log"],
+                  "--model", "m", "--out", "{tmp}/audit-log", "--no-plot"],
     "floor": ["floor", "fixtures/logs/paper", "--benchmark", "tau2/retail", "--model", "m"],
     "contrast": ["contrast", "--log", "fixtures/logs/paper", "--a", "no_coord", "--b",
                  "intercept", "--benchmark", "tau2/retail", "--model", "m"],
