@@ -100,8 +100,6 @@ def protocols() -> None:
 def run(**opts: Any) -> None:
     """Run every task under every protocol arm on tau2-bench: all trial 0s, then the writer,
     then all trial 1s, ...; one store per arm; a journal that resumes after a kill."""
-    from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
-
     config = _config(opts.pop("config_path"))
     defaults = dict(config.get("protocols", {}))
     as_json = opts.pop("as_json")
@@ -140,6 +138,9 @@ def run(**opts: Any) -> None:
                  "max_retries", "timeout"):
         if o[name] is not None:
             given[name] = o[name]
+    # tau2-bench (and litellm under it) loads only once the options are known to be usable
+    from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
+
     try:
         settings = ProtocolRunSettings(**given)
     except ValueError as exc:
