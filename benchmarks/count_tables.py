@@ -12,10 +12,11 @@ medians printed:
   the trial-0 selection;
 * ``read_claims`` and its peer ``pandas.read_csv``.
 
-CPU seconds (``time.process_time``) and wall seconds. Usage::
+CPU seconds (``time.process_time``) and wall seconds. ``--quoted`` writes both tables with
+their text fields in double quotes, as a spreadsheet's CSV export may. Usage::
 
     python benchmarks/count_tables.py [--rows 100000] [--claims 10000] [--repeat 3]
-                                      [--repo DIR] [--tiny]
+                                      [--repo DIR] [--quoted] [--tiny]
 
 ``--repo`` measures another checkout's noisefloor (before and after a change); ``--tiny``
 (300 rows, one run) only checks that the script runs.
@@ -43,6 +44,17 @@ def write_claims(path: Path, rows: int) -> None:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def quote_text(path: Path) -> None:
+    """Rewrite a table written above with each field that is not a number in double quotes
+    (its header too); the tables hold no comma or quote inside a field."""
+    def cell(text: str) -> str:
+        return text if text.lstrip("+-").replace(".", "", 1).isdigit() else f'"{text}"'
+
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join(",".join(map(cell, line.split(","))) for line in lines) + "\n",
+                    encoding="utf-8")
+
+
 def timed(fn) -> tuple[float, float]:
     c, t = time.process_time(), time.perf_counter()
     fn()
@@ -56,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each, in turn; medians")
     ap.add_argument("--repo", type=Path, default=REPO,
                     help="checkout whose noisefloor is measured (default: this one)")
+    ap.add_argument("--quoted", action="store_true",
+                    help="text fields in double quotes (a spreadsheet's CSV export)")
     ap.add_argument("--tiny", action="store_true", help="300 rows, one run: checks it runs")
     args = ap.parse_args(argv)
     sys.path.insert(0, str(args.repo.resolve()))
@@ -72,10 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         counts, claims = Path(tmp) / "counts.csv", Path(tmp) / "claims.csv"
         make_table(counts, args.rows)
         write_claims(claims, args.claims)
+        if args.quoted:
+            quote_text(counts)
+            quote_text(claims)
         print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, pandas {pd.__version__}, "
               f"noisefloor from {args.repo}; "
               f"count table {args.rows:,} rows ({counts.stat().st_size / 2**20:.1f} MiB), "
-              f"claims {args.claims:,} rows; median of {args.repeat}, in turn")
+              f"claims {args.claims:,} rows{', text fields quoted' if args.quoted else ''}; "
+              f"median of {args.repeat}, in turn")
         table = read_paired_counts(counts)  # warm: first calls load code paths
         read_claims(claims)
         pd.read_csv(counts)

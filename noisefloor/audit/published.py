@@ -159,16 +159,42 @@ _OTHER_BREAKS = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\xc2\x85", b"\xe
                  b"\xe2\x80\xa9")
 
 
+def _outside_quotes(data: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """Which bytes of ``data`` (the rows, lines ending at ``ends``) lie outside quoted fields,
+    when every quote is one that :func:`csv.reader` and Arrow's reader (``double_quote``) both
+    read as quoting: an opening quote starts a field, a closing quote ends one (or is the
+    first of a doubled ``""``), and no quoted field spans a line; None otherwise (a quote
+    inside an unquoted field, text after a closing quote, a quote left open), for the row
+    reader to read or to name."""
+    quote = data == 34
+    seen = np.cumsum(quote)  # quotes up to and including each byte
+    inside = (seen & 1).astype(bool)  # after this byte, inside a quoted field
+    line_ends = ends[ends < len(data)]
+    if inside[line_ends].any() or (len(data) and inside[-1]):  # open at a line's end
+        return None
+    at = np.flatnonzero(quote)
+    before = np.where(at > 0, data[np.maximum(at - 1, 0)], 10)  # line start: as after \n
+    after = np.where(at + 1 < len(data), data[np.minimum(at + 1, len(data) - 1)], 10)
+    opening = inside[at]
+    # an opening quote follows a delimiter, a line start or (doubled) a closing quote; a
+    # closing quote comes before a delimiter, a line end or (doubled) an opening quote
+    good = np.where(opening, np.isin(before, (44, 10, 34)), np.isin(after, (44, 10, 13, 34)))
+    if not good.all():
+        return None
+    return ~inside & ~quote
+
+
 def _read_frame(raw: bytes, display: str):
     """A plain table read by :func:`pandas.read_csv`: ``(header line, header, cells, lines)``
     with ``cells`` the stripped string cells (one column per header name) and ``lines`` their
-    line numbers; None for a file with a quote or a line break other than \n and \r\n, which
-    the row reader reads (a quote may hide a delimiter; other breaks end lines there).
+    line numbers; None for a file with a quote that is not plainly quoting (see
+    :func:`_outside_quotes`) or a line break other than \n and \r\n, which the row reader
+    reads (other breaks end lines there). Quoted fields are read by Arrow's reader too, with
+    the delimiters inside them left out of the field counts.
 
     Blank lines are skipped as by the row reader; a line with another number of fields than
     the header is the same error, at the first such line (delimiters counted per line)."""
-    if (b'"' in raw or any(b in raw for b in _OTHER_BREAKS)
-            or raw.count(b"\r") != raw.count(b"\r\n")):
+    if any(b in raw for b in _OTHER_BREAKS) or raw.count(b"\r") != raw.count(b"\r\n"):
         return None
     data = raw[3:] if raw.startswith(b"\xef\xbb\xbf") else raw
     start, header_no = 0, 1
@@ -187,7 +213,14 @@ def _read_frame(raw: bytes, display: str):
     if body and not body.endswith(b"\n"):
         ends = np.append(ends, len(body))
     starts = np.concatenate([[0], ends[:-1] + 1]).astype(np.int64)
-    counts = np.diff(np.searchsorted(np.flatnonzero(bytes_ == 44), ends), prepend=0) + 1
+    commas = bytes_ == 44
+    quoted = b'"' in body
+    if quoted:
+        outside = _outside_quotes(bytes_, ends)
+        if outside is None:  # a quote the csv module reads otherwise, or refuses: row reader
+            return None
+        commas &= outside
+    counts = np.diff(np.searchsorted(np.flatnonzero(commas), ends), prepend=0) + 1
     blank = np.zeros(len(ends), dtype=bool)
     for one in np.flatnonzero(counts == 1):  # no comma: blank when only whitespace
         blank[one] = not body[starts[one]:ends[one]].decode("utf-8").strip()
@@ -208,7 +241,9 @@ def _read_frame(raw: bytes, display: str):
     table = pacsv.read_csv(
         pa.BufferReader(body), read_options=pacsv.ReadOptions(column_names=names,
                                                               use_threads=False),
-        parse_options=pacsv.ParseOptions(quote_char=False, ignore_empty_lines=False),
+        parse_options=pacsv.ParseOptions(quote_char='"' if quoted else False,
+                                         double_quote=True, newlines_in_values=False,
+                                         ignore_empty_lines=False),
         convert_options=pacsv.ConvertOptions(
             column_types={c: pa.large_string() for c in names}, strings_can_be_null=False,
             quoted_strings_can_be_null=False, check_utf8=False))  # decoded once already

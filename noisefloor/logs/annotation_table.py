@@ -136,6 +136,14 @@ def _total_bytes(strings: Any) -> int:
 
 
 
+def _empty_strings(n: int) -> Any:
+    """An Arrow string array of ``n`` empty cells (offsets all zero, no data)."""
+    import pyarrow as pa
+
+    return pa.LargeStringArray.from_buffers(n, pa.py_buffer(np.zeros(n + 1, dtype=np.int64)),
+                                            pa.py_buffer(b""))
+
+
 def _long_arrow(path: Path, raw: bytes, start: int, header: list[str], delimiter: str,
                 record: Any) -> pd.DataFrame | None:
     """The long layout of the rows in ``raw[start:]``, read by Arrow's CSV reader and Arrow
@@ -197,8 +205,8 @@ def _long_arrow(path: Path, raw: bytes, start: int, header: list[str], delimiter
         "item": python_string_array(cells["item"]),
         "rater": python_string_array(cells["rater"]),
         "label": labels[encoded.indices.to_numpy(zero_copy_only=False)],
-        "category": python_string_array(pa.repeat(pa.scalar("", pa.large_string()), n)
-                                    if category is None else cells["category"]),
+        "category": python_string_array(_empty_strings(n) if category is None
+                                        else cells["category"]),
         "line": line}, columns=_COLUMNS, copy=False)
 
 
