@@ -7,13 +7,13 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
@@ -294,28 +294,38 @@ def _column(value: str, n: int) -> Any:
     return string_array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]))
 
 
-def _configurations(extra: pd.Series) -> Any:
-    """The ``configuration`` column from each record's ``extra["configuration"]`` (removed
-    from ``extra``); one JSON text per distinct dict object."""
+def _configurations(extra: pd.Series) -> tuple[Any, Any]:
+    """The ``configuration`` column from each record's ``extra["configuration"]``, and the
+    ``extra`` column without that key; one JSON text per distinct configuration."""
     from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
+    from noisefloor.logs.extra import TEXT_TYPE, ExtraArray, decode_extra, encode_extra
 
-    values = extra.to_numpy(dtype=object)
-    out: list[str | None] = [None] * len(values)
-    at = np.flatnonzero(values != None)  # noqa: E711 - elementwise, in C
+    array = extra.array
+    if not isinstance(array, ExtraArray):
+        array = ExtraArray.from_values(array)
+    texts = array.__arrow_array__()
+    n = len(texts)
+    # only texts that may name the key are decoded (an escape may spell it otherwise)
+    maybe = pc.or_(pc.match_substring(texts, f'"{CONFIGURATION_KEY}"'),
+                   pc.match_substring(texts, "\\u"))
+    at = np.flatnonzero(maybe.to_numpy(zero_copy_only=False) == True)  # noqa: E712 - nulls
     if not len(at):
-        return string_array(pa.nulls(len(values), pa.string()))
-    # pop every record's configuration in one C-level pass; a dict shared by many records
-    # (one configuration per run) is rendered once
-    confs = np.empty(len(at), dtype=object)
-    confs[:] = list(map(methodcaller("pop", CONFIGURATION_KEY, None), values[at]))
-    held = np.flatnonzero(confs != None)  # noqa: E711
-    texts: dict[int, str | None] = {}
-    for pos, conf in zip(at[held].tolist(), confs[held]):
-        key = id(conf)
-        if key not in texts:
-            texts[key] = configuration_text(conf)
-        out[pos] = texts[key]
-    return string_array(pa.array(out, type=pa.string()))
+        return string_array(pa.nulls(n, pa.string())), array
+    out: list[str | None] = [None] * n
+    new_texts = texts.to_pylist()
+    rendered: dict[str, str | None] = {}
+    for pos in at.tolist():
+        value = decode_extra(new_texts[pos])
+        if not isinstance(value, dict) or CONFIGURATION_KEY not in value:
+            continue
+        conf = value.pop(CONFIGURATION_KEY)
+        new_texts[pos] = encode_extra(value)
+        key = encode_extra(conf) or ""
+        if key not in rendered:  # one configuration per run: rendered once
+            rendered[key] = configuration_text(conf)
+        out[pos] = rendered[key]
+    return (string_array(pa.array(out, type=pa.string())),
+            ExtraArray(pa.array(new_texts, type=TEXT_TYPE)))
 
 
 def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
@@ -331,8 +341,11 @@ def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
                 "own label, or no label")
         frame["protocol"] = _column(label, n)
     run = _column(name, n)
-    configuration = _configurations(frame["extra"]) if n else _column("", 0)
-    frame = frame.assign(run=run, configuration=configuration)
+    if n:
+        configuration, extra = _configurations(frame["extra"])
+        frame = frame.assign(run=run, configuration=configuration, extra=extra)
+    else:
+        frame = frame.assign(run=run, configuration=_column("", 0))
     return frame[list(COLUMNS)]
 
 
