@@ -76,14 +76,15 @@ def encode_extra(value: Any) -> str | None:
 
 
 def _texts(values: Iterable[Any]) -> pa.Array:
+    """Stored texts of ``extra`` values: a dict is encoded, None or NaN is null; anything
+    else is a TypeError (pandas then keeps such values in an object column)."""
     out = []
     for value in values:
-        if isinstance(value, str):
-            out.append(value)
-        elif isinstance(value, (bytes, bytearray, memoryview)):
-            out.append(bytes(value).decode("utf-8"))
-        else:
+        if value is None or isinstance(value, dict) or (isinstance(value, float)
+                                                        and value != value):
             out.append(encode_extra(value))
+        else:
+            raise TypeError(f"an extra value is a JSON object or None, got {type(value).__name__}")
     return pa.array(out, type=TEXT_TYPE)
 
 
@@ -123,8 +124,19 @@ class ExtraArray(ExtensionArray):
 
     @classmethod
     def from_values(cls, values: Iterable[Any]) -> ExtraArray:
-        """An array of dicts (encoded), JSON texts (kept) and None/NaN (null)."""
+        """An array of dicts (encoded) and None/NaN (null).
+
+        Raises
+        ------
+        TypeError
+            A value that is neither.
+        """
         return cls(_texts(values))
+
+    def map(self, mapper: Any, na_action: Any = None) -> Any:
+        """``mapper`` applied to each decoded value (an object array, as for dicts)."""
+        return pd.Series(np.asarray(self), dtype=object).map(mapper, na_action=na_action) \
+            .to_numpy()
 
     # -- the ExtensionArray interface ---------------------------------------------------
 
@@ -217,7 +229,7 @@ class ExtraArray(ExtensionArray):
             return self.copy() if copy else self
         if isinstance(dtype, str) and dtype in ("str", "string"):
             return pd.array(np.asarray(self._data.to_pylist(), dtype=object), dtype=dtype)
-        return np.asarray(self).astype(dtype, copy=False)
+        return np.asarray(self).astype(dtype, copy=False)  # object, or a TypeError
 
     def __eq__(self, other: Any) -> Any:  # type: ignore[override]
         left = np.asarray(self)

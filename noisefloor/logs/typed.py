@@ -29,6 +29,7 @@ What msgspec does not check is checked here:
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import attrgetter
 from typing import Annotated, Any, Literal
 
@@ -74,6 +75,8 @@ _DECODER = msgspec.json.Decoder(_Line)
 _ANY = msgspec.json.Decoder()
 _STRINGS = ("schema_version", "benchmark", "model", "protocol", "task_id",
             "termination_reason", "first_request_sha256")
+#: String fields that may hold a colon (the schema version is "1", a SHA-256 is hex).
+_COLON_STRINGS = ("benchmark", "model", "protocol", "task_id", "termination_reason")
 _OPTIONAL = ("store_events_at_start", "injections", "first_request_sha256")
 _FIELDS = ("schema_version", "benchmark", "model", "protocol", "seed", "task_id", "trial",
            "reward", "termination_reason", "infrastructure_error", "store_events_at_start",
@@ -89,7 +92,26 @@ def _present(values: list[Any]) -> tuple[list[Any], int]:
     unset = values.count(UNSET)
     if not unset:
         return values, len(values)
+    if unset == len(values):
+        return [None] * unset, 0
     return [None if v is UNSET else v for v in values], len(values) - unset
+
+
+def _no_key_dropped(decoded: list[dict[str, Any]], objects: bytes, colons: int) -> bool:
+    """True if the decoded objects kept every key their texts (``objects``, ``colons``
+    colons) wrote, i.e. no object gave a key twice.
+
+    When no string of the texts holds a quote (no ``\\"``) and no string is followed by
+    white space, every ``":`` ends a key and every key ends so: then the keys written are the
+    ``":`` counted, and for flat objects the keys kept are their lengths summed. Otherwise
+    the objects are encoded again and their colons counted (the module notes).
+    """
+    if b'\\"' not in objects and b'" ' not in objects and b'"\t' not in objects \
+            and b'"\r' not in objects:
+        kinds = set(map(type, chain.from_iterable(map(dict.values, decoded))))
+        if not kinds & {dict, list}:
+            return sum(map(len, decoded)) == objects.count(b'":')
+    return msgspec.json.encode(decoded).count(b":") == colons
 
 
 def _colons(arr: pa.Array) -> int:
@@ -142,7 +164,8 @@ def typed_block(data: bytes) -> dict[str, Any] | None:
     if text_col is None:
         return None  # an extra that is neither an object nor null
     written = data.count(b":")
-    kept = kept_keys + sum(_colons(arrays[name]) for name in _STRINGS) + objects.count(b":")
+    in_objects = objects.count(b":")
+    kept = kept_keys + sum(_colons(arrays[name]) for name in _COLON_STRINGS) + in_objects
     if written != kept:
         return None  # a top-level key given twice (or a colon escape): the exact path
     if objects:
@@ -150,7 +173,7 @@ def typed_block(data: bytes) -> dict[str, Any] | None:
             decoded = _ANY.decode_lines(objects)
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None  # bad UTF-8, a lone surrogate, an overflowing number, NaN ...
-        if msgspec.json.encode(decoded).count(b":") != objects.count(b":"):
+        if not _no_key_dropped(decoded, objects, in_objects):
             return None  # a key given twice inside extra
         del decoded
     infra = np.array(columns["infrastructure_error"], dtype=bool)
