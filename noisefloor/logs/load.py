@@ -106,6 +106,20 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def _system_memory_pool() -> Iterator[None]:
+    # A block's arrays are built and dropped part after part; Arrow's default allocator
+    # (mimalloc) keeps the freed pages, which raised the peak memory of a 40 MiB log by about
+    # 35 MiB. The system allocator hands them back; the frame's arrays do not care which
+    # pool made them.
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
 def _plain(value: Any) -> Any:
     """A numpy/pandas scalar as the plain Python value a user wrote (missing -> None)."""
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
@@ -138,7 +152,7 @@ def _scan(
     """Read every file, validating block by block; hand each valid block to ``on_block``;
     call ``on_empty`` for a file that gave neither a record nor a problem."""
     files = expand_paths(paths)
-    with _gc_paused():
+    with _gc_paused(), _system_memory_pool():
         for path in files:
             before = (len(sink.problems), len(sink.truncated))
             n_records = 0
@@ -294,6 +308,8 @@ def _column(value: str, n: int) -> Any:
     return string_array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]))
 
 
+
+
 def _configurations(extra: pd.Series) -> tuple[Any, Any]:
     """The ``configuration`` column from each record's ``extra["configuration"]``, and the
     ``extra`` column without that key; one JSON text per distinct configuration."""
@@ -305,12 +321,15 @@ def _configurations(extra: pd.Series) -> tuple[Any, Any]:
         array = ExtraArray.from_values(array)
     texts = array.__arrow_array__()
     n = len(texts)
-    # only texts that may name the key are decoded (an escape may spell it otherwise)
-    maybe = pc.or_(pc.match_substring(texts, f'"{CONFIGURATION_KEY}"'),
-                   pc.match_substring(texts, "\\u"))
-    at = np.flatnonzero(maybe.to_numpy(zero_copy_only=False) == True)  # noqa: E712 - nulls
-    if not len(at):
+    # only texts that may name the key are decoded (an escape may spell it otherwise); one
+    # search over each chunk's bytes first, as most logs hold no configuration at all
+    key = f'"{CONFIGURATION_KEY}"'
+    held = [chunk.buffers()[2] for chunk in texts.chunks if chunk.null_count < len(chunk)]
+    if not any(key.encode() in (raw := buf.to_pybytes()) or b"\\u" in raw
+               for buf in held if buf is not None):  # a copy of one chunk at a time
         return string_array(pa.nulls(n, pa.string())), array
+    maybe = pc.or_(pc.match_substring(texts, key), pc.match_substring(texts, "\\u"))
+    at = np.flatnonzero(maybe.to_numpy(zero_copy_only=False) == True)  # noqa: E712 - nulls
     out: list[str | None] = [None] * n
     new_texts = texts.to_pylist()
     rendered: dict[str, str | None] = {}
@@ -320,10 +339,10 @@ def _configurations(extra: pd.Series) -> tuple[Any, Any]:
             continue
         conf = value.pop(CONFIGURATION_KEY)
         new_texts[pos] = encode_extra(value)
-        key = encode_extra(conf) or ""
-        if key not in rendered:  # one configuration per run: rendered once
-            rendered[key] = configuration_text(conf)
-        out[pos] = rendered[key]
+        seen = encode_extra(conf) or ""
+        if seen not in rendered:  # one configuration per run: rendered once
+            rendered[seen] = configuration_text(conf)
+        out[pos] = rendered[seen]
     return (string_array(pa.array(out, type=pa.string())),
             ExtraArray(pa.array(new_texts, type=TEXT_TYPE)))
 
