@@ -59,7 +59,7 @@ def decode_extra(text: str | bytes | None) -> dict[str, Any] | None:
         value = json.loads(text)
     else:
         value = orjson.loads(text)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def encode_extra(value: Any) -> str | None:
@@ -93,12 +93,13 @@ class ExtraDtype(ExtensionDtype):
     """pandas dtype of the ``extra`` column (``"extra_json"``): JSON objects stored as text."""
 
     name = "extra_json"
-    type = dict
     kind = "O"
     na_value = None
 
+    type = dict
+
     @classmethod
-    def construct_array_type(cls) -> type[ExtraArray]:
+    def construct_array_type(cls) -> Any:
         """Return :class:`ExtraArray`."""
         return ExtraArray
 
@@ -187,7 +188,7 @@ class ExtraArray(ExtensionArray):
     def isna(self) -> np.ndarray:
         return np.asarray(self._data.is_null().to_numpy(zero_copy_only=False), dtype=bool)
 
-    def take(self, indices: Sequence[int], *, allow_fill: bool = False,
+    def take(self, indices: Any, *, allow_fill: bool = False,
              fill_value: Any = None) -> ExtraArray:
         idx = np.asarray(indices, dtype=np.int64)
         n = len(self)
@@ -227,11 +228,11 @@ class ExtraArray(ExtensionArray):
     def astype(self, dtype: Any, copy: bool = True) -> Any:
         if isinstance(dtype, ExtraDtype) or dtype == "extra_json":
             return self.copy() if copy else self
-        if isinstance(dtype, str) and dtype in ("str", "string"):
-            return pd.array(np.asarray(self._data.to_pylist(), dtype=object), dtype=dtype)
+        if isinstance(dtype, pd.StringDtype) or dtype in ("str", "string"):  # the texts
+            return pd.Series(self._data.to_pylist(), dtype=object).astype(dtype).array
         return np.asarray(self).astype(dtype, copy=False)  # object, or a TypeError
 
-    def __eq__(self, other: Any) -> Any:  # type: ignore[override]
+    def __eq__(self, other: Any) -> Any:
         left = np.asarray(self)
         if isinstance(other, (ExtraArray, np.ndarray, list)):
             right = np.asarray(other, dtype=object)
@@ -258,5 +259,5 @@ def extra_texts(values: Any) -> list[str | None]:
     """
     arr = values.array if isinstance(values, pd.Series) else values
     if isinstance(arr, ExtraArray):
-        return arr._data.to_pylist()  # type: ignore[no-any-return]
-    return _texts(arr).to_pylist()  # type: ignore[no-any-return]
+        return list(arr._data.to_pylist())
+    return list(_texts(arr).to_pylist())
