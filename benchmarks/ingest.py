@@ -19,7 +19,8 @@ with pandas, pyarrow and pydantic; ``pyarrow.json`` for the peer), and reports t
 those imports apart. It reports CPU seconds (``time.process_time``: every thread of the
 process), wall seconds (both around the read only, imports excluded) and peak resident memory
 (``resource.getrusage``, interpreter and imports included; the RSS after imports is shown
-too, and the ratio of the growth after imports). The ratios noisefloor / pyarrow are printed per shape. Targets: CPU within 1.5x of
+too, and the ratio of the growth after imports). The ratios noisefloor / pyarrow are printed per shape,
+then for every shape in one table at the end. Targets: CPU within 1.5x of
 pyarrow, peak memory within 1.3x.
 
 Usage::

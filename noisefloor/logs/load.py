@@ -224,7 +224,8 @@ def load_trials(
         (Int64, nullable), ``task_id`` (str), ``trial`` (int64), ``reward`` (float64, NaN when
         null), ``termination_reason`` (str, NaN when null), ``infrastructure_error`` (bool),
         ``store_events_at_start`` (Int64), ``injections`` (Int64), ``first_request_sha256``
-        (str), ``extra`` (object: dict or None), ``source`` (str: file path), ``line`` (int64:
+        (str), ``extra`` (``extra_json``: JSON text stored by Arrow, read as a dict or None;
+        see :mod:`noisefloor.logs.extra`), ``source`` (str: file path), ``line`` (int64:
         line of a JSONL file, or 1-based record index of a JSON document), ``run`` (str: the
         run's name, :func:`noisefloor.logs.runs.run_names`), ``logged_protocol`` (str: the
         protocol before any label), ``configuration`` (str: what the run's tool records about
