@@ -256,7 +256,7 @@ def load_trials(
     -----
     Two runs of one configuration share every trial key (tau2-bench's default seed is 300,
     so repeat runs share it too), yet they are not duplicates: each is a sample of the same
-    configuration, kept apart by ``run``. JSONL is streamed in 8 MiB blocks; memory is the
+    configuration, kept apart by ``run``. JSONL is streamed in 4 MiB blocks; memory is the
     DataFrame plus one block. JSON documents (tau2 ``results.json``, tau-bench lists) are
     parsed whole, one file at a time; the tau2 dir layout reads one simulation file at a time.
 

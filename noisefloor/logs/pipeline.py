@@ -190,7 +190,7 @@ def iter_jsonl_blocks(
 
 
 _EXTRA_OBJECT = b'"extra":{'
-#: Bytes decoded into Python objects at once: an 8 MiB block of records becomes several
+#: Bytes decoded into Python objects at once: a 4 MiB block of records becomes several
 #: times that in dicts and strings, most of them freed as soon as the block's columns are
 #: built, so a smaller part keeps the peak memory low.
 PART_BYTES = 1024 * 1024
