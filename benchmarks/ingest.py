@@ -19,7 +19,8 @@ with pandas, pyarrow and pydantic; ``pyarrow.json`` for the peer), and reports t
 those imports apart. It reports CPU seconds (``time.process_time``: every thread of the
 process), wall seconds (both around the read only, imports excluded) and peak resident memory
 (``resource.getrusage``, interpreter and imports included; the RSS after imports is shown
-too, and the ratio of the growth after imports). The ratios noisefloor / pyarrow are printed per shape. Targets: CPU within 1.5x of
+too, and the ratio of the growth after imports). The ratios noisefloor / pyarrow are printed per shape,
+then for every shape in one table at the end. Targets: CPU within 1.5x of
 pyarrow, peak memory within 1.3x.
 
 Usage::
@@ -213,7 +214,7 @@ KNOWN = ("noisefloor", "pyarrow", "validate", "read_records", "pandas", "floor+a
 
 
 def measure_shape(shape: str, n: int, directory: Path, methods: list[str], repeat: int,
-                  repo: Path) -> None:
+                  repo: Path) -> dict | None:
     path = directory / f"{shape}.jsonl"
     t0 = time.perf_counter()
     size = write_shape(path, shape, n)
@@ -247,6 +248,21 @@ def measure_shape(shape: str, n: int, directory: Path, methods: list[str], repea
               f"{'met' if cpu <= 1.5 else 'NOT met'}), wall {wall:.2f}x, peak RSS {peak:.2f}x "
               f"(target <= 1.3: {'met' if peak <= 1.3 else 'NOT met'}), growth after imports "
               f"{grown:.2f}x")
+        return {"shape": shape, "n": n, "cpu": cpu, "wall": wall, "peak": peak, "grown": grown,
+                "nf_cpu": nf["cpu"], "pa_cpu": par["cpu"], "nf_peak": nf["peak_bytes"],
+                "pa_peak": par["peak_bytes"]}
+    return None
+
+
+def print_summary(rows: list[dict]) -> None:
+    """One table of every shape's ratios against pyarrow (the issue's targets)."""
+    print("\n== noisefloor / pyarrow, every shape (targets: CPU <= 1.5x, peak RSS <= 1.3x)")
+    print(f"{'shape':<7}{'records':>10}{'CPU s':>8}{'pyarrow':>9}{'CPU ratio':>11}"
+          f"{'peak MiB':>10}{'pyarrow':>9}{'RSS ratio':>11}{'growth':>8}")
+    for r in rows:
+        print(f"{r['shape']:<7}{r['n']:>10,}{r['nf_cpu']:>8.2f}{r['pa_cpu']:>9.2f}"
+              f"{r['cpu']:>10.2f}x{r['nf_peak'] / 2**20:>10.0f}{r['pa_peak'] / 2**20:>9.0f}"
+              f"{r['peak']:>10.2f}x{r['grown']:>7.2f}x")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -289,9 +305,10 @@ def main(argv: list[str] | None = None) -> int:
         directory = args.keep
         directory.mkdir(parents=True, exist_ok=True)
     try:
-        for shape in shapes:
-            measure_shape(shape, args.n or SHAPES[shape], directory, methods, args.repeat,
-                          args.repo.resolve())
+        rows = [measure_shape(shape, args.n or SHAPES[shape], directory, methods, args.repeat,
+                              args.repo.resolve()) for shape in shapes]
+        if any(rows):
+            print_summary([r for r in rows if r])
     finally:
         if tmp is not None:
             tmp.cleanup()

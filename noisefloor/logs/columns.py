@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
+from noisefloor.logs.extra import TEXT_TYPE, ExtraArray
 from noisefloor.logs.frame import ARROW_STRING
 from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
 
@@ -39,7 +40,8 @@ _INT64_MAX = 2**63 - 1
 
 
 def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
-    """Convert validated columns to arrays (Arrow strings/ints/bools, numpy floats/objects).
+    """Convert validated columns to arrays (Arrow strings and ints, numpy numbers and bools,
+    ``extra`` as an :class:`~noisefloor.logs.extra.ExtraArray` of JSON texts).
 
     Raises
     ------
@@ -54,15 +56,35 @@ def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     arrays["trial"] = np.array(columns["trial"], dtype=np.int64)
     arrays["reward"] = np.array(columns["reward"], dtype=np.float64)
     arrays["infrastructure_error"] = np.array(columns["infrastructure_error"], dtype=bool)
-    extra = np.empty(len(columns["extra"]), dtype=object)
-    extra[:] = columns["extra"]
-    arrays["extra"] = extra
+    arrays["extra"] = ExtraArray.from_values(columns["extra"])
     return arrays
 
 
 def _all_sha256(arr: pa.Array | pa.ChunkedArray) -> bool:
-    """True if every non-null value is 64 lowercase hex digits."""
-    return bool(pc.all(pc.match_substring_regex(arr.drop_null(), _SHA256)).as_py())
+    """True if every non-null value is 64 lowercase hex digits.
+
+    Each chunk's bytes are checked in one numpy pass when its non-null values are all 64
+    bytes long and nothing else lies between them; otherwise by a regular expression.
+    """
+    chunks = arr.chunks if isinstance(arr, pa.ChunkedArray) else [arr]
+    for chunk in chunks:
+        valid = len(chunk) - chunk.null_count
+        if not valid:
+            continue
+        lengths = pc.min_max(pc.binary_length(chunk)).as_py()
+        if lengths != {"min": 64, "max": 64}:
+            return False
+        wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int64 if wide else np.int32)
+        start, end = int(offsets[chunk.offset]), int(offsets[chunk.offset + len(chunk)])
+        if end - start != 64 * valid:  # bytes under null slots: ask the regex
+            if not pc.all(pc.match_substring_regex(chunk.drop_null(), _SHA256)).as_py():
+                return False
+            continue
+        text = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[start:end]
+        if not (((text - 48) < 10) | ((text - 97) < 6)).all():  # uint8: 0-9 or a-f
+            return False
+    return True
 
 
 def _int_column_ok(values: list[Any], nullable: bool) -> bool:
@@ -168,9 +190,7 @@ def fast_arrays(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     extra = col["extra"]
     if not set(map(type, extra)) <= {dict, _NONE}:
         return None
-    extra_arr = np.empty(len(extra), dtype=object)
-    extra_arr[:] = extra
-    arrays["extra"] = extra_arr
+    arrays["extra"] = ExtraArray.from_values(extra)
     return arrays
 
 
@@ -301,5 +321,5 @@ def arrow_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
     arrays["infrastructure_error"] = cols["infrastructure_error"].to_numpy(zero_copy_only=False)
     if (arrays["infrastructure_error"] & ~is_nan).any():
         return None  # an infrastructure error with a reward: the exact path names it
-    arrays["extra"] = np.full(n, None, dtype=object)
+    arrays["extra"] = ExtraArray(pa.nulls(n, TEXT_TYPE))
     return arrays

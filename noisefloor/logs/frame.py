@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from noisefloor.logs.extra import ExtraArray, ExtraDtype  # noqa: F401 - registers "extra_json"
 from noisefloor.logs.schema import KEY_FIELDS
 
 
@@ -61,14 +62,15 @@ RUN_COLUMNS: tuple[str, ...] = ("run", "logged_protocol", "configuration")
 #: Column order of the trial DataFrame.
 COLUMNS: tuple[str, ...] = RECORD_COLUMNS + RUN_COLUMNS
 
-#: dtype of each column (``"str"`` is pandas' string dtype; missing strings are NaN).
+#: dtype of each column (``"str"`` is pandas' string dtype; missing strings are NaN;
+#: ``"extra_json"`` is :class:`~noisefloor.logs.extra.ExtraDtype`: JSON text, read as dicts).
 DTYPES: dict[str, Any] = {
     "schema_version": STRING_DTYPE, "benchmark": STRING_DTYPE, "model": STRING_DTYPE,
     "protocol": STRING_DTYPE,
     "seed": "Int64", "task_id": STRING_DTYPE, "trial": "int64", "reward": "float64",
     "termination_reason": STRING_DTYPE, "infrastructure_error": "bool",
     "store_events_at_start": "Int64", "injections": "Int64", "first_request_sha256": STRING_DTYPE,
-    "extra": "object", "source": STRING_DTYPE, "line": "int64",
+    "extra": "extra_json", "source": STRING_DTYPE, "line": "int64",
     "run": STRING_DTYPE, "logged_protocol": STRING_DTYPE, "configuration": STRING_DTYPE,
 }
 
@@ -139,6 +141,8 @@ class FrameBuilder:
                 data[name] = string_array(decoded)
             elif name in _STR:
                 data[name] = string_array(pa.chunked_array(parts, type=ARROW_STRING))
+            elif name == "extra":
+                data[name] = ExtraArray._concat_same_type(parts)
             elif name in _NULLABLE_INT:
                 data[name] = nullable_int64(pa.chunked_array(parts, type=pa.int64()))
             else:

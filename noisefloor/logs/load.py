@@ -7,13 +7,13 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from operator import methodcaller
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
 from noisefloor.logs.duplicates import DuplicateIndex
@@ -106,6 +106,20 @@ def _gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def _system_memory_pool() -> Iterator[None]:
+    # A block's arrays are built and dropped part after part; Arrow's default allocator
+    # (mimalloc) keeps the freed pages, which raised the peak memory of a 40 MiB log by about
+    # 35 MiB. The system allocator hands them back; the frame's arrays do not care which
+    # pool made them.
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
+
+
 def _plain(value: Any) -> Any:
     """A numpy/pandas scalar as the plain Python value a user wrote (missing -> None)."""
     if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
@@ -138,7 +152,7 @@ def _scan(
     """Read every file, validating block by block; hand each valid block to ``on_block``;
     call ``on_empty`` for a file that gave neither a record nor a problem."""
     files = expand_paths(paths)
-    with _gc_paused():
+    with _gc_paused(), _system_memory_pool():
         for path in files:
             before = (len(sink.problems), len(sink.truncated))
             n_records = 0
@@ -210,7 +224,8 @@ def load_trials(
         (Int64, nullable), ``task_id`` (str), ``trial`` (int64), ``reward`` (float64, NaN when
         null), ``termination_reason`` (str, NaN when null), ``infrastructure_error`` (bool),
         ``store_events_at_start`` (Int64), ``injections`` (Int64), ``first_request_sha256``
-        (str), ``extra`` (object: dict or None), ``source`` (str: file path), ``line`` (int64:
+        (str), ``extra`` (``extra_json``: JSON text stored by Arrow, read as a dict or None;
+        see :mod:`noisefloor.logs.extra`), ``source`` (str: file path), ``line`` (int64:
         line of a JSONL file, or 1-based record index of a JSON document), ``run`` (str: the
         run's name, :func:`noisefloor.logs.runs.run_names`), ``logged_protocol`` (str: the
         protocol before any label), ``configuration`` (str: what the run's tool records about
@@ -241,7 +256,7 @@ def load_trials(
     -----
     Two runs of one configuration share every trial key (tau2-bench's default seed is 300,
     so repeat runs share it too), yet they are not duplicates: each is a sample of the same
-    configuration, kept apart by ``run``. JSONL is streamed in 8 MiB blocks; memory is the
+    configuration, kept apart by ``run``. JSONL is streamed in 4 MiB blocks; memory is the
     DataFrame plus one block. JSON documents (tau2 ``results.json``, tau-bench lists) are
     parsed whole, one file at a time; the tau2 dir layout reads one simulation file at a time.
 
@@ -294,28 +309,43 @@ def _column(value: str, n: int) -> Any:
     return string_array(pa.chunked_array([pa.repeat(pa.scalar(value, pa.string()), n)]))
 
 
-def _configurations(extra: pd.Series) -> Any:
-    """The ``configuration`` column from each record's ``extra["configuration"]`` (removed
-    from ``extra``); one JSON text per distinct dict object."""
-    from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
 
-    values = extra.to_numpy(dtype=object)
-    out: list[str | None] = [None] * len(values)
-    at = np.flatnonzero(values != None)  # noqa: E711 - elementwise, in C
-    if not len(at):
-        return string_array(pa.nulls(len(values), pa.string()))
-    # pop every record's configuration in one C-level pass; a dict shared by many records
-    # (one configuration per run) is rendered once
-    confs = np.empty(len(at), dtype=object)
-    confs[:] = list(map(methodcaller("pop", CONFIGURATION_KEY, None), values[at]))
-    held = np.flatnonzero(confs != None)  # noqa: E711
-    texts: dict[int, str | None] = {}
-    for pos, conf in zip(at[held].tolist(), confs[held]):
-        key = id(conf)
-        if key not in texts:
-            texts[key] = configuration_text(conf)
-        out[pos] = texts[key]
-    return string_array(pa.array(out, type=pa.string()))
+
+def _configurations(extra: pd.Series) -> tuple[Any, Any]:
+    """The ``configuration`` column from each record's ``extra["configuration"]``, and the
+    ``extra`` column without that key; one JSON text per distinct configuration."""
+    from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
+    from noisefloor.logs.extra import TEXT_TYPE, ExtraArray, decode_extra, encode_extra
+
+    array = extra.array
+    if not isinstance(array, ExtraArray):
+        array = ExtraArray.from_values(array)
+    texts = array.__arrow_array__()
+    n = len(texts)
+    # only texts that may name the key are decoded (an escape may spell it otherwise); one
+    # search over each chunk's bytes first, as most logs hold no configuration at all
+    key = f'"{CONFIGURATION_KEY}"'
+    held = [chunk.buffers()[2] for chunk in texts.chunks if chunk.null_count < len(chunk)]
+    if not any(key.encode() in (raw := buf.to_pybytes()) or b"\\u" in raw
+               for buf in held if buf is not None):  # a copy of one chunk at a time
+        return string_array(pa.nulls(n, pa.string())), array
+    maybe = pc.or_(pc.match_substring(texts, key), pc.match_substring(texts, "\\u"))
+    at = np.flatnonzero(maybe.to_numpy(zero_copy_only=False) == True)  # noqa: E712 - nulls
+    out: list[str | None] = [None] * n
+    new_texts = texts.to_pylist()
+    rendered: dict[str, str | None] = {}
+    for pos in at.tolist():
+        value = decode_extra(new_texts[pos])
+        if not isinstance(value, dict) or CONFIGURATION_KEY not in value:
+            continue
+        conf = value.pop(CONFIGURATION_KEY)
+        new_texts[pos] = encode_extra(value)
+        seen = encode_extra(conf) or ""
+        if seen not in rendered:  # one configuration per run: rendered once
+            rendered[seen] = configuration_text(conf)
+        out[pos] = rendered[seen]
+    return (string_array(pa.array(out, type=pa.string())),
+            ExtraArray(pa.array(new_texts, type=TEXT_TYPE)))
 
 
 def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
@@ -331,8 +361,11 @@ def _with_run_columns(frame: pd.DataFrame, path: Path, label: str | None,
                 "own label, or no label")
         frame["protocol"] = _column(label, n)
     run = _column(name, n)
-    configuration = _configurations(frame["extra"]) if n else _column("", 0)
-    frame = frame.assign(run=run, configuration=configuration)
+    if n:
+        configuration, extra = _configurations(frame["extra"])
+        frame = frame.assign(run=run, configuration=configuration, extra=extra)
+    else:
+        frame = frame.assign(run=run, configuration=_column("", 0))
     return frame[list(COLUMNS)]
 
 

@@ -30,6 +30,7 @@ from noisefloor.logs.errors import (
 from noisefloor.logs.jsonparse import JSONProblem, parse_fast, parse_strict, unsure_lines
 from noisefloor.logs.lines import MAX_LINE_BYTES, LineBlock, iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
+from noisefloor.logs.typed import typed_block
 from noisefloor.logs.validation import extract_columns, validate_record
 
 __all__ = ["PATH_COUNTS", "ProblemSink", "RecordBlock", "iter_jsonl_blocks", "validated_arrays"]
@@ -38,7 +39,8 @@ __all__ = ["PATH_COUNTS", "ProblemSink", "RecordBlock", "iter_jsonl_blocks", "va
 #: ``"arrow"`` (a whole block parsed and validated by Arrow), ``"orjson"`` (decoded by orjson,
 #: vouched for by the block's duplicate-key test), ``"strict"`` (decoded again by the
 #: reference parser, :func:`noisefloor.logs.jsonparse.parse_strict`). A diagnostic: tests read
-#: it to see which path a file took.
+#: it to see which path a file took. ``"typed"``: a part of a block decoded and validated by
+#: :func:`noisefloor.logs.typed.typed_block` (msgspec; records with an ``extra`` object).
 PATH_COUNTS: Counter[str] = Counter()
 
 
@@ -151,6 +153,13 @@ def iter_jsonl_blocks(
                               expect, arrays=arrays)
             continue
         for part in _parts(block):  # decoded a part at a time: fewer objects alive at once
+            typed = typed_block(part.data) if native else None
+            if typed is not None:
+                PATH_COUNTS["typed"] += part.n_lines
+                start = part.first_line
+                yield RecordBlock(source, list(range(start, start + part.n_lines)), [], None,
+                                  expect, arrays=typed)
+                continue
             fast = None if allow_nan else _decode_block_fast(part)
             if fast is not None:
                 start = part.first_line
@@ -181,7 +190,7 @@ def iter_jsonl_blocks(
 
 
 _EXTRA_OBJECT = b'"extra":{'
-#: Bytes decoded into Python objects at once: an 8 MiB block of records becomes several
+#: Bytes decoded into Python objects at once: a 4 MiB block of records becomes several
 #: times that in dicts and strings, most of them freed as soon as the block's columns are
 #: built, so a smaller part keeps the peak memory low.
 PART_BYTES = 1024 * 1024
