@@ -164,14 +164,28 @@ def _is_strings(values: pd.Series) -> bool:
 def _exact_repeat(frame: pd.DataFrame, keys: tuple[str, ...], rows: np.ndarray
                   ) -> tuple[int, int]:
     """:func:`first_repeat` among ``rows`` (positions in file order) only, comparing the cells
-    themselves."""
-    sub = frame.iloc[rows][list(keys)].reset_index(drop=True)
-    again = np.flatnonzero(sub.duplicated(keep="first").to_numpy())
-    if not len(again):
-        return len(frame), -1
-    at = int(again[0])
-    same = (sub == sub.iloc[at]).all(axis=1).to_numpy()
-    return int(rows[at]), int(rows[int(np.flatnonzero(same)[0])])
+    themselves as Python values (a missing value equals a missing value, as in
+    :func:`pandas.factorize`).
+
+    Not :meth:`pandas.DataFrame.duplicated`: with pandas 2's object-dtype strings its hash
+    table compares C strings, so ``"\\x00"`` equals ``""`` there, and a forced hash collision
+    of those two cells returned a row as its own repeat.
+    """
+    columns = [frame[name].iloc[rows].tolist() for name in keys]
+    seen: dict[tuple[Any, ...], int] = {}
+    for at, cells in enumerate(zip(*columns)):
+        cell_key = tuple(_MISSING if _is_missing(c) else c for c in cells)
+        earlier = seen.setdefault(cell_key, at)
+        if earlier != at:
+            return int(rows[at]), int(rows[earlier])
+    return len(frame), -1
+
+
+_MISSING = object()
+
+
+def _is_missing(value: Any) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
 
 
 def first_repeat(frame: pd.DataFrame, keys: tuple[str, ...] = ("category", "item", "rater")
