@@ -98,6 +98,9 @@ class ExtraDtype(ExtensionDtype):
 
     type = dict
 
+    def __repr__(self) -> str:
+        return "ExtraDtype()"
+
     @classmethod
     def construct_array_type(cls) -> Any:
         """Return :class:`ExtraArray`."""
