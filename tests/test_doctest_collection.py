@@ -18,9 +18,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 def test_a_module_collected_first_is_imported_once():
     # events.py is collected before reader_interface.py, in a process of its own (the suite's
-    # process has imported both long ago); only the doctests named run
+    # process has imported both long ago); only the doctests named run, without the plugins
+    # that no doctest uses (Hypothesis's alone is half of the process's start-up)
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q",
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:hypothesispytest", "-p", "no:platformdirs",
          "noisefloor/store/events.py::noisefloor.store.events.FailedTrialAction",
          "noisefloor/protocols/reader_interface.py::noisefloor.protocols.reader_interface.ToolSpec"],
         cwd=REPO, capture_output=True, text=True, timeout=300)

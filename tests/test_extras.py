@@ -16,8 +16,7 @@ from pathlib import Path
 import pytest
 
 from noisefloor.extras import COMMAND_EXTRAS, OPTIONAL_MODULES
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.source_tree import ROOT, nodes, package_files
 
 #: Distribution name -> the module it provides, where the two differ.
 MODULE_OF = {"scikit-learn": "sklearn", "python-constraint2": "constraint", "pillow": "PIL",
@@ -47,8 +46,8 @@ def _setup() -> tuple[list[str], dict[str, list[str]]]:
 def _imports(package: str) -> frozenset[str]:
     """Top-level modules imported anywhere (module level or inside functions) in a package."""
     found: set[str] = set()
-    for path in (ROOT / package).rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for path in package_files(package):
+        for node in nodes(path):
             if isinstance(node, ast.Import):
                 found.update(a.name.split(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:

@@ -465,15 +465,15 @@ def test_tau_is_nan_with_a_reason_when_a_seed_has_zero_gap_variance():
 
 def _flip_and_rename(table, flips, names):
     """Write some contrasts the other way round (wins and losses swap) and rename protocols."""
-    out = table.copy()
-    for i, rec in out.iterrows():
+    rows = table.to_dict(orient="records")
+    for rec in rows:
         a, b = rec["contrast"].split("-")
         a, b = names.get(a, a), names.get(b, b)
         if flips.get(rec["contrast"], False):
             a, b = b, a
-            out.loc[i, ["wins", "losses"]] = [rec["losses"], rec["wins"]]
-        out.loc[i, "contrast"] = f"{a}-{b}"
-    return out
+            rec["wins"], rec["losses"] = rec["losses"], rec["wins"]
+        rec["contrast"] = f"{a}-{b}"
+    return pd.DataFrame(rows, index=table.index, columns=table.columns)
 
 
 _count = st.integers(0, 40)

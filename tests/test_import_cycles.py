@@ -13,13 +13,13 @@ The direction test counts every import, inside functions too.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("noisefloor", "harness")
+from tests.source_tree import PACKAGES, ROOT, package_files, tree
 
 
 def _module_name(path: Path) -> str:
@@ -29,10 +29,11 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def _modules() -> dict[str, Path]:
     """Every module by name; ``__main__`` modules are left out (entry points that nothing
     imports: ``python -m noisefloor`` runs the command line)."""
-    return {_module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rglob("*.py"))
+    return {_module_name(p): p for pkg in PACKAGES for p in package_files(pkg)
             if p.name != "__main__.py"}
 
 
@@ -96,15 +97,20 @@ def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Pa
 
 
 def import_graph(top_level_only: bool = True) -> dict[str, set[str]]:
-    """Module -> the first-party modules it imports (self-imports left out)."""
+    """Module -> the first-party modules it imports (self-imports left out); a fresh copy of
+    the graph built once per process from the shared syntax trees."""
+    return {name: set(edges) for name, edges in _import_graph(top_level_only).items()}
+
+
+@functools.cache
+def _import_graph(top_level_only: bool) -> dict[str, frozenset[str]]:
     modules = _modules()
-    graph: dict[str, set[str]] = {}
+    graph: dict[str, frozenset[str]] = {}
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
         edges: set[str] = set()
-        for node in _import_nodes(tree.body, top_level_only):
+        for node in _import_nodes(tree(path).body, top_level_only):
             edges |= _targets(name, node, modules)
-        graph[name] = edges - {name}
+        graph[name] = frozenset(edges - {name})
     return graph
 
 

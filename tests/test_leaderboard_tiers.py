@@ -129,17 +129,20 @@ def test_aggregate_leaderboard_with_known_gaps():
     assert coverage / sims >= 0.95               # the rank intervals hold jointly
 
 
-def _paired_trials(rng, rates, n_tasks, n_trials=1):
+def _paired_successes(rng, rates, n_tasks, n_trials=1):
+    """Success of each (entry, trial, task): a shared task difficulty shifts every entry's rate."""
     difficulty = rng.uniform(-0.25, 0.25, size=n_tasks)
-    rows = []
-    for e, rate in enumerate(rates):
-        q = np.clip(rate + difficulty, 0.0, 1.0)
-        for trial in range(n_trials):
-            success = rng.random(n_tasks) < q
-            rows.append(pd.DataFrame({"benchmark": "b", "model": f"m{e}", "protocol": "p",
-                                      "seed": 0, "task_id": [f"t{t}" for t in range(n_tasks)],
-                                      "trial": trial, "reward": success.astype(float),
-                                      "infrastructure_error": False}))
+    return np.array([[rng.random(n_tasks) < np.clip(rate + difficulty, 0.0, 1.0)
+                      for _ in range(n_trials)] for rate in rates])
+
+
+def _trial_frame(successes):
+    """The trial records of :func:`_paired_successes`' outcomes (entry ``e`` is model ``m<e>``)."""
+    n_tasks = successes.shape[2]
+    rows = [pd.DataFrame({"benchmark": "b", "model": f"m{e}", "protocol": "p", "seed": 0,
+                          "task_id": [f"t{t}" for t in range(n_tasks)], "trial": trial,
+                          "reward": entry[trial].astype(float), "infrastructure_error": False})
+            for e, entry in enumerate(successes) for trial in range(len(entry))]
     return pd.concat(rows, ignore_index=True)
 
 
@@ -162,8 +165,17 @@ def test_paired_leaderboard_with_known_gaps():
     names = [f"m{i}" for i in range(5)]
     close, far = [(0, 1), (2, 3)], [(1, 2), (3, 4)]
     sims, joined, split = 100, 0, 0
-    for _ in range(sims):
-        r = tiers_from_trials(_paired_trials(rng, rates, 1500))
+    for sim in range(sims):
+        successes = _paired_successes(rng, rates, 1500)
+        # the rates are those of the tiers of the entries' per-task shares; that the trial
+        # records give the same tiers (one trial per task: the share is the outcome) is checked
+        # on the first simulations, each of which builds a frame of 7,500 records
+        r = tiers_from_shares(names, successes.mean(axis=1))
+        if sim < 5:
+            from_trials = tiers_from_trials(_trial_frame(successes))
+            assert (from_trials.entries, from_trials.tiers) == (r.entries, r.tiers)
+            assert (from_trials.rank_low, from_trials.rank_high) == (r.rank_low, r.rank_high)
+            pd.testing.assert_frame_equal(from_trials.pairs, r.pairs)
         j, s_ = _gap_rates(dict(zip(r.entries, r.tiers)), names, close, far)
         joined, split = joined + j, split + s_
     assert split / (sims * len(far)) >= 0.95

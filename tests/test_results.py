@@ -17,16 +17,14 @@ import enum
 import importlib
 import math
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from noisefloor.results import FrozenResult, plain
-
-ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("noisefloor", "harness")
+from tests.source_tree import PACKAGES, ROOT, nodes, package_files, source
 
 # Result classes that write their own views and do not derive from the base, with the reason.
 EXCEPTIONS = {
@@ -230,11 +228,10 @@ def test_the_base_adds_no_dataclass_fields():
 def _classes():
     """``(key, path, module, ClassDef)`` of every dataclass of noisefloor/ and harness/."""
     for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
+        for path in package_files(package):
             rel = path.relative_to(ROOT).as_posix()
             module = rel[:-3].replace("/", ".").removesuffix(".__init__")
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
+            for node in nodes(path):
                 if not isinstance(node, ast.ClassDef):
                     continue
                 decos = [ast.unparse(d) for d in node.decorator_list]
@@ -283,7 +280,7 @@ def test_every_exception_still_exists():
 def test_a_hand_written_view_says_why(key, path, module, node):
     if key in EXCEPTIONS:
         return
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = source(path).splitlines()
     for view in _views(node):
         above = lines[view.lineno - 2].strip()
         assert above.startswith("# hand-written:"), (

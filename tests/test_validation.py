@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import pickle
 import warnings
-from pathlib import Path
 
 import click
 import pytest
@@ -34,9 +33,7 @@ from noisefloor.stats.validation import (
     probability,
 )
 from noisefloor.stats.warning_classes import NoisefloorWarning
-
-ROOT = Path(__file__).resolve().parents[1]
-
+from tests.source_tree import ROOT, nodes, source_files
 
 # ----------------------------------------------------------------------------- the exception
 
@@ -157,9 +154,8 @@ NOT_YET_IN_THE_MODULE: set[str] = set()
 
 
 def _warn_calls():
-    for path in sorted([*(ROOT / "noisefloor").rglob("*.py"), *(ROOT / "harness").rglob("*.py")]):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
+    for path in sorted(source_files()):
+        for node in nodes(path):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                     and node.func.attr == "warn" and isinstance(node.func.value, ast.Name)
                     and node.func.value.id == "warnings"):

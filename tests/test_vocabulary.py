@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.source_tree import ROOT, source_files, tree
+
 #: noisefloor/stats (and noisefloor/monitoring and noisefloor/passk, the trial-frame layer above
 #: it) are checked by tests/stats/test_vocabulary.py with the same rules for pass^k and tau^2.
 _STATS_OWN_CHECK = ("noisefloor/stats/", "noisefloor/monitoring/", "noisefloor/passk/")
-MODULES = sorted(p for p in [*(ROOT / "noisefloor").rglob("*.py"),
-                              *(ROOT / "harness").rglob("*.py")]
+MODULES = sorted(p for p in source_files()
                  if not p.relative_to(ROOT).as_posix().startswith(_STATS_OWN_CHECK))
 
 _PASS_K = re.compile(r"pass_?k|pass_at_k|passhatk", re.IGNORECASE)
@@ -84,8 +84,9 @@ def column_names(tree: ast.AST) -> list[tuple[int, str]]:
     return out
 
 
-def off_vocabulary(source: str) -> list[tuple[int, str]]:
-    tree = ast.parse(source)
+def off_vocabulary(source: str | ast.Module) -> list[tuple[int, str]]:
+    """The off-vocabulary names of a module's source (or its parsed tree)."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     bad = set()
     for line, name in public_names(tree) + column_names(tree):
         spelled = name.replace("PassHatK", "").replace("pass_hat_k", "")
@@ -116,7 +117,7 @@ def test_the_check_catches_other_spellings():
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_module_uses_the_projects_names(path: Path):
     rel = path.relative_to(ROOT).as_posix()
-    bad = [(line, name) for line, name in off_vocabulary(path.read_text(encoding="utf-8"))
+    bad = [(line, name) for line, name in off_vocabulary(tree(path))
            if (rel, name) not in LEFT]
     assert not bad, f"{rel}: " + ", ".join(f"line {n}: {name}" for n, name in bad)
 
@@ -124,7 +125,6 @@ def test_module_uses_the_projects_names(path: Path):
 def test_the_left_names_are_still_there():
     # an entry of LEFT that no longer occurs is stale: remove it, so the list stays the truth
     for rel, name in sorted(LEFT):
-        source = (ROOT / rel).read_text(encoding="utf-8")
-        tree = ast.parse(source)
-        names = {n for _, n in public_names(tree) + column_names(tree)}
+        parsed = tree(ROOT / rel)
+        names = {n for _, n in public_names(parsed) + column_names(parsed)}
         assert name in names, f"{rel}: {name} is gone; drop it from LEFT"

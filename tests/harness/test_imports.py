@@ -14,8 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "harness"
+from tests.source_tree import ROOT, nodes, package_files, tree
 
 
 def _module_name(path: Path) -> str:
@@ -35,15 +34,15 @@ def _harness_targets(node: ast.AST) -> list[str]:
 def _graph() -> tuple[nx.DiGraph, list[str]]:
     graph = nx.DiGraph()
     local = []
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in package_files("harness"):
         name = _module_name(path)
         graph.add_node(name)
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        top = set(map(id, tree.body))
-        for stmt in tree.body:  # ``if TYPE_CHECKING:`` imports are module-level too
+        body = tree(path).body
+        top = set(map(id, body))
+        for stmt in body:  # ``if TYPE_CHECKING:`` imports are module-level too
             if isinstance(stmt, ast.If) and ast.unparse(stmt.test).endswith("TYPE_CHECKING"):
                 top.update(id(node) for part in stmt.body for node in ast.walk(part))
-        for node in ast.walk(tree):
+        for node in nodes(path):
             for target in _harness_targets(node):
                 graph.add_edge(name, target)  # every import, wherever it sits, is a dependency
                 if id(node) not in top:

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from noisefloor.logs.frame import COLUMNS
+from tests.source_tree import tree as parsed
 
 STATS = Path(__file__).resolve().parents[2] / "noisefloor" / "stats"
 PACKAGE = "noisefloor.stats"
@@ -36,10 +37,11 @@ def _absolute(module: str | None, level: int, here: str) -> str:
     return ".".join(base + ([module] if module else []))
 
 
-def upward_imports(source: str, module_name: str) -> list[tuple[int, str]]:
-    """``(line, imported module)`` of every import of noisefloor outside noisefloor.stats."""
+def upward_imports(source: str | ast.Module, module_name: str) -> list[tuple[int, str]]:
+    """``(line, imported module)`` of every import of noisefloor outside noisefloor.stats, in a
+    module's source (or its parsed tree)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -58,9 +60,10 @@ def upward_imports(source: str, module_name: str) -> list[tuple[int, str]]:
 LOG_COLUMNS = frozenset(COLUMNS) | {"success", "arm"}
 
 
-def log_column_literals(source: str) -> list[tuple[int, str]]:
-    """``(line, text)`` of every string literal outside a docstring that names a log column."""
-    tree = ast.parse(source)
+def log_column_literals(source: str | ast.Module) -> list[tuple[int, str]]:
+    """``(line, text)`` of every string literal outside a docstring that names a log column, in
+    a module's source (or its parsed tree)."""
+    tree = ast.parse(source) if isinstance(source, str) else source
     docstrings = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -92,7 +95,7 @@ def test_the_column_list_is_the_trial_frames():
 
 @pytest.mark.parametrize("path", sorted(STATS.rglob("*.py")), ids=lambda p: p.name)
 def test_stats_module_reads_no_log_column(path: Path):
-    found = log_column_literals(path.read_text(encoding="utf-8"))
+    found = log_column_literals(parsed(path))
     assert not found, (f"{path.relative_to(STATS.parents[1])} reads trial-log columns ("
                        + ", ".join(f"line {line}: {text!r}" for line, text in found)
                        + "): column handling belongs above noisefloor.stats")
@@ -126,7 +129,7 @@ def test_stats_module_imports_nothing_above_stats(path: Path):
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts = parts[:-1] + ["__init__"]  # relative imports start from the package itself
-    bad = upward_imports(path.read_text(encoding="utf-8"), ".".join(parts))
+    bad = upward_imports(parsed(path), ".".join(parts))
     assert not bad, f"{path.name} imports outside noisefloor.stats: " + ", ".join(
         f"line {line}: {name}" for line, name in bad)
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.source_tree import ROOT, tree
+
 MODULES = sorted(
     [*(ROOT / "noisefloor" / "stats").rglob("*.py"),
      *(ROOT / "noisefloor" / "monitoring").glob("*.py"),
@@ -28,10 +29,11 @@ _PASS_K = re.compile(r"pass_?k|passhatk", re.IGNORECASE)
 _TAU = re.compile(r"(^|_)tau_?(2|sq)($|_)")
 
 
-def defined_names(source: str) -> list[tuple[int, str]]:
-    """``(line, name)`` of every name a module defines or takes as a parameter."""
+def defined_names(source: str | ast.Module) -> list[tuple[int, str]]:
+    """``(line, name)`` of every name a module defines or takes as a parameter, read from its
+    source (or its parsed tree)."""
     out = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(ast.parse(source) if isinstance(source, str) else source):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             out.append((node.lineno, node.name))
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -45,7 +47,7 @@ def defined_names(source: str) -> list[tuple[int, str]]:
     return sorted(out)
 
 
-def off_vocabulary(source: str) -> list[tuple[int, str]]:
+def off_vocabulary(source: str | ast.Module) -> list[tuple[int, str]]:
     bad = []
     for line, name in defined_names(source):
         spelled = name.replace("PassHatK", "").replace("pass_hat_k", "")
@@ -69,5 +71,5 @@ def test_the_check_catches_other_spellings():
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_module_uses_the_projects_names(path: Path):
-    bad = off_vocabulary(path.read_text(encoding="utf-8"))
+    bad = off_vocabulary(tree(path))
     assert not bad, f"{path.name}: " + ", ".join(f"line {n}: {name}" for n, name in bad)

@@ -10,17 +10,29 @@ from noisefloor.cli.tax_report import report
 from noisefloor.endpoints import ModelEndpoint
 from noisefloor.tax.judge import judge_with_endpoint
 from noisefloor.tax.run import read_run
+from noisefloor.tax.synthetic import write_synthetic_run
+from tests.tax.conftest import MODELS, TASKS
+
+
+@pytest.fixture(scope="module")
+def few_pairs(tmp_path_factory):
+    """The small run's models, tasks and transcripts with two instances per task: 36 pair
+    rollouts for the judge (each gzip bomb is inflated up to the 8 MiB response cap)."""
+    d = tmp_path_factory.mktemp("few_pairs")
+    write_synthetic_run(d, models=MODELS, tasks=TASKS, n_instances=2,
+                        transcripts="per_rollout", seed=3)
+    return d
 
 
 @pytest.mark.parametrize("kind", ["html", "array", "content_parts", "usage_negative",
                                   "gzip_bomb", "surrogate"])
-def test_a_misbehaving_judge_leaves_rollouts_unlabelled(small, kind):
-    run = read_run(small[0])
+def test_a_misbehaving_judge_leaves_rollouts_unlabelled(few_pairs, kind):
+    run = read_run(few_pairs)
     with HostileServer({"j": kind}, bomb_bytes=64 << 20) as hostile:
         res = judge_with_endpoint(run, ModelEndpoint("j", (hostile.base_url,), concurrency=4),
                                   max_retries=0, timeout=5)
     n_pairs = int((run.rollouts["mode"] == "pair").sum())
-    assert len(res.labels) == 0 and len(res.failures) == n_pairs
+    assert n_pairs > 0 and len(res.labels) == 0 and len(res.failures) == n_pairs
     assert set(res.failures["kind"]) == {"infrastructure"}
 
 

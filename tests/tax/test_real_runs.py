@@ -172,16 +172,20 @@ def test_trace_phrases_are_what_the_judge_reads():
     assert np.isclose(POLICY.rate("spatial", "L1", clause=True), 0.075)
 
 
-def test_solo_view_is_one_rule_and_both_is_an_explicit_recorded_option(server, tmp_path):
+def test_solo_view_is_one_rule_and_both_is_an_explicit_recorded_option(planted, server,
+                                                                      tmp_path):
     """Every family's solo control reads one canonical form unless --solo-view both; the
     record says which; on the planted run the family ordering is the same under both (the
-    scripted model does not pay a conversion cost, so the rendering cannot make the order)."""
+    scripted model does not pay a conversion cost, so the rendering cannot make the order).
+    The canonical run is the planted run (canonical is the default view)."""
     from harness.registry import get_task
     from harness.runner import journal as jr
 
+    assert RunSettings(tasks=TASKS, models=("m",)).solo_view == "canonical"
     taxes = {}
     for view in ("canonical", "both"):
-        out = _run(server, tmp_path / view, solo_view=view, rollouts=20)
+        out = planted if view == "canonical" else _run(server, tmp_path / view, solo_view=view,
+                                                       rollouts=20)
         records = [json.loads(x) for x in (out / "trials.jsonl").read_text().splitlines()]
         assert {r["extra"]["solo_view"] for r in records} == {view}
         solo = next(r for r in records if r["extra"]["mode"] == "solo"

@@ -18,8 +18,8 @@ def test_report_command_writes_everything(planted, tmp_path):
     d = planted[0]
     out = tmp_path / "out"
     res = CliRunner().invoke(report, [str(d), "--out", str(out), "--labels",
-                                      str(d / "judge_labels.jsonl"), "--n-boot", "200",
-                                      "--permutations", "19", "--seed", "3"])
+                                      str(d / "judge_labels.jsonl"), "--n-boot", "50",
+                                      "--permutations", "9", "--seed", "3"])
     assert res.exit_code == 0, res.output
     assert "tax by model and family" in res.output and "pooled out-of-fold R^2" in res.output
     for stem in ("fig3_heatmap", "fig4_task_ratio", "fig5_cascade", "fig6_intervention",
@@ -38,10 +38,12 @@ def test_report_command_writes_everything(planted, tmp_path):
 
 def test_python_call_reproduces_the_command(small, tmp_path):
     d = small[0]
-    r = tax_report(d, labels=d / "judge_labels.jsonl", n_boot=200, n_permutations=19, rng=3)
+    # the sizes are small (what is compared is that every option reaches the same call); a
+    # size or seed the command dropped would change every interval and the permutation p
+    r = tax_report(d, labels=d / "judge_labels.jsonl", n_boot=50, n_permutations=9, rng=3)
     res = CliRunner().invoke(report, [str(d), "--out", str(tmp_path / "o"), "--labels",
-                                      str(d / "judge_labels.jsonl"), "--n-boot", "200",
-                                      "--permutations", "19", "--seed", "3", "--json"])
+                                      str(d / "judge_labels.jsonl"), "--n-boot", "50",
+                                      "--permutations", "9", "--seed", "3", "--json"])
     assert res.exit_code == 0, res.output
     cli = json.loads(res.output)
     py = r.to_dict()
