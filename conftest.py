@@ -1,17 +1,25 @@
 """The whole suite's collection and distribution: doctests, and the workers of ``-n auto``.
 
-Doctests: each package module is imported once, by its own name.
+Doctests: found in the source, run in the module imported once, by its own name.
 
-``--import-mode=importlib`` (pyproject.toml) imports a module it collects for doctests by
-executing its file under the module's dotted name. When the module's package is not imported
-yet, pytest first imports the package, and a package ``__init__`` that imports the module
-eagerly (``noisefloor.store`` imports ``noisefloor.store.events``) has then already loaded it;
-pytest executes the file a second time and replaces the entry in ``sys.modules``. Two copies of
-every class in it exist from then on (``noisefloor.store.FailedTrialAction`` is not the class
-that ``noisefloor.store.events`` holds), and ``isinstance`` checks in code imported later fail,
-so a doctest passed or failed depending on which file was collected first. Importing each
-package module by its dotted name before pytest collects it leaves pytest the module in
-``sys.modules``, which it uses as is.
+pytest's ``--doctest-modules`` imports every module to find its doctests, so each process
+(every xdist worker) imported all of noisefloor/ and harness/ and what they import (tau2-bench
+and LiteLLM, LangChain, the MCP SDK, scikit-learn, Matplotlib, ...) before running a test. This
+file collects the packages' doctests instead (``--doctest-modules`` is not in addopts): it
+parses each module's source and finds the docstrings pytest's finder (:class:`doctest.DocTestFinder`)
+would, with the same names and line numbers (``tests/test_doctest_collection.py`` compares the
+two on every module), and a doctest imports its module, by its dotted name, when it runs. The
+checker, option flags and ``--doctest-continue-on-failure`` are pytest's own.
+
+Importing by name also keeps every module single: ``--import-mode=importlib`` (pyproject.toml)
+executes a file it collects under the module's dotted name, and when the package's
+``__init__`` had already loaded it (``noisefloor.store`` imports ``noisefloor.store.events``),
+pytest executed the file a second time, so two ``FailedTrialAction`` classes existed and
+``isinstance`` checks in code imported later failed. pytest still imports a package module
+itself when the file is named on the command line (it collects a named file as a test module)
+and, given ``--doctest-modules`` (then pytest's collector runs instead of this one), every
+module: this file imports such a module by its name before pytest collects it, which leaves
+pytest the module in ``sys.modules`` to use as is.
 
 Workers (pytest-xdist; ``-n auto --dist loadgroup`` in pyproject.toml): ``python -m pytest`` with
 no paths runs on one worker per core (at most four; ``PYTEST_XDIST_AUTO_NUM_WORKERS`` overrides),
@@ -21,18 +29,35 @@ set-up stay together on one worker: a file's tests (its module-scoped fixtures),
 a folder that use one of its conftest's session-scoped fixtures (one simulated run, one set of
 pages). Doctests and the two files whose tests each run on their own (every benchmark script,
 every page of examples) are spread one test at a time.
+
+Garbage collection: collecting the suite leaves about a million objects alive in each process
+(every module of the packages and of the libraries they import, their classes, the tests). The
+cyclic garbage collector traverses all of them in each full collection: during collection (a
+few dozen, triggered by the allocations of imports), in every ``gc.collect()`` a test or a library
+makes, and five times at the end of the session (pytest's check for unraisable exceptions).
+That was a third of the CPU of collecting the suite. What exists when a file has been collected
+lives to the end of the process, so it is moved to the collector's permanent generation
+(``gc.freeze``), which no collection traverses; objects a test creates are collected as usual.
 """
 
 from __future__ import annotations
 
+import ast
+import doctest
+import gc
 import importlib
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _pytest.doctest import _get_checker, _get_continue_on_failure, _get_runner, get_optionflags
 
 ROOT = Path(__file__).resolve().parent
 PACKAGES = ("noisefloor", "harness")
+
+gc.freeze()  # pytest and its plugins, imported before this file
 
 
 def _dotted(path: Path) -> str | None:
@@ -48,17 +73,120 @@ def _dotted(path: Path) -> str | None:
     return ".".join(parts)
 
 
-def pytest_collect_file(file_path: Path, parent: object) -> None:
-    if file_path.suffix != ".py" or file_path.name == "conftest.py":
-        return
+#: Decorators after which :class:`doctest.DocTestFinder` no longer sees a function or class
+#: (the object it finds is a click command, a cached property, ...).
+HIDING_DECORATORS = re.compile(r"(^|\.)(command|group|cached_property)$")
+#: ``doctest.DocTestFinder._find_lineno``'s pattern for the line a docstring starts on.
+DOCSTRING_LINE = re.compile(r"(^|.*:)\s*\w*(\"|')")
+
+
+def _hidden(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if HIDING_DECORATORS.search(ast.unparse(target)):
+            return True
+    return False
+
+
+def _docstring_line(lines: list[str], start: int) -> int | None:
+    """The first line from ``start`` (0-based) that begins a docstring, as doctest finds it."""
+    for lineno in range(start, len(lines)):
+        if DOCSTRING_LINE.match(lines[lineno]):
+            return lineno
+    return None
+
+
+def source_doctests(path: Path, module: str) -> list[doctest.DocTest]:
+    """The doctests :class:`doctest.DocTestFinder` finds in the module, read from its source.
+
+    The module's docstring, and those of the functions and classes it defines, of their methods
+    and properties and of nested classes, named ``module.Class.method`` and sorted by name; only
+    docstrings with examples. Their ``globs`` are empty until the module is imported.
+    """
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    tree = ast.parse(text, filename=str(path))
+    parser = doctest.DocTestParser()
+    found: dict[str, doctest.DocTest] = {}
+
+    def add(name: str, docstring: str | None, lineno: int | None) -> None:
+        if docstring:
+            test = parser.get_doctest(docstring, {}, name, str(path), lineno)
+            if test.examples:
+                found[name] = test
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            name = f"{prefix}.{node.name}"
+            found.pop(name, None)  # a later definition of the name replaces an earlier one
+            if _hidden(node):
+                continue
+            if isinstance(node, ast.ClassDef):
+                # doctest finds the first line of the file defining a class of that name
+                header = re.compile(rf"^\s*class\s*{re.escape(node.name)}\b")
+                start = next((i for i, line in enumerate(lines) if header.match(line)), None)
+                add(name, ast.get_docstring(node, clean=False),
+                    None if start is None else _docstring_line(lines, start))
+                walk(node.body, name)
+            else:
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                add(name, ast.get_docstring(node, clean=False), _docstring_line(lines, first - 1))
+
+    add(module, ast.get_docstring(tree, clean=False), _docstring_line(lines, 0))
+    walk(tree.body, module)
+    return sorted(found.values())
+
+
+class SourceDoctests(pytest.File):
+    """A package module's doctests, found in its source without importing it."""
+
+    def collect(self) -> Iterator[ModuleDoctest]:
+        module = _dotted(self.path)
+        assert module is not None
+        runner = _get_runner(verbose=False, optionflags=get_optionflags(self.config),
+                             checker=_get_checker(),
+                             continue_on_failure=_get_continue_on_failure(self.config))
+        for test in source_doctests(self.path, module):
+            yield ModuleDoctest.from_parent(self, name=test.name, runner=runner, dtest=test)
+
+
+class ModuleDoctest(pytest.DoctestItem):
+    """One doctest; it runs in a copy of its module's namespace, the module imported by name."""
+
+    def setup(self) -> None:
+        module = _dotted(self.path)
+        assert module is not None
+        self.dtest.globs.update(vars(importlib.import_module(module)))
+        super().setup()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> SourceDoctests | None:
+    if file_path.suffix != ".py" or file_path.name in ("conftest.py", "__main__.py"):
+        return None
     name = _dotted(file_path)
     if name is None:
-        return
-    try:
-        importlib.import_module(name)
-    except Exception:
-        # pytest's own import of the file reports the error as a collection error
-        pass
+        return None
+    if parent.session.isinitpath(file_path) or parent.config.option.doctestmodules:
+        # pytest imports the file itself (a file named on the command line is collected as a
+        # test module, and --doctest-modules imports every module): by its name first
+        try:
+            importlib.import_module(name)
+        except Exception:
+            # pytest's own import of the file reports the error as a collection error
+            pass
+    if parent.config.option.doctestmodules:
+        return None
+    return SourceDoctests.from_parent(parent, path=file_path)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    gc.freeze()  # the modules a file imported, its tests and their parameters
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    gc.freeze()
 
 
 #: Files whose tests share no set-up and each take seconds: spread one test at a time.

@@ -9,8 +9,6 @@ import time
 from pathlib import Path
 
 import anyio
-import mcp.types
-from mcp import Client
 
 from noisefloor.store import SQLiteEventStore
 
@@ -35,6 +33,9 @@ def _start(db: Path) -> tuple[subprocess.Popen, str]:
 
 
 def test_write_and_query_over_streamable_http(tmp_path):
+    import mcp.types  # the MCP SDK: imported by the test, not by every worker's collection
+    from mcp import Client
+
     db = tmp_path / "store.db"
     proc, url = _start(db)
     try:

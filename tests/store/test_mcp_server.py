@@ -9,8 +9,6 @@ import sys
 from pathlib import Path
 
 import anyio
-from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from noisefloor.store import SQLiteEventStore
 
@@ -23,6 +21,8 @@ def _server_command(db):
 
 
 def _params(db):
+    from mcp.client.stdio import StdioServerParameters  # not at every worker's collection
+
     cmd = _server_command(db)
     env = {"PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     return StdioServerParameters(command=cmd[0], args=cmd[1:], cwd=str(REPO), env=env)
@@ -33,6 +33,8 @@ def _text(result):
 
 
 async def _session(db):
+    from mcp import Client
+
     async with Client(_params(db), read_timeout_seconds=60) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
         assert set(tools) == {"trace.query", "trace.write"}

@@ -13,33 +13,51 @@
 * :mod:`noisefloor.protocols.tau2.scripted`: :class:`ScriptedEndpoint`, an offline
   OpenAI-compatible server that plays agent and user simulator.
 
-Importing this package imports tau2-bench (and litellm), which takes several seconds.
+The names below are imported on first use: :func:`run_protocols`, :class:`ScriptedEndpoint` and
+:class:`ProtocolRunSettings` load without tau2-bench, which ``run_protocols`` imports when it
+runs; the agent, the user simulator, :func:`generate` and :func:`register` import tau2-bench
+(and LiteLLM), which takes several seconds.
 """
 
-from noisefloor.protocols.tau2.agent import (
-    AGENT_NAME,
-    AgentBinding,
-    CoordinatedLLMAgent,
-    bind,
-)
-from noisefloor.protocols.tau2.llm import RoleUsage, generate
-from noisefloor.protocols.tau2.registration import register
-from noisefloor.protocols.tau2.run import ProtocolRunResult, ProtocolRunSettings, run_protocols
-from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
-from noisefloor.protocols.tau2.user import USER_NAME, EndpointUserSimulator
+from __future__ import annotations
 
-__all__ = [
-    "AGENT_NAME",
-    "AgentBinding",
-    "CoordinatedLLMAgent",
-    "EndpointUserSimulator",
-    "ProtocolRunResult",
-    "ProtocolRunSettings",
-    "RoleUsage",
-    "ScriptedEndpoint",
-    "USER_NAME",
-    "bind",
-    "generate",
-    "register",
-    "run_protocols",
-]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.protocols.tau2.agent import (
+        AGENT_NAME,
+        AgentBinding,
+        CoordinatedLLMAgent,
+        bind,
+    )
+    from noisefloor.protocols.tau2.llm import RoleUsage, generate
+    from noisefloor.protocols.tau2.registration import register
+    from noisefloor.protocols.tau2.run import (
+        ProtocolRunResult,
+        ProtocolRunSettings,
+        run_protocols,
+    )
+    from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
+    from noisefloor.protocols.tau2.user import USER_NAME, EndpointUserSimulator
+
+_HOMES: dict[str, str] = {
+    "AGENT_NAME": "agent",
+    "AgentBinding": "agent",
+    "CoordinatedLLMAgent": "agent",
+    "EndpointUserSimulator": "user",
+    "ProtocolRunResult": "run",
+    "ProtocolRunSettings": "run",
+    "RoleUsage": "llm",
+    "ScriptedEndpoint": "scripted",
+    "USER_NAME": "user",
+    "bind": "agent",
+    "generate": "llm",
+    "register": "registration",
+    "run_protocols": "run",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
