@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from noisefloor.cli import HELP_OPTIONS as HELP_OPTIONS
 from noisefloor.extras import missing_extra_message
 from noisefloor.stats.validation import MentionError, ParameterError, Spell, python_spelling
 from noisefloor.stats.warning_classes import NoisefloorWarning

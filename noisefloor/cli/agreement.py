@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from noisefloor.agreement.study import SUMMARY_KEYS, IccTable, agreement_by_label, icc_by_label
-from noisefloor.cli._common import error_text, handle_errors, os_error_text
+from noisefloor.cli._common import HELP_OPTIONS, error_text, handle_errors, os_error_text
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import (
     LAYOUTS,
@@ -86,7 +86,7 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 @click.command(
     "agreement",
     short_help="Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.",
-)
+    context_settings=HELP_OPTIONS)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all", "icc"]),
               default="all", show_default=True,

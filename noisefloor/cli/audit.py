@@ -6,13 +6,13 @@ import dataclasses
 
 import click
 
-from noisefloor.cli._common import emit_json, handle_errors, option_spelling
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, option_spelling
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option, pooling_options, tau_method_for
 from noisefloor.cli._logs import log_call_options, null_options
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.option("--counts", type=click.Path(dir_okay=False), default=None,
               help="CSV of paired W/L/T counts (default: the noise-floor paper's, bundled).")
 @null_options

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from noisefloor.cli._common import emit_json, handle_errors, option_spelling
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, option_spelling
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_call_options, log_options
@@ -15,7 +15,7 @@ from noisefloor.cli._logs import LOG_SPEC, label_options, log_call_options, log_
 FAIL_STATUS = 3
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.argument("runs", nargs=-1, type=LOG_SPEC, metavar="[RUN_A RUN_B]")
 @click.option("--log", "logs", multiple=True, type=LOG_SPEC,
               help="Per-trial log (file, tau2 run directory or folder), one run each; LOG=LABEL "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
@@ -16,7 +16,7 @@ from noisefloor.report.text import level_text, pp
 COUNT = click.IntRange(min=0, max=2**63 - 1)
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.option("--wins", type=COUNT, default=None,
               help="Tasks where arm a (the first of contrast a-b) succeeded and arm b failed.")
 @click.option("--losses", type=COUNT, default=None,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from noisefloor.cli._common import emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option, pooling_options, tau_method_for
 from noisefloor.cli._logs import LOG_SPEC, log_call_options, null_options
 
 
-@click.command()
+@click.command(context_settings=HELP_OPTIONS)
 @click.argument("paths", nargs=-1, type=LOG_SPEC, metavar="[LOG[=LABEL]]...")
 @null_options
 @confidence_option

@@ -10,14 +10,15 @@ import json
 import click
 
 from harness.base import DEFAULT_DIFFICULTY, DIFFICULTIES, FAMILIES
+from noisefloor.cli._common import HELP_OPTIONS
 
 
-@click.group("harness", short_help="The collaboration-tax task suite: list tasks, show one.")
+@click.group("harness", short_help="The collaboration-tax task suite: list tasks, show one.", context_settings=HELP_OPTIONS)
 def harness() -> None:
     """The collaboration-tax task suite (split-view tasks with deterministic graders)."""
 
 
-@harness.command("list")
+@harness.command("list", context_settings=HELP_OPTIONS)
 @click.option("--family", type=click.Choice(FAMILIES), default=None, help="Only this family.")
 def list_cmd(family: str | None) -> None:
     """Every registered task with its family and a one-line description."""
@@ -32,7 +33,7 @@ def list_cmd(family: str | None) -> None:
     click.echo(f"{len(tasks)} tasks: " + ", ".join(f"{n} {f}" for f, n in counts.items() if n))
 
 
-@harness.command("show", short_help="One instance: both agents' prompts, the oracle answer.")
+@harness.command("show", short_help="One instance: both agents' prompts, the oracle answer.", context_settings=HELP_OPTIONS)
 @click.argument("task_name", metavar="TASK")
 @click.option("--seed", type=int, required=True, help="Seed of the instance.")
 @click.option("--difficulty", type=click.Choice([str(d) for d in DIFFICULTIES]),

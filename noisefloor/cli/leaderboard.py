@@ -7,7 +7,7 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors, jsonable
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, log_call_options
@@ -25,7 +25,7 @@ def _p(p: float) -> str:
     return "n/a" if math.isnan(p) else (f"{p:.3g}" if p >= 1e-300 else "<1e-300")
 
 
-@click.command(short_help="tau2-bench leaderboard: entries, gaps between two, an A/A floor.")
+@click.command(short_help="tau2-bench leaderboard: entries, gaps between two, an A/A floor.", context_settings=HELP_OPTIONS)
 @click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--domain", type=click.Choice(list(DOMAIN_TASKS)), default=None,
               help="Only this domain.")

@@ -10,7 +10,7 @@ import warnings
 
 import click
 
-from noisefloor.cli._common import error_text, handle_errors, option_spelling
+from noisefloor.cli._common import HELP_OPTIONS, error_text, handle_errors, option_spelling
 from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
@@ -23,18 +23,18 @@ from noisefloor.logs.detect import walk_paths
 from noisefloor.logs.lines import MAX_LINE_BYTES
 
 
-@click.group("log")
+@click.group("log", context_settings=HELP_OPTIONS)
 def log() -> None:
     """Trial logs: the record schema and a strict validator."""
 
 
-@log.command("schema")
+@log.command("schema", context_settings=HELP_OPTIONS)
 def schema() -> None:
     """Print the JSON Schema (draft 2020-12) of one trial record."""
     click.echo(json.dumps(trial_record_json_schema(), indent=2))
 
 
-@log.command("validate")
+@log.command("validate", context_settings=HELP_OPTIONS)
 @click.argument("files", nargs=-1, required=True, type=click.Path())
 @click.option("--format", "format_", type=click.Choice(("auto", *FORMATS)), default="auto",
               show_default=True, help="Log format; 'auto' detects it from each file.")

@@ -14,6 +14,7 @@ import click
 
 import noisefloor
 from noisefloor import __version__
+from noisefloor.cli import HELP_OPTIONS
 from noisefloor.extras import missing_extra_message
 
 #: ``noisefloor --version``: the version and where this noisefloor is installed, so it can be
@@ -105,7 +106,7 @@ class _Root(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Root, context_settings=HELP_OPTIONS)
 @click.version_option(__version__, prog_name="noisefloor", message=VERSION_MESSAGE)
 @click.pass_context
 def cli(ctx: click.Context) -> None:

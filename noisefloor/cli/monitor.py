@@ -7,7 +7,7 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options, read_logs
 from noisefloor.monitoring import monitor_trials
 
@@ -132,7 +132,7 @@ def _check_options(counts: dict, reals: dict) -> None:
             raise click.BadParameter(f"expected a number >= 0, got {value:g}", param_hint=flag)
 
 
-@click.command(short_help="Runtime alarms over LOG files, against a --baseline.")
+@click.command(short_help="Runtime alarms over LOG files, against a --baseline.", context_settings=HELP_OPTIONS)
 @click.argument("logs", nargs=-1, required=True, type=LOG_SPEC)
 @click.option(
     "--baseline",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import pandas as pd
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
@@ -44,7 +44,7 @@ class _KList(click.ParamType):
         return tuple(ks)
 
 
-@click.command(short_help="pass^k and pass@k of each configuration in LOG files.")
+@click.command(short_help="pass^k and pass@k of each configuration in LOG files.", context_settings=HELP_OPTIONS)
 @click.argument("logs", nargs=-1, required=True, type=LOG_SPEC)
 @log_options
 @label_options

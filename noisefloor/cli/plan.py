@@ -7,7 +7,7 @@ import math
 import click
 import numpy as np
 
-from noisefloor.cli._common import echo_table, emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._logs import LOG_SPEC, log_call_options, spec_text
 from noisefloor.pipelines.measured import FLOOR_KINDS, required_floor
@@ -19,7 +19,7 @@ _NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNema
           "sign_test": "exact sign test"}
 
 
-@click.command(short_help="Sample size for a gain, or the MDE for n tasks.")
+@click.command(short_help="Sample size for a gain, or the MDE for n tasks.", context_settings=HELP_OPTIONS)
 @click.option("--gap", type=float, default=None,
               help="Gain to plan for, a proportion (0.06 = 6 pp): solve for the number of tasks.")
 @click.option("--n", "n_tasks", type=int, default=None,
@@ -167,7 +167,7 @@ def _power_figure(result):
 
 
 @click.command("reruns-sim",
-               short_help="How often A/A contrasts look significant; a claim's SNR.")
+               short_help="How often A/A contrasts look significant; a claim's SNR.", context_settings=HELP_OPTIONS)
 @click.option("--flip-rate", type=float, default=None,
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
 @click.option("--tasks", "n_tasks", type=int, default=100, show_default=True,

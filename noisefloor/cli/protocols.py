@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from noisefloor.cli._common import handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, handle_errors
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -56,12 +56,12 @@ def _config(path: Path | None) -> dict[str, Any]:
     return data
 
 
-@click.group("protocols")
+@click.group("protocols", context_settings=HELP_OPTIONS)
 def protocols() -> None:
     """Run the coordination protocols on tau2-bench (the noise-floor experiment)."""
 
 
-@protocols.command("run", short_help="Run protocol arms on tau2-bench tasks, trial 0s first.")
+@protocols.command("run", short_help="Run protocol arms on tau2-bench tasks, trial 0s first.", context_settings=HELP_OPTIONS)
 @click.option("--domain", type=click.Choice(["retail", "airline", "telecom"]), default=None,
               help="tau2-bench domain.  [default: retail]")
 @click.option("--tasks", "tasks", default=None, help="Comma-separated task ids (else --split).")

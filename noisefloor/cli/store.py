@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from noisefloor.cli._common import handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, handle_errors
 
 
 def _open_store(db: Path):
@@ -28,12 +28,12 @@ def _open_store(db: Path):
         raise click.ClickException(str(exc)) from None
 
 
-@click.group("store")
+@click.group("store", context_settings=HELP_OPTIONS)
 def store() -> None:
     """The task-scoped negative-knowledge store (ET-MCP substrate)."""
 
 
-@store.command("serve", short_help="Serve the store at DB as an MCP server (stdio or HTTP).")
+@store.command("serve", short_help="Serve the store at DB as an MCP server (stdio or HTTP).", context_settings=HELP_OPTIONS)
 @click.option("--db", "db", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="SQLite store file (created if missing).")
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
@@ -57,7 +57,7 @@ def serve(db: Path, transport: str, host: str, port: int) -> None:
         raise click.ClickException(f"--host {host} --port {port}: cannot listen ({exc.strerror or exc})") from None
 
 
-@store.command("query")
+@store.command("query", context_settings=HELP_OPTIONS)
 @click.option("--db", "db", required=True,
               type=click.Path(exists=True, dir_okay=False, path_type=Path), help="SQLite store file.")
 @click.option("--task", "task_id", required=True, help="Task id (exact).")

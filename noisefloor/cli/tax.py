@@ -15,7 +15,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from noisefloor.cli._common import echo_table, emit_json, error_text, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, error_text, handle_errors
 from noisefloor.extras import missing_extra_message
 
 
@@ -57,7 +57,7 @@ class _TaxGroup(click.Group):
 
 
 @click.group("tax", cls=_TaxGroup,
-             short_help="Run the collaboration-tax suite; merge runs; report on them.")
+             short_help="Run the collaboration-tax suite; merge runs; report on them.", context_settings=HELP_OPTIONS)
 def tax() -> None:
     """The collaboration-tax suite against any OpenAI-compatible endpoint, and its analysis."""
 
@@ -74,7 +74,7 @@ def _option_value(ctx: click.Context, config_run: dict[str, Any], name: str) -> 
     return config_run.get(name, ctx.params[name])
 
 
-@tax.command("run", short_help="Run solo, pair and split_solo rollouts into a directory.")
+@tax.command("run", short_help="Run solo, pair and split_solo rollouts into a directory.", context_settings=HELP_OPTIONS)
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="run.toml: [[models]] with base URLs, key variables, concurrency and prices; "
                    "[run] defaults for any option below.")
@@ -278,7 +278,7 @@ def _exit_if_all_failed(result: Any) -> None:
     sys.exit(1)
 
 
-@tax.command("merge", short_help="Join the run directories of several shards into one.")
+@tax.command("merge", short_help="Join the run directories of several shards into one.", context_settings=HELP_OPTIONS)
 @click.argument("dirs", nargs=-1, required=True,
                 type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,

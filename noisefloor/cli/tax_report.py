@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from noisefloor.cli._common import handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.report.text import pp
 from noisefloor.tax import tax_report
@@ -47,7 +47,7 @@ def _catch_up(logs: Any) -> None:
                    f"(it held {held})", err=True)
 
 
-@click.command("report", short_help="Tax per cell, mixed pairs, cascade, prediction, intervention.")
+@click.command("report", short_help="Tax per cell, mixed pairs, cascade, prediction, intervention.", context_settings=HELP_OPTIONS)
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Directory for report.md, report.json, the CSV tables and Figures 3-7.")

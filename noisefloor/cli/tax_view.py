@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
-from noisefloor.cli._common import handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, handle_errors
 
 
-@click.command("view", short_help="Browse a tax run's transcripts in the browser.")
+@click.command("view", short_help="Browse a tax run's transcripts in the browser.", context_settings=HELP_OPTIONS)
 @click.argument("logs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
               help="Port on 127.0.0.1 (0: one the operating system chooses).")
