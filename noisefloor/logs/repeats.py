@@ -96,6 +96,7 @@ def _absorb_strings(state: np.ndarray, strings: Any) -> None:
         starts = None if (lengths == width).all() else offsets[:-1] - offsets[0]
         cells, scratch = state[row:row + m], spare[:m]
         for at in range(0, longest, 8):
+            word: np.ndarray
             if starts is None:  # one width: the words at one offset form a strided view
                 word = np.ndarray((m,), dtype="<u8", buffer=padded, offset=at,
                                   strides=(max(width, 1),)).astype(np.uint64)
