@@ -1,7 +1,9 @@
 """Write real inspect_ai logs with its mock model, offline; run by the tests in a subprocess.
 
-``python tests/logs/make_inspect_logs.py OUT_DIR`` runs three tiny evals with
-``mockllm/model`` and writes, under ``OUT_DIR``:
+``python tests/logs/make_inspect_logs.py OUT_DIR [--only NAME,...]`` runs tiny evals with
+``mockllm/model`` and writes, under ``OUT_DIR``, the folders below (``--only`` names the
+ones to write, e.g. ``--only eval,json``; ``deflate`` and ``v3`` also write ``eval``, ``v1``
+and ``v3`` also write ``json``; ``expected.json`` covers what was written):
 
 * ``eval/*.eval`` and ``json/*.json``: the same task (4 samples x 3 epochs, scorers ``match``
   and ``includes``; sample ``boom`` raises at epoch 2, a sample error) in inspect's two log
@@ -30,15 +32,19 @@
   scorer's accuracy metric. The tests compare the noisefloor reader with these.
 
 The mock model's token counter downloads a tokenizer on first use; it is replaced by a
-character count here, so the run needs no network.
+character count here, so the run needs no network. The evals run with ``log_realtime=False``
+(no live event buffer for ``inspect view``; the log files are the same) and the 72-sample
+``scorers`` evals with ``log_buffer=100`` (their samples reach the archive in one flush instead
+of one every 10; the reader reads only ``header.json``/``_journal/start.json`` and
+``samples/``), which makes each sample about twice as cheap to write.
 """
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import json
 import shutil
-import sys
 import zipfile
 from pathlib import Path
 
@@ -52,7 +58,15 @@ def _offline() -> None:
     MockLLM.count_text_tokens = count_text_tokens
 
 
-def main(out: Path) -> None:
+#: the folders written, each named by ``--only``
+PARTS = ("eval", "json", "deflate", "v1", "v3", "noscore", "more", "scorers")
+#: what a folder is derived from (the arith log of that format)
+_NEEDS = {"deflate": {"eval"}, "v1": {"json"}, "v3": {"eval", "json"}}
+
+
+def main(out: Path, only: frozenset[str] = frozenset(PARTS)) -> None:
+    """Write the logs named by ``only`` (see the module docstring) and ``expected.json``."""
+    only = only.union(*(_NEEDS.get(part, set()) for part in only))
     _offline()
     from inspect_ai import Task
     from inspect_ai import eval as inspect_eval
@@ -73,15 +87,17 @@ def main(out: Path) -> None:
     answers = ["4", "4", "5", "9", "9", "9", "x", "4", "7", "7", "2"]
     dataset = [Sample(input="2+2?", target="4", id="a"), Sample(input="4+5?", target="9", id="b"),
                Sample(input="3+4?", target="7", id="boom"), Sample(input="1+1?", target="2", id=4)]
-    logs = {}
+    logs: dict[str, Path] = {}
     for fmt in ("eval", "json"):
+        if fmt not in only:
+            continue
         outputs = [ModelOutput.from_content("mockllm/model", a)
                    for a in itertools.islice(itertools.cycle(answers), 60)]
         task = Task(dataset=dataset, solver=[flaky()], scorer=[match(), includes()], epochs=3,
                     name="arith")
         log = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=iter(outputs)),
                            log_dir=str(out / fmt), log_format=fmt, fail_on_error=False,
-                           display="none", max_samples=1)[0]
+                           display="none", max_samples=1, log_realtime=False)[0]
         logs[fmt] = Path(log.location)
 
     values = ["C", "I", "P", "N", "yes", "No", "TRUE", "false", "0.25", 1, 0, 0.75, True, False]
@@ -97,65 +113,38 @@ def main(out: Path) -> None:
     limited = Task(dataset=[Sample(input="hi", target="x", id="lim")],
                    solver=[generate(), generate(), generate()], scorer=match(), message_limit=2,
                    name="limited")
-    for log in inspect_eval([typed_task, limited], model="mockllm/model",
-                            log_dir=str(out / "more"), display="none"):
-        key = "values" if log.eval.task == "values" else "limit"
-        logs[key] = Path(log.location)
+    if "more" in only:
+        for log in inspect_eval([typed_task, limited], model="mockllm/model",
+                                log_dir=str(out / "more"), display="none", log_realtime=False):
+            key = "values" if log.eval.task == "values" else "limit"
+            logs[key] = Path(log.location)
 
     import random
 
     two_scorers = [Sample(input="2+2?", target="4", id=f"s{i:02d}") for i in range(12)]
-    for system, weights in (("a", (0.3, 0.4, 0.3)), ("b", (0.5, 0.3, 0.2))):
+    systems = (("a", (0.3, 0.4, 0.3)), ("b", (0.5, 0.3, 0.2))) if "scorers" in only else ()
+    for system, weights in systems:
         draw = random.Random(f"two_scorers-{system}")
         outputs = [ModelOutput.from_content("mockllm/model", a)
                    for a in draw.choices(["4", "4 apples", "5"], weights=weights, k=36)]
         inspect_eval(Task(dataset=two_scorers, solver=[generate()], scorer=[match(), includes()],
                           epochs=3, name="two_scorers"),
                      model=get_model("mockllm/model", custom_outputs=iter(outputs)),
-                     log_dir=str(out / "scorers" / system), display="none", max_samples=1)
+                     log_dir=str(out / "scorers" / system), display="none", max_samples=1,
+                     log_realtime=False, log_buffer=100)
 
-    # deflate members: the same bytes in an archive as older inspect releases wrote it
-    deflate = out / "deflate" / logs["eval"].name
-    deflate.parent.mkdir()
-    with zipfile.ZipFile(logs["eval"]) as src, \
-            zipfile.ZipFile(deflate, "w", compression=zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            dst.writestr(info.filename, src.read(info))
-    logs["deflate"] = deflate
+    if "deflate" in only:
+        logs["deflate"] = _deflate(logs["eval"], out / "deflate")
+    if "v1" in only:
+        logs["v1"] = _version_1(logs["json"], out / "v1")
+    if "v3" in only:
+        v3_eval, v3_json = _version_3(logs["eval"], logs["json"], out / "v3")
 
-    # log version 1: one "score" per sample (inspect reads it as the first scorer's)
-    doc = json.loads(logs["json"].read_text())
-    doc["version"] = 1
-    first = doc["results"]["scores"][0]["name"]
-    for sample in doc["samples"]:
-        scores = sample.pop("scores", None)
-        if scores:
-            sample["score"] = scores[first]
-    v1 = out / "v1" / logs["json"].name
-    v1.parent.mkdir()
-    v1.write_text(json.dumps(doc))
-    logs["v1"] = v1
-
-    # log version 3: the same logs with the version stamped 3 (see the module docstring)
-    (out / "v3").mkdir()
-    v3_json = out / "v3" / logs["json"].name
-    doc = json.loads(logs["json"].read_text())
-    doc["version"] = 3
-    v3_json.write_text(json.dumps(doc))
-    v3_eval = out / "v3" / logs["eval"].name
-    with zipfile.ZipFile(logs["eval"]) as src, zipfile.ZipFile(v3_eval, "w") as dst:
-        for info in src.infolist():
-            data = src.read(info)
-            if info.filename in ("header.json", "_journal/start.json"):
-                member = json.loads(data)
-                member["version"] = 3
-                data = json.dumps(member).encode()
-            dst.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
-
-    # no scorer at all
-    unscored = Task(dataset=[Sample(input="hi", target="x", id=i) for i in range(2)],
-                    solver=[generate()], name="unscored")
-    inspect_eval(unscored, model="mockllm/model", log_dir=str(out / "noscore"), display="none")
+    if "noscore" in only:  # no scorer at all
+        unscored = Task(dataset=[Sample(input="hi", target="x", id=i) for i in range(2)],
+                        solver=[generate()], name="unscored")
+        inspect_eval(unscored, model="mockllm/model", log_dir=str(out / "noscore"),
+                     display="none", log_realtime=False)
 
     to_float = value_to_float()
     expected = {}
@@ -179,14 +168,68 @@ def main(out: Path) -> None:
             "mean": metrics["mean"].value if "mean" in metrics else None,
             "samples": samples,
         }
-    expected["v3_eval"] = {**expected["eval"], "path": str(v3_eval), "version": 3}
-    expected["v3_json"] = {**expected["json"], "path": str(v3_json), "version": 3}
+    if "v3" in only:
+        expected["v3_eval"] = {**expected["eval"], "path": str(v3_eval), "version": 3}
+        expected["v3_json"] = {**expected["json"], "path": str(v3_json), "version": 3}
     (out / "expected.json").write_text(json.dumps(expected, indent=1))
 
 
+def _deflate(eval_log: Path, folder: Path) -> Path:
+    """The same member bytes in an archive as older inspect releases wrote it (deflate)."""
+    deflate = folder / eval_log.name
+    folder.mkdir()
+    with zipfile.ZipFile(eval_log) as src, \
+            zipfile.ZipFile(deflate, "w", compression=zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info))
+    return deflate
+
+
+def _version_1(json_log: Path, folder: Path) -> Path:
+    """Log version 1: one ``score`` per sample (inspect reads it as the first scorer's)."""
+    doc = json.loads(json_log.read_text())
+    doc["version"] = 1
+    first = doc["results"]["scores"][0]["name"]
+    for sample in doc["samples"]:
+        scores = sample.pop("scores", None)
+        if scores:
+            sample["score"] = scores[first]
+    v1 = folder / json_log.name
+    folder.mkdir()
+    v1.write_text(json.dumps(doc))
+    return v1
+
+
+def _version_3(eval_log: Path, json_log: Path, folder: Path) -> tuple[Path, Path]:
+    """The same logs with the version stamped 3 (see the module docstring)."""
+    folder.mkdir()
+    v3_json = folder / json_log.name
+    doc = json.loads(json_log.read_text())
+    doc["version"] = 3
+    v3_json.write_text(json.dumps(doc))
+    v3_eval = folder / eval_log.name
+    with zipfile.ZipFile(eval_log) as src, zipfile.ZipFile(v3_eval, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename in ("header.json", "_journal/start.json"):
+                member = json.loads(data)
+                member["version"] = 3
+                data = json.dumps(member).encode()
+            dst.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+    return v3_eval, v3_json
+
+
 if __name__ == "__main__":
-    target = Path(sys.argv[1])
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    main(target)
+    parser = argparse.ArgumentParser(description="Write real inspect_ai logs with its mock model.")
+    parser.add_argument("out", type=Path, help="folder to (re)create")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help=f"comma-separated folders to write, of: {', '.join(PARTS)}")
+    args = parser.parse_args()
+    only = frozenset(part.strip() for part in args.only.split(",") if part.strip())
+    unknown = sorted(only - set(PARTS))
+    if unknown or not only:
+        parser.error(f"--only: unknown or no folder {unknown}; expected some of {', '.join(PARTS)}")
+    if args.out.exists():
+        shutil.rmtree(args.out)
+    args.out.mkdir(parents=True)
+    main(args.out, only)

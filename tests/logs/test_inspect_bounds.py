@@ -13,8 +13,10 @@ from noisefloor.logs import validate_logs
 
 
 def _copy(src: Path, dst: Path, extra: list[tuple[str, int]] = (), duplicate: str | None = None):
-    """Copy an .eval archive, adding members of zero bytes (name, size) and one duplicate."""
-    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+    """Copy an .eval archive, adding members of zero bytes (name, size) and one duplicate.
+    Deflate level 1: 300 MiB of zeros compress in a third of the default level's time."""
+    with zipfile.ZipFile(src) as zin, \
+            zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zout:
         for info in zin.infolist():
             zout.writestr(info.filename, zin.read(info))
         for name, size in extra:
@@ -46,7 +48,7 @@ def test_a_member_over_the_cap_is_refused_before_it_inflates(inspect_logs, tmp_p
     src = Path(inspect_logs["deflate"]["path"])
     stem = _sample_names(src)[0].rsplit("_epoch_", 1)[0]
     big = _copy(src, tmp_path / "big.eval", extra=[(f"{stem}x_epoch_1.json", 300 << 20)])
-    assert big.stat().st_size < 2 << 20  # 300 MiB of zeros deflate to about 300 KB
+    assert big.stat().st_size < 2 << 20  # 300 MiB of zeros deflate to about 1.4 MB
     tracemalloc.start()
     report = validate_logs(big)
     peak = tracemalloc.get_traced_memory()[1]
