@@ -12,7 +12,7 @@ with and without ``--no-plot``, reporting wall time and the child's peak residen
 
 Before the cap the plot drew every row: 10,000 rows ran past 300 s at 9.8 GB.
 
-Usage: ``python benchmarks/audit_counts.py [--rows 10000] [--repo PATH ...] [--tiny]`` (``--tiny``: 30 rows, a
+Usage: ``python benchmarks/audit_counts.py [--rows 10000] [--repo PATH ...] [--tiny]`` (``--tiny``: 12 rows, a
 few seconds, the size the test suite runs).
 """
 
@@ -151,13 +151,13 @@ def command(table_path: Path, out: Path, extra: list[str], repo: Path = REPO
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=10_000)
-    ap.add_argument("--tiny", action="store_true", help="30 rows: checks that the script runs")
+    ap.add_argument("--tiny", action="store_true", help="12 rows: checks that the script runs")
     ap.add_argument("--repo", type=Path, action="append", default=None,
                     help="checkout whose command is timed (python -m noisefloor from its root; "
                          "repeatable, e.g. before and after a change); default this one")
     args = ap.parse_args()
     if args.tiny:
-        args.rows = 30
+        args.rows = 12
     print(f"python {sys.version.split()[0]}, cpus {os.cpu_count()}, rows {args.rows:,}")
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

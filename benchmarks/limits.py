@@ -17,8 +17,10 @@ ran for minutes on some of them.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -136,6 +138,7 @@ def main() -> None:
     from harness.runner.hostile import HostileServer
 
     tmp = Path(tempfile.mkdtemp(prefix="limits-"))
+    atexit.register(shutil.rmtree, tmp, True)  # the inputs (300 MB at full size) go at exit
     cases: list[tuple[str, str]] = []
     with HostileServer({"bomb": "gzip_bomb", "endless": "endless"}) as server:
         for name, model in (("inflating body (1 MB gzip -> 1 GiB)", "bomb"),

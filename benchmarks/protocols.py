@@ -15,7 +15,8 @@ The scripted endpoint answers without a model, so the figures are the harness's 
 ``noisefloor.endpoints`` for ``run_protocols``, and noisefloor's bookkeeping).
 
 Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2] [--tiny]``
-(``--tiny``: 1 task, at 0 ms only, one repeat: the size the test suite runs).
+(``--tiny``: 1 task, the one with the fewest expected actions, at 0 ms only, one repeat: the
+size the test suite runs).
 """
 
 from __future__ import annotations
@@ -38,11 +39,14 @@ if TYPE_CHECKING:
     from noisefloor.protocols.tau2 import ProtocolRunSettings
 
 
-def _tasks(n: int):
+def _tasks(n: int, shortest: bool = False):
     from tau2.registry import registry
 
     every = registry.get_tasks_loader("retail")("base")
-    return [t for t in every if 1 <= len(t.evaluation_criteria.actions or []) <= 6][:n]
+    fit = [t for t in every if 1 <= len(t.evaluation_criteria.actions or []) <= 6]
+    if shortest:  # fewest expected actions first: fewest turns per simulation (stable order)
+        fit.sort(key=lambda t: len(t.evaluation_criteria.actions or []))
+    return fit[:n]
 
 
 def _settings(url: str, tasks, concurrency: int, protocol: str = "intercept") -> ProtocolRunSettings:
@@ -101,16 +105,16 @@ def main() -> None:
     parser.add_argument("--overhead-tasks", type=int, default=6)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--tiny", action="store_true",
-                        help="1 task, 0 ms latency only, one repeat (seconds, not minutes)")
+                        help="1 task (the shortest), 0 ms latency only, one repeat (seconds, not minutes)")
     a = parser.parse_args()
     latencies = (0.0, 0.1)
-    if a.tiny:  # every part once, on one task, without the added latency
+    if a.tiny:  # every part once, on the shortest task, without the added latency
         a.tasks, a.overhead_tasks, a.repeat, latencies = 1, 1, 1, (0.0,)
     # imported after the options are read (--help answers at once); takes seconds, not timed
     import noisefloor.protocols.tau2.registration  # noqa: F401  (tau2-bench, the agent, the user)
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
-    tasks = _tasks(a.tasks)
+    tasks = _tasks(a.tasks, shortest=a.tiny)
     print(f"\n== throughput: {len(tasks)} retail tasks, 1 arm (intercept), concurrency 16 ==")
     for latency in latencies:
         rate, wall, ok = throughput(tasks, latency, 16)

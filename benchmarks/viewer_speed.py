@@ -13,6 +13,8 @@ Usage: ``python benchmarks/viewer_speed.py [--sizes 10080,52800] [--dir DIR]``
 from __future__ import annotations
 
 import argparse
+import atexit
+import shutil
 import statistics
 import sys
 import tempfile
@@ -75,6 +77,8 @@ def main() -> None:
     from noisefloor.report.html.viewer import ViewerData, make_server
 
     root = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="nf-viewer-"))
+    if not args.dir:
+        atexit.register(shutil.rmtree, root, True)  # the runs go at exit unless --dir keeps them
     for n in (int(x) for x in args.sizes.split(",")):
         t = time.perf_counter()
         d = _run(root, n)

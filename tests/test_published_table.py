@@ -217,6 +217,11 @@ def test_reversed_twins_equal_the_row_loop(rows):
         twin_line = int(str(exc).split("(count table line ")[1].split(")")[0])
         got = f"{lines[0] - 2}:{twin_line - 2}"
     assert got == expected
+    # small tables take the row walk; the column operations (large tables) must agree too
+    labels = frame["contrast"].astype(str).to_numpy(dtype=object)
+    for by in (count_table._first_twin_by_rows, count_table._first_twin_by_columns):
+        found = by(frame, ["seed", "trial"], labels)
+        assert (None if found is None else f"{found[0]}:{found[1]}") == expected, by.__name__
 
 
 def test_a_twin_far_down_names_both_lines(tmp_path):

@@ -146,16 +146,72 @@ def _check_counts_fit(rows: pd.DataFrame) -> None:
                              f"integer in [0, 2**63), got {values.tolist()[i]}")
 
 
+#: Up to this many rows the twin check walks the rows in Python: the column operations cost
+#: about 10 ms whatever the size (groupby, merge, reindex), the walk a few microseconds a row.
+_TWIN_ROW_LOOP = 1000
+
+
 def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
     # "a-b" and "b-a" at the same seed are the same paired tasks counted twice (once from each
-    # side); keeping both would double the evidence and the Bonferroni family. Over whole
-    # columns: each row's label is joined to its reversals, and a row is a twin when a row
-    # before it holds one of them under the same model, benchmark, seed, trial and subset.
+    # side); keeping both would double the evidence and the Bonferroni family. A row is a twin
+    # when a row before it holds one of its label's reversals under the same model, benchmark,
+    # seed, trial and subset; the first such row is reported, with the first row it repeats.
     n = len(rows)
     if n == 0:
         return
     keys = [c for c in ("model", "benchmark", "seed", "trial", "subset") if c in rows.columns]
-    labels = rows["contrast"].astype(str).to_numpy(dtype=object)
+    labels = np.array(_as_str(rows["contrast"]), dtype=object)
+    if n <= _TWIN_ROW_LOOP:
+        found = _first_twin_by_rows(rows, keys, labels)
+    else:
+        found = _first_twin_by_columns(rows, keys, labels)
+    if found is None:
+        return
+    i, twin = found
+    raise ValueError(
+        f"{_where(rows, i)}: field 'contrast': {labels[i]!r} is {labels[twin]!r} "
+        f"({_where(rows, twin)}) written the other way round for the same seed, trial "
+        "and subset; give "
+        "each pair of arms once (wins and losses swap with the order)")
+
+
+def _first_twin_by_rows(rows: pd.DataFrame, keys: list[str],
+                        labels: np.ndarray) -> tuple[int, int] | None:
+    """The first twin row and the row it repeats, walking the rows (small tables)."""
+    if keys:
+        key_of = list(zip(*(_as_str(rows[k]) for k in keys)))
+    else:
+        key_of = [()] * len(labels)
+    first: dict = {}  # (key, label) -> its first row
+    turned: dict[str, list[str]] = {}  # label -> its reversals, sorted
+    for i, (key, label) in enumerate(zip(key_of, labels.tolist())):
+        first.setdefault((key, label), i)
+        rev = turned.get(label)
+        if rev is None:
+            rev = turned[label] = sorted(_reversals(label))
+        for r in rev:
+            j = first.get((key, r))
+            if j is not None and j != i:
+                return i, j
+    return None
+
+
+def _as_str(column: pd.Series) -> list:
+    """``column.astype(str).tolist()``, without its fixed cost where the values are already
+    strings or are integers or booleans without missing values (whose ``str`` is what
+    ``astype(str)`` gives)."""
+    if column.dtype.kind in "iub" and (isinstance(column.dtype, np.dtype) or not column.hasnans):
+        return [str(v) for v in column.to_numpy().tolist()]
+    if column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string":
+        return column.tolist()
+    return column.astype(str).tolist()
+
+
+def _first_twin_by_columns(rows: pd.DataFrame, keys: list[str],
+                           labels: np.ndarray) -> tuple[int, int] | None:
+    """The first twin row and the row it repeats, over whole columns (large tables): each
+    row's label is joined to its reversals and looked up among the first rows of each pair."""
+    n = len(labels)
     key_id = (rows[keys].astype(str).groupby(keys, sort=False).ngroup().to_numpy()
               if keys else np.zeros(n, dtype=np.int64))
     label_code, uniques = pd.factorize(labels)
@@ -172,14 +228,10 @@ def _check_no_reversed_twins(rows: pd.DataFrame) -> None:
                                   + joined["reversal"].to_numpy()).to_numpy()
     twin_rows = joined["row"].to_numpy()[found < joined["row"].to_numpy()]  # NaN: never
     if not len(twin_rows):
-        return
+        return None
     i = int(twin_rows.min())
-    first: dict = {}  # the row loop's first rows of each label at this key, up to row i
+    first: dict = {}  # the row walk's first rows of each label at this key, up to row i
     for j in np.flatnonzero(key_id[:i + 1] == key_id[i]):
         first.setdefault(labels[j], int(j))
     twin = next(first[r] for r in sorted(_reversals(labels[i])) if r in first and first[r] != i)
-    raise ValueError(
-        f"{_where(rows, i)}: field 'contrast': {labels[i]!r} is {labels[twin]!r} "
-        f"({_where(rows, twin)}) written the other way round for the same seed, trial "
-        "and subset; give "
-        "each pair of arms once (wins and losses swap with the order)")
+    return i, twin
