@@ -415,17 +415,20 @@ def _task_flips(group: Any, a: str, b: str, trial: int) -> pd.DataFrame:
 def _pooled_reruns(table: pd.DataFrame) -> pd.DataFrame:
     """One null contrast per arm and seed: the W/L/T of all its certified re-run pairs summed,
     so the floor is on the footing of the pooled gap (counts summed over trials)."""
-    rows = []
-    # a missing seed groups as None; pandas-stubs 2.x leaves None out of where's `other` (pandas
-    # takes any scalar; pandas-stubs 3.x accepts it)
-    seed_key = table["seed"].astype(object).where(  # type: ignore[call-overload, unused-ignore]
-        table["seed"].notna(), None)
-    for (arm, seed), g in table.groupby(["a", seed_key], sort=True, dropna=False):
-        rows.append({"contrast": f"{arm} re-runs", "kind": "reruns",
-                     "clean": bool(g["clean"].all()),
-                     "certified_by": "; ".join(sorted(set(g["certified_by"]))),
-                     "seed": seed, "wins": int(g["wins"].sum()),
-                     "losses": int(g["losses"].sum()), "ties": int(g["ties"].sum())})
+    # plain lists (a handful of rows: pandas' groupby overhead would dominate); groups in the
+    # order of a sorted groupby: by arm, then seed, a missing seed (None) last
+    groups: dict[tuple, list[int]] = {}
+    seeds = [None if pd.isna(x) else x for x in table["seed"].tolist()]
+    for i, key in enumerate(zip(table["a"].tolist(), seeds)):
+        groups.setdefault(key, []).append(i)
+    clean, certified = table["clean"].tolist(), table["certified_by"].tolist()
+    counts = {c: table[c].tolist() for c in ("wins", "losses", "ties")}
+    rows = [{"contrast": f"{arm} re-runs", "kind": "reruns",
+             "clean": bool(all(clean[i] for i in idx)),
+             "certified_by": "; ".join(sorted({certified[i] for i in idx})),
+             "seed": seed, **{c: int(sum(v[i] for i in idx)) for c, v in counts.items()}}
+            for (arm, seed), idx in sorted(groups.items(), key=lambda kv: (
+                kv[0][0], kv[0][1] is None, 0 if kv[0][1] is None else kv[0][1]))]
     out = pd.DataFrame(rows)
     out["seed"] = pd.array([None if x is None or x != x else int(x) for x in out["seed"]],
                            dtype="Int64")

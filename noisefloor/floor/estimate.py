@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
-from noisefloor.floor.null_gaps import excursion_bound, null_gap_spread, spread_signs
+from noisefloor.floor.null_gaps import excursion_bound, spread_of, spread_signs
 from noisefloor.results import FrozenResult
 from noisefloor.stats.multiplicity import adjust_families
 from noisefloor.stats.paired import sign_tests
@@ -219,14 +219,19 @@ def _seed_column(values: pd.Series) -> pd.Series:
         raise ValueError(f"null_contrasts {exc}") from None
 
 
-def _stat_rows(frame: pd.DataFrame, confidence: float) -> list[dict]:
-    tests = sign_tests(frame["wins"].to_numpy(), frame["losses"].to_numpy(),
-                       frame["ties"].to_numpy(), confidence=confidence)
+def _stat_rows(records: list[dict], confidence: float) -> list[dict]:
+    """``records`` (dicts with ``wins``, ``losses``, ``ties``) with the sign test of each added."""
+    if not records:
+        return []
+    tests = sign_tests(np.array([r["wins"] for r in records], dtype=np.int64),
+                       np.array([r["losses"] for r in records], dtype=np.int64),
+                       np.array([r["ties"] for r in records], dtype=np.int64),
+                       confidence=confidence)
     stats = zip(tests["n"].tolist(), tests["gap"].tolist(), tests["p_value"].tolist(),
                 tests["ci_low"].tolist(), tests["ci_high"].tolist(), tests["reason"].tolist())
     return [{**rec, "n": int(n), "gap": gap, "p_value": p, "ci_low": lo, "ci_high": hi,
              "bound": excursion_bound(lo, hi), "reason": reason}
-            for rec, (n, gap, p, lo, hi, reason) in zip(frame.to_dict(orient="records"), stats)]
+            for rec, (n, gap, p, lo, hi, reason) in zip(records, stats)]
 
 
 def _bonferroni(rows: list[dict], family_key) -> None:
@@ -354,27 +359,34 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     frame = frame[["contrast", "kind", "clean", "certified_by", "seed", "wins", "losses", "ties"]]
     frame.insert(4, "level", TRIAL)
 
-    per_seed = _stat_rows(frame, confidence)
+    # From here on plain lists: the table is small (one row per contrast and seed), and pandas'
+    # per-operation overhead would dominate the arithmetic.
+    names = ("contrast", "kind", "clean", "certified_by", "level", "seed", "wins", "losses",
+             "ties")
+    records = [dict(zip(names, values)) for values in zip(*(frame[c].tolist() for c in names))]
+    groups: dict[Any, list[dict]] = {}
+    for rec in records:
+        if not _missing(rec["contrast"]):  # as a groupby, which drops a missing key
+            groups.setdefault(rec["contrast"], []).append(rec)
+    pooled_counts = [{
+        "contrast": label, "kind": _first_present([r["kind"] for r in recs]),
+        "clean": all(r["clean"] for r in recs),
+        "certified_by": "; ".join(dict.fromkeys(r["certified_by"] for r in recs)),
+        "level": POOLED, "seed": pd.NA,
+        "wins": sum(r["wins"] for r in recs), "losses": sum(r["losses"] for r in recs),
+        "ties": sum(r["ties"] for r in recs)} for label, recs in groups.items()]
+    stat_rows = _stat_rows(records + pooled_counts, confidence)
+    per_seed, pooled = stat_rows[:len(records)], stat_rows[len(records):]
     _bonferroni(per_seed, lambda r: _seed_key(r["seed"]))
     for r in per_seed:
         r["tau"] = math.nan
-
-    pooled_counts = (frame.groupby("contrast", sort=False)
-                     .agg(kind=("kind", "first"), clean=("clean", "all"),
-                          certified_by=("certified_by", lambda v: "; ".join(dict.fromkeys(v))),
-                          wins=("wins", "sum"),
-                          losses=("losses", "sum"), ties=("ties", "sum"))
-                     .reset_index())
-    pooled_counts.insert(4, "level", POOLED)
-    pooled_counts.insert(5, "seed", np.full(len(pooled_counts), pd.NA, dtype=object))
-    pooled = _stat_rows(pooled_counts, confidence)
     _bonferroni(pooled, lambda r: POOLED)
     for r in pooled:
-        seeds = frame[frame["contrast"] == r["contrast"]]
-        gaps = [(w - lo) / (w + lo + t) for w, lo, t in zip(seeds.wins, seeds.losses, seeds.ties)
-                if w + lo + t]
-        variances = [gap_variance(w, lo, t) for w, lo, t in
-                     zip(seeds.wins, seeds.losses, seeds.ties) if w + lo + t]
+        seeds = groups[r["contrast"]]
+        gaps = [(s["wins"] - s["losses"]) / (s["wins"] + s["losses"] + s["ties"])
+                for s in seeds if s["wins"] + s["losses"] + s["ties"]]
+        variances = [gap_variance(s["wins"], s["losses"], s["ties"])
+                     for s in seeds if s["wins"] + s["losses"] + s["ties"]]
         pool = pool_random_effects(gaps, variances)  # NaN with a reason (< 2 seeds, zero variance)
         r["tau"] = pool.tau
         if pool.reason:
@@ -390,54 +402,59 @@ def noise_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.95,
     table["seed"] = _seed_column(table["seed"])
 
     reasons = []
-    pooled_df = table[table["level"] == POOLED]
-    clean_df = pooled_df[pooled_df["clean"]]
+    clean_rows = [r for r in pooled if r["clean"]]
     basis = "clean"
-    if clean_df.empty:
+    if not clean_rows:
         basis = "null"
-        clean_df = pooled_df
+        clean_rows = pooled
         reasons.append("no null contrast is certified clean (identical first requests); the floor "
                        "is taken over all null contrasts and equals the envelope")
-    floor, floor_contrast = _max_bound(clean_df)
-    envelope, envelope_contrast = _max_bound(pooled_df)
+    floor, floor_contrast = _max_bound(clean_rows)
+    envelope, envelope_contrast = _max_bound(pooled)
     if math.isnan(floor) and pooling == "random":
-        why = "; ".join(dict.fromkeys(r for r in clean_df["reason"] if r)) or "undefined"
+        why = "; ".join(dict.fromkeys(r["reason"] for r in clean_rows if r["reason"])) or "undefined"
         reasons.append(f"the random-effects floor is undefined ({why})")
     elif math.isnan(floor):
         reasons.append("no informative (untied) pair in the floor's contrasts: the floor is undefined")
 
-    seed_rows = table[table["level"] == TRIAL]
-    gap_sd, gap_min, gap_max = null_gap_spread(seed_rows)
-    floor_rows = pooled_df[pooled_df["contrast"] == floor_contrast]
-    n_floor = int((floor_rows["wins"] + floor_rows["losses"]).sum()) if floor_contrast else 0
+    seed_keys = [_seed_key(r["seed"]) for r in per_seed]
+    gap_sd, gap_min, gap_max = spread_of(
+        [r["contrast"] for r in per_seed], [pd.NA if k is None else k for k in seed_keys],
+        [r["wins"] for r in per_seed], [r["losses"] for r in per_seed],
+        [r["gap"] for r in per_seed])
+    n_floor = (int(sum(r["wins"] + r["losses"] for r in pooled if r["contrast"] == floor_contrast))
+               if floor_contrast else 0)
     cautions = []
     if not math.isnan(floor) and n_floor < MIN_INFORMATIVE_PAIRS:
         cautions.append(
             f"the floor rests on {n_floor} informative (untied) pair{'' if n_floor == 1 else 's'}, "
             f"fewer than {MIN_INFORMATIVE_PAIRS}: with so few the sign test cannot reach p < 0.05 "
             "and the bound reflects the pair count more than the run-to-run noise")
-    basis_rows = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
-    if not math.isnan(floor) and len(basis_rows) == 1:
+    chosen = [i for i, r in enumerate(per_seed) if r["clean"] or basis != "clean"]
+    if not math.isnan(floor) and len(chosen) == 1:
         cautions.append("the floor rests on a single null contrast at a single seed"
-                        + (" (the only clean one)" if basis == "clean" and len(seed_rows) > 1
+                        + (" (the only clean one)" if basis == "clean" and len(per_seed) > 1
                            else "")
                         + ": no replicate shows how far it moves (the noise-floor paper's +18 pp "
                         "gap was -3 pp at the next seed)")
-    # the largest defined bound of each seed's floor contrasts (NaN when none), all seeds at once
-    chosen = seed_rows[seed_rows["clean"]] if basis == "clean" else seed_rows
-    seed_max = chosen.groupby("seed", sort=False, dropna=False)["bound"].max()
-    maxima = {_seed_key(k): float(v) for k, v in seed_max.items()}
+    # the largest defined bound of each seed's floor contrasts (NaN when none)
+    maxima: dict[int | None, float] = {}
+    for i in chosen:
+        key, bound = seed_keys[i], float(per_seed[i]["bound"])
+        if bound == bound and not maxima.get(key, math.nan) >= bound:
+            maxima[key] = bound
+        else:
+            maxima.setdefault(key, math.nan)
     per_seed_floor = {}
-    for seed in sorted(seed_rows["seed"].dropna().unique().tolist()) + (
-            [None] if seed_rows["seed"].isna().any() else []):
-        key = None if seed is None else int(seed)
+    present = set(seed_keys)
+    for key in sorted(k for k in present if k is not None) + ([None] if None in present else []):
         per_seed_floor[key] = maxima.get(key, math.nan)
+    n_informative = int(sum(r["wins"] + r["losses"] for r in per_seed))
     return NoiseFloor(
         floor=floor, floor_contrast=floor_contrast, envelope=envelope,
         envelope_contrast=envelope_contrast, basis=basis,
         null_gap_sd=gap_sd, null_gap_min=gap_min, null_gap_max=gap_max,
-        n_informative=int((seed_rows["wins"] + seed_rows["losses"]).sum()),
-        n_seeds=int(seed_rows["seed"].nunique(dropna=False)), per_seed_floor=per_seed_floor,
+        n_informative=n_informative, n_seeds=len(present), per_seed_floor=per_seed_floor,
         confidence=confidence, reason="; ".join(reasons), table=table,
         n_informative_floor=n_floor,
         caution=("; ".join(cautions) + "; verdicts against it are provisional") if cautions else "",
@@ -465,9 +482,21 @@ def _pool_random(frame: pd.DataFrame, pooled: list[dict], confidence: float,
     return re_floor
 
 
-def _max_bound(rows: pd.DataFrame) -> tuple[float, str]:
-    defined = rows[rows["bound"].notna()]
-    if defined.empty:
-        return math.nan, ""
-    best = defined.iloc[int(np.argmax(defined["bound"].to_numpy(dtype=float)))]  # first largest
-    return float(best["bound"]), str(best["contrast"])
+def _max_bound(rows: list[dict]) -> tuple[float, str]:
+    """The largest defined bound of ``rows`` and its contrast (the first if tied); NaN, ""."""
+    best = None
+    for r in rows:
+        bound = float(r["bound"])
+        if bound == bound and (best is None or bound > best[0]):
+            best = (bound, str(r["contrast"]))
+    return best if best is not None else (math.nan, "")
+
+
+def _missing(value: Any) -> bool:
+    """True for a missing scalar (None, NaN, ``pd.NA``)."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _first_present(values: list) -> Any:
+    """The first non-missing value, as ``groupby(...).first()`` takes it (None if all missing)."""
+    return next((v for v in values if not _missing(v)), None)

@@ -65,18 +65,51 @@ def spread_signs(rows: pd.DataFrame) -> dict:
     >>> spread_signs(t)
     {'b-a': -1.0, 'c-a': 1.0}
     """
+    return _signs(rows["contrast"].tolist(), rows["seed"].tolist(), rows["wins"].tolist(),
+                  rows["losses"].tolist(), rows["gap"].tolist())
+
+
+def _signs(contrasts: list, seeds: list, wins: list, losses: list, gaps: list) -> dict:
+    """:func:`spread_signs` on plain columns (lists in row order), without a DataFrame."""
+    groups: dict[str, list[int]] = {}
+    for i, label in enumerate(contrasts):
+        groups.setdefault(str(label), []).append(i)
     signs = {}
-    for label, g in rows.groupby(rows["contrast"].astype(str), sort=False):
-        net = int(g["wins"].sum()) - int(g["losses"].sum())
+    for label, idx in groups.items():
+        net = int(sum(wins[i] for i in idx)) - int(sum(losses[i] for i in idx))
         sign = 1.0 if net > 0 else -1.0 if net < 0 else 0.0
         if sign == 0.0:
-            gaps = sorted(((_seed_order(sd), float(x)) for sd, x in zip(g["seed"], g["gap"])
-                           if x == x), key=lambda r: r[0])
-            largest = max((abs(x) for _, x in gaps), default=0.0)
-            first = next((x for _, x in gaps if abs(x) == largest and x != 0.0), 1.0)
+            ordered = sorted(((_seed_order(seeds[i]), float(gaps[i])) for i in idx
+                              if gaps[i] == gaps[i]), key=lambda r: r[0])
+            largest = max((abs(x) for _, x in ordered), default=0.0)
+            first = next((x for _, x in ordered if abs(x) == largest and x != 0.0), 1.0)
             sign = 1.0 if first > 0 else -1.0
         signs[label] = sign
     return signs
+
+
+def spread_of(contrasts: list, seeds: list, wins: list, losses: list,
+              gaps: list) -> tuple[float, float, float]:
+    """:func:`null_gap_spread` on plain columns (lists in row order), without a DataFrame.
+
+    Parameters
+    ----------
+    contrasts, seeds, wins, losses, gaps : list, each of length n_rows
+        The columns of :func:`null_gap_spread`'s ``rows``, in row order (a missing seed is
+        ``None`` or ``pd.NA``, an undefined gap NaN).
+
+    Returns
+    -------
+    (sd, low, high) : tuple of float
+        As :func:`null_gap_spread`.
+    """
+    if not contrasts:
+        return math.nan, math.nan, math.nan
+    signs = _signs(contrasts, seeds, wins, losses, gaps)
+    oriented = [float(x) * signs[str(c)] for c, x in zip(contrasts, gaps)]
+    g = np.array([x for x in oriented if x == x], dtype=float)
+    sd = float(np.sqrt(np.mean(g ** 2))) if g.size >= 2 else math.nan
+    return (sd, float(g.min()) if g.size else math.nan, float(g.max()) if g.size else math.nan)
 
 
 def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
@@ -136,10 +169,5 @@ def null_gap_spread(rows: pd.DataFrame) -> tuple[float, float, float]:
     >>> null_gap_spread(flipped) == null_gap_spread(t)
     True
     """
-    if rows.empty:
-        return math.nan, math.nan, math.nan
-    signs = spread_signs(rows)
-    gaps = (rows["gap"].astype(float) * rows["contrast"].astype(str).map(signs)).dropna()
-    g = gaps.to_numpy(dtype=float)
-    sd = float(np.sqrt(np.mean(g ** 2))) if g.size >= 2 else math.nan
-    return (sd, float(g.min()) if g.size else math.nan, float(g.max()) if g.size else math.nan)
+    return spread_of(rows["contrast"].tolist(), rows["seed"].tolist(), rows["wins"].tolist(),
+                     rows["losses"].tolist(), rows["gap"].tolist())

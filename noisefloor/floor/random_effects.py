@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -164,18 +165,23 @@ def random_effects_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.
         raise ValueError(f"contrast {r['contrast']!r} appears more than once for seed "
                          f"{r['seed']!r}")
     rows = []
-    for label, grp in null_contrasts.groupby("contrast", sort=False):
+    # grouped in plain lists (first-appearance order, a missing label left out, as a groupby)
+    groups: dict[Any, list[tuple]] = {}
+    for rec in zip(*(null_contrasts[c].tolist() for c in need)):
+        if not (rec[0] is None or rec[0] is pd.NA or rec[0] != rec[0]):
+            groups.setdefault(rec[0], []).append(rec)
+    for label, grp in groups.items():
         counts = [(_validate.count(f"{label} seed {s} wins", w),
                    _validate.count(f"{label} seed {s} losses", lo),
                    _validate.count(f"{label} seed {s} ties", t))
-                  for s, w, lo, t in zip(grp["seed"], grp["wins"], grp["losses"], grp["ties"])]
+                  for _, _, s, w, lo, t in grp]
         counts = [c for c in counts if sum(c) > 0]
         y = np.array([(w - lo) / (w + lo + t) for w, lo, t in counts], dtype=float)
         v = np.array([gap_variance(*c) for c in counts], dtype=float)
         pooled = _pool(y, v, method, conf)
         lo_, hi_ = ((pooled["ci_low"], pooled["ci_high"]) if bound == "ci"
                     else (pooled["pi_low"], pooled["pi_high"]))
-        rows.append({"contrast": str(label), "clean": bool(grp["clean"].astype(bool).all()),
+        rows.append({"contrast": str(label), "clean": all(bool(r[1]) for r in grp),
                      **pooled, "bound": excursion_bound(lo_, hi_)})
     cols = ["contrast", "clean", "k", "estimate", "se", "ci_low", "ci_high", "tau_squared", "tau",
             "pi_low", "pi_high", "bound", "reason"]
