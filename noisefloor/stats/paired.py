@@ -242,7 +242,11 @@ def wilson_interval(
         center = (q + crit2 / (2 * nf)) / denom
         dist = crit * np.sqrt(q * (1.0 - q) / nf + crit2 / (4.0 * nf**2))
         dist /= denom
-    return np.clip(center - dist, 0, 1), np.clip(center + dist, 0, 1)
+    # the closed form is exactly 0 at x = 0 and exactly 1 at x = n, but rounding can leave
+    # 1 - 2e-16 there (and move that end across a confidence level): the ends are set exactly
+    low = np.where((x == 0) & (n > 0), 0.0, np.clip(center - dist, 0, 1))
+    high = np.where((x == n) & (n > 0), 1.0, np.clip(center + dist, 0, 1))
+    return low, high
 
 
 def _mapped(lo: np.ndarray, hi: np.ndarray, m: np.ndarray, n: np.ndarray):
