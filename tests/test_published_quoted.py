@@ -11,27 +11,13 @@ module's, quoted whitespace not stripped, a well-formed quoted file still taking
 
 from __future__ import annotations
 
-import warnings
-
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noisefloor.audit import published
-from noisefloor.audit.published import TableError, read_claims, read_paired_counts
-from noisefloor.stats.warning_classes import CountTotalsWarning
-
-
-def _outcome(fn):
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("ignore")
-            warnings.simplefilter("always", CountTotalsWarning)
-            frame = fn()
-        return frame, [str(w.message) for w in caught]
-    except TableError as exc:
-        return ("error", str(exc), exc.line, exc.field)
+from noisefloor.audit.published import read_claims, read_paired_counts
+from tests.test_published_table import _by_rows, _outcome, _same
 
 
 def _both(read, path):
@@ -46,18 +32,7 @@ def _both(read, path):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(published, "_read_rows", spy)
         table = _outcome(lambda: read(path))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(published, "_read_frame", lambda raw, display: None)
-        rows = _outcome(lambda: read(path))
-    return table, rows, not rows_read
-
-
-def _same(a, b):
-    if isinstance(a[0], str) or isinstance(b[0], str):  # an error
-        assert a == b
-    else:
-        pd.testing.assert_frame_equal(a[0], b[0])
-        assert a[1] == b[1]
+    return table, _by_rows(read, path), not rows_read
 
 
 def _quote(cell: str) -> str:

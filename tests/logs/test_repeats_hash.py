@@ -21,16 +21,7 @@ from hypothesis import strategies as st
 from noisefloor.logs import repeats
 from noisefloor.logs.annotation_table import PYTHON_STRING_DTYPE
 from noisefloor.logs.repeats import first_repeat
-
-
-def _loop(rows: list[tuple[str, ...]]) -> tuple[int, int]:
-    """The first repeated key in file order, by a dict of keys seen."""
-    seen: dict[tuple[str, ...], int] = {}
-    for i, key in enumerate(rows):
-        if key in seen:
-            return i, seen[key]
-        seen[key] = i
-    return len(rows), -1
+from tests.logs.test_annotation_table import _first_repeat_reference
 
 
 def _column(values: list[str], cuts: list[int]) -> pd.Series:
@@ -56,7 +47,7 @@ _id = st.one_of(
        cuts=st.lists(st.integers(0, 60), max_size=4),
        block=st.sampled_from([1, 2, 3, 7, 1 << 15]),
        collide=st.sampled_from(["no", "lengths only", "nothing"]))
-def test_hashed_first_repeat_equals_a_loop(rows, cuts, block, collide):
+def test_hashed_first_repeat_equals_a_first_repeat_reference(rows, cuts, block, collide):
     # small blocks put one id into blocks of different shapes; "lengths only" makes every two
     # ids of one length collide (the words are masked to zero), "nothing" makes every two ids
     # collide: only the exact comparison of colliding rows can then give the right answer
@@ -69,7 +60,7 @@ def test_hashed_first_repeat_equals_a_loop(rows, cuts, block, collide):
             patch.setattr(repeats, "_FIRST_BYTES", np.zeros(9, dtype=np.uint64))
         if collide == "nothing":
             patch.setattr(repeats, "_MULTIPLIER", np.uint64(0))
-        assert first_repeat(frame) == _loop(rows)
+        assert first_repeat(frame) == _first_repeat_reference(rows)
 
 
 def _hashes(values: list[str], cuts: list[int]) -> np.ndarray:
@@ -126,4 +117,4 @@ def test_a_repeat_far_down_is_found_with_exact_codes_seeding_the_hash(seeded):
     raters.insert(n - 7, raters[11])
     frame = pd.DataFrame({"category": "", "item": items, "rater": raters})
     rows = list(zip(frame["category"], frame["item"], frame["rater"]))
-    assert first_repeat(frame) == _loop(rows) == (n - 7, 11)
+    assert first_repeat(frame) == _first_repeat_reference(rows) == (n - 7, 11)
