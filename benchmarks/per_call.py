@@ -10,7 +10,11 @@ call on the small tables that interactive use and the property tests feed them:
   arms drawn from one per-task success probability, re-runs certified by an empty store).
 
 Prints milliseconds per call, wall clock and process CPU (on a shared machine the CPU figure is
-the one that does not depend on the other processes), as JSON.
+the one that does not depend on the other processes), as JSON, and each call's CPU as a ratio
+to its peer: the same arithmetic written directly with scipy and statsmodels, without the
+checks, certification and tables (for ``noise_floor``: an exact sign test and a Wilson interval
+per row and per pooled contrast; for ``compare``: per-task success shares of each arm with
+pandas and one sign test over the tasks).
 
 Usage::
 
@@ -63,6 +67,30 @@ def per_call(fn, calls: int) -> dict:
             "cpu_ms": round((time.process_time() - cpu) / calls * 1000, 2)}
 
 
+def bare_floor(table: pd.DataFrame) -> list:
+    """The peer of ``noise_floor``: scipy's exact sign test and statsmodels' Wilson interval of
+    each row and of each contrast's summed counts."""
+    from scipy.stats import binomtest
+    from statsmodels.stats.proportion import proportion_confint
+
+    rows = list(zip(table["wins"], table["losses"]))
+    summed = table.groupby("contrast", sort=False)[["wins", "losses"]].sum()
+    rows += list(zip(summed["wins"], summed["losses"]))
+    return [(binomtest(int(w), int(w + lo)).pvalue,
+             proportion_confint(int(w), int(w + lo), method="wilson")) for w, lo in rows]
+
+
+def bare_compare(trials: pd.DataFrame) -> float:
+    """The peer of ``compare``: each arm's per-task success share, then a sign test of the
+    task-level differences."""
+    from scipy.stats import binomtest
+
+    shares = trials.pivot_table(index="task_id", columns="protocol", values="reward")
+    diff = shares["x"] - shares["y"]
+    wins, losses = int((diff > 0).sum()), int((diff < 0).sum())
+    return binomtest(wins, wins + losses).pvalue if wins + losses else float("nan")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=50)
@@ -80,6 +108,15 @@ def main() -> None:
         "noise_floor_summed": per_call(lambda: noise_floor(table), args.calls),
         "noise_floor_random": per_call(lambda: noise_floor(table, pooling="random"), args.calls),
         "compare_60x3": per_call(lambda: compare(trials, a="x", b="y"), args.calls),
+        "peer_bare_floor": per_call(lambda: bare_floor(table), args.calls),
+        "peer_bare_compare": per_call(lambda: bare_compare(trials), args.calls),
+    }
+    peer_floor = max(figures["peer_bare_floor"]["cpu_ms"], 1e-3)
+    peer_compare = max(figures["peer_bare_compare"]["cpu_ms"], 1e-3)
+    figures["cpu_ratio_to_peer"] = {
+        "noise_floor_summed": round(figures["noise_floor_summed"]["cpu_ms"] / peer_floor, 2),
+        "noise_floor_random": round(figures["noise_floor_random"]["cpu_ms"] / peer_floor, 2),
+        "compare_60x3": round(figures["compare_60x3"]["cpu_ms"] / peer_compare, 2),
     }
     print(json.dumps(figures, indent=2))
 
