@@ -215,8 +215,8 @@ def count_trials(task, reward, infrastructure_error=None, order=None, *,
     Raises
     ------
     ValueError
-        Arrays of different lengths, a repeated (task, trial index), an invalid policy, or
-        unequal counts under ``unequal_trials="error"``.
+        Arrays of different lengths, a missing task label (None or NaN), a repeated (task,
+        trial index), an invalid policy, or unequal counts under ``unequal_trials="error"``.
 
     Examples
     --------
@@ -230,6 +230,11 @@ def count_trials(task, reward, infrastructure_error=None, order=None, *,
     if raw.ndim != 1:
         raise ValueError(f"task must be a 1-d array, got shape {raw.shape}")
     codes, uniques = pd.factorize(raw, use_na_sentinel=False)  # codes in first-seen order
+    missing = pd.isna(uniques)
+    if missing.any():  # str() would make "None" or "nan" a task of its own
+        first = int(np.flatnonzero(np.isin(codes, np.flatnonzero(missing)))[0])
+        raise ValueError(f"task is missing at position {first} (got {raw[first]!r}); every "
+                         "trial needs a task label")
     tasks = np.array([str(t) for t in uniques], dtype=object)
     if len(set(tasks)) < tasks.size:  # e.g. 1 and "1": one task, as its text says
         codes, uniques = pd.factorize(tasks[codes])

@@ -99,6 +99,19 @@ def test_errors():
         pass_hat_k(t.iloc[:1], 1, infrastructure_errors="drop")
 
 
+@pytest.mark.parametrize("missing", [None, float("nan"), pd.NA])
+def test_a_missing_task_label_is_an_error_not_a_task_named_nan(missing):
+    from noisefloor.stats.passk import count_trials
+
+    with pytest.raises(ValueError, match="task is missing at position 2"):
+        count_trials(["a", "a", missing, "b"], [1.0, 0.0, 1.0, 1.0])
+    t = pd.DataFrame({"task_id": ["a", missing], "trial": [0, 0], "reward": [1.0, 1.0]})
+    with pytest.raises(ValueError, match="task is missing at position 1"):
+        pass_hat_k(t, 1)
+    # the texts "None" and "nan" are labels like any other
+    assert count_trials(["None", "nan"], [1.0, 0.0]).tasks == ("None", "nan")
+
+
 def test_table_per_configuration():
     t = pd.DataFrame({"protocol": ["x", "x", "y", "y"], "task_id": ["1"] * 4,
                       "trial": [0, 1, 0, 1], "reward": [1.0, 0.0, 0.0, 0.0]})
