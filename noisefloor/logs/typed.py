@@ -197,13 +197,13 @@ def typed_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
         return None  # a top-level key given twice (or a colon escape): the exact path
     if objects and not _no_key_given_twice(objects, joined, colon_at):
         return None  # a key given twice inside extra, or an extra the reference refuses
-    infra = np.array(columns["infrastructure_error"], dtype=bool)
+    infra = np.fromiter(columns["infrastructure_error"], dtype=bool, count=n)
     rewards = np.array(columns["reward"], dtype=np.float64)  # None -> nan
     if (infra & ~np.isnan(rewards)).any():
         return None  # an infrastructure error with a reward: the exact path names it
     for name in ("seed", "store_events_at_start", "injections"):
         arrays[name] = pa.array(columns[name], type=pa.int64())
-    arrays["trial"] = np.array(columns["trial"], dtype=np.int64)
+    arrays["trial"] = np.fromiter(columns["trial"], dtype=np.int64, count=n)
     arrays["reward"] = rewards
     arrays["infrastructure_error"] = infra
     arrays["extra"] = ExtraArray(text_col)
