@@ -319,3 +319,15 @@ def test_the_struct_test_refuses_each_hard_case(edit):
     lines[3] = lines[3].replace(edit[0], edit[1])
     assert typed_block("\n".join(lines).encode()) is None
     assert _reference(lines[3].encode()) is None  # and the reference refuses the line
+
+
+def test_null_and_missing_extras_among_objects_keep_each_row_its_own_text():
+    lines = _uniform_lines(6)
+    lines[1] = lines[1].replace(lines[1][lines[1].index('{"task"'):-1], "null")
+    lines[4] = lines[4][:lines[4].index(',"extra"')] + "}"
+    arrays = typed_block("\n".join(lines).encode())
+    assert arrays is not None
+    texts = extra_texts(pd.Series(arrays["extra"]))
+    assert texts[1] is None and texts[4] is None
+    assert [json.loads(t)["turns"] for t in texts if t is not None] == [0, 2, 3, 5]
+    assert texts[3] == lines[3][lines[3].index('{"task"'):-1]
