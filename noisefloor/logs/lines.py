@@ -42,7 +42,8 @@ class LineBlock:
         trailing ``\r`` is kept: JSON treats it as whitespace). Blank lines are included so
         that numbering stays exact.
     newlines : numpy.ndarray of int64
-        Byte offsets of the ``\n`` separators inside ``data`` (``n_lines - 1`` of them).
+        Byte offsets of the ``\n`` separators inside ``data`` (``n_lines - 1`` of them);
+        found when the block is made, unless the caller passes them (``newlines=``).
     n_lines : int
         Number of lines.
     too_long : int or None
@@ -52,11 +53,14 @@ class LineBlock:
 
     __slots__ = ("_lines", "data", "first_line", "is_tail", "n_lines", "newlines", "too_long")
 
-    def __init__(self, first_line: int, data: bytes, is_tail: bool = False) -> None:
+    def __init__(self, first_line: int, data: bytes, is_tail: bool = False,
+                 newlines: np.ndarray | None = None) -> None:
         self.first_line = first_line
         self.data = data
         self.is_tail = is_tail
-        self.newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        if newlines is None:
+            newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+        self.newlines = newlines
         self.n_lines = len(self.newlines) + 1
         self._lines: list[bytes] | None = None
         self.too_long: int | None = None

@@ -153,7 +153,7 @@ def iter_jsonl_blocks(
                               expect, arrays=arrays)
             continue
         for part in _parts(block):  # decoded a part at a time: fewer objects alive at once
-            typed = typed_block(part.data) if native else None
+            typed = typed_block(part.data, part.newlines) if native else None
             if typed is not None:
                 PATH_COUNTS["typed"] += part.n_lines
                 start = part.first_line
@@ -204,13 +204,14 @@ def _parts(block: LineBlock) -> Iterator[LineBlock]:
         return
     cuts = np.unique(np.searchsorted(newlines, np.arange(PART_BYTES, len(data), PART_BYTES)))
     cuts = cuts[cuts < len(newlines)]  # a cut after line i ends at newlines[i]
-    begin, line = 0, block.first_line
+    begin, line, first = 0, block.first_line, 0  # first: index of the part's first newline
     for cut in cuts.tolist():
-        part = LineBlock(line, data[begin:int(newlines[cut])])
+        part = LineBlock(line, data[begin:int(newlines[cut])],
+                         newlines=newlines[first:cut] - begin)
         yield part
         line += part.n_lines
-        begin = int(newlines[cut]) + 1
-    yield LineBlock(line, data[begin:])
+        begin, first = int(newlines[cut]) + 1, cut + 1
+    yield LineBlock(line, data[begin:], newlines=newlines[first:] - begin)
 
 
 def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:

@@ -194,3 +194,140 @@ def test_extra_array_take_fill_and_equality():
     assert list(arr == ExtraArray.from_values([{"a": 1}, None, {}])) == [True, True, False]
     assert np.asarray(arr)[2] == {"b": [2, 2**70]}
     assert decode_extra('{"x": NaN}')["x"] != decode_extra('{"x": NaN}')["x"]  # NaN kept
+
+
+# -- the struct test: objects that all write the keys of the first one ------------------------
+
+# keys msgspec can name a field by and keys it cannot (a quote, a backslash), a key with a
+# colon, one with a space, non-ASCII
+_TEMPLATE_KEYS = ["a", "b:c", "d e", "é", 'q"', "s\\"]
+_PLAIN = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70),
+                   st.floats(allow_nan=False, allow_infinity=False),
+                   st.text(alphabet='x: "{}[]\\é', max_size=4))
+# value texts the reference refuses, or that decode to a colon the line does not spell out
+_BAD_VALUES = ["NaN", "1e400", '"\\ud800"', '"\\u003a"', '"\\udc00x"', '"\udcff"', "-Infinity"]  # \udcff: a raw 0xff byte
+_EDITS = ["none", "duplicate", "duplicate_escaped", "nested_duplicate", "nested", "nested_list", "reorder",
+    "drop", "unknown", "null", "missing", "space_before_colon", "bad_value",
+    "string_starts_with_colon", "top_duplicate", "duplicate_spaced"]
+
+
+def _escaped(key: str) -> str:
+    """The JSON text of ``key`` with its first character written as a \\u escape."""
+    return f'"\\u{ord(key[0]):04x}' + json.dumps(key, ensure_ascii=False)[2:]
+
+
+@st.composite
+def _template_block(draw) -> bytes:
+    """Lines whose ``extra`` objects write the same keys; one line (or none) edited."""
+    keys = draw(st.lists(st.sampled_from(_TEMPLATE_KEYS), unique=True, max_size=4))
+    colon = draw(st.sampled_from([":", ": "]))
+    comma = draw(st.sampled_from([",", ", "]))
+    n = draw(st.integers(1, 5))
+    edited, chosen = draw(st.integers(0, n - 1)), draw(st.sampled_from(_EDITS))
+    lines = []
+    for i in range(n):
+        pairs = [(json.dumps(k, ensure_ascii=False), json.dumps(draw(_PLAIN), ensure_ascii=False))
+                 for k in keys]
+        edit = chosen if i == edited else "none"
+        key_sep = colon
+        if edit == "duplicate" and pairs:
+            pairs.append(pairs[draw(st.integers(0, len(pairs) - 1))])
+        elif edit == "duplicate_spaced" and pairs:  # the second one: white space, then colon
+            key, value = pairs[draw(st.integers(0, len(pairs) - 1))]
+            pairs.append((key + draw(st.sampled_from([" ", "\t", "\r"])), value))
+        elif edit == "duplicate_escaped" and keys:
+            pairs.append((_escaped(keys[0]), "1"))
+        elif edit == "nested_duplicate" and pairs:
+            pairs[-1] = (pairs[-1][0], '{"k"' + colon + '1' + comma + '"k"' + colon + '2}')
+        elif edit == "nested" and pairs:
+            pairs[-1] = (pairs[-1][0], '{"k"' + colon + '"v:w"}')
+        elif edit == "nested_list" and pairs:
+            pairs[-1] = (pairs[-1][0], '[{"k"' + colon + '1}' + comma + '{"k"' + colon + '2}]')
+        elif edit == "reorder":
+            pairs = draw(st.permutations(pairs))
+        elif edit == "drop" and pairs:
+            pairs.pop(draw(st.integers(0, len(pairs) - 1)))
+        elif edit == "unknown":
+            pairs.append(('"other"', "0"))
+        elif edit == "space_before_colon":
+            key_sep = " " + colon
+        elif edit == "bad_value" and pairs:
+            pairs[0] = (pairs[0][0], draw(st.sampled_from(_BAD_VALUES)))
+        elif edit == "string_starts_with_colon" and pairs:
+            pairs[0] = (pairs[0][0], '":x"')
+        extra = "{" + comma.join(k + key_sep + v for k, v in pairs) + "}"
+        record = {**_BASE, "task_id": f"t:{i}"}
+        top = [(json.dumps(k), json.dumps(v)) for k, v in record.items()]
+        if edit == "null":
+            top.append(('"extra"', "null"))
+        elif edit != "missing":
+            top.append(('"extra"', extra))
+        if edit == "top_duplicate":
+            top.append(('"trial"', "0"))
+        lines.append("{" + comma.join(k + colon + v for k, v in top) + "}")
+    return "\n".join(lines).encode("utf-8", "surrogateescape")
+
+
+def _check_against_reference(data: bytes, arrays) -> None:
+    for pos, line in enumerate(data.split(b"\n")):
+        expected = _reference(line)
+        assert expected is not None, f"vouched for a line the reference refuses: {line!r}"
+        assert arrays["task_id"][pos].as_py() == expected["task_id"]
+        got = arrays["extra"][pos]
+        assert got == expected["extra"] and repr(got) == repr(expected["extra"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_template_block())
+def test_the_struct_test_vouches_only_for_objects_the_reference_accepts(data):
+    arrays = typed_block(data)
+    if arrays is not None:
+        _check_against_reference(data, arrays)
+
+
+def _uniform_lines(n: int) -> list[str]:
+    return [json.dumps({**_BASE, "task_id": f"t:{i}",
+                        "extra": {"task": "k:d", "turns": i, "cost_usd": 0.5 + i, "note": None}},
+                       separators=(",", ":")) for i in range(n)]
+
+
+def test_a_block_of_one_key_sequence_is_vouched_for_by_the_struct_test(monkeypatch):
+    from noisefloor.logs import typed
+
+    # the general test would accept this block too: forbid it, so the struct test must
+    monkeypatch.setattr(typed, "_no_key_dropped", lambda *args: pytest.fail("general test"))
+    data = "\n".join(_uniform_lines(6)).encode()
+    arrays = typed_block(data)
+    assert arrays is not None
+    _check_against_reference(data, arrays)
+    # the texts as the lines wrote them
+    assert extra_texts(pd.Series(arrays["extra"])) == [
+        line[line.index('{"task"'):-1] for line in _uniform_lines(6)]
+
+
+@pytest.mark.parametrize("edit", [
+    ('"turns":3,', '"turns":3,"turns":3,'),            # a key given twice, same value
+    ('"turns":3,', '"turns":3,"\\u0074urns":4,'),      # twice, once spelled with an escape
+    ('"note":null', '"note":{"x":1,"x":1}'),           # twice inside a nested object
+    ('"note":null', '"note":[{"x":1,"x":2}]'),          # twice inside an object in a list
+    ('"cost_usd":3.5', '"cost_usd":1e400'),            # overflows to infinity
+    ('"task":"k:d"', '"task":"\\ud800"'),               # a lone surrogate
+])
+def test_the_struct_test_refuses_each_hard_case(edit):
+    lines = _uniform_lines(6)
+    assert edit[0] in lines[3]
+    lines[3] = lines[3].replace(edit[0], edit[1])
+    assert typed_block("\n".join(lines).encode()) is None
+    assert _reference(lines[3].encode()) is None  # and the reference refuses the line
+
+
+def test_null_and_missing_extras_among_objects_keep_each_row_its_own_text():
+    lines = _uniform_lines(6)
+    lines[1] = lines[1].replace(lines[1][lines[1].index('{"task"'):-1], "null")
+    lines[4] = lines[4][:lines[4].index(',"extra"')] + "}"
+    arrays = typed_block("\n".join(lines).encode())
+    assert arrays is not None
+    texts = extra_texts(pd.Series(arrays["extra"]))
+    assert texts[1] is None and texts[4] is None
+    assert [json.loads(t)["turns"] for t in texts if t is not None] == [0, 2, 3, 5]
+    assert texts[3] == lines[3][lines[3].index('{"task"'):-1]
