@@ -23,6 +23,10 @@ part runs in process too (its stdout piped into ``COMMAND`` under bash, or writt
 its stderr shown first), which prints what the pipeline prints without a fresh interpreter
 importing the libraries again for each example. A ``pycon`` block (``>>>`` prompts) runs as a
 doctest in the same folder.
+
+``tests/logs/make_inspect_logs.py`` (run by an example of ``docs/logs.md``) writes the inspect_ai
+logs once per test session and copies them for each later run (``MAKE_INSPECT_LOGS_SHARED``, see
+that script): the log tests' fixture writes the same logs.
 """
 
 from __future__ import annotations
@@ -135,6 +139,12 @@ def _layout(tmp: Path) -> Path:
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m noisefloor "$@"\n')
     shim.chmod(0o755)
     return root
+
+
+def _shared_inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's folder of inspect_ai logs (``shared_inspect_logs`` of tests/logs/conftest.py)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "inspect-logs"
 
 
 def _invoke(args: list[str]):
@@ -322,7 +332,8 @@ def test_noisefloor_pipelines_and_redirections_run_in_process():
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
-def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               tmp_path_factory: pytest.TempPathFactory):
     blocks = parse_markdown(doc.read_text(encoding="utf-8"))
     sessions = [b for b in blocks if b.commands or b.doctest]
     if not sessions:
@@ -332,6 +343,7 @@ def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.Mo
     root = _layout(tmp_path)
     monkeypatch.chdir(root)
     monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("MAKE_INSPECT_LOGS_SHARED", str(_shared_inspect_logs(tmp_path_factory)))
     failures: list[str] = []
     status = 0
     servers: list[subprocess.Popen] = []
