@@ -32,7 +32,8 @@ and ``v3`` also write ``json``; ``expected.json`` covers what was written):
   scorer's accuracy metric. The tests compare the noisefloor reader with these.
 
 The mock model's token counter downloads a tokenizer on first use; it is replaced by a
-character count here, so the run needs no network. The evals run with ``log_realtime=False``
+character count here, so the run needs no network; inspect's per-sample state of the OpenAI and
+Anthropic providers, which the mock model does not use, is switched off (it imports both SDKs). The evals run with ``log_realtime=False``
 (no live event buffer for ``inspect view``; the log files are the same) and the 72-sample
 ``scorers`` evals with ``log_buffer=100`` (their samples reach the archive in one flush instead
 of one every 10; the reader reads only ``header.json``/``_journal/start.json`` and
@@ -65,6 +66,15 @@ def _offline() -> None:
         return max(1, len(text) // 4)
 
     MockLLM.count_text_tokens = count_text_tokens
+    # inspect imports the OpenAI and Anthropic SDKs at each sample's start when they are
+    # installed, to keep those providers' per-sample state (about 1 s of imports); the mock
+    # model has no such state, so the logs are the same without it
+    try:
+        from inspect_ai.model import _assistant_internal
+    except ImportError:  # another inspect release: it may keep no such state
+        return
+    _assistant_internal._HAS_OPENAI = False  # type: ignore[attr-defined]
+    _assistant_internal._HAS_ANTHROPIC = False  # type: ignore[attr-defined]
 
 
 #: the folders written, each named by ``--only``
