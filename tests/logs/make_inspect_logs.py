@@ -33,8 +33,9 @@ and ``v3`` also write ``json``; ``expected.json`` covers what was written):
 
 The mock model's token counter downloads a tokenizer on first use; it is replaced by a
 character count here, so the run needs no network; inspect's per-sample state of the OpenAI and
-Anthropic providers, which the mock model does not use, is switched off (it imports both SDKs). The evals run with ``log_realtime=False``
-(no live event buffer for ``inspect view``; the log files are the same) and the 72-sample
+Anthropic providers, which the mock model does not use, is switched off (it imports both SDKs).
+The evals run with ``log_realtime=False`` (no live event buffer for ``inspect view``; the log
+files are the same) and the 72-sample
 ``scorers`` evals with ``log_buffer=100`` (their samples reach the archive in one flush instead
 of one every 10; the reader reads only ``header.json``/``_journal/start.json`` and
 ``samples/``), which makes each sample about twice as cheap to write.
