@@ -21,13 +21,24 @@ syntax (pipes, redirections, ``$?``) runs under bash with ``noisefloor`` on the 
 checkout, except ``noisefloor ARGS | COMMAND`` and ``noisefloor ARGS > FILE``: the ``noisefloor``
 part runs in process too (its stdout piped into ``COMMAND`` under bash, or written to ``FILE``;
 its stderr shown first), which prints what the pipeline prints without a fresh interpreter
-importing the libraries again for each example. A ``pycon`` block (``>>>`` prompts) runs as a
+importing the libraries again for each example. For the same reason ``python -c CODE`` with no
+shell syntax outside its quotes runs ``CODE`` in process, as the interpreter would run it: a
+namespace named ``__main__``, ``sys.argv`` of ``-c``, stdout and stderr captured together, the
+interpreter's default warning filters and an uncaught exception printed as a traceback (exit
+status 1). A ``pycon`` block (``>>>`` prompts) runs as a
 doctest in the same folder.
+
+``tests/logs/make_inspect_logs.py`` (run by an example of ``docs/logs.md``) writes the inspect_ai
+logs once per test session and copies them for each later run (``MAKE_INSPECT_LOGS_SHARED``, see
+that script): the log tests' fixture writes the same logs.
 """
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import doctest
+import io
 import os
 import re
 import select
@@ -36,6 +47,8 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -135,6 +148,12 @@ def _layout(tmp: Path) -> Path:
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m noisefloor "$@"\n')
     shim.chmod(0o755)
     return root
+
+
+def _shared_inspect_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's folder of inspect_ai logs (``shared_inspect_logs`` of tests/logs/conftest.py)."""
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "inspect-logs"
 
 
 def _invoke(args: list[str]):
@@ -239,6 +258,60 @@ def _run_piped(command: str, cwd: Path) -> tuple[str, int] | None:
     return result.stderr + proc.stdout, proc.returncode
 
 
+#: a quoted word bash and shlex read alike (no expansion, no escape inside the double quotes)
+_QUOTED = re.compile(r"'[^']*'|\"[^\"$`\\]*\"")
+_PLAIN_WORDS = re.compile(r"[\w\s./=,:@%+-]*")
+
+
+def python_code(command: str) -> list[str] | None:
+    """``CODE`` and its arguments of ``python -c CODE [ARG...]`` without shell syntax outside
+    its quotes; None for any other command."""
+    if not _PLAIN_WORDS.fullmatch(_QUOTED.sub("", command)):
+        return None
+    words = shlex.split(command)
+    if len(words) < 3 or words[0] not in ("python", "python3") or words[1] != "-c":
+        return None
+    return words[2:]
+
+
+def _run_python_code(code: str, args: list[str]) -> tuple[str, int]:
+    """Run ``python -c CODE ARGS`` in process; returns (stdout and stderr, exit status)."""
+    out = io.StringIO()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        out.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+    status = 0
+    saved_argv = sys.argv
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), \
+            warnings.catch_warnings():
+        # the interpreter's filters when neither -W nor PYTHONWARNINGS is given
+        warnings.resetwarnings()
+        warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+        for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning,
+                         ResourceWarning):
+            warnings.filterwarnings("ignore", category=category, append=True)
+        warnings.showwarning = show
+        sys.argv = ["-c", *args]
+        try:
+            exec(compile(code, "<string>", "exec"), {"__name__": "__main__",
+                                                     "__builtins__": builtins})
+        except SystemExit as exit_:
+            if exit_.code is None or isinstance(exit_.code, int):
+                status = exit_.code or 0
+            else:
+                out.write(f"{exit_.code}\n")
+                status = 1
+        except Exception as exc:
+            # the traceback from the code's own frames, as the interpreter prints it
+            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next, file=out)
+            status = 1
+        finally:
+            sys.argv = saved_argv
+            sys.stdout.flush()
+    return out.getvalue(), status
+
+
 def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     """Run one example command; returns (output, exit status)."""
     command = command.replace("\\\n", " ")  # continuation lines
@@ -250,6 +323,9 @@ def run_command(command: str, cwd: Path, last_status: int) -> tuple[str, int]:
     piped = _run_piped(command, cwd)
     if piped is not None:
         return piped
+    code = python_code(command)
+    if code is not None:
+        return _run_python_code(code[0], code[1:])
     return _run_shell(command, cwd, last_status)
 
 
@@ -321,8 +397,36 @@ def test_noisefloor_pipelines_and_redirections_run_in_process():
         assert _PIPED.match(command) is None, command
 
 
+def test_python_code_runs_in_process_as_the_interpreter_runs_it(tmp_path):
+    assert python_code("python -c 'print(1); print(2)' a b") == ["print(1); print(2)", "a", "b"]
+    assert python_code('python -c "import json; print([1][0])"') == [
+        "import json; print([1][0])"]
+    # pipes, redirections, expansions and escapes: bash runs them
+    for command in ("python -c 'print(1)' > out.txt", "python -c 'print(1)' | head",
+                    'python -c "print(\'$HOME\')"', 'python -c "print(\\"x\\")"',
+                    "python -c 'print(1)'; echo $?", "python tests/x.py", "python -m json.tool",
+                    "python -c 'print(1)' *.txt"):
+        assert python_code(command) is None, command
+    snippets = [
+        "import sys; print(sys.argv); print('to stderr', file=sys.stderr)",
+        "import warnings; warnings.warn('careful'); warnings.warn('careful'); print('after')",
+        "import warnings; warnings.warn('old', DeprecationWarning); print('shown in __main__')",
+        "import sys; print('out'); sys.exit(3)",
+        "import sys; sys.exit('a message')",
+        "print('before'); {}['missing']",
+    ]
+    # unbuffered, the order of stdout and stderr lines a terminal shows
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env.pop("PYTHONWARNINGS", None)
+    for code in snippets:
+        real = subprocess.run([sys.executable, "-c", code, "x"], cwd=tmp_path, text=True, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        assert _run_python_code(code, ["x"]) == (real.stdout, real.returncode), code
+
+
 @pytest.mark.parametrize("doc", DOCS, ids=[str(p.relative_to(REPO)) for p in DOCS])
-def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               tmp_path_factory: pytest.TempPathFactory):
     blocks = parse_markdown(doc.read_text(encoding="utf-8"))
     sessions = [b for b in blocks if b.commands or b.doctest]
     if not sessions:
@@ -332,6 +436,7 @@ def test_examples_run_as_shown(doc: Path, tmp_path: Path, monkeypatch: pytest.Mo
     root = _layout(tmp_path)
     monkeypatch.chdir(root)
     monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("MAKE_INSPECT_LOGS_SHARED", str(_shared_inspect_logs(tmp_path_factory)))
     failures: list[str] = []
     status = 0
     servers: list[subprocess.Popen] = []

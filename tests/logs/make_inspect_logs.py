@@ -32,18 +32,29 @@ and ``v3`` also write ``json``; ``expected.json`` covers what was written):
   scorer's accuracy metric. The tests compare the noisefloor reader with these.
 
 The mock model's token counter downloads a tokenizer on first use; it is replaced by a
-character count here, so the run needs no network. The evals run with ``log_realtime=False``
-(no live event buffer for ``inspect view``; the log files are the same) and the 72-sample
+character count here, so the run needs no network; inspect's per-sample state of the OpenAI and
+Anthropic providers, which the mock model does not use, is switched off (it imports both SDKs).
+The evals run with ``log_realtime=False`` (no live event buffer for ``inspect view``; the log
+files are the same) and the 72-sample
 ``scorers`` evals with ``log_buffer=100`` (their samples reach the archive in one flush instead
 of one every 10; the reader reads only ``header.json``/``_journal/start.json`` and
 ``samples/``), which makes each sample about twice as cheap to write.
+
+Within one test session the logs are written once: when the environment variable
+``MAKE_INSPECT_LOGS_SHARED`` names a folder (the tests set it to one folder per session, shared
+by the xdist workers), the first run writes every folder there under a file lock, and each run
+copies the folders it was asked for from there into ``OUT_DIR`` (``expected.json`` naming the
+copies). The tests' fixture and the example of ``docs/logs.md`` run this script with different
+``--only``; without the variable each run writes its own logs, as a user's run does.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import itertools
 import json
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -56,6 +67,15 @@ def _offline() -> None:
         return max(1, len(text) // 4)
 
     MockLLM.count_text_tokens = count_text_tokens
+    # inspect imports the OpenAI and Anthropic SDKs at each sample's start when they are
+    # installed, to keep those providers' per-sample state (about 1 s of imports); the mock
+    # model has no such state, so the logs are the same without it
+    try:
+        from inspect_ai.model import _assistant_internal
+    except ImportError:  # another inspect release: it may keep no such state
+        return
+    _assistant_internal._HAS_OPENAI = False  # type: ignore[attr-defined]
+    _assistant_internal._HAS_ANTHROPIC = False  # type: ignore[attr-defined]
 
 
 #: the folders written, each named by ``--only``
@@ -219,6 +239,41 @@ def _version_3(eval_log: Path, json_log: Path, folder: Path) -> tuple[Path, Path
     return v3_eval, v3_json
 
 
+#: the environment variable naming the folder one test session's runs share
+SHARED_ENV = "MAKE_INSPECT_LOGS_SHARED"
+
+
+def copy_shared(out: Path, only: frozenset[str], shared: Path) -> None:
+    """Copy the folders named by ``only`` (and those they derive from) from the complete set of
+    logs in ``shared/logs`` into ``out``, writing that set first (under ``shared/lock``) if no
+    earlier run has; ``out/expected.json`` covers the copies, with their paths."""
+    only = only.union(*(_NEEDS.get(part, set()) for part in only))
+    shared = shared.resolve()
+    shared.mkdir(parents=True, exist_ok=True)
+    complete = shared / "logs"
+    with open(shared / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes (or the process ends)
+        if not (complete / "expected.json").exists():
+            partial = shared / "writing"  # left by a run that failed part way, if it exists
+            if partial.exists():
+                shutil.rmtree(partial)
+            partial.mkdir()
+            main(partial)
+            # expected.json names the logs where they will stay
+            text = (partial / "expected.json").read_text()
+            (partial / "expected.json").write_text(text.replace(str(partial.resolve()),
+                                                                str(complete.resolve())))
+            partial.rename(complete)
+    for part in sorted(only):
+        shutil.copytree(complete / part, out / part)
+    expected = {}
+    for key, ref in json.loads((complete / "expected.json").read_text()).items():
+        rel = Path(ref["path"]).relative_to(complete.resolve())
+        if rel.parts[0] in only:
+            expected[key] = {**ref, "path": str(out.resolve() / rel)}
+    (out / "expected.json").write_text(json.dumps(expected, indent=1))
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Write real inspect_ai logs with its mock model.")
     parser.add_argument("out", type=Path, help="folder to (re)create")
@@ -232,4 +287,7 @@ if __name__ == "__main__":
     if args.out.exists():
         shutil.rmtree(args.out)
     args.out.mkdir(parents=True)
-    main(args.out, only)
+    if os.environ.get(SHARED_ENV):
+        copy_shared(args.out, only, Path(os.environ[SHARED_ENV]))
+    else:
+        main(args.out, only)
