@@ -23,7 +23,6 @@ __all__ = ["cascade_figure", "heatmap_figure", "intervention_figure", "mixed_pai
 FAMILY_COLORS = {"spatial": "#2458a6", "relational": "#1a7f37", "csp": "#b35806"}
 
 
-
 def _bar(ax: Any, *args: Any, **kwargs: Any) -> Any:
     """``ax.bar`` with whiskers; matplotlib 3.10 (the last release for Python 3.10) warns
     inside its own whisker check on NumPy 2.2 ("Conversion of an array with ndim > 0 to a
@@ -33,6 +32,7 @@ def _bar(ax: Any, *args: Any, **kwargs: Any) -> Any:
                                 DeprecationWarning)
         return ax.bar(*args, **kwargs)
 
+
 def _whiskers(est: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
     """Error-bar lengths (pp) from interval bounds (proportions); NaN bounds draw no whisker, and
     a percentile interval of a ratio that misses its point estimate stops at the estimate."""
@@ -41,12 +41,15 @@ def _whiskers(est: np.ndarray, low: pd.Series, high: pd.Series) -> np.ndarray:
 
 
 def save_figure(fig: Figure, stem: str | Path) -> list[Path]:
-    """Write ``stem.png`` (150 dpi) and ``stem.svg``; return both paths."""
+    """Write ``stem.png`` (150 dpi) and ``stem.svg``; return both paths.
+
+    The one writer of figures, :func:`noisefloor.report.forest.save_figure`, with the folder
+    and the file stem given as one path (the folder is created when missing).
+    """
+    from noisefloor.report.forest import save_figure as write
+
     stem = Path(stem)
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    fig.savefig(paths[0], dpi=150, bbox_inches="tight")
-    fig.savefig(paths[1], bbox_inches="tight")
-    return paths
+    return write(fig, stem.parent, stem.name)
 
 
 def heatmap_figure(family_cells: pd.DataFrame, model_cells: pd.DataFrame | None = None) -> Figure:
