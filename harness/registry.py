@@ -142,7 +142,8 @@ def get_task(name: str) -> Task:
     ...
     KeyError: "unknown task 'sudoku'; known tasks: csp_budget_currency, ..."
     """
-    _load_all()
+    if name not in _REGISTRY:  # a registered task's module is loaded: no walk per call
+        _load_all()
     if name not in _REGISTRY:
         raise KeyError(f"unknown task {name!r}; known tasks: {', '.join(sorted(_REGISTRY))}")
     return _REGISTRY[name]()
