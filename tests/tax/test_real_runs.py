@@ -110,7 +110,7 @@ def test_judge_labels_are_journalled_and_reused(planted, server, tmp_path):
     assert server.requests - before == len(TASKS) * N   # the all_four pairs, only when asked
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _shortfall(family):
     """Mean over the family's tasks and instances of 1 - grade(wrong answer): a failed
     rollout commits to the task's corrupted answer, which may earn partial credit."""
