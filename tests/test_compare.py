@@ -101,8 +101,9 @@ def reruns_pairs() -> dict:
     summed) and the floor, the larger of the two arms' bounds (one
     :func:`noisefloor.floor.estimate.noise_floor` over all 4,000 re-run contrasts), and the
     verdict by the rule of :mod:`noisefloor.compare.result`. ``checked`` holds the pairs that
-    :func:`compare` itself is run on and must agree with: every pair whose verdict is not
-    "inside", every pair whose interval excludes 0 but not the floor, and the first few.
+    :func:`compare` itself is run on and must agree with: the pairs whose verdict is not
+    "inside" (the first 12: here all, 6 "above" and 6 "below"), the first 6 whose interval
+    excludes 0 but whose gap stays inside the floor, and the first 4 pairs.
     """
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.stats.paired import sign_tests
@@ -140,8 +141,10 @@ def reruns_pairs() -> dict:
 
 def test_reruns_pairs_array_simulation_is_what_compare_computes(reruns_pairs):
     # The rate tests below rest on the array simulation; compare() on the same records must
-    # give the same pooled gap, interval, floor and verdict, on every pair that is not
+    # give the same pooled gap, interval, floor and verdict, on the pairs that are not
     # "inside" (both sides among them) and on pairs whose interval clears 0 but not the floor.
+    # Fails for a compare() whose verdict drops the floor or the interval condition, or whose
+    # interval or floor is at another level than the simulation's (the library's own).
     sim = reruns_pairs
     verdicts = {sim["verdict"][r] for r in sim["checked"]}
     assert {"above", "below", "inside"} <= verdicts
