@@ -75,25 +75,92 @@ def test_counts_p_and_interval_by_hand():
     assert trial.level == "trial" and trial.trial == 0 and got.verdict == "no floor"
 
 
+_PAIRS = ((0, 1), (0, 2), (1, 2))  # trial i against trial j of one arm: its re-runs
+
+
+def _aa_frame(ok: np.ndarray) -> pd.DataFrame:
+    """The trial records of one A/A replicate, ``ok`` of shape (2 arms, trials, tasks), as
+    :func:`two_systems` writes them (arms ``x`` and ``y``, store events recorded)."""
+    arms, n_trials, n_tasks = ok.shape
+    arm, trial, task = (g.ravel() for g in np.meshgrid(np.array(["x", "y"]), np.arange(n_trials),
+                                                       np.arange(n_tasks), indexing="ij"))
+    return pd.DataFrame({"benchmark": "b", "model": "m", "protocol": arm, "seed": 1,
+                         "task_id": [f"t{i:03d}" for i in task], "trial": trial,
+                         "reward": ok.ravel().astype(float), "termination_reason": "done",
+                         "infrastructure_error": False, "store_events_at_start": 0})
+
+
 @pytest.fixture(scope="module")
-def reruns_pairs() -> list:
-    """200 seeded A/A pairs (60 tasks x 3 trials, one seed): both arms draw from the same
-    per-task success probabilities, so any gap is run-to-run noise. One verdict and pooled
-    interval per pair, shared by the gate tests."""
+def reruns_pairs() -> dict:
+    """2,000 seeded A/A pairs (60 tasks x 3 trials, one seed), simulated in arrays: both arms
+    draw from the same per-task success probabilities, so any gap is run-to-run noise.
+
+    Per pair, computed by the library on arrays of counts as :func:`compare` computes it for
+    one pair: the pooled A - B counts (trial t against trial t, summed) and their sign test
+    (:func:`noisefloor.stats.paired.sign_tests`), each arm's re-runs (trial i against trial j,
+    summed) and the floor, the larger of the two arms' bounds (one
+    :func:`noisefloor.floor.estimate.noise_floor` over all 4,000 re-run contrasts), and the
+    verdict by the rule of :mod:`noisefloor.compare.result`. ``checked`` holds the pairs that
+    :func:`compare` itself is run on and must agree with: the pairs whose verdict is not
+    "inside" (the first 12: here all, 6 "above" and 6 "below"), the first 6 whose interval
+    excludes 0 but whose gap stays inside the floor, and the first 4 pairs.
+    """
+    from noisefloor.floor.estimate import noise_floor
+    from noisefloor.stats.paired import sign_tests
+
     rng = np.random.default_rng(20261201)
-    out = []
-    for _ in range(200):
-        c = compare(two_systems(rng, n_tasks=60, n_trials=3, gain=0.0, names=("x", "y")),
-                    a="x", b="y")
-        out.append((c.verdict, c.pooled.ci_low, c.pooled.ci_high, c.confidence))
-    return out
+    reps, n_trials, n_tasks = 2000, 3, 60
+    p = rng.uniform(0.2, 0.7, size=(reps, 1, 1, n_tasks))
+    ok = rng.random((reps, 2, n_trials, n_tasks)) < p
+    x, y = ok[:, 0], ok[:, 1]
+    n = n_trials * n_tasks
+    wins, losses = (x & ~y).sum(axis=(1, 2)), (~x & y).sum(axis=(1, 2))
+    pooled = sign_tests(wins, losses, n - wins - losses)
+    counts = {k: [] for k in ("wins", "losses", "ties")}
+    for arm in (x, y):
+        w = sum((arm[:, i] & ~arm[:, j]).sum(axis=1) for i, j in _PAIRS)
+        lo_ = sum((~arm[:, i] & arm[:, j]).sum(axis=1) for i, j in _PAIRS)
+        counts["wins"].append(w)
+        counts["losses"].append(lo_)
+        counts["ties"].append(len(_PAIRS) * n_tasks - w - lo_)
+    labels = [f"pair {r}: {arm} re-runs" for arm in "xy" for r in range(reps)]
+    nf = noise_floor(pd.DataFrame({"contrast": labels, "clean": True, "seed": None,
+                                   **{k: np.concatenate(v) for k, v in counts.items()}}))
+    bound = nf.table[nf.table["level"] == "pooled"].set_index("contrast")["bound"]
+    floor = bound.loc[labels].to_numpy().reshape(2, reps).max(axis=0)
+    gap, lo, hi = (pooled[c].to_numpy() for c in ("gap", "ci_low", "ci_high"))
+    verdict = np.where((gap > floor) & (lo > 0), "above",
+                       np.where((gap < -floor) & (hi < 0), "below", "inside"))
+    excluded = (lo > 0) | (hi < 0)
+    checked = sorted(set(np.flatnonzero(verdict != "inside")[:12].tolist()) |
+                     set(np.flatnonzero(excluded & (verdict == "inside"))[:6].tolist()) |
+                     set(range(4)))
+    return {"verdict": verdict, "gap": gap, "ci_low": lo, "ci_high": hi, "floor": floor,
+            "confidence": 0.95, "ok": ok, "checked": checked}
+
+
+def test_reruns_pairs_array_simulation_is_what_compare_computes(reruns_pairs):
+    # The rate tests below rest on the array simulation; compare() on the same records must
+    # give the same pooled gap, interval, floor and verdict, on the pairs that are not
+    # "inside" (both sides among them) and on pairs whose interval clears 0 but not the floor.
+    # Fails for a compare() whose verdict drops the floor or the interval condition, or whose
+    # interval or floor is at another level than the simulation's (the library's own).
+    sim = reruns_pairs
+    verdicts = {sim["verdict"][r] for r in sim["checked"]}
+    assert {"above", "below", "inside"} <= verdicts
+    for r in sim["checked"]:
+        c = compare(_aa_frame(sim["ok"][r]), a="x", b="y")
+        assert (c.verdict, c.confidence) == (sim["verdict"][r], sim["confidence"]), r
+        assert (c.pooled.gap, c.pooled.ci_low, c.pooled.ci_high, c.floor) == pytest.approx(
+            (sim["gap"][r], sim["ci_low"][r], sim["ci_high"][r], sim["floor"][r]),
+            rel=1e-12, abs=1e-12), r
 
 
 def test_reruns_pairs_fire_fail_if_below_at_most_at_the_nominal_rate(reruns_pairs):
     # --fail-if below fires when the verdict is "below" (A worse beyond the noise).
     # Nominal rate: 1 - confidence = 5% (two-sided; "below" alone is at most half of it).
-    fired = sum(v == "below" for v, *_ in reruns_pairs)
-    assert fired / len(reruns_pairs) <= 0.05, fired
+    fired = int((reruns_pairs["verdict"] == "below").sum())
+    assert fired / len(reruns_pairs["verdict"]) <= 0.05, fired
 
 
 def test_reruns_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(reruns_pairs):
@@ -101,21 +168,22 @@ def test_reruns_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(reruns_pai
     # only when A is better beyond the noise. Between two arms that cannot differ, the gate's
     # error is letting one through: "above" needs the pooled interval's lower end above 0,
     # a one-sided (1 - confidence) / 2 = 2.5% event, and the gap beyond the floor besides.
-    n = len(reruns_pairs)
-    confidence = reruns_pairs[0][3]
+    n = len(reruns_pairs["verdict"])
+    confidence = reruns_pairs["confidence"]
     nominal = (1 - confidence) / 2
-    passed = sum(v == "above" for v, *_ in reruns_pairs)
-    fired = sum(v != "above" for v, *_ in reruns_pairs)
+    passed = int((reruns_pairs["verdict"] == "above").sum())
+    fired = int((reruns_pairs["verdict"] != "above").sum())
     assert passed + fired == n
-    assert passed <= nominal * n, passed  # at most the nominal rate: <= 5 of 200
+    assert passed <= nominal * n, passed  # at most the nominal rate: <= 50 of 2000
     # From the other side, the gate is not absurdly conservative: the interval it rests on
     # excludes 0 (either side) on about 1 - confidence = 5% of the A/A pairs. Tolerance: the
-    # central 99.8% range of Binomial(200, 0.05), scipy.stats.binom.ppf(0.001 / 0.999, 200,
-    # 0.05) = 2 .. 21; an interval that never excluded 0 (a conservative interval), or one
-    # that excluded it far more often (a liberal one), fails.
-    excluded = sum((lo > 0) or (hi < 0) for _, lo, hi, _ in reruns_pairs)
+    # central 99.8% range of Binomial(2000, 0.05), scipy.stats.binom.ppf([0.001, 0.999],
+    # 2000, 0.05) = 71 .. 131. An interval at the wrong level fails: at 90% (or a one-sided
+    # 95% bound used as a two-sided interval, z = 1.645) about 200 pairs exclude 0, at 99%
+    # about 20; so does a conservative interval that never excludes 0, or a liberal one.
+    excluded = int(((reruns_pairs["ci_low"] > 0) | (reruns_pairs["ci_high"] < 0)).sum())
     low, high = stats.binom.ppf([0.001, 0.999], n, 1 - confidence)
-    assert (low, high) == (2, 21)
+    assert (low, high) == (71, 131)
     assert low <= excluded <= high, excluded
 
 

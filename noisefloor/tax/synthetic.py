@@ -71,6 +71,12 @@ class SyntheticTruth:
         return float((v - b) / (s - b))
 
 
+def _pick(rng: np.random.Generator, items: list[str]) -> str:
+    """``rng.choice(items)`` drawn the same way (one bounded int64 from the same stream) at a
+    sixth of its cost: choice converts the list to an array on every call."""
+    return items[int(rng.integers(0, len(items), dtype=np.int64))]
+
+
 class _Talk:
     """Template dialogue whose shape follows a coordination quality q in [0, 1]."""
 
@@ -93,11 +99,11 @@ class _Talk:
         proposer = None
         for turn in range(n):
             other = "b" if speaker == "a" else "a"
-            parts = [f"I hold {rng.choice(facts[speaker])} and {rng.choice(facts[speaker])}."]
+            parts = [f"I hold {_pick(rng, facts[speaker])} and {_pick(rng, facts[speaker])}."]
             if heard[speaker] and rng.random() < good:
-                parts.append(f"You said {rng.choice(heard[speaker])}, which fits my view.")
+                parts.append(f"You said {_pick(rng, heard[speaker])}, which fits my view.")
             if rng.random() < 0.2 + 0.7 * good:
-                parts.append(f"What do you hold about {rng.choice(facts[speaker])}?")
+                parts.append(f"What do you hold about {_pick(rng, facts[speaker])}?")
             last = turn == n - 1
             if not last and turn >= n - 3 and proposer is None:
                 parts.append("I propose we commit to the answer built from both views.")

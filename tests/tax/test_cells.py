@@ -106,15 +106,13 @@ def test_exploratory_tasks_marked(run):
     assert (low["note"].str.contains("exploratory") == low["below_target"]).all()
 
 
-def test_confidence_reaches_every_tax_interval(planted):
+def test_confidence_reaches_every_tax_interval(run):
     """Cells at 0.90 are the stratified t interval at 0.90 (not a 0.95 interval hard-wired),
     for task, family and model cells and the recovered shares."""
     from noisefloor.stats.stratified import stratified_t_interval
     from noisefloor.tax.cells import instance_table
     from noisefloor.tax.intervention import recovered_share_table
-    from noisefloor.tax.run import read_run
 
-    run = read_run(planted[0])
     inst = instance_table(run)
     both = inst.dropna(subset=["solo", "pair"])
     for by, key in (("task", "task"), ("family", "family")):

@@ -56,7 +56,8 @@ class _Judge(BaseHTTPRequestHandler):
 def judge_url():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Judge)
     srv.seen = []
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    # shutdown() waits for the loop's next poll: 0.05 s, not the default 0.5 s per test
+    t = threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     t.start()
     yield f"http://127.0.0.1:{srv.server_address[1]}/v1", srv
     srv.shutdown()

@@ -16,10 +16,11 @@ from tests.tax.conftest import MODELS, TASKS
 
 @pytest.fixture(scope="module")
 def few_pairs(tmp_path_factory):
-    """The small run's models, tasks and transcripts with two instances per task: 36 pair
-    rollouts for the judge (each gzip bomb is inflated up to the 8 MiB response cap)."""
+    """The small run's models, tasks and transcripts with one instance per task: 18 pair
+    rollouts for the judge, 4 in flight (each gzip bomb is inflated up to the 8 MiB response
+    cap, so each rollout costs a 8 MiB inflate)."""
     d = tmp_path_factory.mktemp("few_pairs")
-    write_synthetic_run(d, models=MODELS, tasks=TASKS, n_instances=2,
+    write_synthetic_run(d, models=MODELS, tasks=TASKS, n_instances=1,
                         transcripts="per_rollout", seed=3)
     return d
 
