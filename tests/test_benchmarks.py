@@ -36,10 +36,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SCRIPTS = sorted((REPO / "benchmarks").glob("*.py"))
 
-#: Scripts whose tiny run takes more than about 5 s on an idle 2-core machine (child
-#: processes, a server, synthetic runs written to disk).
-SLOW = {"agreement_bootstrap", "audit_counts", "cli_startup", "compare", "floor", "formats",
-        "ingest", "limits", "protocols", "runner", "tax_report", "viewer_speed"}
+#: Scripts whose tiny run takes more than about 5 s on an idle 2-core machine (fresh
+#: interpreters that import the scientific stack, servers, a browser).
+SLOW = {"audit_counts", "cli_startup", "ingest", "limits", "protocols", "runner", "tax_report",
+        "viewer_speed"}
 
 #: Scripts that run in a fresh interpreter, with the reason they cannot share the test's.
 FRESH = {
@@ -113,7 +113,18 @@ def _run_here(script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     left = [t.name for t in set(threading.enumerate()) - threads]
     assert not left, f"{script.name} left threads running: {left}"
     after = _state()
-    changed = {key: (before[key], after[key]) for key in before if before[key] != after[key]}
+    changed: dict[str, object] = {key: (before[key], after[key]) for key in before
+                                  if before[key] != after[key]}
+    if "environment" in changed:  # the names only: values may be secrets
+        old, new = before["environment"], after["environment"]
+        changed["environment"] = sorted(k for k in old.keys() | new.keys()
+                                        if old.get(k) != new.get(k))
+        os.environ.clear()
+        os.environ.update(old)  # so the tests after this one run in the process they expect
+    if "gc enabled" in changed:
+        (gc.enable if before["gc enabled"] else gc.disable)()
+    if "gc thresholds" in changed:
+        gc.set_threshold(*before["gc thresholds"])
     assert not changed, f"{script.name} changed the process: {changed}"
     return out
 
