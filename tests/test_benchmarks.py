@@ -68,13 +68,32 @@ def _pythonpath() -> str:
     return os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
+#: pandas options a script must leave as it found them (they change printed tables).
+PANDAS_OPTIONS = ("display.max_rows", "display.max_columns", "display.width",
+                  "display.precision", "mode.chained_assignment")
+
+
 def _state() -> dict:
     """What a script run in this process could change and must leave as it found it."""
-    return {"gc enabled": gc.isenabled(), "gc thresholds": gc.get_threshold(),
-            "signal handlers": {s.name: signal.getsignal(s) for s in SIGNALS},
-            "environment": dict(os.environ), "sys.path": list(sys.path),
-            "working folder": os.getcwd(),
-            "resource limits": {r: resource.getrlimit(r) for r in LIMITS}}
+    state = {"gc enabled": gc.isenabled(), "gc thresholds": gc.get_threshold(),
+             "signal handlers": {s.name: signal.getsignal(s) for s in SIGNALS},
+             "environment": dict(os.environ), "sys.path": list(sys.path),
+             "working folder": os.getcwd(),
+             "resource limits": {r: resource.getrlimit(r) for r in LIMITS},
+             "recursion limit": sys.getrecursionlimit(),
+             "switch interval": sys.getswitchinterval()}
+    # libraries already imported (one a script imports first starts from its defaults)
+    if "numpy" in sys.modules:
+        np = sys.modules["numpy"]
+        state["numpy error handling"] = np.geterr()
+        state["numpy print options"] = np.get_printoptions()
+    if "pandas" in sys.modules:
+        state["pandas options"] = {o: sys.modules["pandas"].get_option(o)
+                                   for o in PANDAS_OPTIONS}
+    if "matplotlib" in sys.modules:  # the stored values: reading "backend" would resolve it
+        state["matplotlib rcParams"] = {k: v for k, v in dict.items(
+            sys.modules["matplotlib"].rcParams) if k != "backend"}
+    return state
 
 
 def _run_fresh(script: Path, tmp_path: Path) -> str:
@@ -114,7 +133,7 @@ def _run_here(script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert not left, f"{script.name} left threads running: {left}"
     after = _state()
     changed: dict[str, object] = {key: (before[key], after[key]) for key in before
-                                  if before[key] != after[key]}
+                                  if key in after and before[key] != after[key]}
     if "environment" in changed:  # the names only: values may be secrets
         old, new = before["environment"], after["environment"]
         changed["environment"] = sorted(k for k in old.keys() | new.keys()
