@@ -70,7 +70,10 @@ def _pythonpath() -> str:
 
 #: pandas options a script must leave as it found them (they change printed tables).
 PANDAS_OPTIONS = ("display.max_rows", "display.max_columns", "display.width",
-                  "display.precision", "mode.chained_assignment")
+                  "display.precision")
+#: matplotlib settings left out: the backend is chosen once per process (the first figure
+#: made through pyplot, or ``matplotlib.use``, resolves it), whoever makes that figure.
+BACKEND = ("backend", "backend_fallback")
 
 
 def _state() -> dict:
@@ -92,7 +95,7 @@ def _state() -> dict:
                                    for o in PANDAS_OPTIONS}
     if "matplotlib" in sys.modules:  # the stored values: reading "backend" would resolve it
         state["matplotlib rcParams"] = {k: v for k, v in dict.items(
-            sys.modules["matplotlib"].rcParams) if k != "backend"}
+            sys.modules["matplotlib"].rcParams) if k not in BACKEND}
     return state
 
 
@@ -132,14 +135,22 @@ def _run_here(script: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     left = [t.name for t in set(threading.enumerate()) - threads]
     assert not left, f"{script.name} left threads running: {left}"
     after = _state()
-    changed: dict[str, object] = {key: (before[key], after[key]) for key in before
-                                  if key in after and before[key] != after[key]}
-    if "environment" in changed:  # the names only: values may be secrets
-        old, new = before["environment"], after["environment"]
-        changed["environment"] = sorted(k for k in old.keys() | new.keys()
-                                        if old.get(k) != new.get(k))
+    changed: dict[str, object] = {}
+    for key in sorted(before.keys() & after.keys()):
+        old, new = before[key], after[key]
+        if old == new:
+            continue
+        if key == "environment":  # the names only: values may be secrets
+            changed[key] = sorted(k for k in old.keys() | new.keys() if old.get(k) != new.get(k))
+        elif isinstance(old, dict):  # of a mapping, the entries that changed
+            changed[key] = {k: (old.get(k), new.get(k)) for k in old.keys() | new.keys()
+                            if old.get(k) != new.get(k)}
+        else:
+            changed[key] = (old, new)
+    # undo what can be undone, so that the tests after this one run in the process they expect
+    if "environment" in changed:
         os.environ.clear()
-        os.environ.update(old)  # so the tests after this one run in the process they expect
+        os.environ.update(before["environment"])
     if "gc enabled" in changed:
         (gc.enable if before["gc enabled"] else gc.disable)()
     if "gc thresholds" in changed:
