@@ -159,7 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         cpu, wall = nf["cpu"] / pd_["cpu"], nf["seconds"] / pd_["seconds"]
         print(f"read / pandas.read_csv: CPU {cpu:.2f}x (target <= 2: "
               f"{'met' if cpu <= 2 else 'NOT met'}), wall {wall:.2f}x")
-    return 0
+    failed = [labels[m] for m in methods if "error" in results[m]]
+    if failed:  # the table is printed whole; the exit status says a contender failed
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

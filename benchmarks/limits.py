@@ -58,6 +58,7 @@ from click.testing import CliRunner
 from noisefloor.cli.main import cli
 r = CliRunner().invoke(cli, ["leaderboard", {path!r}])
 print("exit", r.exit_code, r.output.splitlines()[0][:80] if r.output else "")
+sys.exit(r.exit_code)
 """
 
 
@@ -157,15 +158,21 @@ def main() -> None:
         print(f"# code measured: {args.code}; cap {args.cap:g} s per case; client timeout "
               f"{args.timeout:g} s")
         print(f"{'case':48} {'peak RSS MB':>11} {'seconds':>8} {'CPU s':>6}  outcome")
+        failed = []
         for name, source in cases:
             key = name.split()[0]
             if only and not any(o in name for o in only) and key not in only:
                 continue
             r = run_case(args.code, source, args.cap)
             outcome = "stopped at the cap" if r["stopped"] else r["output"]
+            if r["exit"] and not r["stopped"]:  # a crash (or a kill by the system) of the case
+                outcome = f"exit {r['exit']}: {outcome}"
+                failed.append(name)
             print(f"{name:48} {r['peak_rss_mb']:11.0f} {r['seconds']:8.1f} {r['cpu']:6.1f}  "
                   f"{outcome}",
                   flush=True)
+    if failed:  # every case is printed; the exit status says one failed
+        sys.exit(f"case(s) that exited with an error: {'; '.join(failed)}")
 
 
 if __name__ == "__main__":

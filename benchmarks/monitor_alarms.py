@@ -29,7 +29,8 @@ def nb(rng, size, mean=2.77):
 def r1_table() -> None:
     from noisefloor.stats.monitor import siegmund_arl, simulate_cusum_run_lengths
 
-    print("R1  two-sided tabular CUSUM, k = 0.5: ARL (simulated, 20,000 chains | Siegmund)")
+    print(f"R1  two-sided tabular CUSUM, k = 0.5: ARL (simulated, {SIZES['chains']:,} chains | "
+          "Siegmund)")
     print(f"    {'h':>4} " + " ".join(f"{'shift ' + str(s):>18}" for s in (0.0, 1.0, 1.5, 2.0)))
     for h in (1.5, 4.0, 5.0):
         cells = []
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tiny", action="store_true",
                         help="a tiny size that only checks the script runs (the test suite's)")
     if parser.parse_args(argv).tiny:
-        SIZES.update(chains=200, streams=5, trials=2_000)
+        SIZES.update(chains=20, streams=5, trials=2_000)
     r1_table()
     r2_table()
     speed()

@@ -58,13 +58,32 @@ MESSAGES = [{"role": "system", "content": "You are solving a puzzle." * 20},
             {"role": "user", "content": "Solve the puzzle."}]
 
 
+#: The scripted servers started so far, by latency in seconds: (process, base URL).
+_SERVERS: dict[float, tuple[subprocess.Popen, str]] = {}
+
+
 def _server(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "harness.runner.scripted", "--latency",
-                             str(latency), "--tasks", "csp_sudoku4", "--seeds", "0-199",
-                             "--difficulty", "0"], stdout=subprocess.PIPE, text=True,
-                            cwd=CODE, env={**os.environ, "PYTHONPATH": str(CODE)})
-    assert proc.stdout is not None
-    return proc, proc.stdout.readline().strip()
+    """The scripted server that answers after ``latency`` seconds, started on first use and
+    shared by the parts that run at that latency (its answers depend on the request only);
+    :func:`_stop_servers` stops them."""
+    if latency not in _SERVERS:
+        proc = subprocess.Popen([sys.executable, "-m", "harness.runner.scripted", "--latency",
+                                 str(latency), "--tasks", "csp_sudoku4", "--seeds", "0-199",
+                                 "--difficulty", "0"], stdout=subprocess.PIPE, text=True,
+                                cwd=CODE, env={**os.environ, "PYTHONPATH": str(CODE)})
+        assert proc.stdout is not None
+        _SERVERS[latency] = (proc, proc.stdout.readline().strip())
+    return _SERVERS[latency]
+
+
+def _stop_servers(latencies: list[float] | None = None) -> None:
+    """Stop the scripted servers of these latencies (default: all)."""
+    for latency in list(_SERVERS) if latencies is None else latencies:
+        proc, _ = _SERVERS.pop(latency)
+        proc.kill()
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
 
 
 def bench_setup(rounds: int) -> None:
@@ -147,30 +166,27 @@ def bench_endpoints(n: int, rounds: int, slow: float = 0.1) -> None:
           f"{'server ms/req':>13} {'bare share':>10}")
     for latency in (0.0, slow):
         proc, url = _server(latency)
-        try:
-            for concurrency in (1, 16, 64):
-                count = max(n, rounds * concurrency)
-                if latency and concurrency == 1:
-                    count = min(count, 30)
-                server_cpu = _cpu_of(proc.pid)
-                wall, user, system = asyncio.run(_requests(url, concurrency, count))
-                server_cpu = (_cpu_of(proc.pid) - server_cpu) / (count + concurrency)
-                rate = count / wall
-                ideal = concurrency / latency if latency else float("nan")
-                share = f"{rate / ideal:6.1%}" if latency else "     -"
-                target = SHARE_TARGETS.get(concurrency) if latency else None
-                verdict = (f"{target:5.0%}{'' if rate / ideal >= target else '!'}"
-                           if target else "     -")
-                peers = ""
-                if latency:
-                    raw_wall = asyncio.run(_raw_requests(url, concurrency, count))
-                    peers = f" {count / raw_wall / ideal:10.1%}"
-                print(f"   {latency * 1000:6.0f}ms {concurrency:5d} {count:8d} {rate:8.1f} "
-                      f"{ideal:8.1f} {share} {verdict:>6} {user / count * 1000:11.3f} "
-                      f"{system / count * 1000:10.3f} {server_cpu * 1000:13.3f}{peers}")
-        finally:
-            proc.kill()
-            proc.wait()
+        for concurrency in (1, 16, 64):
+            count = max(n, rounds * concurrency)
+            if latency and concurrency == 1:
+                count = min(count, 30)
+            server_cpu = _cpu_of(proc.pid)
+            wall, user, system = asyncio.run(_requests(url, concurrency, count))
+            server_cpu = (_cpu_of(proc.pid) - server_cpu) / (count + concurrency)
+            rate = count / wall
+            ideal = concurrency / latency if latency else float("nan")
+            share = f"{rate / ideal:6.1%}" if latency else "     -"
+            target = SHARE_TARGETS.get(concurrency) if latency else None
+            verdict = (f"{target:5.0%}{'' if rate / ideal >= target else '!'}"
+                       if target else "     -")
+            peers = ""
+            if latency:
+                raw_wall = asyncio.run(_raw_requests(url, concurrency, count))
+                peers = f" {count / raw_wall / ideal:10.1%}"
+            print(f"   {latency * 1000:6.0f}ms {concurrency:5d} {count:8d} {rate:8.1f} "
+                  f"{ideal:8.1f} {share} {verdict:>6} {user / count * 1000:11.3f} "
+                  f"{system / count * 1000:10.3f} {server_cpu * 1000:13.3f}{peers}")
+    _stop_servers([slow])  # the one at 0 ms serves the runner part too
     print(f"   targets: share >= 90 % at concurrency 16 and >= 60 % at 64 (100 ms; '!' = "
           f"missed); CPU (user + sys) < {CPU_TARGET_MS:g} ms per request")
 
@@ -179,24 +195,20 @@ def bench_runner(rollouts: int) -> None:
     from harness.runner.run import RunSettings, run_tax
     from noisefloor.endpoints import ModelEndpoint
 
-    proc, url = _server(0.0)
-    try:
-        settings = RunSettings(tasks=("csp_sudoku4",), models=("solver",), modes=("solo",),
-                               rollouts=rollouts, difficulty=0)
-        spec = ModelEndpoint("solver", (url,), concurrency=16, price_input_per_mtok=1.0,
-                             price_output_per_mtok=1.0)
-        with tempfile.TemporaryDirectory() as d:
-            run_tax(RunSettings(tasks=("csp_sudoku4",), models=("solver",), modes=("solo",),
-                                difficulty=0), [spec], Path(d) / "warm")
-            cpu, wall = time.process_time(), time.perf_counter()
-            result = run_tax(settings, [spec], Path(d) / "run")
-            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-        print(f"2. run_tax, {result.ran} solo rollouts (1 request each), concurrency 16, 0 ms: "
-              f"{result.ran / wall:.1f} rollouts/s, CPU {cpu / result.ran * 1000:.2f} ms per "
-              "rollout (dialogue, grading, transcript, fsynced journal line, record)")
-    finally:
-        proc.kill()
-        proc.wait()
+    _, url = _server(0.0)  # the endpoint part's server, when it ran
+    settings = RunSettings(tasks=("csp_sudoku4",), models=("solver",), modes=("solo",),
+                           rollouts=rollouts, difficulty=0)
+    spec = ModelEndpoint("solver", (url,), concurrency=16, price_input_per_mtok=1.0,
+                         price_output_per_mtok=1.0)
+    with tempfile.TemporaryDirectory() as d:
+        run_tax(RunSettings(tasks=("csp_sudoku4",), models=("solver",), modes=("solo",),
+                            difficulty=0), [spec], Path(d) / "warm")
+        cpu, wall = time.process_time(), time.perf_counter()
+        result = run_tax(settings, [spec], Path(d) / "run")
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    print(f"2. run_tax, {result.ran} solo rollouts (1 request each), concurrency 16, 0 ms: "
+          f"{result.ran / wall:.1f} rollouts/s, CPU {cpu / result.ran * 1000:.2f} ms per "
+          "rollout (dialogue, grading, transcript, fsynced journal line, record)")
 
 
 def bench_resume(n: int) -> None:
@@ -321,9 +333,12 @@ def main() -> None:
              "endpoints": lambda: bench_endpoints(args.requests, rounds, slow),
              "runner": lambda: bench_runner(args.rollouts),
              "resume": lambda: bench_resume(args.resume_rollouts)}
-    for name, part in parts.items():
-        if args.only in (None, name):
-            part()
+    try:
+        for name, part in parts.items():
+            if args.only in (None, name):
+                part()
+    finally:
+        _stop_servers()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ Measures
 Targets: the intercept hook adds < 1 ms per call at 10,000 events; 4 writers sustain
 >= 2,000 events/s without loss.
 
-Usage: ``python benchmarks/store.py [--events 10000] [--per-writer 3000] [--repeat 3]``
+Usage: ``python benchmarks/store.py [--events 10000] [--per-writer 3000] [--repeat 3] [--calls 1000]``
 """
 
 from __future__ import annotations
@@ -110,7 +110,9 @@ def _time_per_call(fn, n: int, repeat: int) -> float:
     return best
 
 
-def query_and_hook(n_events: int, repeat: int) -> dict[str, float]:
+def query_and_hook(n_events: int, repeat: int, calls: int = 1000) -> dict[str, float]:
+    """Seconds per query and per hook call; each timing is the mean over a multiple of
+    ``calls`` calls (2x for the key lookup and the count, 1x for the page and the hook)."""
     from noisefloor.protocols import Coordinator, Intercept, NoCoord, Pull
     from noisefloor.store import SQLiteEventStore, canonical_key
 
@@ -123,9 +125,9 @@ def query_and_hook(n_events: int, repeat: int) -> dict[str, float]:
         assert view.count() == n_events
         keys = [canonical_key("cancel_order", {"order_id": f"#W{i}"}) for i in range(200)]
         res = {}
-        res["query_by_key_s"] = _time_per_call(lambda i: view.find(key=keys[i % 200], limit=5), 2000, repeat)
-        res["query_page20_s"] = _time_per_call(lambda i: view.find(newest_first=True, limit=20), 1000, repeat)
-        res["count_s"] = _time_per_call(lambda i: view.count(), 2000, repeat)
+        res["query_by_key_s"] = _time_per_call(lambda i: view.find(key=keys[i % 200], limit=5), 2 * calls, repeat)
+        res["query_page20_s"] = _time_per_call(lambda i: view.find(newest_first=True, limit=20), calls, repeat)
+        res["count_s"] = _time_per_call(lambda i: view.count(), 2 * calls, repeat)
         res["query_all_s"] = _time_per_call(lambda i: view.find(), 3, repeat)
 
         def hook_cost(reader, hit: bool) -> float:
@@ -134,7 +136,7 @@ def query_and_hook(n_events: int, repeat: int) -> dict[str, float]:
 
             def call(i: int) -> None:
                 session.after_tool_call("cancel_order", {"order_id": ids[i % 200]}, "tool output")
-            return _time_per_call(call, 1000, repeat)
+            return _time_per_call(call, calls, repeat)
 
         res["pull_start_s"] = _time_per_call(
             lambda i: Coordinator(store, Pull()).start_trial("task-A", 99), 5, repeat)
@@ -151,11 +153,14 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=10_000, help="events in the task for queries/hook")
     parser.add_argument("--per-writer", type=int, default=3_000, help="events each writer appends")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--calls", type=int, default=1000,
+                        help="calls per query and hook timing (twice as many for the key lookup "
+                             "and the count)")
     parser.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()
     if args.tiny:
-        args.events, args.per_writer, args.repeat = 200, 50, 1
+        args.events, args.per_writer, args.repeat, args.calls = 200, 50, 1, 20
 
     import sqlite3
 
@@ -177,7 +182,7 @@ def main() -> None:
 
     print(f"\n== queries and intercept hook, {args.events:,} events in the task "
           f"(+{args.events:,} in another task) ==")
-    r = query_and_hook(args.events, args.repeat)
+    r = query_and_hook(args.events, args.repeat, args.calls)
     us = 1e6
     print(f"query by key (intercept lookup, limit 5): {r['query_by_key_s'] * us:8.1f} us "
           f"({1 / r['query_by_key_s']:,.0f} queries/s)")
