@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     nf, pd_ = results.get("noisefloor"), results.get("pandas")
     if nf and pd_ and "error" not in nf and "error" not in pd_:
         cpu, wall = nf["cpu"] / pd_["cpu"], nf["seconds"] / pd_["seconds"]
-        print(f"read / pandas.read_csv: CPU {cpu:.2f}x (target <= 2: "
+        print(f"read / peer (pandas.read_csv): CPU {cpu:.2f}x (target <= 2: "
               f"{'met' if cpu <= 2 else 'NOT met'}), wall {wall:.2f}x")
     failed = [labels[m] for m in methods if "error" in results[m]]
     if failed:  # the table is printed whole; the exit status says a contender failed

@@ -93,7 +93,7 @@ def sign_test_step(table) -> None:
     print(f"  vectorised (sign_test_table)            {vec * 1e3:10.1f} ms")
     print(f"  peer: per row (binomtest, proportion_confint, multipletests per family) "
           f"{row * 1e3:.1f} ms")
-    print(f"  ratio per-row / vectorised              {row / vec:10.0f}x   "
+    print(f"  ratio peer (per row) / vectorised       {row / vec:10.0f}x   "
           f"(largest difference {diff:.1e})")
 
 

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                        ("read_claims", "pandas.read_csv (claims)")):
         cpu = med[what][0] / max(med[peer][0], 1e-9)
         wall = med[what][1] / max(med[peer][1], 1e-9)
-        print(f"{what} / pandas.read_csv: CPU {cpu:.2f}x, wall {wall:.2f}x")
+        print(f"{what} / peer (pandas.read_csv): CPU {cpu:.2f}x, wall {wall:.2f}x")
     return 0
 
 

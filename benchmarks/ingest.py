@@ -244,7 +244,8 @@ def measure_shape(shape: str, n: int, directory: Path, methods: list[str], repea
         peak = nf["peak_bytes"] / par["peak_bytes"]
         grown = ((nf["peak_bytes"] - nf["base_bytes"])
                  / max(par["peak_bytes"] - par["base_bytes"], 1))
-        print(f"noisefloor / pyarrow ({shape}): CPU {cpu:.2f}x (target <= 1.5: "
+        print(f"noisefloor / peer (pyarrow.json.read_json) ({shape}): CPU {cpu:.2f}x "
+              "(target <= 1.5: "
               f"{'met' if cpu <= 1.5 else 'NOT met'}), wall {wall:.2f}x, peak RSS {peak:.2f}x "
               f"(target <= 1.3: {'met' if peak <= 1.3 else 'NOT met'}), growth after imports "
               f"{grown:.2f}x")

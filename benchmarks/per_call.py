@@ -18,7 +18,7 @@ pandas and one sign test over the tasks).
 
 Usage::
 
-    python benchmarks/per_call.py [--calls 50]
+    python benchmarks/per_call.py [--calls 50] [--json]
 """
 
 from __future__ import annotations
@@ -96,6 +96,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--tiny", action="store_true",
                         help="a tiny size that only checks the script runs (the test suite's)")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     if args.tiny:
         args.calls = 1
@@ -118,7 +119,17 @@ def main() -> None:
         "noise_floor_random": round(figures["noise_floor_random"]["cpu_ms"] / peer_floor, 2),
         "compare_60x3": round(figures["compare_60x3"]["cpu_ms"] / peer_compare, 2),
     }
-    print(json.dumps(figures, indent=2))
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print(f"per call, over {args.calls} calls{'':<9} CPU ms   wall ms")
+    for name in ("noise_floor_summed", "noise_floor_random", "compare_60x3", "peer_bare_floor",
+                 "peer_bare_compare"):
+        print(f"  {name:<28} {figures[name]['cpu_ms']:8.2f}  {figures[name]['wall_ms']:8.2f}")
+    peers = {"noise_floor_summed": "peer_bare_floor", "noise_floor_random": "peer_bare_floor",
+             "compare_60x3": "peer_bare_compare"}
+    for name, ratio in figures["cpu_ratio_to_peer"].items():
+        print(f"ratio {name} / peer ({peers[name]}): CPU {ratio:.2f}x")
 
 
 if __name__ == "__main__":

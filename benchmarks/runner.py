@@ -160,10 +160,11 @@ CPU_TARGET_MS = 2.0
 
 def bench_endpoints(n: int, rounds: int, slow: float = 0.1) -> None:
     print(f"1. endpoint layer (scripted server in its own process); at {slow * 1000:g} ms: share "
-          "of the ideal, and of a bare asyncio client at the same moment")
+          "of the ideal, and the peer: a bare asyncio client at the same moment (its share, and "
+          "the runner's time / the peer's)")
     print(f"   {'latency':>8} {'conc':>5} {'requests':>8} {'req/s':>8} {'ideal':>8} "
           f"{'share':>6} {'target':>6} {'user ms/req':>11} {'sys ms/req':>10} "
-          f"{'server ms/req':>13} {'bare share':>10}")
+          f"{'server ms/req':>13} {'peer share':>10} {'/ peer':>7}")
     for latency in (0.0, slow):
         proc, url = _server(latency)
         for concurrency in (1, 16, 64):
@@ -182,7 +183,7 @@ def bench_endpoints(n: int, rounds: int, slow: float = 0.1) -> None:
             peers = ""
             if latency:
                 raw_wall = asyncio.run(_raw_requests(url, concurrency, count))
-                peers = f" {count / raw_wall / ideal:10.1%}"
+                peers = f" {count / raw_wall / ideal:10.1%} {wall / raw_wall:6.2f}x"
             print(f"   {latency * 1000:6.0f}ms {concurrency:5d} {count:8d} {rate:8.1f} "
                   f"{ideal:8.1f} {share} {verdict:>6} {user / count * 1000:11.3f} "
                   f"{system / count * 1000:10.3f} {server_cpu * 1000:13.3f}{peers}")
@@ -308,6 +309,8 @@ def bench_resume(n: int) -> None:
               f"{parts}; nothing to run, trials.jsonl current); target < 2 s wall: "
               f"{'met' if t_resume < 2 else 'MISSED'}{without}; {t_first:.2f} s when "
               f"trials.jsonl ({result.planned:,} records) is rebuilt too")
+        print(f"   ratio resume / peer (decoding the journal alone, read_journal): CPU "
+              f"{c_resume / max(t_read, 1e-3):.2f}x")
 
 
 def main() -> None:

@@ -2,7 +2,9 @@
 
 The test is parametrised over the files found in benchmarks/, so a new script is tested as
 soon as it exists, and a script without a ``--tiny`` option fails (argparse exits 2). Each run
-checks only that the script exits 0 and prints figures; speed itself is what the scripts
+checks only that the script exits 0 and prints figures, among them its ratio to the peer it
+is measured against (a line naming the peer, with a ratio such as ``1.27x``); speed itself is
+what the scripts
 print at their full size, never asserted here. Scripts that need more than about 5 s at their
 tiny size are marked ``slow``.
 
@@ -49,6 +51,9 @@ FRESH = {
 
 #: A figure: a number with a decimal point or a thousands separator, or a ratio like 2.5x.
 FIGURE = re.compile(r"\d+[.,]\d+|\d+(\.\d+)?x\b")
+#: The ratio to the peer the script is measured against: a line naming the peer and giving a
+#: ratio like 1.27x (every script prints one at every size).
+PEER_RATIO = re.compile(r"(?im)^.*\bpeer\b.*\b\d+(\.\d+)?x\b")
 
 #: Signals whose handlers a script must leave as it found them.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE, signal.SIGALRM)
@@ -172,3 +177,6 @@ def test_benchmark_runs_at_its_tiny_size(script: Path, tmp_path: Path,
     else:
         out = _run_here(script, tmp_path, monkeypatch, capsys)
     assert FIGURE.search(out), f"{script.name} printed no figure:\n{out[-2000:]}"
+    assert PEER_RATIO.search(out), (
+        f"{script.name} printed no ratio to its peer (a line naming the peer with a ratio "
+        f"such as 1.27x):\n{out[-2000:]}")
