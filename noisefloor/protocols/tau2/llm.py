@@ -28,7 +28,8 @@ from noisefloor.endpoints import Completion, ModelEndpoint
 from noisefloor.protocols.blocking import BlockingEndpoints
 from noisefloor.results import FrozenResult
 
-__all__ = ["RoleUsage", "TRANSPORT_ARGS", "generate", "wire_messages"]
+__all__ = ["OfferedTool", "RoleUsage", "TRANSPORT_ARGS", "generate", "offered_tools",
+           "wire_messages"]
 
 #: llm_args that say where or how a request is sent, not what it asks: never sent as request
 #: parameters (the endpoint layer owns them) and left out of the first-request hash.
@@ -72,6 +73,48 @@ class RoleUsage(FrozenResult):
             self.cost = None if completion.cost_usd is None else self.cost + completion.cost_usd
 
 
+class OfferedTool:
+    """A tool as a model call offers it: its name and its chat-completions schema, built once.
+
+    Parameters
+    ----------
+    name : str
+    openai_schema : dict
+        ``{"type": "function", "function": {"name", "description", "parameters"}}``, the
+        shape of tau2's ``Tool.openai_schema``.
+    """
+
+    __slots__ = ("name", "openai_schema")
+
+    def __init__(self, name: str, openai_schema: dict[str, Any]) -> None:
+        self.name = name
+        self.openai_schema = openai_schema
+
+
+def offered_tools(tools: list[Any] | None) -> list[OfferedTool] | None:
+    """tau2 tools with their schemas read once, for every model call of a simulation.
+
+    tau2's ``Tool.openai_schema`` is a property that builds the JSON schema of the tool's
+    parameters with pydantic at each access (about 1.5 ms per tool), and tau2's ``generate``
+    reads it for every tool at every call; an agent offers the same tools at every turn.
+
+    Examples
+    --------
+    >>> from tau2.environment.tool import as_tool
+    >>> def lookup(order_id: str) -> str:
+    ...     '''Look an order up.'''
+    ...     return order_id
+    >>> [tool] = offered_tools([as_tool(lookup)])
+    >>> tool.openai_schema == as_tool(lookup).openai_schema, tool.name
+    (True, 'lookup')
+    >>> offered_tools(None) is None
+    True
+    """
+    if tools is None:
+        return None
+    return [t if isinstance(t, OfferedTool) else OfferedTool(t.name, t.openai_schema) for t in tools]
+
+
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
     """tau2's messages as chat-completions messages (tau2's own ``to_litellm_messages``, with
     the keys that hold None dropped, as litellm drops them before sending).
@@ -104,7 +147,9 @@ def generate(endpoints: BlockingEndpoints, spec: ModelEndpoint, usage: RoleUsage
     usage : RoleUsage
         Counts of the role in this simulation (updated).
     messages : list of tau2 Message
-    tools : list of tau2 Tool, optional
+    tools : list of tau2 Tool or OfferedTool, optional
+        Read for their ``openai_schema`` (pass :func:`offered_tools` of a simulation's tools
+        to build the schemas once).
     tool_choice : str, optional
         ``"auto"`` when tools are given and it is None (as tau2).
     **llm_args

@@ -127,6 +127,9 @@ class ScriptedEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # the head and the body go out as two writes: with Nagle's algorithm on, the body
+            # waited for the client's delayed ACK of the head (about 40 ms per request on Linux)
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
