@@ -53,14 +53,9 @@ from noisefloor.protocols.blocking import BlockingEndpoints
 from noisefloor.protocols.payload import request_sha256
 from noisefloor.protocols.reader_interface import ToolSpec
 from noisefloor.protocols.session import TrialSession
-from noisefloor.protocols.tau2.llm import (
-    TRANSPORT_ARGS,
-    OfferedTool,
-    RoleUsage,
-    generate,
-    offered_tools,
-)
+from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, OfferedTool, generate, offered_tools
 from noisefloor.protocols.tau2.state import LiveFacts, facts_before_calls, toolkit_of
+from noisefloor.protocols.tau2.usage import RoleUsage
 
 __all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "current_binding",
            "first_request_payload"]
@@ -136,7 +131,7 @@ def bind(binding: AgentBinding) -> Iterator[AgentBinding]:
         _local.binding = previous
 
 
-def first_request_payload(model: str | None, messages: list[Any], tools: list[Any],
+def first_request_payload(model: str | None, messages: list[Any], tools: list[Any] | None,
                           llm_args: dict[str, Any]) -> dict[str, Any]:
     """The request tau2's ``generate`` sends, as a JSON object: what ``first_request_sha256``
     hashes (transport arguments such as ``api_base`` left out).

@@ -18,59 +18,21 @@ error (never scored).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message, ToolCall
 from tau2.utils import llm_utils
 
-from noisefloor.endpoints import Completion, ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
 from noisefloor.protocols.blocking import BlockingEndpoints
-from noisefloor.results import FrozenResult
+from noisefloor.protocols.tau2.usage import RoleUsage
 
-__all__ = ["OfferedTool", "RoleUsage", "TRANSPORT_ARGS", "generate", "offered_tools",
-           "wire_messages"]
+__all__ = ["OfferedTool", "TRANSPORT_ARGS", "generate", "offered_tools", "wire_messages"]
 
 #: llm_args that say where or how a request is sent, not what it asks: never sent as request
 #: parameters (the endpoint layer owns them) and left out of the first-request hash.
 TRANSPORT_ARGS = frozenset({"api_base", "base_url", "api_key", "timeout", "num_retries",
                             "max_retries", "extra_headers", "caching"})
-
-
-@dataclass
-class RoleUsage(FrozenResult):
-    """Model calls of one role (agent or user simulator) in one simulation.
-
-    Attributes
-    ----------
-    calls : int
-    prompt_tokens, completion_tokens : int
-        Summed ``usage`` of the calls that reported it.
-    calls_without_usage : int
-        Calls whose reply had no ``usage`` (their tokens, and so the cost, are unknown).
-    cost : float or None
-        US dollars from the price table; None when a price or a call's usage is unknown.
-    retries : int
-        Failed attempts before the successes (429s, 5xx, timeouts).
-    """
-
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls_without_usage: int = 0
-    cost: float | None = 0.0
-    retries: int = 0
-
-    def add(self, completion: Completion) -> None:
-        """Count one successful call."""
-        self.calls += 1
-        self.retries += completion.retries
-        if completion.tokens_in is None or completion.tokens_out is None:
-            self.calls_without_usage += 1
-        self.prompt_tokens += completion.tokens_in or 0
-        self.completion_tokens += completion.tokens_out or 0
-        if self.cost is not None:
-            self.cost = None if completion.cost_usd is None else self.cost + completion.cost_usd
 
 
 class OfferedTool:
