@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from collections import Counter
@@ -118,6 +119,7 @@ class ScriptedEndpoint:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()
         self.base_url = ""
 
     # -- server ---------------------------------------------------------------------------------
@@ -133,6 +135,16 @@ class ScriptedEndpoint:
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with outer._lock:
+                    outer._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with outer._lock:
+                    outer._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self) -> None:  # http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -183,11 +195,19 @@ class ScriptedEndpoint:
         return self
 
     def stop(self) -> None:
-        """Shut the server down."""
+        """Shut the server down, and the connections clients keep alive (so that no handler
+        thread outlives the server waiting for another request on them)."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            with self._lock:
+                connections = list(self._connections)
+            for conn in connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client closed it first
 
     def __enter__(self) -> ScriptedEndpoint:
         return self.start()
