@@ -18,6 +18,7 @@ pytest.importorskip("tau2")
 from click.testing import CliRunner
 
 from noisefloor.endpoints import ModelEndpoint
+from noisefloor.protocols.tau2.llm import offered_tools
 from noisefloor.protocols.tau2.run import ProtocolRunSettings, run_protocols
 from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
 
@@ -47,6 +48,20 @@ def _one(url: str, **kw) -> ProtocolRunSettings:
                   trials=1, max_steps=30, concurrency=1)
     fields.update(kw)
     return ProtocolRunSettings(**fields)
+
+
+def test_the_tools_offered_are_tau2s_own_schemas_built_once(retail):
+    # the agent and the user simulator send these at every call instead of reading tau2's
+    # Tool.openai_schema property (which builds the schema again with pydantic) each time
+    from tau2.domains.retail.environment import get_environment
+
+    tools = get_environment().get_tools()
+    offered = offered_tools(tools)
+    assert offered is not None and len(offered) == len(tools) > 1
+    assert [t.name for t in offered] == [t.name for t in tools]
+    assert [t.openai_schema for t in offered] == [t.openai_schema for t in tools]
+    assert offered_tools(offered) == offered and offered_tools(offered)[0] is offered[0]
+    assert offered_tools(None) is None
 
 
 def test_429_with_retry_after_on_both_roles_is_waited_out_and_the_run_is_scored(tmp_path, no_litellm, retail):

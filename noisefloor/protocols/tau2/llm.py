@@ -60,17 +60,15 @@ def offered_tools(tools: list[Any] | None) -> list[OfferedTool] | None:
     parameters with pydantic at each access (about 1.5 ms per tool), and tau2's ``generate``
     reads it for every tool at every call; an agent offers the same tools at every turn.
 
-    Examples
-    --------
-    >>> from tau2.environment.tool import as_tool
-    >>> def lookup(order_id: str) -> str:
-    ...     '''Look an order up.'''
-    ...     return order_id
-    >>> [tool] = offered_tools([as_tool(lookup)])
-    >>> tool.openai_schema == as_tool(lookup).openai_schema, tool.name
-    (True, 'lookup')
-    >>> offered_tools(None) is None
-    True
+    Parameters
+    ----------
+    tools : list of tau2 Tool or OfferedTool, or None
+        Anything with ``name`` and ``openai_schema``; an :class:`OfferedTool` is kept as is.
+
+    Returns
+    -------
+    list of OfferedTool or None
+        In the order given; None for None.
     """
     if tools is None:
         return None
