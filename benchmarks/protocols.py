@@ -15,8 +15,10 @@ The scripted endpoint answers without a model, so the figures are the harness's 
 ``noisefloor.endpoints`` for ``run_protocols``, and noisefloor's bookkeeping).
 
 Usage: ``python benchmarks/protocols.py [--tasks 16] [--overhead-tasks 6] [--repeat 2] [--tiny]``
-(``--tiny``: 1 task, the one with the fewest expected actions, at 0 ms only, one repeat: the
-size the test suite runs).
+(``--tiny``: 1 task, the one with the fewest expected actions, at 0 ms only, one repeat, and
+tau2's retail database cut to that task's customer
+(:func:`noisefloor.protocols.tau2.retail_cut.cut_retail_db`): the size the test suite runs; its
+figures say that every part runs, not how fast).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import statistics
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -134,16 +137,26 @@ def _main() -> None:
 
     print(f"python {platform.python_version()}, cpus {os.cpu_count()}")
     tasks = _tasks(a.tasks, shortest=a.tiny)
+    with ExitStack() as stack:
+        if a.tiny:  # every simulation loads the database three times: the cut one, at this size
+            from noisefloor.protocols.tau2.retail_cut import cut_retail_db
+
+            stack.enter_context(cut_retail_db(tasks, stack.enter_context(tempfile.TemporaryDirectory())))
+            print("retail database: cut to the task's customer")
+        _measure(tasks, latencies, a.overhead_tasks, a.repeat)
+
+
+def _measure(tasks, latencies: tuple[float, ...], overhead_tasks: int, repeat: int) -> None:
     print(f"\n== throughput: {len(tasks)} retail tasks, 1 arm (intercept), concurrency 16 ==")
     for latency in latencies:
         rate, wall, ok = throughput(tasks, latency, 16)
         print(f"latency {latency * 1000:5.0f} ms: {rate:6.2f} simulations/s "
               f"({len(tasks)} in {wall:6.1f} s, {ok} with reward 1)")
-    few = tasks[:a.overhead_tasks]
-    alone, ours = per_simulation(few, a.repeat)
+    few = tasks[:overhead_tasks]
+    alone, ours = per_simulation(few, repeat)
     best_alone, best_ours = min(alone), min(ours)
     ratio = best_ours / best_alone - 1
-    print(f"\n== wall time per simulation, one at a time, {len(few)} tasks, best of {a.repeat} ==")
+    print(f"\n== wall time per simulation, one at a time, {len(few)} tasks, best of {repeat} ==")
     print(f"tau2 run_task (llm_agent):           {best_alone:6.3f} s  (runs: "
           f"{', '.join(f'{x:.3f}' for x in alone)}; median {statistics.median(alone):.3f})")
     print(f"noisefloor run_protocols (intercept): {best_ours:6.3f} s  (runs: "
