@@ -7,7 +7,8 @@ both evaluated databases; with the whole database that is about 80% of a simulat
 these tests check (journal, phases, writer, store, hashes of first requests, resume) does not
 depend on customers no task of theirs touches, so a module that runs simulations uses
 the ``retail`` fixture: tau2's retail database cut to the users of :data:`RETAIL_TASKS`, their
-orders and every product, loaded by tau2's own loader in place of the whole file.
+orders and every product (:func:`noisefloor.protocols.tau2.retail_cut.retail_db_for`), loaded by
+tau2's own loader in place of the whole file.
 """
 
 from __future__ import annotations
@@ -41,33 +42,19 @@ def retail_tasks(*ids: str) -> list[Any]:
     return [by_id[t] for t in ids]
 
 
-def _cut(db: dict[str, Any], tasks: list[Any]) -> dict[str, Any]:
-    """``db`` with only the users a task names (by user id, email, or name and zip code), their
-    orders and the orders a task names; every product."""
-    text = " ".join(t.model_dump_json() for t in tasks)
-
-    def named(uid: str, user: dict[str, Any]) -> bool:
-        name = user["name"]
-        return (uid in text or user["email"] in text
-                or (name["first_name"] in text and name["last_name"] in text
-                    and user["address"]["zip"] in text))
-
-    users = {uid: u for uid, u in db["users"].items() if named(uid, u)}
-    orders = {oid: o for oid, o in db["orders"].items() if o["user_id"] in users or oid in text}
-    return {"products": db["products"], "users": users, "orders": orders}
-
-
 _CUT: dict[str, Path] = {}  # one cut database per process (by the session's base temp dir)
 
 
 def _cut_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tau2.domains.retail.utils import RETAIL_DB_PATH
 
+    from noisefloor.protocols.tau2.retail_cut import retail_db_for
+
     base = str(tmp_path_factory.getbasetemp())
     if base not in _CUT:
         db = json.loads(Path(RETAIL_DB_PATH).read_text())
-        cut = _cut(db, retail_tasks(*RETAIL_TASKS))
-        # every task's own user is in (a task whose user fell out would fail for the wrong reason)
+        # every task's own user is in (retail_db_for raises on a task that names none)
+        cut = retail_db_for(db, retail_tasks(*RETAIL_TASKS))
         assert len(cut["users"]) >= len(RETAIL_TASKS) and cut["orders"]
         path = tmp_path_factory.mktemp("tau2") / "retail_db.json"
         path.write_text(json.dumps(cut))

@@ -58,7 +58,9 @@ class _Server:
                 self.wfile.write(data)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # close() waits for the serving loop's next poll: every 50 ms, not the default 0.5 s
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                         daemon=True).start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self):

@@ -49,6 +49,22 @@ def _one(url: str, **kw) -> ProtocolRunSettings:
     return ProtocolRunSettings(**fields)
 
 
+def test_the_tools_offered_are_tau2s_own_schemas_built_once(retail):
+    # the agent and the user simulator send these at every call instead of reading tau2's
+    # Tool.openai_schema property (which builds the schema again with pydantic) each time
+    from tau2.domains.retail.environment import get_environment
+
+    from noisefloor.protocols.tau2.llm import offered_tools  # imports tau2-bench: not at collection
+
+    tools = get_environment().get_tools()
+    offered = offered_tools(tools)
+    assert offered is not None and len(offered) == len(tools) > 1
+    assert [t.name for t in offered] == [t.name for t in tools]
+    assert [t.openai_schema for t in offered] == [t.openai_schema for t in tools]
+    assert offered_tools(offered) == offered and offered_tools(offered)[0] is offered[0]
+    assert offered_tools(None) is None
+
+
 def test_429_with_retry_after_on_both_roles_is_waited_out_and_the_run_is_scored(tmp_path, no_litellm, retail):
     with ScriptedEndpoint(retail("18"), rate_limited={AGENT: 1, USER: 1},
                           retry_after=0.8) as server:

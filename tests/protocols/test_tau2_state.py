@@ -87,3 +87,28 @@ def test_writer_and_reader_of_a_run_use_the_state_at_the_call(tmp_path, retail):
     assert before and after
     assert all(stored.event_id not in k.get("event_ids", []) for k in before)
     assert all(stored.event_id in k.get("event_ids", []) for k in after)
+
+
+def test_cut_retail_db_loads_the_tasks_customer_while_the_block_runs(tmp_path, retail):
+    import tau2.domains.retail.environment as environment
+
+    from noisefloor.protocols.tau2.retail_cut import cut_retail_db, retail_db_for
+
+    [task] = retail(TASK)
+    before = environment.RETAIL_DB_PATH
+    with cut_retail_db([task], tmp_path) as path:
+        assert environment.RETAIL_DB_PATH == path
+        db = environment.get_environment().tools.db
+        [user] = db.users.values()  # the task's customer alone, with its orders
+        assert ORDER in db.orders and db.orders[ORDER].user_id == user.user_id
+        assert {o.user_id for o in db.orders.values()} == {user.user_id}
+    assert environment.RETAIL_DB_PATH == before  # restored
+
+    class Nobody:
+        id = "x"
+
+        def model_dump_json(self) -> str:
+            return "{}"
+
+    with pytest.raises(ValueError, match="retail task x: no user"):
+        retail_db_for(json.loads(path.read_text()), [task, Nobody()])

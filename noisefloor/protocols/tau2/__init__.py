@@ -7,14 +7,15 @@
   registered as ``noisefloor_user_simulator``.
 * :mod:`noisefloor.protocols.tau2.registration`: :func:`register`, both in tau2's registry.
 * :mod:`noisefloor.protocols.tau2.llm`: :func:`generate`, tau2's model step through
-  ``noisefloor.endpoints`` (retries, ``Retry-After``, per-URL limits, prices), used by both roles.
+  ``noisefloor.endpoints`` (retries, ``Retry-After``, per-URL limits, prices), used by both roles;
+  :mod:`noisefloor.protocols.tau2.usage`: :class:`RoleUsage`, what it counts per role.
 * :mod:`noisefloor.protocols.tau2.run`: :func:`run_protocols`, the noise-floor experiment
   (``noisefloor protocols run``): phases, one store per arm, journal and resume.
 * :mod:`noisefloor.protocols.tau2.scripted`: :class:`ScriptedEndpoint`, an offline
   OpenAI-compatible server that plays agent and user simulator.
 
-The names below are imported on first use: :func:`run_protocols`, :class:`ScriptedEndpoint` and
-:class:`ProtocolRunSettings` load without tau2-bench, which ``run_protocols`` imports when it
+The names below are imported on first use: :func:`run_protocols`, :class:`ScriptedEndpoint`,
+:class:`ProtocolRunSettings` and :class:`RoleUsage` load without tau2-bench, which ``run_protocols`` imports when it
 runs; the agent, the user simulator, :func:`generate` and :func:`register` import tau2-bench
 (and LiteLLM), which takes several seconds.
 """
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
         CoordinatedLLMAgent,
         bind,
     )
-    from noisefloor.protocols.tau2.llm import RoleUsage, generate
+    from noisefloor.protocols.tau2.llm import generate
     from noisefloor.protocols.tau2.registration import register
     from noisefloor.protocols.tau2.run import (
         ProtocolRunResult,
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         run_protocols,
     )
     from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
+    from noisefloor.protocols.tau2.usage import RoleUsage
     from noisefloor.protocols.tau2.user import USER_NAME, EndpointUserSimulator
 
 _HOMES: dict[str, str] = {
@@ -49,7 +51,7 @@ _HOMES: dict[str, str] = {
     "EndpointUserSimulator": "user",
     "ProtocolRunResult": "run",
     "ProtocolRunSettings": "run",
-    "RoleUsage": "llm",
+    "RoleUsage": "usage",
     "ScriptedEndpoint": "scripted",
     "USER_NAME": "user",
     "bind": "agent",

@@ -53,8 +53,9 @@ from noisefloor.protocols.blocking import BlockingEndpoints
 from noisefloor.protocols.payload import request_sha256
 from noisefloor.protocols.reader_interface import ToolSpec
 from noisefloor.protocols.session import TrialSession
-from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, RoleUsage, generate
+from noisefloor.protocols.tau2.llm import TRANSPORT_ARGS, OfferedTool, generate, offered_tools
 from noisefloor.protocols.tau2.state import LiveFacts, facts_before_calls, toolkit_of
+from noisefloor.protocols.tau2.usage import RoleUsage
 
 __all__ = ["AGENT_NAME", "AgentBinding", "CoordinatedLLMAgent", "bind", "current_binding",
            "first_request_payload"]
@@ -130,7 +131,7 @@ def bind(binding: AgentBinding) -> Iterator[AgentBinding]:
         _local.binding = previous
 
 
-def first_request_payload(model: str | None, messages: list[Any], tools: list[Any],
+def first_request_payload(model: str | None, messages: list[Any], tools: list[Any] | None,
                           llm_args: dict[str, Any]) -> dict[str, Any]:
     """The request tau2's ``generate`` sends, as a JSON object: what ``first_request_sha256``
     hashes (transport arguments such as ``api_base`` left out).
@@ -151,13 +152,10 @@ def first_request_payload(model: str | None, messages: list[Any], tools: list[An
     return payload
 
 
-class _ReaderTool:
+def _reader_tool(spec: ToolSpec) -> OfferedTool:
     """A reader's tool (``pull``'s ``trace_query``) in the shape tau2's ``generate`` reads."""
-
-    def __init__(self, spec: ToolSpec) -> None:
-        self.name = spec.name
-        self.openai_schema = {"type": "function", "function": {
-            "name": spec.name, "description": spec.description, "parameters": spec.parameters}}
+    return OfferedTool(spec.name, {"type": "function", "function": {
+        "name": spec.name, "description": spec.description, "parameters": spec.parameters}})
 
 
 class CoordinatedLLMAgent(LLMAgent):
@@ -176,12 +174,13 @@ class CoordinatedLLMAgent(LLMAgent):
         binding = current_binding(AGENT_NAME)
         self.binding: AgentBinding = binding
         self.session: TrialSession = binding.session
-        reader_tools = [_ReaderTool(spec) for spec in self.session.tools]
+        reader_tools = [_reader_tool(spec) for spec in self.session.tools]
         self._toolkit = toolkit_of(tools) if binding.live_facts is not None else None
         self._facts: dict[str, tuple[dict[str, Any], int]] = {}
         self._passed = 0  # task tool calls passed through the reader so far
         super().__init__(tools=list(tools) + reader_tools, domain_policy=domain_policy,
                          llm=llm, llm_args=llm_args)
+        self._offered = offered_tools(self.tools)  # the schemas, built once per simulation
 
     @property
     def system_prompt(self) -> str:
@@ -193,8 +192,8 @@ class CoordinatedLLMAgent(LLMAgent):
         b = self.binding
         if b.first_request_sha256 is None:
             b.first_request_sha256 = request_sha256(
-                first_request_payload(self.llm, messages, self.tools, self.llm_args))
-        return generate(b.endpoints, b.agent_endpoint, b.agent, messages, tools=self.tools,
+                first_request_payload(self.llm, messages, self._offered, self.llm_args))
+        return generate(b.endpoints, b.agent_endpoint, b.agent, messages, tools=self._offered,
                         **self.llm_args)
 
     def _read_facts(self, calls: list[Any]) -> None:

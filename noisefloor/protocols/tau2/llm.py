@@ -18,17 +18,16 @@ error (never scored).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from tau2.data_model.message import AssistantMessage, Message, ToolCall
 from tau2.utils import llm_utils
 
-from noisefloor.endpoints import Completion, ModelEndpoint
+from noisefloor.endpoints import ModelEndpoint
 from noisefloor.protocols.blocking import BlockingEndpoints
-from noisefloor.results import FrozenResult
+from noisefloor.protocols.tau2.usage import RoleUsage
 
-__all__ = ["RoleUsage", "TRANSPORT_ARGS", "generate", "wire_messages"]
+__all__ = ["OfferedTool", "TRANSPORT_ARGS", "generate", "offered_tools", "wire_messages"]
 
 #: llm_args that say where or how a request is sent, not what it asks: never sent as request
 #: parameters (the endpoint layer owns them) and left out of the first-request hash.
@@ -36,40 +35,44 @@ TRANSPORT_ARGS = frozenset({"api_base", "base_url", "api_key", "timeout", "num_r
                             "max_retries", "extra_headers", "caching"})
 
 
-@dataclass
-class RoleUsage(FrozenResult):
-    """Model calls of one role (agent or user simulator) in one simulation.
+class OfferedTool:
+    """A tool as a model call offers it: its name and its chat-completions schema, built once.
 
-    Attributes
+    Parameters
     ----------
-    calls : int
-    prompt_tokens, completion_tokens : int
-        Summed ``usage`` of the calls that reported it.
-    calls_without_usage : int
-        Calls whose reply had no ``usage`` (their tokens, and so the cost, are unknown).
-    cost : float or None
-        US dollars from the price table; None when a price or a call's usage is unknown.
-    retries : int
-        Failed attempts before the successes (429s, 5xx, timeouts).
+    name : str
+    openai_schema : dict
+        ``{"type": "function", "function": {"name", "description", "parameters"}}``, the
+        shape of tau2's ``Tool.openai_schema``.
     """
 
-    calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    calls_without_usage: int = 0
-    cost: float | None = 0.0
-    retries: int = 0
+    __slots__ = ("name", "openai_schema")
 
-    def add(self, completion: Completion) -> None:
-        """Count one successful call."""
-        self.calls += 1
-        self.retries += completion.retries
-        if completion.tokens_in is None or completion.tokens_out is None:
-            self.calls_without_usage += 1
-        self.prompt_tokens += completion.tokens_in or 0
-        self.completion_tokens += completion.tokens_out or 0
-        if self.cost is not None:
-            self.cost = None if completion.cost_usd is None else self.cost + completion.cost_usd
+    def __init__(self, name: str, openai_schema: dict[str, Any]) -> None:
+        self.name = name
+        self.openai_schema = openai_schema
+
+
+def offered_tools(tools: list[Any] | None) -> list[OfferedTool] | None:
+    """tau2 tools with their schemas read once, for every model call of a simulation.
+
+    tau2's ``Tool.openai_schema`` is a property that builds the JSON schema of the tool's
+    parameters with pydantic at each access (about 1.5 ms per tool), and tau2's ``generate``
+    reads it for every tool at every call; an agent offers the same tools at every turn.
+
+    Parameters
+    ----------
+    tools : list of tau2 Tool or OfferedTool, or None
+        Anything with ``name`` and ``openai_schema``; an :class:`OfferedTool` is kept as is.
+
+    Returns
+    -------
+    list of OfferedTool or None
+        In the order given; None for None.
+    """
+    if tools is None:
+        return None
+    return [t if isinstance(t, OfferedTool) else OfferedTool(t.name, t.openai_schema) for t in tools]
 
 
 def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -104,7 +107,9 @@ def generate(endpoints: BlockingEndpoints, spec: ModelEndpoint, usage: RoleUsage
     usage : RoleUsage
         Counts of the role in this simulation (updated).
     messages : list of tau2 Message
-    tools : list of tau2 Tool, optional
+    tools : list of tau2 Tool or OfferedTool, optional
+        Read for their ``openai_schema`` (pass :func:`offered_tools` of a simulation's tools
+        to build the schemas once).
     tool_choice : str, optional
         ``"auto"`` when tools are given and it is None (as tau2).
     **llm_args

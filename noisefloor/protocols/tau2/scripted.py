@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 from collections import Counter
@@ -118,6 +119,7 @@ class ScriptedEndpoint:
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._connections: set[socket.socket] = set()
         self.base_url = ""
 
     # -- server ---------------------------------------------------------------------------------
@@ -127,9 +129,22 @@ class ScriptedEndpoint:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # the head and the body go out as two writes: with Nagle's algorithm on, the body
+            # waited for the client's delayed ACK of the head (about 40 ms per request on Linux)
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
+
+            def setup(self) -> None:
+                super().setup()
+                with outer._lock:
+                    outer._connections.add(self.connection)
+
+            def finish(self) -> None:
+                with outer._lock:
+                    outer._connections.discard(self.connection)
+                super().finish()
 
             def do_POST(self) -> None:  # http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
@@ -175,16 +190,26 @@ class ScriptedEndpoint:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # stop() waits for the serving loop's next poll: every 50 ms, not the default 0.5 s
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        """Shut the server down."""
+        """Shut the server down, and the connections clients keep alive (so that no handler
+        thread outlives the server waiting for another request on them)."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+            with self._lock:
+                connections = list(self._connections)
+            for conn in connections:
+                try:
+                    conn.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass  # the client closed it first
 
     def __enter__(self) -> ScriptedEndpoint:
         return self.start()

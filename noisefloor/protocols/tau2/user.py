@@ -21,7 +21,7 @@ from tau2.data_model.message import MultiToolMessage, ToolCall, UserMessage
 from tau2.user.user_simulator import UserSimulator
 
 from noisefloor.protocols.tau2.agent import AgentBinding, current_binding
-from noisefloor.protocols.tau2.llm import generate
+from noisefloor.protocols.tau2.llm import generate, offered_tools
 
 __all__ = ["USER_NAME", "EndpointUserSimulator"]
 
@@ -42,6 +42,7 @@ class EndpointUserSimulator(UserSimulator):
                  llm_args: dict[str, Any] | None = None) -> None:
         self.binding: AgentBinding = current_binding(USER_NAME)
         super().__init__(tools=tools, instructions=instructions, llm=llm, llm_args=llm_args)
+        self._offered = offered_tools(self.tools)  # the schemas, built once per simulation
 
     def _generate_next_message(self, message: Any, state: Any) -> tuple[UserMessage, Any]:
         """tau2's user turn: the conversation with roles flipped, one model call, the reply as
@@ -52,7 +53,7 @@ class EndpointUserSimulator(UserSimulator):
             state.messages.append(message)
         messages = state.system_messages + state.flip_roles()
         b = self.binding
-        reply = generate(b.endpoints, b.user_endpoint, b.user, messages, tools=self.tools,
+        reply = generate(b.endpoints, b.user_endpoint, b.user, messages, tools=self._offered,
                          **self.llm_args)
         user_message = UserMessage(role="user", content=reply.content, cost=reply.cost,
                                    usage=reply.usage, raw_data=reply.raw_data)
