@@ -35,6 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -84,14 +85,15 @@ def main() -> None:
                                                level_of_measurement=level)
 
     # name: (noisefloor at n_boot b, peer on the items `rows`, noisefloor's resampler, peer name)
-    cases = {
+    cases: dict[str, tuple[Any, Any, Any, str]] = {
         "fleiss (counts)": (
             lambda b: fleiss_kappa_from_counts(counts, n_boot=b, rng=0),
             lambda rows: sm_fleiss(counts[rows]),
             resampling.fleiss_resampler(counts, "fleiss"),
             "statsmodels fleiss_kappa"),
         "cohen (raters 1, 2)": (
-            lambda b: cohen_kappa(ratings[:, 0], ratings[:, 1], n_boot=b, rng=0),
+            lambda b: cohen_kappa(cast(Any, ratings[:, 0]), cast(Any, ratings[:, 1]), n_boot=b,
+                                  rng=0),
             lambda rows: sm_cohen(np.bincount(ratings[rows, 0] * 3 + ratings[rows, 1],
                                               minlength=9).reshape(3, 3)).kappa,
             resampling.cohen_resampler(ratings[:, 0], ratings[:, 1], 3, np.eye(3)),

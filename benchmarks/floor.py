@@ -95,14 +95,14 @@ def direct_floor(frame: pd.DataFrame) -> dict:
     trial0 = wide.xs(0, level="trial")
     pairs = {("intercept", "no_coord"): True, ("intercept", "pull"): False,
              ("no_coord", "pull"): False}
-    rows = []
+    rows: list[dict] = []
 
     def count(name: str, clean: bool, a: pd.Series, b: pd.Series) -> None:
         both = pd.concat([a, b], axis=1, keys=["a", "b"]).dropna()
         d = both["a"] - both["b"]
         by = pd.DataFrame({"wins": d > 0, "losses": d < 0, "ties": d == 0}).groupby(level="seed")
-        for seed, c in by.sum().iterrows():
-            rows.append({"contrast": name, "clean": clean, "seed": int(seed), **c.to_dict()})
+        rows.extend({"contrast": name, "clean": clean, **r}
+                    for r in by.sum().reset_index().to_dict("records"))
 
     for (a, b), clean in pairs.items():
         count(f"{a}-{b}", clean, trial0[a], trial0[b])
@@ -116,9 +116,9 @@ def direct_floor(frame: pd.DataFrame) -> dict:
         scale = (c["wins"] + c["losses"]) / (c["wins"] + c["losses"] + c["ties"])
         bound[name] = max(abs((2 * lo - 1) * scale), abs((2 * hi - 1) * scale))
     bounds = pd.Series(bound)
-    clean = table.groupby("contrast", sort=False)["clean"].first()
+    is_clean = table.groupby("contrast", sort=False)["clean"].first()
     return {"table": table, "p_values": [t[0] for t in tests],
-            "floor": float(bounds[clean].max()), "envelope": float(bounds.max())}
+            "floor": float(bounds[is_clean].max()), "envelope": float(bounds.max())}
 
 
 def main() -> None:

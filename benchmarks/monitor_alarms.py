@@ -123,13 +123,15 @@ def speed() -> None:
         f"speed: monitor_trials on {n:,} trials ({2 * n:,} calls, N = 200): {dt:.2f} s "
         f"({dt / n * 1e6:.1f} us per trial), {dc:.2f} s CPU; {len(rep.alarms)} alarm(s)"
     )
+    r1, r2, r3 = rep.r1, rep.r2, rep.r3
+    assert r1 is not None and r2 is not None and r3 is not None, rep.reasons  # all three run
     ours = sorted((a.rule, int(a.row)) for a in rep.alarms)
     same = ours == peer["alarms"]
     diff = max(
-        float(np.nanmax(np.abs(np.array(rep.r1.c_plus) - peer["c_plus"]), initial=0.0)),
-        float(np.nanmax(np.abs(np.array(rep.r1.c_minus) - peer["c_minus"]), initial=0.0)),
-        float(np.nanmax(np.abs(np.array(rep.r2.statistic) - peer["r2"]), initial=0.0)),
-        float(np.nanmax(np.abs(np.array(rep.r3.rate) - peer["r3"]), initial=0.0)),
+        float(np.nanmax(np.abs(np.array(r1.c_plus) - peer["c_plus"]), initial=0.0)),
+        float(np.nanmax(np.abs(np.array(r1.c_minus) - peer["c_minus"]), initial=0.0)),
+        float(np.nanmax(np.abs(np.array(r2.statistic) - peer["r2"]), initial=0.0)),
+        float(np.nanmax(np.abs(np.array(r3.rate) - peer["r3"]), initial=0.0)),
     )
     print(
         f"peer: the same alarms directly with pandas/numpy (a loop for the R1 rounds, "
