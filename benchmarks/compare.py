@@ -36,7 +36,7 @@ import argparse
 import json
 import time
 import tracemalloc
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported where used, so that --help answers at once
     import pandas as pd
@@ -145,17 +145,20 @@ def direct_peer(frame: pd.DataFrame, a: str = "swarm", b: str = "baseline") -> d
         p = binomtest(w, w + lo).pvalue if w + lo else float("nan")
         return (w, lo, t, (w - lo) / n if n else float("nan"), p)
 
-    rows, reruns, total = {}, {}, [0, 0, 0]
+    rows: dict[Any, tuple] = {}
+    reruns: dict[tuple, tuple[int, int, int]] = {}
+    total = [0, 0, 0]
     for seed, part in wide.groupby(level="seed"):
-        trials = sorted({t for _, t in part.columns})
+        seed = int(seed)  # type: ignore[call-overload]
+        trials = sorted({int(t) for t in part.columns.get_level_values("trial")})
         for t in trials:
             counts = wlt(part[(a, t)], part[(b, t)])
-            rows[(int(seed), int(t))] = row(*counts)
+            rows[(seed, t)] = row(*counts)
             total = [x + y for x, y in zip(total, counts)]
         for arm in (a, b):
             for i, ti in enumerate(trials):
                 for tj in trials[i + 1:]:
-                    reruns[(arm, int(seed), int(ti), int(tj))] = wlt(part[(arm, ti)],
+                    reruns[(arm, seed, ti, tj)] = wlt(part[(arm, ti)],
                                                                       part[(arm, tj)])
     rows["pooled"] = row(*total)
     return {"rows": rows, "reruns": reruns}

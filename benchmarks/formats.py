@@ -39,15 +39,20 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "logs"))
 
 
-def best(fn, repeat: int) -> tuple[float, object]:
-    times, out = [], None
+T = TypeVar("T")
+
+
+def best(fn: Callable[[], T], repeat: int) -> tuple[float, T]:
+    times = []
     for _ in range(repeat):
         start = time.perf_counter()
         out = fn()
