@@ -61,7 +61,7 @@ def best(fn: Callable[[], T], repeat: int) -> tuple[float, T]:
 
 
 def ratio_line(name: str, ours: float, peer: float, diff: float) -> str:
-    return (f"  ratio noisefloor / peer ({name}): wall {ours / peer:.2f}x; largest difference "
+    return (f"  ratio noisefloor / peer ({name}): wall {ours / peer:.3g}x; largest difference "
             f"{diff:.1e}")
 
 
