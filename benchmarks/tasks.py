@@ -12,7 +12,7 @@ Targets: >= 1,000 instances/s for the suite as a whole, no task below 100/s at t
 default difficulty.
 
 Peer: the targets themselves, as a limit. The tasks are this project's own (no library
-generates, renders or grades them), and the figure is a throughput the issue states, so the
+generates, renders or grades them), and the figure is a stated throughput target, so the
 run is priced against that budget: time per instance over the target's (1 ms for the suite,
 10 ms for the slowest task), by wall clock and by CPU; a ratio above 1 misses the target. The
 task's own generate + oracle without rendering and grading would not be a peer: it is a
