@@ -8,6 +8,17 @@ infrastructure errors, system A succeeding 12 pp more often), then times
 each arm's certified re-runs and the floor) and measures the peak memory it allocates
 (``tracemalloc``). Target: under 2 s and 1 GB, on par with ``benchmarks/floor.py``.
 
+Peer: the same comparison written directly with pandas and scipy, on the same frame in the same
+run, as a user without this tool would write it: one ``pivot_table`` of reward by (seed, task)
+x (system, trial), per seed and trial the wins / losses / ties of A against B on the tasks both
+scored, pooled over them, each with ``scipy.stats.binomtest``'s exact sign-test p, and each
+arm's re-run contrasts (trial i against trial j, per seed: the floor's input counts). Both are
+timed in CPU seconds (``time.process_time``, best of ``--repeat``), and the two are checked to
+agree: the same W/L/T on every row and every re-run contrast, p-values and the pooled gap to
+1e-9. ``compare`` does more than the peer (the MDE of every row, the certification of the
+re-runs, the floor's Wilson-mapped bounds, the per-task flips), so the ratio is an upper bound
+on its overhead for the shared work.
+
 ``--reruns N`` (default 200) also simulates N A/A pairs (both arms from one per-task success
 probability, 60 tasks x 3 trials, one seed) and prints how often ``--fail-if below`` would fire
 (verdict ``below``) and ``--fail-if inside`` would pass (verdict ``above``), each wrong under
@@ -25,7 +36,7 @@ import argparse
 import json
 import time
 import tracemalloc
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # imported where used, so that --help answers at once
     import pandas as pd
@@ -112,6 +123,67 @@ def reruns_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
                 float(x) / n_pairs for x in binom.ppf([0.001, 0.999], n_pairs, alpha)]}
 
 
+def direct_peer(frame: pd.DataFrame, a: str = "swarm", b: str = "baseline") -> dict:
+    """The paired comparison and the re-run counts with pandas and scipy alone (see above).
+
+    Returns ``{"rows": {(seed, trial) or "pooled": (wins, losses, ties, gap, p)},
+    "reruns": {(arm, seed, trial_i, trial_j): (wins, losses, ties)}}``.
+    """
+    from scipy.stats import binomtest
+
+    ok = frame[~frame["infrastructure_error"]]
+    wide = ok.pivot_table(index=["seed", "task_id"], columns=["protocol", "trial"],
+                          values="reward", aggfunc="first", observed=True)
+
+    def wlt(x, y) -> tuple[int, int, int]:
+        both = x.notna() & y.notna()
+        x, y = x[both], y[both]
+        return int((x > y).sum()), int((x < y).sum()), int((x == y).sum())
+
+    def row(w: int, lo: int, t: int) -> tuple:
+        n = w + lo + t
+        p = binomtest(w, w + lo).pvalue if w + lo else float("nan")
+        return (w, lo, t, (w - lo) / n if n else float("nan"), p)
+
+    rows: dict[Any, tuple] = {}
+    reruns: dict[tuple, tuple[int, int, int]] = {}
+    total = [0, 0, 0]
+    for seed, part in wide.groupby(level="seed"):
+        seed = int(seed)  # type: ignore[call-overload]
+        trials = sorted({int(t) for t in part.columns.get_level_values("trial")})
+        for t in trials:
+            counts = wlt(part[(a, t)], part[(b, t)])
+            rows[(seed, t)] = row(*counts)
+            total = [x + y for x, y in zip(total, counts)]
+        for arm in (a, b):
+            for i, ti in enumerate(trials):
+                for tj in trials[i + 1:]:
+                    reruns[(arm, seed, ti, tj)] = wlt(part[(arm, ti)],
+                                                                      part[(arm, tj)])
+    rows["pooled"] = row(*total)
+    return {"rows": rows, "reruns": reruns}
+
+
+def peer_difference(result, peer: dict) -> float:
+    """Largest difference between ``compare``'s result and the peer's; raises if counts differ."""
+    ours = {("pooled" if r.level == "pooled" else (int(r.seed), int(r.trial))):
+            (r.wins, r.losses, r.ties, r.gap, r.p_value) for r in result.rows}
+    reruns = {(r["arm"], r["seed"], r["trial_a"], r["trial_b"]):
+              (r["wins"], r["losses"], r["ties"]) for r in result.null_contrasts}
+    if ours.keys() != peer["rows"].keys() or reruns != peer["reruns"]:
+        raise SystemExit("peer check failed: compare and the pandas + scipy peer disagree on "
+                         "the rows or the re-run counts")
+    diff = 0.0
+    for key, values in ours.items():
+        other = peer["rows"][key]
+        if values[:3] != other[:3]:
+            raise SystemExit(f"peer check failed: W/L/T of {key}: {values[:3]} != {other[:3]}")
+        diff = max(diff, abs(values[3] - other[3]), abs(values[4] - other[4]))
+    if diff > 1e-9:
+        raise SystemExit(f"peer check failed: gap or p differ by {diff:.3g}")
+    return diff
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=1_000_000)
@@ -133,16 +205,33 @@ def main() -> None:
         result = compare(frame, a="swarm", b="baseline")
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
+    direct_peer(frame.head(1000))  # imports out of the timing
+    peer_cpu, peer_times = [], []
+    for _ in range(args.repeat):
+        t0, c0 = time.perf_counter(), time.process_time()
+        peer = direct_peer(frame)
+        peer_times.append(time.perf_counter() - t0)
+        peer_cpu.append(time.process_time() - c0)
+    diff = peer_difference(result, peer)
     tracemalloc.start()
     compare(frame, a="swarm", b="baseline")
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     out = {"rows": len(frame), "seconds_best": min(times), "seconds": times,
            "cpu_seconds_best": min(cpu), "peak_allocated_mb": peak / 2**20,
-           "pooled_gap": result.pooled.gap, "floor": result.floor, "verdict": result.verdict}
+           "pooled_gap": result.pooled.gap, "floor": result.floor, "verdict": result.verdict,
+           "peer": "pandas pivot_table + scipy binomtest, same rows and re-run counts",
+           "peer_cpu_seconds_best": min(peer_cpu), "peer_seconds_best": min(peer_times),
+           "ratio_cpu": min(cpu) / min(peer_cpu),
+           "peer_largest_difference": diff}
     if args.reruns:
         out.update(reruns_rates(args.reruns))
     print(json.dumps(out, indent=1))
+    print(f"peer: pandas pivot_table + scipy binomtest on the same {len(frame):,} records "
+          f"{min(peer_cpu):.3f} s CPU (compare {min(cpu):.3f} s CPU)")
+    print(f"ratio noisefloor / peer: CPU {min(cpu) / min(peer_cpu):.2f}x; largest difference "
+          f"{diff:.1e} (same W/L/T on {len(peer['rows'])} rows and {len(peer['reruns'])} "
+          "re-run contrasts)")
 
 
 if __name__ == "__main__":
