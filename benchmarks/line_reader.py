@@ -66,6 +66,11 @@ print(f"{elapsed:.6f} {base / 1024:.0f} {peak / 1024:.0f} {n}")
 """
 
 
+def ratio(x: float) -> str:
+    """A ratio with two decimals, or two significant digits below 0.1."""
+    return f"{x:.2f}x" if x >= 0.1 else f"{x:.2g}x"
+
+
 def sparse(path: Path, head: bytes, size: int) -> None:
     with open(path, "wb") as handle:
         handle.write(head)
@@ -124,10 +129,10 @@ def main() -> None:
             p_rate = mib / p_read if p_read else float("inf")
             print(f"{'  peer: readinto 1 MiB, no parsing':<34} {p_read:>7.2f} {p_rate:>6.0f} "
                   f"{p_wall:>9.2f} {p_base:>21.0f} {p_peak:>12.0f}  {p_result}")
-            print(f"  ratio noisefloor / peer: read {read_s / max(p_read, 1e-6):.2f}x, "
-                  f"process {wall / p_wall:.2f}x, peak RSS {peak / p_peak:.2f}x; "
-                  f"target (20 s per GiB, 300 MB): read {read_s / (20 * mib / 1024):.2f}x, "
-                  f"peak RSS {peak * 2**20 / 300e6:.2f}x")
+            print(f"  ratio noisefloor / peer: read {ratio(read_s / max(p_read, 1e-6))}, "
+                  f"process {ratio(wall / p_wall)}, peak RSS {ratio(peak / p_peak)}; "
+                  f"target (20 s per GiB, 300 MB): read {ratio(read_s / (20 * mib / 1024))}, "
+                  f"peak RSS {ratio(peak * 2**20 / 300e6)}")
             path.unlink()
 
 
