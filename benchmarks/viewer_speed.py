@@ -13,7 +13,7 @@ Peers (timed the same way, wall clock, on the same files in the same run):
   of the same ``trials.jsonl`` and ``judge_labels.jsonl``: the plain library read of the same
   files, without validation, derived columns or the index (the row counts are checked equal);
 * serving one rollout over HTTP (``GET /api/rollout``, the 50 rollouts above, a new connection
-  each, median) against the standard library's :class:`http.server.SimpleHTTPRequestHandler`
+  each, median, taken in turns with the peer's) against the standard library's :class:`http.server.SimpleHTTPRequestHandler`
   serving the very bytes the viewer answered, each stored as a static file (the bodies are
   checked equal): the least a server can do for the same answer;
 * the browser times against the stated target (the filtered list and one dialogue shown within
@@ -83,25 +83,26 @@ def _static_server(folder: Path):
 
 
 def _serve_times(base: str, keys: list[str], folder: Path) -> tuple[list[float], list[float], int]:
-    """GET times of the viewer's ``/api/rollout`` and of the same bytes as static files; the
-    number of bodies that differ."""
+    """GET times of the viewer's ``/api/rollout`` and of the same bytes as static files, taken
+    in turns (viewer, static, viewer, ...) so that both see the same load; the number of
+    bodies that differ. A first, untimed pass fetches the bodies the static files hold."""
     from urllib.parse import quote
 
-    ours, bodies = [], []
-    for k in keys:
-        sec, body = _get(f"{base}api/rollout?key={quote(k)}")
-        ours.append(sec)
-        bodies.append(body)
+    urls = [f"{base}api/rollout?key={quote(k)}" for k in keys]
+    bodies = [_get(url)[1] for url in urls]
     folder.mkdir(exist_ok=True)
     for i, body in enumerate(bodies):
         (folder / f"{i}.json").write_bytes(body)
     static = _static_server(folder)
     thread = threading.Thread(target=static.serve_forever, daemon=True)
     thread.start()
-    peer, differ = [], 0
+    ours, peer, differ = [], [], 0
     try:
         host, port = static.server_address[:2]
-        for i, body in enumerate(bodies):
+        for i, (url, body) in enumerate(zip(urls, bodies)):
+            sec, got = _get(url)
+            ours.append(sec)
+            differ += got != body
             sec, got = _get(f"http://{host}:{port}/{i}.json")
             peer.append(sec)
             differ += got != body
