@@ -222,7 +222,9 @@ def main() -> None:
     results = {}
     for writers in (1, 4):
         for batch in (1, 3):
-            rates, peer_rates, founds = [], [], {}
+            rates: list[float] = []
+            peer_rates: list[float] = []
+            founds: dict[bool, int] = {}
             for _ in range(args.repeat):  # A B A B: the store, then its peer
                 for peer, into in ((False, rates), (True, peer_rates)):
                     rate, expected, found = write_throughput(writers, args.per_writer, batch,
