@@ -14,6 +14,20 @@ Measures
 Targets: the intercept hook adds < 1 ms per call at 10,000 events; 4 writers sustain
 >= 2,000 events/s without loss.
 
+Peers
+-----
+* Writes: the plainest direct implementation of the same job, plain :mod:`sqlite3` in the same
+  set-up (the same writer processes started the same way, the same table and indexes, WAL,
+  ``synchronous=NORMAL``, ``busy_timeout`` 30 s, ``BEGIN IMMEDIATE`` ... ``COMMIT`` per
+  transaction of the same size), inserting the very rows the store writes (the same events,
+  serialised by the store's own ``event_to_json`` before the clock starts). What the store adds
+  over it is building and validating the event models, serialising them and its bookkeeping.
+  Both runs are checked to hold every event afterwards.
+* The intercept hook: ``after_tool_call`` under ``NoCoord`` on the same calls (which records
+  the call and computes its key, but looks nothing up), as measured above.
+
+Ratios are noisefloor / peer in time (above 1: noisefloor is slower).
+
 Usage: ``python benchmarks/store.py [--events 10000] [--per-writer 3000] [--repeat 3] [--calls 1000]``
 """
 
@@ -55,16 +69,51 @@ def _writer(db: str, writer: int, n: int, batch: int, barrier, out) -> None:
     store.close()
 
 
-def write_throughput(n_writers: int, per_writer: int, batch: int) -> tuple[float, int, int]:
-    """Events/s over the wall time of all writers, events expected, events found."""
+def _peer_writer(db: str, writer: int, n: int, batch: int, barrier, out) -> None:
+    """The peer of :func:`_writer`: plain sqlite3 inserts of the rows the store would write."""
+    import sqlite3
+
+    from noisefloor.store import FailedTrialAction
+    from noisefloor.store.events import event_to_json
+
+    rows = []
+    for i in range(n):
+        e = FailedTrialAction(
+            task_id=f"task-{writer}", trial=i // 3, protocol="intercept", run_id=f"w{writer}",
+            tool_name="cancel_order",
+            arguments={"order_id": f"#W{writer}-{i}", "reason": "no longer needed"},
+            outcome="error: order already shipped", reward=0.0, position=1, k=3)
+        rows.append((e.task_id, e.event_type, e.tool_name, e.key, e.timestamp.isoformat(),
+                     event_to_json(e)))
+    conn = sqlite3.connect(db, isolation_level=None, timeout=30.0)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    barrier.wait()
+    t0 = time.perf_counter()
+    for start in range(0, n, batch):
+        conn.execute("BEGIN IMMEDIATE")
+        conn.executemany(
+            "INSERT INTO events (task_id, event_type, tool_name, key, created, body) "
+            "VALUES (?, ?, ?, ?, ?, ?)", rows[start:start + batch])
+        conn.execute("COMMIT")
+    out.put((writer, time.perf_counter() - t0))
+    conn.close()
+
+
+def write_throughput(n_writers: int, per_writer: int, batch: int, peer: bool = False
+                     ) -> tuple[float, int, int]:
+    """Events/s over the wall time of all writers, events expected, events found; with
+    ``peer``, of the plain sqlite3 writers (:func:`_peer_writer`) on the same schema."""
     from noisefloor.store import SQLiteEventStore
 
     ctx = mp.get_context("fork")
     with tempfile.TemporaryDirectory() as tmp:
         db = os.path.join(tmp, "bench.db")
-        SQLiteEventStore(db).close()
+        SQLiteEventStore(db).close()  # the schema, in both runs
         barrier, out = ctx.Barrier(n_writers + 1), ctx.Queue()
-        procs = [ctx.Process(target=_writer, args=(db, w, per_writer, batch, barrier, out))
+        target = _peer_writer if peer else _writer
+        procs = [ctx.Process(target=target, args=(db, w, per_writer, batch, barrier, out))
                  for w in range(n_writers)]
         for p in procs:
             p.start()
@@ -166,19 +215,29 @@ def main() -> None:
 
     print(f"python {sys.version.split()[0]}, sqlite {sqlite3.sqlite_version}, cpus {os.cpu_count()}")
     print("\n== write throughput (separate processes, one SQLite file, WAL, synchronous=NORMAL) ==")
-    print(f"{'writers':>7} {'events/txn':>10} {'events':>7} {'found':>7} {'events/s':>10}")
+    print("peer: plain sqlite3 executemany of the same rows, same schema, pragmas and "
+          "transactions")
+    print(f"{'writers':>7} {'events/txn':>10} {'events':>7} {'found':>7} {'events/s':>10} "
+          f"{'peer found':>10} {'peer events/s':>13} {'ratio noisefloor / peer (time)':>31}")
     results = {}
     for writers in (1, 4):
         for batch in (1, 3):
-            rates = []
-            for _ in range(args.repeat):
-                rate, expected, found = write_throughput(writers, args.per_writer, batch)
-                if found != expected:
-                    raise SystemExit(f"LOST EVENTS: expected {expected}, found {found}")
-                rates.append(rate)
-            rate = statistics.median(rates)
+            rates: list[float] = []
+            peer_rates: list[float] = []
+            founds: dict[bool, int] = {}
+            for _ in range(args.repeat):  # A B A B: the store, then its peer
+                for peer, into in ((False, rates), (True, peer_rates)):
+                    rate, expected, found = write_throughput(writers, args.per_writer, batch,
+                                                             peer)
+                    if found != expected:
+                        raise SystemExit(f"LOST EVENTS{' (peer)' if peer else ''}: expected "
+                                         f"{expected}, found {found}")
+                    into.append(rate)
+                    founds[peer] = found
+            rate, peer_rate = statistics.median(rates), statistics.median(peer_rates)
             results[(writers, batch)] = rate
-            print(f"{writers:>7} {batch:>10} {expected:>7} {found:>7} {rate:>10,.0f}")
+            print(f"{writers:>7} {batch:>10} {expected:>7} {founds[False]:>7} {rate:>10,.0f} "
+                  f"{founds[True]:>10} {peer_rate:>13,.0f} {peer_rate / rate:>30.2f}x")
 
     print(f"\n== queries and intercept hook, {args.events:,} events in the task "
           f"(+{args.events:,} in another task) ==")
@@ -196,6 +255,7 @@ def main() -> None:
         base, hook = r[f"hook_no_coord_{tag}_s"], r[f"hook_intercept_{tag}_s"]
         print(f"after_tool_call ({tag:>8}): no_coord {base * us:7.1f} us, intercept {hook * us:7.1f} us, "
               f"added {(hook - base) * us:7.1f} us per call")
+        print(f"  peer: the same calls under NoCoord; ratio intercept / peer: {hook / base:.2f}x")
     worst_added = max(r["hook_intercept_match_s"] - r["hook_no_coord_match_s"],
                       r["hook_intercept_no_match_s"] - r["hook_no_coord_no_match_s"])
     four = min(results[(4, 1)], results[(4, 3)])
