@@ -157,10 +157,11 @@ def _measure(tasks, latencies: tuple[float, ...], overhead_tasks: int, repeat: i
     best_alone, best_ours = min(alone), min(ours)
     ratio = best_ours / best_alone - 1
     print(f"\n== wall time per simulation, one at a time, {len(few)} tasks, best of {repeat} ==")
-    print(f"tau2 run_task (llm_agent):           {best_alone:6.3f} s  (runs: "
+    print(f"peer: tau2 run_task (llm_agent):     {best_alone:6.3f} s  (runs: "
           f"{', '.join(f'{x:.3f}' for x in alone)}; median {statistics.median(alone):.3f})")
     print(f"noisefloor run_protocols (intercept): {best_ours:6.3f} s  (runs: "
           f"{', '.join(f'{x:.3f}' for x in ours)}; median {statistics.median(ours):.3f})")
+    print(f"ratio noisefloor / peer (tau2 run_task alone): wall {best_ours / best_alone:.2f}x")
     print(f"\n== target ==\nwithin 10 % of tau2 alone: {ratio:+.1%} -> "
           f"{'MET' if ratio <= 0.10 else 'NOT MET'}")
 

@@ -53,7 +53,7 @@ FRESH = {
 FIGURE = re.compile(r"\d+[.,]\d+|\d+(\.\d+)?x\b")
 #: The ratio to the peer the script is measured against: a line naming the peer and giving a
 #: ratio like 1.27x (every script prints one at every size).
-PEER_RATIO = re.compile(r"(?im)^.*\bpeer\b.*\b\d+(\.\d+)?x\b")
+PEER_RATIO = re.compile(r"(?im)^(?=.*\bpeer\b).*\b\d+(\.\d+)?x\b")
 
 #: Signals whose handlers a script must leave as it found them.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE, signal.SIGALRM)
