@@ -27,8 +27,10 @@ and a run of named files, folders or tests runs in one process as before, since 
 costs more than it saves there (``-n 2`` asks for workers anyway). Tests that share expensive
 set-up stay together on one worker: a file's tests (its module-scoped fixtures), and the tests of
 a folder that use one of its conftest's session-scoped fixtures (one simulated run, one set of
-pages). Doctests and the two files whose tests each run on their own (every benchmark script,
-every page of examples) are spread one test at a time.
+pages); so do the tests that import a library whose import alone takes seconds (tau2-bench and
+LiteLLM: ``IMPORT_GROUPS``), so that one process pays it. Doctests and the two files whose tests
+each run on their own (every benchmark script, every page of examples) are spread one test at
+a time.
 
 Garbage collection: collecting the suite leaves about a million objects alive in each process
 (every module of the packages and of the libraries they import, their classes, the tests). The
@@ -191,6 +193,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 #: Files whose tests share no set-up and each take seconds: spread one test at a time.
 SPREAD = {"tests/test_benchmarks.py", "tests/test_docs_examples.py"}
+#: Tests that import a library whose import alone costs seconds of CPU, by the start of their
+#: node id: they share one worker, so that one process pays the import. tau2-bench with
+#: LiteLLM (about 5 s): the files that run simulations, the doctests of the modules that import
+#: tau2 at their top, and the benchmark of the protocols.
+IMPORT_GROUPS = {
+    "tau2-bench": ("tests/protocols/test_tau2_", "noisefloor/protocols/tau2/agent.py::",
+                   "noisefloor/protocols/tau2/llm.py::",
+                   "noisefloor/protocols/tau2/registration.py::",
+                   "tests/test_benchmarks.py::test_benchmark_runs_at_its_tiny_size[protocols]"),
+}
 MAX_WORKERS = 4
 
 
@@ -225,9 +237,18 @@ def _folder_session_fixture(item: pytest.Item) -> str | None:
     return None
 
 
+def _import_group(item: pytest.Item) -> str | None:
+    """The :data:`IMPORT_GROUPS` group whose node ids the test's starts with, or None."""
+    for name, starts in IMPORT_GROUPS.items():
+        if item.nodeid.startswith(starts):
+            return name
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # a file's group is the file, or the folder whose session fixture one of its tests uses
+    # a file's group is the file, or the folder whose session fixture one of its tests uses;
+    # a test of an import group goes with that group
     group: dict[str, str] = {}
     for item in items:
         rel = _file(item)
@@ -235,6 +256,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             folder = _folder_session_fixture(item)
             group[rel] = folder or group.get(rel, rel)
     for item in items:
+        shared = _import_group(item)
         rel = _file(item)
-        if rel is not None:
+        if shared is not None:
+            item.add_marker(pytest.mark.xdist_group(shared))
+        elif rel is not None:
             item.add_marker(pytest.mark.xdist_group(group[rel]))

@@ -8,6 +8,7 @@ and the files listed in ``SPREAD`` go one test at a time.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
@@ -40,8 +41,10 @@ def test_workers_only_for_the_whole_suite(monkeypatch):
 
 
 class _Item:
-    def __init__(self, rel: str, session_fixtures: dict[str, str] | None = None):
+    def __init__(self, rel: str, session_fixtures: dict[str, str] | None = None,
+                 name: str = "test_x"):
         self.path = REPO / rel
+        self.nodeid = f"{rel}::{name}"
         defs = {name: [SimpleNamespace(scope="session", baseid=baseid)]
                 for name, baseid in (session_fixtures or {}).items()}
         defs["tmp_path"] = [SimpleNamespace(scope="function", baseid="")]
@@ -74,5 +77,41 @@ def test_groups_keep_shared_set_up_on_one_worker():
     ]
     conftest.pytest_collection_modifyitems(None, items)
     assert [i.group for i in items] == [
-        "tests/protocols/test_tau2_run.py", "tests/protocols/test_tau2_run.py",
+        "tau2-bench", "tau2-bench",
         "tests/logs", "tests/logs", "tests/logs", "tests/test_floor.py", None, None]
+
+
+def test_the_tests_that_import_tau2_share_one_worker():
+    conftest = _conftest()
+    items = [
+        _Item("tests/protocols/test_tau2_state.py"),
+        _Item("tests/protocols/test_langchain.py"),  # no tau2: its own file's group
+        _Item("noisefloor/protocols/tau2/llm.py", name="noisefloor.protocols.tau2.llm.f"),
+        _Item("noisefloor/protocols/tau2/retail_cut.py",
+              name="noisefloor.protocols.tau2.retail_cut.f"),  # imports tau2 only when run
+        _Item("tests/test_benchmarks.py", name="test_benchmark_runs_at_its_tiny_size[protocols]"),
+        _Item("tests/test_benchmarks.py", name="test_benchmark_runs_at_its_tiny_size[floor]"),
+    ]
+    conftest.pytest_collection_modifyitems(None, items)
+    assert [i.group for i in items] == [
+        "tau2-bench", "tests/protocols/test_langchain.py", "tau2-bench", None, "tau2-bench", None]
+
+
+def _imports_tau2_at_top(tree: ast.Module) -> bool:
+    for node in tree.body:
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+        if any(n == "tau2" or n.startswith("tau2.") for n in names):
+            return True
+    return False
+
+
+def test_every_doctested_module_that_imports_tau2_is_in_its_group():
+    # a new module of the package that imports tau2 at its top and has doctests would make a
+    # second worker import tau2-bench and LiteLLM: it must join the group
+    starts = _conftest().IMPORT_GROUPS["tau2-bench"]
+    for path in sorted((REPO / "noisefloor" / "protocols" / "tau2").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if ">>>" in text and _imports_tau2_at_top(ast.parse(text)):
+            rel = path.relative_to(REPO).as_posix()
+            assert f"{rel}::" in starts, f"{rel} imports tau2 and has doctests"
