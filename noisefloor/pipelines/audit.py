@@ -342,18 +342,18 @@ def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True,
     (``spell`` spells the parameters a note mentions, as in
     :func:`noisefloor.report.text.audit_text`)."""
     from noisefloor.audit.published import BUNDLED_CLAIMS_SOURCE
-    from noisefloor.report.forest import (
-        BUNDLED_CLAIMS_SECTION,
-        CLAIMS_SECTION,
-        audit_forest,
-        save_figure,
-    )
     from noisefloor.report.text import audit_markdown
 
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    if plot:
+    if plot:  # matplotlib is loaded only to draw
+        from noisefloor.report.forest import (
+            BUNDLED_CLAIMS_SECTION,
+            CLAIMS_SECTION,
+            audit_forest,
+            save_figure,
+        )
         section = (BUNDLED_CLAIMS_SECTION if run.claims_source == BUNDLED_CLAIMS_SOURCE
                    else CLAIMS_SECTION)
         written = save_figure(audit_forest(run.result, run.noise_floor,

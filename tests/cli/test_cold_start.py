@@ -58,3 +58,12 @@ def test_bundled_audit_loads_matplotlib_but_not_statsmodels(tmp_path):
     assert (tmp_path / "forest.png").exists()
     assert {"matplotlib", "noisefloor.floor.estimate", "noisefloor.report.forest"} <= mods
     assert not mods & {"statsmodels", "scipy.stats", "noisefloor.logs.load", "pydantic"}, mods
+
+
+def test_audit_without_plot_loads_no_matplotlib(tmp_path):
+    # --no-plot draws nothing: the text's note on null gaps beyond the envelope is the text
+    # renderer's, not the forest plot's
+    mods = loaded(["audit", "--out", str(tmp_path), "--no-plot"])
+    assert not (tmp_path / "forest.png").exists()
+    assert "noisefloor.floor.estimate" in mods  # it did run the audit
+    assert not mods & {"matplotlib", "noisefloor.report.forest", "statsmodels"}, mods
