@@ -17,6 +17,8 @@ import numpy as np
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.input import (
     _codes,
+    _first_seen,
+    _integer_array,
     _missing_mask,
     _ratings_matrix,
     _sort_key,
@@ -141,18 +143,25 @@ def krippendorff_alpha(
     confidence = check_confidence(confidence)
     n_boot = check_n_boot(n_boot)
     arr = _ratings_matrix(ratings)
-    missing = _missing_mask(arr)
-    cells = arr[~missing]  # the present ratings, row by row
-    present = cells.tolist()
+    ints = _integer_array(ratings)
+    if ints is not None:  # an integer array: nothing missing, every rating a number
+        missing = np.zeros(arr.shape, dtype=bool)
+        cells = ints.ravel()
+        present = _first_seen(cells)  # the distinct ratings, in the order first seen
+    else:
+        missing = _missing_mask(arr)
+        cells = arr[~missing]  # the present ratings, row by row
+        present = cells.tolist()
     if level in ("interval", "ratio"):
-        bad = _type_mask(cells, _is_numeric_type)
+        bad = _type_mask(cells, _is_numeric_type) if ints is None else np.zeros(0, dtype=bool)
         if bad.any():
             raise ValueError(
                 f"the {level} level of measurement needs numeric ratings; got "
                 f"{cells[int(np.argmax(bad))]!r}. "
                 "Labels that are not numbers need the nominal or ordinal level"
             )
-        values = np.where(missing, np.nan, arr).astype(float)
+        values = ints.astype(float) if ints is not None else (
+            np.where(missing, np.nan, arr).astype(float))
         cats = (
             tuple(sorted(set(present), key=_sort_key)) if categories is None
             else tuple(categories)

@@ -19,6 +19,8 @@ from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.input import (
     _codes,
+    _first_seen,
+    _integer_array,
     _missing_mask,
     check_choice,
     check_confidence,
@@ -255,20 +257,25 @@ def cohen_kappa(
     confidence = check_confidence(confidence)
     n_boot = check_n_boot(n_boot)
     check_choice("weights", weights, WEIGHTS)
-    a = np.asarray(rater_a, dtype=object).ravel()
-    b = np.asarray(rater_b, dtype=object).ravel()
+    int_a, int_b = _integer_array(rater_a), _integer_array(rater_b)
+    integers = int_a is not None and int_b is not None and int_a.dtype == int_b.dtype
+    if integers:  # integer arrays: no label is missing, the distinct labels come from np.unique
+        a, b = np.ravel(rater_a), np.ravel(rater_b)
+    else:
+        a = np.asarray(rater_a, dtype=object).ravel()
+        b = np.asarray(rater_b, dtype=object).ravel()
     if a.size != b.size:
         raise ValueError(f"rater_a has {a.size} labels but rater_b has {b.size}")
     if not a.size:
         raise ValueError("no items: rater_a and rater_b are empty")
-    for name, seq in (("rater_a", a), ("rater_b", b)):
+    for name, seq in (() if integers else (("rater_a", a), ("rater_b", b))):
         missing = _missing_mask(seq)
         if missing.any():
             raise ValueError(
                 f"{name}[{int(np.argmax(missing))}] is missing; Cohen's kappa needs both "
                 "ratings of every item"
             )
-    both = np.concatenate([a, b]).tolist()
+    both = _first_seen(np.concatenate([a, b])) if integers else np.concatenate([a, b]).tolist()
     if weights == "none":
         cats, order = resolve_categories(both, categories), ""
     else:
