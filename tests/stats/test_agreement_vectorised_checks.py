@@ -19,7 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noisefloor.stats.agreement import check_count_table, krippendorff_alpha
+from noisefloor.stats.agreement import (
+    check_count_table,
+    cohen_kappa,
+    fleiss_kappa,
+    krippendorff_alpha,
+)
 from noisefloor.stats.agreement.alpha import _pairable_agreement
 from noisefloor.stats.warning_classes import RawRatingsWarning
 
@@ -244,3 +249,28 @@ def test_boolean_columns_are_not_counts():
     nullable = pd.DataFrame({"a": pd.array([2, None], dtype="Int64"), "b": [0, 2]})
     with pytest.raises(ValueError, match=re.escape("row 1 (item 1), column 0 ('a') is missing")):
         _check(nullable)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 15), st.integers(2, 4), st.lists(st.integers(-3, 60), min_size=60,
+                                                       max_size=60),
+       st.sampled_from(["nominal", "ordinal", "interval"]),
+       st.sampled_from(["none", "linear", "quadratic"]))
+def test_integer_arrays_give_what_the_same_labels_as_objects_give(n, raters, pool, level, w):
+    """Integer arrays take a shortcut (labels coded once per distinct value, no missing check):
+    the results, categories and bootstrap intervals are those of the same labels as objects."""
+    ints = np.array(pool[: n * raters]).reshape(n, raters)
+    objs = ints.astype(object)
+
+    def same(f):
+        try:
+            want = f(objs).to_dict()
+        except ValueError as err:
+            with pytest.raises(ValueError, match=re.escape(str(err))):
+                f(ints)
+            return
+        assert repr(f(ints).to_dict()) == repr(want)  # identical, NaN included
+
+    same(lambda x: krippendorff_alpha(x, level=level, n_boot=20, rng=1))
+    same(lambda x: fleiss_kappa(x, n_boot=20, rng=1))
+    same(lambda x: cohen_kappa(x[:, 0], x[:, 1], weights=w, n_boot=20, rng=1))
