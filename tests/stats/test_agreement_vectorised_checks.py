@@ -274,3 +274,18 @@ def test_integer_arrays_give_what_the_same_labels_as_objects_give(n, raters, poo
     same(lambda x: krippendorff_alpha(x, level=level, n_boot=20, rng=1))
     same(lambda x: fleiss_kappa(x, n_boot=20, rng=1))
     same(lambda x: cohen_kappa(x[:, 0], x[:, 1], weights=w, n_boot=20, rng=1))
+
+
+@SETTINGS
+@given(st.integers(1, 30), st.integers(1, 4),
+       st.lists(st.sampled_from([0.0, 1.0, 2.0, 0.5, -1.0, 3.25]), min_size=120, max_size=120))
+def test_bootstrap_patterns_are_numpy_unique_rows(n, f, pool):
+    """The items' patterns (the bootstrap's multinomial cells, whose order fixes the random
+    stream) are the rows and inverse of numpy.unique(axis=0), so a seed gives the same interval."""
+    from noisefloor.stats.agreement.resampling import _group
+
+    rows = np.array(pool[: n * f]).reshape(n, f)
+    unique, inverse = _group(rows)
+    want_unique, want_inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert np.array_equal(unique, want_unique)
+    assert np.array_equal(inverse, np.asarray(want_inverse).reshape(-1))
