@@ -220,7 +220,7 @@ def agreement_by_label(
     n_boot = check_n_boot(n_boot)
     root = int(as_generator(rng).integers(2**63))
     df = _long_table(annotations)
-    humans, ignored = _choose_raters(list(dict.fromkeys(df["rater"])), judge, raters)
+    humans, ignored = _choose_raters(df["rater"].unique().tolist(), judge, raters)
     if ignored:  # a chosen subset: the others' ratings play no part (nor their items)
         df = df[df["rater"].isin(humans + ([judge] if judge is not None else []))]
     needs_order = _order_needed(metrics, weights, level)
@@ -500,7 +500,7 @@ def icc_by_label(annotations: pd.DataFrame, *, judge: str | None = None,
     _check_options(annotations, ("fleiss",), "none", "nominal", "fleiss", "exclude")
     confidence = check_confidence(confidence)
     df = _long_table(annotations)
-    humans, ignored = _choose_raters(list(dict.fromkeys(df["rater"])), judge, raters)
+    humans, ignored = _choose_raters(df["rater"].unique().tolist(), judge, raters)
     chosen = humans + ([judge] if judge is not None else [])
     df = df[df["rater"].isin(chosen)]
     scores = pd.to_numeric(df["label"], errors="coerce")

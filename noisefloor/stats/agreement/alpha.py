@@ -16,9 +16,13 @@ import numpy as np
 
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.input import (
-    _is_missing,
+    _codes,
+    _first_seen,
+    _integer_array,
+    _missing_mask,
     _ratings_matrix,
     _sort_key,
+    _type_mask,
     check_choice,
     check_confidence,
     check_n_boot,
@@ -37,26 +41,36 @@ _LEVEL_OF_MEASUREMENT: dict[str, Literal["nominal", "ordinal", "interval", "rati
     "nominal": "nominal", "ordinal": "ordinal", "interval": "interval", "ratio": "ratio"}
 
 
+def _is_numeric_type(t: type) -> bool:
+    """Whether a rating of type ``t`` is a number for the interval and ratio levels."""
+    return issubclass(t, (int, float, np.number)) and not issubclass(t, bool)
+
+
 def _pairable_agreement(codes: np.ndarray, k: int) -> tuple[float, float, int]:
     """Observed and nominal-expected exact agreement from the coincidence matrix.
 
-    codes: item x rater float array of category codes with NaN for missing. Returns
+    codes: item x rater float array of category codes 0 .. k-1 with NaN for missing. Returns
     (observed, expected, n_pairable_values) following Krippendorff (2011), section on the
-    coincidence matrix: o_ck = sum_u (number of c-k pairs in unit u) / (m_u - 1).
+    coincidence matrix: o_ck = sum_u (number of c-k pairs in unit u) / (m_u - 1), over the
+    units u with m_u >= 2 values. Only its trace and margins are needed, and both are sums
+    over units: with n_uc values c in unit u, trace(o) = sum_u (sum_c n_uc^2 - m_u) / (m_u - 1),
+    n_c = sum_k o_ck = sum_u n_uc and n = sum_u m_u; computed for all units at once from the
+    counts of the distinct (unit, code) pairs.
     """
-    o = np.zeros((k, k))
-    for row in codes:
-        vals = row[np.isfinite(row)].astype(int)
-        m = vals.size
-        if m < 2:
-            continue
-        cnt = np.bincount(vals, minlength=k).astype(float)
-        o += (np.outer(cnt, cnt) - np.diag(cnt)) / (m - 1)
-    n = o.sum()
-    if n == 0:
+    present = np.isfinite(codes)
+    m = present.sum(axis=1)
+    pairable = m >= 2
+    if not pairable.any():
         return math.nan, math.nan, 0
-    nc = o.sum(axis=1)
-    observed = float(np.trace(o) / n)
+    sub = codes[pairable]
+    m_u = m[pairable].astype(float)
+    unit, _ = np.nonzero(np.isfinite(sub))  # the unit of each value, row by row
+    code = sub[np.isfinite(sub)].astype(np.int64)
+    nc = np.bincount(code, minlength=k).astype(float)
+    cells, n_uc = np.unique(unit * np.int64(k) + code, return_counts=True)
+    square = np.bincount(cells // k, weights=n_uc.astype(float) ** 2, minlength=sub.shape[0])
+    n = float(m_u.sum())
+    observed = float(((square - m_u) / (m_u - 1.0)).sum() / n)
     expected = float((nc * (nc - 1)).sum() / (n * (n - 1))) if n > 1 else math.nan
     return observed, expected, int(round(n))
 
@@ -129,29 +143,32 @@ def krippendorff_alpha(
     confidence = check_confidence(confidence)
     n_boot = check_n_boot(n_boot)
     arr = _ratings_matrix(ratings)
-    missing = np.vectorize(_is_missing, otypes=[bool])(arr)
-    present = list(arr[~missing])
+    ints = _integer_array(ratings)
+    if ints is not None:  # an integer array: nothing missing, every rating a number
+        missing = np.zeros(arr.shape, dtype=bool)
+        cells = ints.ravel()
+        present = _first_seen(cells)  # the distinct ratings, in the order first seen
+    else:
+        missing = _missing_mask(arr)
+        cells = arr[~missing]  # the present ratings, row by row
+        present = cells.tolist()
     if level in ("interval", "ratio"):
-        bad = [
-            x for x in present
-            if not isinstance(x, (int, float, np.number)) or isinstance(x, bool)
-        ]
-        if bad:
+        bad = _type_mask(cells, _is_numeric_type) if ints is None else np.zeros(0, dtype=bool)
+        if bad.any():
             raise ValueError(
-                f"the {level} level of measurement needs numeric ratings; got {bad[0]!r}. "
+                f"the {level} level of measurement needs numeric ratings; got "
+                f"{cells[int(np.argmax(bad))]!r}. "
                 "Labels that are not numbers need the nominal or ordinal level"
             )
-        values = np.where(missing, np.nan, arr).astype(float)
+        values = ints.astype(float) if ints is not None else (
+            np.where(missing, np.nan, arr).astype(float))
         cats = (
             tuple(sorted(set(present), key=_sort_key)) if categories is None
             else tuple(categories)
         )
         resolve_categories(present, cats)
         codes_for_agreement = np.full(values.shape, np.nan)
-        index = {c: i for i, c in enumerate(cats)}
-        for (i, j), x in np.ndenumerate(arr):
-            if not missing[i, j]:
-                codes_for_agreement[i, j] = index[x]
+        codes_for_agreement[~missing] = _codes(cells, {c: i for i, c in enumerate(cats)})
         domain = None
         order = "numeric"
     else:
@@ -159,11 +176,8 @@ def krippendorff_alpha(
             cats, order = ordered_categories(present, categories, "ordinal alpha")
         else:
             cats, order = resolve_categories(present, categories), ""
-        index = {c: i for i, c in enumerate(cats)}
         values = np.full(arr.shape, np.nan)
-        for (i, j), x in np.ndenumerate(arr):
-            if not missing[i, j]:
-                values[i, j] = index[x]
+        values[~missing] = _codes(cells, {c: i for i, c in enumerate(cats)})
         codes_for_agreement = values
         domain = list(range(len(cats)))
     pairable_rows = (np.isfinite(values).sum(axis=1) >= 2)
@@ -212,6 +226,7 @@ def krippendorff_alpha(
             base,
         )
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
-    resampler = (_boot.krippendorff_resampler(values, level) if n_boot else None) or (
-        _boot.loop_resampler(arr.shape[0], alpha_of))
-    return _with_bootstrap(result, arr.shape[0], n_boot, rng, resampler)
+    return _with_bootstrap(
+        result, arr.shape[0], n_boot, rng,
+        lambda: _boot.krippendorff_resampler(values, level)
+        or _boot.loop_resampler(arr.shape[0], alpha_of))

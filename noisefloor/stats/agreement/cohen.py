@@ -18,7 +18,10 @@ from statsmodels.stats.inter_rater import cohens_kappa as _sm_cohens_kappa
 
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.input import (
-    _is_missing,
+    _codes,
+    _first_seen,
+    _integer_array,
+    _missing_mask,
     check_choice,
     check_confidence,
     check_n_boot,
@@ -254,32 +257,40 @@ def cohen_kappa(
     confidence = check_confidence(confidence)
     n_boot = check_n_boot(n_boot)
     check_choice("weights", weights, WEIGHTS)
-    a = list(np.asarray(rater_a, dtype=object).ravel())
-    b = list(np.asarray(rater_b, dtype=object).ravel())
-    if len(a) != len(b):
-        raise ValueError(f"rater_a has {len(a)} labels but rater_b has {len(b)}")
-    if not a:
-        raise ValueError("no items: rater_a and rater_b are empty")
-    for name, seq in (("rater_a", a), ("rater_b", b)):
-        for i, x in enumerate(seq):
-            if _is_missing(x):
-                raise ValueError(
-                    f"{name}[{i}] is missing; Cohen's kappa needs both ratings of every item"
-                )
-    if weights == "none":
-        cats, order = resolve_categories(a + b, categories), ""
+    int_a, int_b = _integer_array(rater_a), _integer_array(rater_b)
+    integers = int_a is not None and int_b is not None and int_a.dtype == int_b.dtype
+    if integers:  # integer arrays: no label is missing, the distinct labels come from np.unique
+        a, b = np.ravel(rater_a), np.ravel(rater_b)
     else:
-        cats, order = ordered_categories(a + b, categories, f"{weights}-weighted kappa")
+        a = np.asarray(rater_a, dtype=object).ravel()
+        b = np.asarray(rater_b, dtype=object).ravel()
+    if a.size != b.size:
+        raise ValueError(f"rater_a has {a.size} labels but rater_b has {b.size}")
+    if not a.size:
+        raise ValueError("no items: rater_a and rater_b are empty")
+    for name, seq in (() if integers else (("rater_a", a), ("rater_b", b))):
+        missing = _missing_mask(seq)
+        if missing.any():
+            raise ValueError(
+                f"{name}[{int(np.argmax(missing))}] is missing; Cohen's kappa needs both "
+                "ratings of every item"
+            )
+    both = _first_seen(np.concatenate([a, b])) if integers else np.concatenate([a, b]).tolist()
+    if weights == "none":
+        cats, order = resolve_categories(both, categories), ""
+    else:
+        cats, order = ordered_categories(both, categories, f"{weights}-weighted kappa")
     index = {c: i for i, c in enumerate(cats)}
-    ia = np.array([index[x] for x in a])
-    ib = np.array([index[x] for x in b])
+    ia = _codes(a, index)
+    ib = _codes(b, index)
     k = len(cats)
 
     def table_of(rows: np.ndarray) -> np.ndarray:
         return np.bincount(ia[rows] * k + ib[rows], minlength=k * k).reshape(k, k).astype(float)
 
-    result = _cohen_result(table_of(np.arange(len(a))), weights, cats, confidence, n_raters=2)
+    result = _cohen_result(table_of(np.arange(a.size)), weights, cats, confidence, n_raters=2)
     result = replace(result, category_order=order)
     return _with_bootstrap(
-        result, len(a), n_boot, rng, _boot.cohen_resampler(ia, ib, k, _weight_matrix(k, weights))
+        result, a.size, n_boot, rng,
+        lambda: _boot.cohen_resampler(ia, ib, k, _weight_matrix(k, weights))
     )

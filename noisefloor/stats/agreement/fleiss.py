@@ -20,7 +20,10 @@ from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.fleiss_se import ALTERNATIVES, check_count_table, fleiss_null_test
 from noisefloor.stats.agreement.input import (
-    _is_missing,
+    _codes,
+    _first_seen,
+    _integer_array,
+    _missing_mask,
     _ratings_matrix,
     check_choice,
     check_confidence,
@@ -107,7 +110,7 @@ def _fleiss_result(
         base.update(null_reason=RANDOLPH_NULL_REASON)
     result = AgreementResult(value=value, ci_low=math.nan, ci_high=math.nan, **base)
     return _with_bootstrap(
-        result, counts.shape[0], n_boot, rng, _boot.fleiss_resampler(counts, method)
+        result, counts.shape[0], n_boot, rng, lambda: _boot.fleiss_resampler(counts, method)
     )
 
 
@@ -280,15 +283,17 @@ def fleiss_kappa(
     0.625
     """
     arr = _ratings_matrix(ratings)
-    for (i, j), x in np.ndenumerate(arr):
-        if _is_missing(x):
-            raise ValueError(
-                f"ratings[{i}, {j}] is missing; Fleiss' kappa needs every item rated by every "
-                "rater (use krippendorff_alpha for incomplete data)"
-            )
-    cats = resolve_categories(list(arr.ravel()), categories)
-    index = {c: i for i, c in enumerate(cats)}
-    codes = np.vectorize(index.__getitem__, otypes=[np.int64])(arr)
+    ints = _integer_array(ratings)  # an integer array: nothing missing, labels by np.unique
+    missing = _missing_mask(arr) if ints is None else np.zeros(arr.shape, dtype=bool)
+    if missing.any():
+        i, j = (int(v) for v in np.argwhere(missing)[0])
+        raise ValueError(
+            f"ratings[{i}, {j}] is missing; Fleiss' kappa needs every item rated by every "
+            "rater (use krippendorff_alpha for incomplete data)"
+        )
+    cats = resolve_categories(
+        arr.ravel().tolist() if ints is None else _first_seen(ints), categories)
+    codes = _codes(arr if ints is None else ints, {c: i for i, c in enumerate(cats)})
     counts, _ = aggregate_raters(codes, n_cat=len(cats))
     return fleiss_kappa_from_counts(
         counts, categories=cats, method=method, confidence=confidence, n_boot=n_boot, rng=rng,

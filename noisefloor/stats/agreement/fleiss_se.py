@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from noisefloor.results import FrozenResult
+from noisefloor.stats.agreement.input import _type_mask
 from noisefloor.stats.warning_classes import RawRatingsWarning
 
 __all__ = ["ALTERNATIVES", "FleissNullTest", "RawRatingsWarning", "check_count_table",
@@ -116,9 +117,10 @@ _RAW_HINT = ("If the table holds the label each rater gave each item (item x rat
              "fleiss_kappa(ratings) instead, which counts them for you")
 
 
-def _is_count_cell(x: Any) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(
-        x, (bool, np.bool_))
+def _is_count_type(t: type) -> bool:
+    """Whether a cell of type ``t`` is a number (a boolean is not)."""
+    return issubclass(t, (int, float, np.integer, np.floating)) and not issubclass(
+        t, (bool, np.bool_))
 
 
 def check_count_table(
@@ -204,7 +206,18 @@ def check_count_table(
     ValueError: counts must hold numbers (how many raters put the item in the category); row 0, column 0 holds the text 'a'. If the table holds the label each rater gave each item (item x rater), call fleiss_kappa(ratings) instead, which counts them for you
     """
     frame = counts if isinstance(counts, pd.DataFrame) else None
-    cells = frame.to_numpy(dtype=object) if frame is not None else np.asarray(counts, dtype=object)
+    # numbers by construction (a numeric array, a frame of numeric columns): no cell to check
+    # one by one; otherwise the cells as they were given, so that a boolean or a text among
+    # numbers is not converted to a number by numpy
+    numeric = (
+        all(isinstance(dt, np.dtype) and dt.kind in "iuf" for dt in frame.dtypes)
+        if frame is not None
+        else isinstance(counts, np.ndarray) and counts.dtype.kind in "iuf"
+    )
+    if frame is not None:
+        cells = frame.to_numpy(dtype=float if numeric else object)
+    else:
+        cells = np.asarray(counts) if numeric else np.asarray(counts, dtype=object)
     if cells.ndim != 2 or cells.shape[0] < 1 or cells.shape[1] < 1:
         raise ValueError(f"counts must be 2-D (item x category); got shape {cells.shape}")
     if categories is None and frame is not None:
@@ -219,9 +232,10 @@ def check_count_table(
             return f"row {i}, column {j}"
         return f"row {i} (item {frame.index[i]!r}), column {j} ({frame.columns[j]!r})"
 
-    bad = [(i, j, x) for (i, j), x in np.ndenumerate(cells) if not _is_count_cell(x)]
-    if bad:
-        i, j, x = bad[0]
+    bad = np.zeros(cells.shape, dtype=bool) if numeric else _type_mask(cells, _is_count_type)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])  # the first bad cell, row by row
+        x = cells[i, j]
         if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
             what = "is missing; write 0 for a category nobody chose"
         elif isinstance(x, (str, bytes)):
@@ -229,14 +243,14 @@ def check_count_table(
         else:
             what = f"holds {x!r}, which is not a number"
         hint = "" if what.startswith("is missing") else _RAW_HINT
-        if frame is not None and all(jj == 0 for _, jj, _ in bad) and k > 1:
+        if frame is not None and not bad[:, 1:].any() and k > 1:
             hint = ("If the first column names the items, make it the index (e.g. "
                     "pandas.read_csv(path, index_col=0)). " + _RAW_HINT)
         raise ValueError(
             f"counts must hold numbers (how many raters put the item in the category); "
             f"{where(i, j)} {what}" + (f". {hint}" if hint else "")
         )
-    raw = cells.astype(float)
+    raw = np.array(cells, dtype=float)
     bad_num = np.argwhere((raw < 0) | ~np.isfinite(raw) | (raw != np.round(raw)))
     if bad_num.size:
         i, j = (int(v) for v in bad_num[0])

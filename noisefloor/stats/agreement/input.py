@@ -7,7 +7,7 @@ or the observed ones, sorted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -45,6 +45,46 @@ def _is_missing(x: Any) -> bool:
         return bool(pd.isna(x))
     except (TypeError, ValueError):
         return False
+
+
+def _missing_mask(cells: np.ndarray) -> np.ndarray:
+    """:func:`_is_missing` of every cell of an object array, in one pass (``pandas.isna``)."""
+    return np.asarray(pd.isna(cells), dtype=bool)
+
+
+def _type_mask(cells: np.ndarray, accept: Callable[[type], bool]) -> np.ndarray:
+    """True where the type of the cell is not accepted by ``accept``; one call per distinct type."""
+    types = np.frompyfunc(type, 1, 1)(cells)
+    rejected = {t for t in set(np.asarray(types, dtype=object).ravel()) if not accept(t)}
+    if not rejected:
+        return np.zeros(np.shape(cells), dtype=bool)
+    return np.asarray(np.frompyfunc(rejected.__contains__, 1, 1)(types), dtype=bool)
+
+
+def _integer_array(x: Any) -> np.ndarray | None:
+    """``x`` itself when it is a numpy array of integers (no label can be missing), else None."""
+    return x if isinstance(x, np.ndarray) and x.dtype.kind in "iu" else None
+
+
+def _first_seen(values: np.ndarray) -> list:
+    """The distinct values of an integer array as Python ints, in the order first seen."""
+    distinct, first = np.unique(values.ravel(), return_index=True)
+    return distinct[np.argsort(first, kind="stable")].tolist()
+
+
+def _codes(cells: np.ndarray, index: dict[Any, int]) -> np.ndarray:
+    """``index[x]`` of every cell, as int64 (every cell must be a key).
+
+    An integer array is looked up once per distinct value; other arrays hold the labels as
+    Python objects and are looked up cell by cell.
+    """
+    if cells.size == 0:
+        return np.zeros(cells.shape, dtype=np.int64)
+    if cells.dtype.kind in "iu":
+        distinct, inverse = np.unique(cells, return_inverse=True)
+        lookup = np.array([index[x] for x in distinct.tolist()], dtype=np.int64)
+        return lookup[np.asarray(inverse).reshape(cells.shape)]
+    return np.asarray(np.frompyfunc(index.__getitem__, 1, 1)(cells), dtype=np.int64)
 
 
 def _sort_key(x: Any) -> tuple:

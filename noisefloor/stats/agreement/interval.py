@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -58,9 +59,12 @@ def _with_bootstrap(
     n_items: int,
     n_boot: int,
     rng: int | np.random.Generator | None,
-    statistic: _boot.Resampler,
+    statistic: _boot.Resampler | Callable[[], _boot.Resampler],
 ) -> AgreementResult:
     """Add the percentile bootstrap interval over items, or NaN with ``ci_reason``.
+
+    ``statistic`` is the resampler, or a function that builds it (called only when a
+    bootstrap is drawn, so that a point estimate does not group the items for nothing).
 
     The interval is NaN (never zero-width) with a reason when fewer than
     :data:`MIN_BOOTSTRAP_ITEMS` items entered the estimate, when the coefficient is undefined
@@ -74,9 +78,10 @@ def _with_bootstrap(
             f"{'one item' if n_items == 1 else f'{n_items} items'}: a bootstrap over items "
             "resamples the same item every time, so it "
             f"cannot give an interval (at least {MIN_BOOTSTRAP_ITEMS} items are needed)"))
+    resampler = statistic if isinstance(statistic, _boot.Resampler) else statistic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        boot = _bootstrap(n_items, n_boot, gen, statistic)
+        boot = _bootstrap(n_items, n_boot, gen, resampler)
     low, high, undefined = _percentile_ci(boot, result.confidence)
     done = replace(result, n_boot=n_boot, n_boot_undefined=undefined)
     if undefined == n_boot:

@@ -78,9 +78,23 @@ class Resampler:
 
 
 def _group(features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``features`` (U, f) and each item's row index (n_items,)."""
-    unique, inverse = np.unique(features, axis=0, return_inverse=True)
-    return unique, np.asarray(inverse).reshape(-1)
+    """Distinct rows of ``features`` (U, f) and each item's row index (n_items,).
+
+    The rows in lexicographic order, as ``numpy.unique(features, axis=0)`` gives them, but
+    sorted by ``numpy.lexsort`` (one sort of numbers per column, instead of one sort of the
+    rows as records). Features hold no NaN.
+    """
+    rows = np.asarray(features)
+    if rows.shape[0] == 0:
+        return rows, np.zeros(0, dtype=np.intp)
+    order = np.lexsort(rows.T[::-1])  # the first column is the primary key
+    ordered = rows[order]
+    starts = np.empty(rows.shape[0], dtype=bool)
+    starts[0] = True
+    starts[1:] = (ordered[1:] != ordered[:-1]).any(axis=1)
+    inverse = np.empty(rows.shape[0], dtype=np.intp)
+    inverse[order] = np.cumsum(starts) - 1
+    return ordered[starts], inverse
 
 
 def bootstrap(resampler: Resampler, n_boot: int, rng: np.random.Generator) -> np.ndarray:
