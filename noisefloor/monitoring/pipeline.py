@@ -281,7 +281,8 @@ def monitor_trials(
     base = order_trials(frames["baseline"], time_field=time_field)
     stamped = (
         "extra" in mon.columns
-        and mon["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None).any()
+        and any(isinstance(e, dict) and e.get(time_field) is not None
+                for e in mon["extra"].tolist())
     )
     reasons: dict[str, str] = {}
     excluded: dict[str, dict[str, int]] = {}
