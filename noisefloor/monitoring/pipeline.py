@@ -152,7 +152,7 @@ def _protocol_mention(protocol) -> str:
 
 def _calls_of(
     frame: pd.DataFrame, field_name: str
-) -> tuple[np.ndarray, np.ndarray, list[str], list[str]]:
+) -> tuple[np.ndarray, np.ndarray, list[Any], list[Any]]:
     """The calls logged in ``extra[field_name]``, flattened: the row positions that carry the
     field, the number of calls of each, and every call's fingerprint and key in order.
 
@@ -160,15 +160,16 @@ def _calls_of(
     in frame order is reported with its file and line, as a row-by-row check would.
     """
     extras = frame["extra"].tolist() if "extra" in frame.columns else []
-    values = [e.get(field_name) if isinstance(e, dict) else None for e in extras]
+    values: list[Any] = [e.get(field_name) if isinstance(e, dict) else None for e in extras]
     carrying = np.flatnonzero([v is not None for v in values])
     lists = [values[i] for i in carrying]
     is_list = np.fromiter((isinstance(v, list) for v in lists), dtype=bool, count=len(lists))
     sizes = np.fromiter((len(v) if ok else 0 for v, ok in zip(lists, is_list)), dtype=np.int64,
                         count=len(lists))
     entries = [entry for v, ok in zip(lists, is_list) if ok for entry in v]
-    fingerprints = [e.get("fingerprint") if isinstance(e, dict) else None for e in entries]
-    keys = [e.get("key") if isinstance(e, dict) else None for e in entries]
+    fingerprints: list[Any] = [e.get("fingerprint") if isinstance(e, dict) else None
+                               for e in entries]
+    keys: list[Any] = [e.get("key") if isinstance(e, dict) else None for e in entries]
     bad = next((i for i, (fp, key) in enumerate(zip(fingerprints, keys))
                 if not (isinstance(key, str) and key and isinstance(fp, str) and fp)), None)
     not_list = np.flatnonzero(~is_list)
