@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.monitoring.time_order import require_trial_frame
-from noisefloor.passk.trials import pass_hat_k
 from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
+from noisefloor.stats.passk import count_trials, per_task_pass_hat_k
 
 __all__ = ["TRIAL_COLUMNS", "PassHatKRounds", "coordination_active_pass_hat_k_rounds"]
 
@@ -171,20 +171,17 @@ def coordination_active_pass_hat_k_rounds(
     excluded["not_golden"] = int((keep & ~is_golden).sum())
     keep &= is_golden
 
-    blocks, pending, ever, skipped = _cut_rounds(task_ids, np.flatnonzero(keep), golden, n, how)
-    values: list[float] = []
-    rows: list[Any] = []
-    for block in blocks:
-        trials = pd.DataFrame(
-            {
-                "task_id": task_ids[block],
-                "reward": reward[block],
-                "infrastructure_error": infra[block],
-            }
-        )
-        values.append(pass_hat_k(trials, kk, infrastructure_errors=policy).value)
-        rows.append(frame.index[block.max()])
-    reason = "" if blocks else _no_round_reason(golden, ever, n, excluded)
+    blocks, n_pending, ever, skipped = _cut_rounds(task_ids, np.flatnonzero(keep), golden, n,
+                                                   how)
+    n_rounds, n_golden = blocks.shape[:2]
+    # every (round, task) cell is one "task" of the counting: n trials each, none short of k
+    flat = blocks.reshape(-1)
+    cell = np.repeat(np.arange(n_rounds * n_golden), n)
+    counts = count_trials(cell, reward[flat], infra[flat], infrastructure_errors=policy)
+    per_cell = per_task_pass_hat_k(counts, kk).reshape(n_rounds, n_golden)
+    values = [float(np.mean(row)) for row in per_cell]  # the average of pass_hat_k, task order
+    rows = list(frame.index[blocks.reshape(n_rounds, -1).max(axis=1)]) if n_rounds else []
+    reason = "" if n_rounds else _no_round_reason(golden, ever, n, excluded)
     return PassHatKRounds(
         k=kk,
         trials_per_round=n,
@@ -192,7 +189,7 @@ def coordination_active_pass_hat_k_rounds(
         values=tuple(values),
         rows=tuple(rows),
         policy=how,
-        n_pending=int(sum(len(q) for q in pending.values())),
+        n_pending=n_pending,
         n_skipped=int(skipped),
         excluded=excluded,
         reason=reason,
@@ -248,32 +245,46 @@ def _golden_tasks(tasks: Iterable[str] | None, active_task_ids: np.ndarray) -> l
 
 def _cut_rounds(
     task_ids: np.ndarray, positions: np.ndarray, golden: list[str], n: int, how: str
-) -> tuple[list[np.ndarray], dict[str, list[int]], dict[str, int], int]:
+) -> tuple[np.ndarray, int, dict[str, int], int]:
     """Cut the kept rows (``positions``, in time order) into rounds of n trials per task.
 
-    Returns the rounds (row positions of each), the trials still pending after the last
-    round, the number of kept trials of each task and the number passed over (``"latest"``).
+    Returns the rounds as row positions, shape (rounds, golden tasks, n) in golden-task order
+    and time order within a task; the number of kept trials still pending after the last round;
+    the number of kept trials of each task; and the number passed over (``"latest"``).
+
+    A task's kept trials are one sorted run of ``by_task``. With ``"blocks"`` round r is every
+    task's r-th block of n. With ``"latest"`` a round that starts after the row at position s
+    completes at the row e holding the n-th trial after s of the task that needs longest; it
+    takes each task's n latest trials up to e, the older ones since s are passed over.
     """
-    pending: dict[str, list[int]] = {t: [] for t in golden}
-    ever = dict.fromkeys(golden, 0)
-    blocks: list[np.ndarray] = []
+    n_golden = len(golden)
+    code = pd.Index(golden).get_indexer(task_ids[positions])
+    by_task = positions[np.argsort(code, kind="stable")]  # per task, in time order
+    lens = np.bincount(code, minlength=n_golden).astype(np.int64)
+    start = np.cumsum(lens) - lens
+    ever = dict(zip(golden, lens.tolist()))
+    ends: list[np.ndarray] = []  # per round, each task's used trials up to the round's end
     skipped = 0
-    ready = 0  # golden tasks with at least n unused trials
-    for pos in positions:
-        task = task_ids[pos]
-        pending[task].append(int(pos))
-        ever[task] += 1
-        ready += len(pending[task]) == n
-        while ready == len(golden):
-            if how == "latest":
-                blocks.append(np.concatenate([q[-n:] for q in pending.values()]))
-                skipped += sum(len(q) - n for q in pending.values())
-                pending = {t: [] for t in golden}
-            else:
-                blocks.append(np.concatenate([q[:n] for q in pending.values()]))
-                pending = {t: q[n:] for t, q in pending.items()}
-            ready = sum(len(q) >= n for q in pending.values())
-    return blocks, pending, ever, skipped
+    if n_golden and lens.min() >= n:
+        if how == "blocks":
+            ends = [np.full(n_golden, (r + 1) * n) for r in range(int(lens.min()) // n)]
+        else:
+            span = len(task_ids) + 1  # task-major keys: one sorted array for all tasks
+            keyed = np.repeat(np.arange(n_golden), lens) * span + by_task
+            used = np.zeros(n_golden, dtype=np.int64)
+            while (used + n <= lens).all():
+                last = int(by_task[start + used + n - 1].max())  # the row completing the round
+                upto = np.searchsorted(keyed, np.arange(n_golden) * span + last, side="right")
+                upto -= start
+                skipped += int((upto - used - n).sum())
+                ends.append(upto)
+                used = upto
+    used_all = ends[-1] if ends else np.zeros(n_golden, dtype=np.int64)
+    pending = int((lens - used_all).sum())
+    if not ends:
+        return np.empty((0, n_golden, n), dtype=np.int64), pending, ever, skipped
+    take = start[None, :, None] + np.array(ends)[:, :, None] - n + np.arange(n)
+    return by_task[take], pending, ever, skipped
 
 
 def _no_round_reason(golden: list[str], ever: dict[str, int], n: int,

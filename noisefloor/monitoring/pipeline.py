@@ -37,7 +37,7 @@ from noisefloor.stats.monitor import (
     CusumResult,
     RollingQuantileResult,
     alarms_frame,
-    collision_rate_monitor,
+    collision_rate_from_calls,
     rolling_quantile_monitor,
     tabular_cusum,
 )
@@ -151,28 +151,43 @@ def _protocol_mention(protocol) -> str:
 
 
 def _calls_of(
-    frame: pd.DataFrame, label: Any, extra: Any, field_name: str
-) -> list[tuple[str, str]] | None:
-    if not isinstance(extra, dict) or field_name not in extra or extra[field_name] is None:
-        return None
-    entries = extra[field_name]
-    if not isinstance(entries, list):
+    frame: pd.DataFrame, field_name: str
+) -> tuple[np.ndarray, np.ndarray, list[Any], list[Any]]:
+    """The calls logged in ``extra[field_name]``, flattened: the row positions that carry the
+    field, the number of calls of each, and every call's fingerprint and key in order.
+
+    A row without the field (or with ``None``) carries no call record. The first malformed row
+    in frame order is reported with its file and line, as a row-by-row check would.
+    """
+    extras = frame["extra"].tolist() if "extra" in frame.columns else []
+    values: list[Any] = [e.get(field_name) if isinstance(e, dict) else None for e in extras]
+    carrying = np.flatnonzero([v is not None for v in values])
+    lists = [values[i] for i in carrying]
+    is_list = np.fromiter((isinstance(v, list) for v in lists), dtype=bool, count=len(lists))
+    sizes = np.fromiter((len(v) if ok else 0 for v, ok in zip(lists, is_list)), dtype=np.int64,
+                        count=len(lists))
+    entries = [entry for v, ok in zip(lists, is_list) if ok for entry in v]
+    fingerprints: list[Any] = [e.get("fingerprint") if isinstance(e, dict) else None
+                               for e in entries]
+    keys: list[Any] = [e.get("key") if isinstance(e, dict) else None for e in entries]
+    bad = next((i for i, (fp, key) in enumerate(zip(fingerprints, keys))
+                if not (isinstance(key, str) and key and isinstance(fp, str) and fp)), None)
+    not_list = np.flatnonzero(~is_list)
+    owner = None if bad is None else int(np.searchsorted(np.cumsum(sizes), bad, side="right"))
+    if not_list.size and (owner is None or not_list[0] < owner):
+        label = frame.index[carrying[not_list[0]]]
         raise ValueError(  # a malformed log field, reported as bad data
             f"{where(frame, label)}: extra.{field_name} must be a list of "
-            f'{{"tool", "key", "fingerprint"}} objects, got {type(entries).__name__}'
+            f'{{"tool", "key", "fingerprint"}} objects, got {type(lists[not_list[0]]).__name__}'
         )
-    pairs = []
-    for j, entry in enumerate(entries):
-        ok = isinstance(entry, dict) and all(
-            isinstance(entry.get(f), str) and entry.get(f) for f in ("key", "fingerprint")
+    if bad is not None and owner is not None:
+        label = frame.index[carrying[owner]]
+        j = bad - int(sizes[:owner].sum())
+        raise ValueError(
+            f"{where(frame, label)}: extra.{field_name}[{j}] must be an object with non-empty "
+            f'string fields "key" and "fingerprint", got {entries[bad]!r}'
         )
-        if not ok:
-            raise ValueError(
-                f"{where(frame, label)}: extra.{field_name}[{j}] must be an object with non-empty "
-                f'string fields "key" and "fingerprint", got {entry!r}'
-            )
-        pairs.append((entry["fingerprint"], entry["key"]))
-    return pairs
+    return carrying, sizes, fingerprints, keys
 
 
 def monitor_trials(
@@ -267,7 +282,8 @@ def monitor_trials(
     base = order_trials(frames["baseline"], time_field=time_field)
     stamped = (
         "extra" in mon.columns
-        and mon["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None).any()
+        and any(isinstance(e, dict) and e.get(time_field) is not None
+                for e in mon["extra"].tolist())
     )
     reasons: dict[str, str] = {}
     excluded: dict[str, dict[str, int]] = {}
@@ -434,19 +450,15 @@ def _r3(
     excluded: dict[str, dict[str, int]],
 ) -> CollisionRateResult | None:
     """R3: collision rate of the ``(fingerprint, key)`` pairs each trial logged."""
-    per_trial: list[list[tuple[str, str]]] = []
-    rows: list[Any] = []
-    if "extra" in mon.columns:
-        for label, extra in mon["extra"].items():
-            pairs = _calls_of(mon, label, extra, keys_field)
-            if pairs is not None:
-                per_trial.append(pairs)
-                rows.append(label)
-    excluded["R3"] = {"no_call_record": int(len(mon) - len(rows))}
-    if not rows:
+    carrying, sizes, fingerprints, keys = _calls_of(mon, keys_field)
+    excluded["R3"] = {"no_call_record": int(len(mon) - len(carrying))}
+    if not len(carrying):
         reasons["R3"] = f"no trial carries extra.{keys_field}"
         return None
-    res = collision_rate_monitor(per_trial, threshold=threshold)
+    trial = np.repeat(np.arange(len(carrying)), sizes)
+    res = collision_rate_from_calls(trial, fingerprints, keys, n_trials=len(carrying),
+                                    threshold=threshold)
+    rows = mon.index[carrying].tolist()
     return replace(res, alarms=tuple(replace(a, row=rows[a.index]) for a in res.alarms))
 
 

@@ -115,7 +115,8 @@ def order_trials(frame: pd.DataFrame, *, time_field: str = TIMESTAMP_FIELD) -> p
     require_trial_frame(frame, "frame", [])
     if "extra" not in frame.columns or frame.empty:
         return frame
-    has = frame["extra"].map(lambda e: isinstance(e, dict) and e.get(time_field) is not None)
+    has = pd.Series([isinstance(e, dict) and e.get(time_field) is not None
+                     for e in frame["extra"].tolist()], index=frame.index, dtype=bool)
     if not has.any():
         return frame
     if not has.all():

@@ -17,7 +17,11 @@ from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.stats.monitor.alarms import ALARM_COLUMNS, Alarm, alarms_frame
-    from noisefloor.stats.monitor.collision_rate import CollisionRateResult, collision_rate_monitor
+    from noisefloor.stats.monitor.collision_rate import (
+        CollisionRateResult,
+        collision_rate_from_calls,
+        collision_rate_monitor,
+    )
     from noisefloor.stats.monitor.cusum import (
         SIEGMUND_OFFSET,
         CusumResult,
@@ -39,6 +43,7 @@ _HOMES: dict[str, str] = {
     "RollingQuantileResult": "rolling_quantile",
     "SIEGMUND_OFFSET": "cusum",
     "alarms_frame": "alarms",
+    "collision_rate_from_calls": "collision_rate",
     "collision_rate_monitor": "collision_rate",
     "rolling_quantile_monitor": "rolling_quantile",
     "siegmund_arl": "cusum",
