@@ -194,14 +194,20 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 #: Files whose tests share no set-up and each take seconds: spread one test at a time.
 SPREAD = {"tests/test_benchmarks.py", "tests/test_docs_examples.py"}
 #: Tests that import a library whose import alone costs seconds of CPU, by the start of their
-#: node id: they share one worker, so that one process pays the import. tau2-bench with
-#: LiteLLM (about 5 s): the files that run simulations, the doctests of the modules that import
-#: tau2 at their top, and the benchmark of the protocols.
+#: node id, and the group they join: they share one worker, so that one process pays the
+#: import. tau2-bench with LiteLLM (about 5 s): the files that run simulations, the doctests of
+#: the modules that import tau2 at their top, the benchmark of the protocols, and the check of
+#: the doctest collector (pytest's finder imports every module); inspect_ai (about 3 s): the
+#: test comparing its standard error joins the log tests, which write and read its logs; the
+#: MCP SDK: the server's tests.
 IMPORT_GROUPS = {
     "tau2-bench": ("tests/protocols/test_tau2_", "noisefloor/protocols/tau2/agent.py::",
                    "noisefloor/protocols/tau2/llm.py::",
                    "noisefloor/protocols/tau2/registration.py::",
-                   "tests/test_benchmarks.py::test_benchmark_runs_at_its_tiny_size[protocols]"),
+                   "tests/test_benchmarks.py::test_benchmark_runs_at_its_tiny_size[protocols]",
+                   "tests/test_doctest_collection.py::"),
+    "tests/logs": ("tests/stats/test_errorbars.py::test_inspect_ai_",),
+    "mcp": ("tests/store/test_mcp_",),
 }
 MAX_WORKERS = 4
 

@@ -97,6 +97,20 @@ def test_the_tests_that_import_tau2_share_one_worker():
         "tau2-bench", "tests/protocols/test_langchain.py", "tau2-bench", None, "tau2-bench", None]
 
 
+def test_the_other_slow_imports_are_paid_once():
+    conftest = _conftest()
+    items = [
+        _Item("tests/test_doctest_collection.py"),  # pytest's finder imports every module
+        _Item("tests/stats/test_errorbars.py", name="test_inspect_ai_correction_x"),
+        _Item("tests/stats/test_errorbars.py", name="test_other"),
+        _Item("tests/store/test_mcp_server.py"),
+        _Item("tests/store/test_mcp_hostile.py"),
+    ]
+    conftest.pytest_collection_modifyitems(None, items)
+    assert [i.group for i in items] == [
+        "tau2-bench", "tests/logs", "tests/stats/test_errorbars.py", "mcp", "mcp"]
+
+
 def _imports_tau2_at_top(tree: ast.Module) -> bool:
     for node in tree.body:
         names = ([a.name for a in node.names] if isinstance(node, ast.Import)

@@ -204,20 +204,28 @@ def test_more_tasks_never_lower_two_proportion_power(n, extra, b, gap, es):
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.integers(5, 800), extra=st.integers(1, 400), pd=st.floats(0.05, 1.0),
-       test=st.sampled_from(["mcnemar", "sign_test"]))
-def test_mde_falls_as_n_grows(n, extra, pd, test):
-    small = minimum_detectable_effect(n, test=test, p_d=pd)
-    large = minimum_detectable_effect(n + extra, test=test, p_d=pd)
+@given(n=st.integers(5, 800), extra=st.integers(1, 400), pd=st.floats(0.05, 1.0))
+def test_mde_falls_as_n_grows(n, extra, pd):
+    small = minimum_detectable_effect(n, test="mcnemar", p_d=pd)
+    large = minimum_detectable_effect(n + extra, test="mcnemar", p_d=pd)
     if math.isnan(small.gap):
         return
     assert large.gap <= small.gap + 1e-9
 
 
 def test_exact_power_is_saw_toothed_in_n():
-    # the reason the exact sign test is excluded from the monotonicity property: with no ties
+    # the reason the exact sign test is excluded from the monotonicity properties: with no ties
     # (p_d = 1) its power drops from n = 9 to n = 10 at gap 0.5
     assert power_sign_test(10, 0.5, 1.0) < power_sign_test(9, 0.5, 1.0)
+    # and so its MDE rises from n = 6 to n = 7: at alpha = 0.05 both reject only when every
+    # discordant pair goes one way (two-sided p = 2 / 2^n: 0.031 at 6; at 7, 6-1 gives 0.125),
+    # so power is about p^n with p = 0.5 + gap / 2 (plus (1 - p)^n, below 1e-8 here): 0.8 needs
+    # p = 0.8^(1/6) at 6 pairs and the larger 0.8^(1/7) at 7
+    six = minimum_detectable_effect(6, test="sign_test", p_d=1.0).gap
+    seven = minimum_detectable_effect(7, test="sign_test", p_d=1.0).gap
+    assert seven > six
+    assert six == pytest.approx(2 * 0.8 ** (1 / 6) - 1, abs=1e-6)
+    assert seven == pytest.approx(2 * 0.8 ** (1 / 7) - 1, abs=1e-6)
 
 
 def test_power_curve_rows():
