@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from noisefloor.stats.agreement import cohen_kappa, fleiss_kappa, krippendorff_alpha
@@ -90,6 +90,9 @@ def test_permuting_items_and_raters_changes_nothing(mk, rnd, weights):
         )
 
 
+# found by Hypothesis: every resample of these items gives the estimate, summed in another
+# order (ci_high -0.33333333333333337 against the estimate -0.33333333333333326)
+@example(mk=(np.array([[0, 0, 1]] * 5 + [[0, 1, 1]] * 5, dtype=object), 2), seed=0)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(ratings_matrix(min_items=8, max_items=40), st.integers(0, 2**32 - 1))
 def test_interval_brackets_estimate(mk, seed):
@@ -109,7 +112,9 @@ def test_interval_brackets_estimate(mk, seed):
         if r.ci_reason:  # degenerate bootstrap (e.g. 7 of 8 items tied): no interval, a reason
             assert math.isnan(r.ci_low) and math.isnan(r.ci_high)
         else:
-            assert r.ci_low <= r.value <= r.ci_high, r
+            # the replicates and the estimate are the same sums in different orders: a few ulps
+            ulps = 8 * math.ulp(abs(r.value))
+            assert r.ci_low - ulps <= r.value <= r.ci_high + ulps, r
         if r.metric == "cohen":
             if r.se_reason:  # perfect agreement: no asymptotic SE, a reason
                 assert math.isnan(r.se) and math.isnan(r.asymptotic_ci_low)
