@@ -1,7 +1,7 @@
 """Spatial specifics: the sixteen answer conventions, frames, movement rules, partial credit.
 
 The partial-credit values are worked by hand from the rule documented in
-:mod:`harness.grid` (complete legal route: D / cost; otherwise
+:mod:`harness.tasks.spatial.grid` (complete legal route: D / cost; otherwise
 (D - d_min) / (D + 1) * (D - d_min) / c_min, the second factor 1 along an optimal route).
 """
 
@@ -14,20 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness.base import UNPARSED, Instance
-from harness.grid import (
-    Frame,
-    RouteGraph,
-    grade_route,
-    parse_route,
-    score_route,
-    shortest_route,
-    sixteen,
-)
 from harness.manifest import TASKS_BY_FAMILY
 from harness.registry import get_task, list_tasks
-from harness.spatial import GridTask
-from harness.spatial_text import read_map
-from harness.spatial_worlds import (
+from harness.tasks.spatial.common import GridTask
+from harness.tasks.spatial.common.text import read_map
+from harness.tasks.spatial.common.worlds import (
     drop_off_map_items,
     item_cells,
     merge_worlds,
@@ -35,6 +26,15 @@ from harness.spatial_worlds import (
     paste_views,
     place,
     wall_grid,
+)
+from harness.tasks.spatial.grid import (
+    Frame,
+    RouteGraph,
+    grade_route,
+    parse_route,
+    score_route,
+    shortest_route,
+    sixteen,
 )
 
 SPATIAL = list_tasks("spatial")

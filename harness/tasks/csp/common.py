@@ -107,7 +107,7 @@ def read_only_array(arr: np.ndarray) -> np.ndarray:
 class EliminationTask(Task):
     """Base of the CSP tasks whose answer is the unique candidate left by all constraints.
 
-    Template-method hooks (the same style as :class:`~harness.spatial.GridTask` and
+    Template-method hooks (the same style as :class:`~harness.tasks.spatial.common.GridTask` and
     :class:`~harness.tasks.relational.common.RelationalTask`): subclasses implement the
     abstract hooks :meth:`_build`, :meth:`_candidates`, :meth:`_propose`, :meth:`_mask`,
     :meth:`_view_lines`, :meth:`_answer_of`, :meth:`_vector_of`, :meth:`_misread` and

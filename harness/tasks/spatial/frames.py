@@ -7,9 +7,17 @@ import random
 from dataclasses import replace
 from typing import Any
 
-from harness.grid import Frame, sixteen
 from harness.registry import register
-from harness.spatial import DENSITY, SIZES, GridTask, egocentric, owner_grid, place, wall_grid
+from harness.tasks.spatial.common import (
+    DENSITY,
+    SIZES,
+    GridTask,
+    egocentric,
+    owner_grid,
+    place,
+    wall_grid,
+)
+from harness.tasks.spatial.grid import Frame, sixteen
 
 LANDMARKS = ("well", "tower", "oak", "statue", "mill")
 

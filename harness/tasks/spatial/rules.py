@@ -6,9 +6,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from harness.grid import ARROWS
 from harness.registry import register
-from harness.spatial import (
+from harness.tasks.spatial.common import (
     DENSITY,
     SIZES,
     GridTask,
@@ -18,6 +17,7 @@ from harness.spatial import (
     set_cell,
     wall_grid,
 )
+from harness.tasks.spatial.grid import ARROWS
 
 
 def _walled_halves(rng: random.Random, difficulty: int) -> tuple[int, int, int, list[str]]:

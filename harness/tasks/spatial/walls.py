@@ -6,7 +6,15 @@ import random
 from typing import Any
 
 from harness.registry import register
-from harness.spatial import DENSITY, SIZES, GridTask, carve_maze, owner_grid, place, wall_grid
+from harness.tasks.spatial.common import (
+    DENSITY,
+    SIZES,
+    GridTask,
+    carve_maze,
+    owner_grid,
+    place,
+    wall_grid,
+)
 
 MAZE_SIZES = {0: 7, 1: 9, 2: 11}
 

@@ -1,8 +1,8 @@
 """The text of the Spatial tasks: drawing a map with its legend, and reading it back.
 
-:func:`draw_map` writes cells in any :class:`~harness.grid.Frame` (``?`` for cells not held),
-:func:`legend_text` explains the characters that occur, and :func:`read_map` rebuilds the
-world from a rendering's ``MAP`` drawing (the solo-tractability probe).
+:func:`draw_map` writes cells in any :class:`~harness.tasks.spatial.grid.Frame` (``?`` for
+cells not held), :func:`legend_text` explains the characters that occur, and :func:`read_map`
+rebuilds the world from a rendering's ``MAP`` drawing (the solo-tractability probe).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from harness.grid import ARROWS, Frame
+from harness.tasks.spatial.grid import ARROWS, Frame
 
 _ROW = re.compile(r"^\s*(-?\d+) \|(.*)$")
 LEGEND = {
@@ -35,7 +35,7 @@ def draw_map(fr: Frame, lookup: dict[tuple[int, int], str]) -> str:
 
     Examples
     --------
-    >>> from harness.grid import canonical
+    >>> from harness.tasks.spatial.grid import canonical
     >>> print(draw_map(canonical(2, 2), {(0, 0): "S", (0, 1): ".", (1, 1): "G"}))
             0   1
       0 |   S   .

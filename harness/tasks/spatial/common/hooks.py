@@ -1,8 +1,9 @@
-"""The hooks a Spatial task fills in: :class:`GridHooks`, base of :class:`~harness.spatial.GridTask`.
+"""The hooks a Spatial task fills in: :class:`GridHooks`, base of
+:class:`~harness.tasks.spatial.common.GridTask`.
 
 Template-method hooks, the same style as the Relational and CSP bases: underscore-prefixed
 methods declared here, :meth:`GridHooks._build` abstract, every other hook with a documented
-default. :class:`~harness.spatial.GridTask` implements the :class:`~harness.base.Task`
+default. :class:`~harness.tasks.spatial.common.GridTask` implements the :class:`~harness.base.Task`
 interface on top of them.
 """
 
@@ -12,11 +13,11 @@ import random
 from abc import abstractmethod
 
 from harness.base import Task, View
-from harness.grid import Frame, RouteGraph, sixteen
+from harness.tasks.spatial.grid import Frame, RouteGraph, sixteen
 
 
 class GridHooks(Task):
-    """What a Spatial task says about itself (see :class:`~harness.spatial.GridTask`).
+    """What a Spatial task says about itself (see :class:`~harness.tasks.spatial.common.GridTask`).
 
     Required: :meth:`_build` (a candidate world). Optional, with defaults: :meth:`_make_frames`,
     :meth:`_refit_frames`, :meth:`_finalize`, :meth:`_extra_valid`, :meth:`_view_extra`,
@@ -36,7 +37,8 @@ class GridHooks(Task):
         Returns
         -------
         dict
-            A world of :mod:`harness.grid` plus ``owner`` (one ``a``/``b``/``*`` per cell).
+            A world of :mod:`harness.tasks.spatial.grid` plus ``owner`` (one ``a``/``b``/``*``
+            per cell).
 
         Examples
         --------
@@ -141,7 +143,7 @@ class GridHooks(Task):
 
         Examples
         --------
-        >>> from harness.grid import route_graph
+        >>> from harness.tasks.spatial.grid import route_graph
         >>> from harness.registry import get_task
         >>> task = get_task("spatial_obstacles_split")
         >>> instance = task.generate(0, difficulty=0)
@@ -252,7 +254,7 @@ class GridHooks(Task):
         >>> task = get_task("spatial_landmarks")
         >>> instance = task.generate(0, difficulty=0)
         >>> world = instance.data["world"]
-        >>> from harness.grid import Frame
+        >>> from harness.tasks.spatial.grid import Frame
         >>> a, b = task.split(instance)
         >>> pasted = {"h": 6, "w": 6, "items": {}}
         >>> task._misread((a, b), Frame(**a.data["frame"]), pasted)

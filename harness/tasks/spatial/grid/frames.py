@@ -3,7 +3,7 @@
 A :class:`Frame` maps canonical cells (``(row, column)``, 0-based, row 0 at the top = north)
 to what one agent writes and draws: origin corner, axis order, index base, a tile offset, an
 egocentric origin, a quarter-turn rotation. :func:`sixteen` lists the sixteen answer
-conventions the route grader accepts. :mod:`harness.grid` re-exports every name.
+conventions the route grader accepts. :mod:`harness.tasks.spatial.grid` re-exports every name.
 """
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
         >>> turned = Frame(rot=1, th=3, tw=4)
         >>> f.dims, turned.dims
@@ -101,7 +101,7 @@ class Frame(FrozenResult):
         After one clockwise quarter-turn of a 3 x 4 map the north-west corner is drawn at the
         top-right:
 
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> Frame(rot=1, th=3, tw=4).canon_to_draw(0, 0)
         (0, 2)
         """
@@ -125,7 +125,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame(rot=1, th=3, tw=4)
         >>> f.draw_to_canon(0, 2), f.draw_to_canon(*f.canon_to_draw(2, 3))
         ((0, 0), (2, 3))
@@ -150,7 +150,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).draw_to_view(0, 0)
         (1, 3)
         """
@@ -175,7 +175,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).view_to_draw(1, 3)
         (0, 0)
         """
@@ -200,7 +200,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
         >>> turned = Frame(rot=1, th=3, tw=4)
         >>> f.to_view(0, 0), f.to_view(2, 3)
@@ -223,7 +223,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
         >>> turned = Frame(rot=1, th=3, tw=4)
         >>> f.to_canon(1, 3), f.to_canon(0, 0)
@@ -240,7 +240,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
         >>> turned = Frame(rot=1, th=3, tw=4)
         >>> f.north_side(), turned.north_side()
@@ -263,7 +263,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> f = Frame("bottom-left", "col-row", 1, th=3, tw=4)
         >>> turned = Frame(rot=1, th=3, tw=4)
         >>> f.arrow(0), turned.arrow(0), turned.arrow(3)
@@ -280,7 +280,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> Frame("bottom-left", "col-row", 1, th=3, tw=4).summary()
         '(column, row), 1-based, origin at the bottom-left corner'
         >>> Frame(rot=1, th=3, tw=4).summary()
@@ -306,7 +306,7 @@ class Frame(FrozenResult):
 
         Examples
         --------
-        >>> from harness.grid_frames import Frame
+        >>> from harness.tasks.spatial.grid.frames import Frame
         >>> print(Frame(rot=1, th=3, tw=4).describe())
         Coordinates are written (row, column), counted from 0 at the top-left corner of your drawing: row numbers grow downwards and column numbers grow to the right on your drawing. Your drawing is turned: north is at the right of it.
         """
@@ -351,7 +351,7 @@ def sixteen(h: int, w: int) -> tuple[Frame, ...]:
 
     Examples
     --------
-    >>> from harness.grid_frames import sixteen
+    >>> from harness.tasks.spatial.grid.frames import sixteen
     >>> sixteen(3, 4)[1].summary()
     '(row, column), 1-based, origin at the top-left corner'
     >>> len(sixteen(3, 4)), len(set(sixteen(3, 4)))
@@ -377,7 +377,7 @@ def canonical(h: int, w: int) -> Frame:
 
     Examples
     --------
-    >>> from harness.grid_frames import canonical
+    >>> from harness.tasks.spatial.grid.frames import canonical
     >>> f = canonical(3, 4)
     >>> f.to_view(2, 1), f.to_canon(2, 1), f.summary()
     ((2, 1), (2, 1), '(row, column), 0-based, origin at the top-left corner')

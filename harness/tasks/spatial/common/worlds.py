@@ -2,7 +2,7 @@
 
 The random draws every spatial generator composes (:func:`wall_grid`, :func:`owner_grid`,
 :func:`place`, :func:`carve_maze`, ...), the map sizes and wall densities per difficulty, and
-:func:`egocentric`. :mod:`harness.spatial` re-exports every name.
+:func:`egocentric`. :mod:`harness.tasks.spatial.common` re-exports every name.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from harness.base import View
-from harness.grid import ARROWS, Frame
+from harness.tasks.spatial.grid import ARROWS, Frame
 
 SIZES = {0: (6, 6), 1: (8, 8), 2: (10, 10)}
 DENSITY = {0: 0.18, 1: 0.24, 2: 0.28}
@@ -37,7 +37,7 @@ def wall_grid(rng: random.Random, h: int, w: int, density: float) -> list[str]:
     Examples
     --------
     >>> import random
-    >>> from harness.spatial_worlds import wall_grid
+    >>> from harness.tasks.spatial.common.worlds import wall_grid
     >>> wall_grid(random.Random(0), 2, 5, 0.3)
     ['...#.', '.....']
     """
@@ -69,7 +69,7 @@ def owner_grid(h: int, w: int, kind: str, rng: random.Random | None = None) -> l
 
     Examples
     --------
-    >>> from harness.spatial_worlds import owner_grid
+    >>> from harness.tasks.spatial.common.worlds import owner_grid
     >>> owner_grid(2, 5, "cols"), owner_grid(3, 2, "rows")
     (['aabbb', 'aabbb'], ['aa', 'bb', 'bb'])
     >>> owner_grid(2, 2, "diagonal")
@@ -106,7 +106,7 @@ def set_cell(cells: list[str], r: int, c: int, ch: str) -> None:
 
     Examples
     --------
-    >>> from harness.spatial_worlds import set_cell
+    >>> from harness.tasks.spatial.common.worlds import set_cell
     >>> cells = ["...", "..."]
     >>> set_cell(cells, 1, 2, "#")
     >>> cells
@@ -139,7 +139,7 @@ def free_cell(
     Examples
     --------
     >>> import random
-    >>> from harness.spatial_worlds import free_cell
+    >>> from harness.tasks.spatial.common.worlds import free_cell
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"]}
     >>> taken = {(0, 2)}
     >>> free_cell(random.Random(0), world, "b", taken), sorted(taken)
@@ -186,7 +186,7 @@ def place(rng: random.Random, world: dict, wanted: dict, where: dict | None = No
     Examples
     --------
     >>> import random
-    >>> from harness.spatial_worlds import place
+    >>> from harness.tasks.spatial.common.worlds import place
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "owner": ["aab", "abb"], "items": {}}
     >>> place(random.Random(1), world, {"S": "a", "G": "b"})["items"]
     {'S': [0, 0], 'G': [0, 2]}
@@ -222,7 +222,7 @@ def carve_maze(rng: random.Random, n: int, braid: float) -> list[str]:
     With ``braid=1`` only the pillars at odd (row, column) remain:
 
     >>> import random
-    >>> from harness.spatial_worlds import carve_maze
+    >>> from harness.tasks.spatial.common.worlds import carve_maze
     >>> carve_maze(random.Random(0), 5, braid=1.0)
     ['.....', '.#.#.', '.....', '.#.#.', '.....']
     >>> sum(row.count(".") for row in carve_maze(random.Random(0), 5, braid=0.0))
@@ -263,7 +263,7 @@ def item_cells(items: dict) -> list[tuple[str, tuple[int, int]]]:
 
     Examples
     --------
-    >>> from harness.spatial_worlds import item_cells
+    >>> from harness.tasks.spatial.common.worlds import item_cells
     >>> item_cells({"S": [0, 0], "a": [[1, 1], [2, 2]]})
     [('S', (0, 0)), ('a', (1, 1)), ('a', (2, 2))]
     """
@@ -292,11 +292,8 @@ def egocentric(frame: Frame, cell: tuple[int, int]) -> Frame:
 
     Examples
     --------
-    >>> from typing import Any
-
-from harness.base import View
-from harness.grid import ARROWS, Frame
-    >>> from harness.spatial_worlds import egocentric
+    >>> from harness.tasks.spatial.common.worlds import egocentric
+    >>> from harness.tasks.spatial.grid import Frame
     >>> f = egocentric(Frame("bottom-left", "col-row", 1, th=3, tw=4), (1, 2))
     >>> f.to_view(1, 2), f.to_view(0, 2), (f.p0, f.q0)
     ((0, 0), (0, 1), (3, 2))
@@ -326,7 +323,7 @@ def merge_worlds(orig: dict, fresh: dict, keep: str, hidden_items: tuple[str, ..
 
     Examples
     --------
-    >>> from harness.spatial_worlds import merge_worlds
+    >>> from harness.tasks.spatial.common.worlds import merge_worlds
     >>> orig = {"h": 1, "w": 2, "cells": ["#."], "owner": ["ab"], "items": {"S": [0, 1]}}
     >>> fresh = {"h": 1, "w": 2, "cells": [".#"], "owner": ["ba"], "items": {"G": [0, 0]}}
     >>> merged = merge_worlds(orig, fresh, "a")

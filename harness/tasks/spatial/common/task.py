@@ -1,15 +1,17 @@
-"""Common machinery of the Spatial tasks: a grid world split between two agents.
+"""The Spatial family base :class:`GridTask`: a grid world split between two agents.
 
 :class:`GridTask` implements the whole :class:`~harness.base.Task` interface for a world of
-:mod:`harness.grid`; a concrete task only says how to build a world (``_build``), who holds
-which cell (the ``owner`` grid inside the world: ``"a"``, ``"b"`` or ``"*"`` for both) and how
-each agent writes coordinates (``_make_frames``). Items are held by the owner of their cell.
+:mod:`harness.tasks.spatial.grid`; a concrete task only says how to build a world
+(``_build``), who holds which cell (the ``owner`` grid inside the world: ``"a"``, ``"b"`` or
+``"*"`` for both) and how each agent writes coordinates (``_make_frames``). Items are held by
+the owner of their cell.
 
 - ``split`` gives each agent the cells and items it holds, written in its own :class:`Frame`;
 - ``render`` draws the full map in the canonical frame (what the solo control reads);
 - ``render_view`` draws the agent's part in its own frame, ``?`` for cells it does not hold;
-- ``oracle`` is Dijkstra on the state graph; ``grade`` is :func:`harness.grid.grade_route`
-  (sixteen conventions, partial credit by progress along a valid route);
+- ``oracle`` is Dijkstra on the state graph; ``grade`` is
+  :func:`harness.tasks.spatial.grid.grade_route` (sixteen conventions, partial credit by
+  progress along a valid route);
 - ``counterfactual`` keeps one agent's cells and items and takes the rest from a fresh world;
 - ``naive_answer`` pastes view ``b`` as if it were written in view ``a``'s frame and solves it;
 - ``solve_text`` reads the map back from ``render`` and solves it.
@@ -32,7 +34,16 @@ import random
 from typing import Any
 
 from harness.base import DEFAULT_DIFFICULTY, UNPARSED, Instance, View, check_seed
-from harness.grid import (
+from harness.tasks.spatial.common.hooks import GridHooks
+from harness.tasks.spatial.common.text import draw_map, legend_text, read_map
+from harness.tasks.spatial.common.worlds import (
+    SIZES,
+    drop_off_map_items,
+    item_cells,
+    merge_worlds,
+    paste_views,
+)
+from harness.tasks.spatial.grid import (
     ARROWS,
     Frame,
     canonical,
@@ -41,35 +52,14 @@ from harness.grid import (
     route_graph,
     shortest_route,
 )
-from harness.spatial_hooks import GridHooks
-from harness.spatial_text import draw_map, legend_text, read_map
-from harness.spatial_worlds import (
-    DENSITY,
-    SIZES,
-    carve_maze,
-    drop_off_map_items,
-    egocentric,
-    free_cell,
-    item_cells,
-    merge_worlds,
-    owner_grid,
-    paste_views,
-    place,
-    set_cell,
-    wall_grid,
-)
 
-__all__ = [  # the world-building helpers are re-exported for the task modules
-    "DENSITY", "SIZES", "GridTask", "carve_maze", "drop_off_map_items", "egocentric",
-    "free_cell", "item_cells", "merge_worlds", "owner_grid", "paste_views", "place", "set_cell",
-    "wall_grid",
-]
+__all__ = ["GridTask"]
 
 
 class GridTask(GridHooks):
     """Base of the Spatial tasks (see the module docstring). Subclasses implement the hook
-    :meth:`~harness.spatial_hooks.GridHooks._build` and may override the other hooks of
-    :class:`~harness.spatial_hooks.GridHooks`.
+    :meth:`~harness.tasks.spatial.common.hooks.GridHooks._build` and may override the other hooks of
+    :class:`~harness.tasks.spatial.common.hooks.GridHooks`.
 
     Examples
     --------
@@ -177,7 +167,7 @@ class GridTask(GridHooks):
     # ----- views -------------------------------------------------------------------------
     @staticmethod
     def frame(data: dict, agent: str) -> Frame:
-        """The :class:`~harness.grid.Frame` of ``agent`` from ``instance.data``.
+        """The :class:`~harness.tasks.spatial.grid.Frame` of ``agent`` from ``instance.data``.
 
         Parameters
         ----------
@@ -297,7 +287,8 @@ class GridTask(GridHooks):
         return "\n".join(lines)
 
     def describe_conventions(self, instance: Instance) -> list[str]:
-        """Each view's coordinate frame in words (see :meth:`harness.grid.Frame.summary`).
+        """Each view's coordinate frame in words (see
+        :meth:`harness.tasks.spatial.grid.Frame.summary`).
 
         Parameters
         ----------
@@ -416,7 +407,8 @@ class GridTask(GridHooks):
         return UNPARSED if route is None else route
 
     def grade(self, instance: Instance, answer: Any) -> float:
-        """:func:`harness.grid.grade_route` of ``answer``; 0.0 for ``None`` or ``UNPARSED``.
+        """:func:`harness.tasks.spatial.grid.grade_route` of ``answer``; 0.0 for ``None`` or
+        ``UNPARSED``.
 
         Parameters
         ----------

@@ -1,9 +1,62 @@
-"""Routes on a grid world: the state graph, the optimal route, grading and reading routes.
+"""Routes on a grid world: the world format, the state graph, the optimal route, grading.
 
 :class:`RouteGraph` is the weighted state graph of a world (networkx Dijkstra gives the
 optimum); :func:`grade_route` scores a route answer in all sixteen conventions of
-:func:`~harness.grid_frames.sixteen` with the partial credit described in :mod:`harness.grid`;
-:func:`parse_route` reads a route from text. :mod:`harness.grid` re-exports every name.
+:func:`~harness.tasks.spatial.grid.frames.sixteen` with the partial credit described below;
+:func:`parse_route` reads a route from text. :mod:`harness.tasks.spatial.grid` re-exports
+every name.
+
+A *world* is a JSON-serialisable dict describing a rectangular map in the canonical frame
+(``(row, column)``, 0-based, row 0 at the top = north, column 0 at the left = west):
+
+``h``, ``w``
+    Map size in rows and columns.
+``cells``
+    ``h`` strings of ``w`` terrain characters: ``#`` wall, ``.`` open (entry cost 1), ``1``-``9``
+    open with that entry cost, ``^ > v <`` one-way cell (open, cost 1, may only be *left* in the
+    arrow's direction).
+``items``
+    Single-letter names mapped to a cell ``[r, c]``: ``S`` start, ``G`` goal, ``X`` waypoint that
+    must be visited before ``G`` counts, ``K`` key, ``D`` door (passable only once ``K`` has been
+    visited); a lowercase letter maps to a *pair* of cells ``[[r1, c1], [r2, c2]]``, a teleporter:
+    from either pad one step (cost 1) reaches the other. Item cells are open with cost 1.
+
+Routes are lists of cells. A route is *correct* when every step is legal (4-neighbour move or
+teleporter jump, no wall, no door without the key, one-way cells left only along their arrow),
+it ends in a goal state (on ``G`` with ``X`` visited, if there is one) and its cost equals the
+optimum found by Dijkstra (:func:`networkx.single_source_dijkstra`).
+
+Route answers are accepted in any of the sixteen conventions (4 origin corners x 2 axis orders
+x 2 index bases); :func:`grade_route` scores the answer under each and keeps the best.
+
+Partial credit (:func:`score_route`), with ``D`` the optimal cost from the start:
+
+- a legal route that ends in a goal state scores ``D / cost`` (1.0 exactly when optimal);
+- otherwise the legal prefix (up to the first illegal step) is credited for how far along a
+  valid route it got, discounted by the detour it took to get there:
+  ``(D - d_min) / (D + 1) * (D - d_min) / c_min``, where ``d_min`` is the smallest remaining
+  optimal cost-to-goal over the states the prefix visited and ``c_min`` the cost the prefix had
+  spent when it first reached such a state. The second factor is 1 along an optimal route, so a
+  prefix of an optimal route scores ``(D - d_min) / (D + 1)``. This is 0 for a route that never
+  gets closer than the start, strictly below 1 for any route that is not complete, and strictly
+  below ``D / (c_min + d_min)``, the score of the same prefix completed optimally: finishing a
+  route always pays (a route that reaches ``G`` and then steps off scores less than the same
+  route stopped on ``G``);
+- ``None``, :data:`~harness.base.UNPARSED` or an empty route scores 0.
+
+Routes may omit the start cell (it is prepended when the first cell is not the start).
+
+Examples
+--------
+>>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
+>>> shortest_route(world)
+[[1, 0], [0, 0], [0, 1], [0, 2], [1, 2]]
+>>> grade_route(world, [[1, 0], [0, 0], [0, 1], [0, 2], [1, 2]])
+1.0
+>>> grade_route(world, [(1, 1), (1, 2), (2, 2), (3, 2), (3, 1)])  # (col, row), 1-based, bottom-left
+1.0
+>>> grade_route(world, [[1, 0], [0, 0], [0, 1]])  # stops 2 steps short of D = 4
+0.4
 """
 
 from __future__ import annotations
@@ -15,7 +68,7 @@ from typing import Any
 
 import networkx as nx
 
-from harness.grid_frames import ARROWS, DIRS, Cell, sixteen
+from harness.tasks.spatial.grid.frames import ARROWS, DIRS, Cell, sixteen
 
 
 def in_bounds(world: dict, r: int, c: int) -> bool:
@@ -33,7 +86,7 @@ def in_bounds(world: dict, r: int, c: int) -> bool:
 
     Examples
     --------
-    >>> from harness.grid_routes import in_bounds
+    >>> from harness.tasks.spatial.grid.routes import in_bounds
     >>> in_bounds({"h": 2, "w": 3}, 1, 2), in_bounds({"h": 2, "w": 3}, 2, 0)
     (True, False)
     """
@@ -70,7 +123,7 @@ class RouteGraph:
     --------
     A key-and-door corridor: the route must fetch the key west of the start first.
 
-    >>> from harness.grid_routes import RouteGraph
+    >>> from harness.tasks.spatial.grid.routes import RouteGraph
     >>> rg = RouteGraph({"h": 1, "w": 4, "cells": ["...."],
     ...                  "items": {"S": [0, 1], "K": [0, 0], "D": [0, 2], "G": [0, 3]}})
     >>> rg.start
@@ -163,7 +216,7 @@ class RouteGraph:
 
         Examples
         --------
-        >>> from harness.grid_routes import RouteGraph
+        >>> from harness.tasks.spatial.grid.routes import RouteGraph
         >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
         >>> rg = RouteGraph(world)
         >>> rg.step(rg.start, (0, 0)), rg.step(rg.start, (1, 1))
@@ -184,7 +237,7 @@ class RouteGraph:
 
         Examples
         --------
-        >>> from harness.grid_routes import RouteGraph
+        >>> from harness.tasks.spatial.grid.routes import RouteGraph
         >>> RouteGraph({"h": 1, "w": 3, "cells": ["..3"],
         ...             "items": {"S": [0, 0], "G": [0, 2]}}).shortest()
         (4, [(0, 0), (0, 1), (0, 2)])
@@ -210,7 +263,7 @@ class RouteGraph:
 
         Examples
         --------
-        >>> from harness.grid_routes import RouteGraph
+        >>> from harness.tasks.spatial.grid.routes import RouteGraph
         >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
         >>> rg = RouteGraph(world)
         >>> remaining = rg.to_goal()
@@ -235,7 +288,7 @@ class RouteGraph:
 
         Examples
         --------
-        >>> from harness.grid_routes import RouteGraph
+        >>> from harness.tasks.spatial.grid.routes import RouteGraph
         >>> RouteGraph({"h": 1, "w": 3, "cells": ["..3"],
         ...             "items": {"S": [0, 0], "G": [0, 2]}}).hops()
         2
@@ -267,7 +320,7 @@ def route_graph(world: dict) -> RouteGraph:
 
     Examples
     --------
-    >>> from harness.grid_routes import route_graph
+    >>> from harness.tasks.spatial.grid.routes import route_graph
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
     >>> route_graph(world) is route_graph(dict(world)), route_graph(world).hops()
     (True, 4)
@@ -291,7 +344,7 @@ def shortest_route(world: dict) -> list[list[int]] | None:
 
     Examples
     --------
-    >>> from harness.grid_routes import shortest_route
+    >>> from harness.tasks.spatial.grid.routes import shortest_route
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
     >>> shortest_route(world)
     [[1, 0], [0, 0], [0, 1], [0, 2], [1, 2]]
@@ -323,7 +376,7 @@ def score_route(rg: RouteGraph, route: list[Cell | None], optimum: float) -> flo
 
     Examples
     --------
-    >>> from harness.grid_routes import RouteGraph, score_route
+    >>> from harness.tasks.spatial.grid.routes import RouteGraph, score_route
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
     >>> rg = RouteGraph(world)
     >>> score_route(rg, [(1, 0), (0, 0), (0, 1), (0, 2), (1, 2)], 4)
@@ -385,7 +438,7 @@ def grade_route(world: dict, answer: Any) -> float:
     --------
     The optimal route written (column, row), 1-based from the bottom-left corner:
 
-    >>> from harness.grid_routes import grade_route
+    >>> from harness.tasks.spatial.grid.routes import grade_route
     >>> world = {"h": 2, "w": 3, "cells": ["...", ".#."], "items": {"S": [1, 0], "G": [1, 2]}}
     >>> grade_route(world, [[1, 1], [1, 2], [2, 2], [3, 2], [3, 1]])
     1.0
@@ -450,7 +503,7 @@ def parse_route(text: Any) -> list[list[int]] | None:
 
     Examples
     --------
-    >>> from harness.grid_routes import parse_route
+    >>> from harness.tasks.spatial.grid.routes import parse_route
     >>> parse_route("[[0, 0], [0, 1]] -> (1,1)")
     [[0, 0], [0, 1], [1, 1]]
     >>> parse_route("[[0, 0], [0, 1]] then (1,1)") is None
