@@ -217,10 +217,10 @@ def bench_resume(n: int) -> None:
     from harness.runner import journal as jr
     from harness.runner.run import (
         RunSettings,
-        _check_meta,
-        _variant_ids,
+        check_meta,
         plan_rollouts,
         run_tax,
+        variant_ids,
         variant_texts,
     )
     from noisefloor.endpoints import ModelEndpoint
@@ -234,7 +234,7 @@ def bench_resume(n: int) -> None:
         out = Path(d)
         texts = variant_texts(settings)
         plan = plan_rollouts(settings, texts)
-        meta = _check_meta(out, settings, _variant_ids(settings, texts), False)
+        meta = check_meta(out, settings, variant_ids(settings, texts), False)
         jr.write_meta(out, meta)
         with open(out / jr.JOURNAL, "wb") as fh:
             for s in plan:

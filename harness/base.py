@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from harness.answer_text import AnswerReading
 from harness.checks import check_keep, check_seed, check_seed_difficulty
-from harness.instance import UNPARSED, Instance, View, _Unparsed
+from harness.instance import UNPARSED, Instance, View
 from harness.vocabulary import (
     DEFAULT_DIFFICULTY,
     DIFFICULTIES,
@@ -51,7 +51,6 @@ __all__ = [
     "Instance",
     "Task",
     "View",
-    "_Unparsed",
     "check_keep",
     "check_seed",
     "check_seed_difficulty",

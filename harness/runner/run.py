@@ -31,8 +31,8 @@ from harness.runner.settings import (  # noqa: F401 - RunSettings and plan_rollo
     PROTOCOL_VERSION,
     STARTERS,
     RunSettings,
-    _variant_ids,
     plan_rollouts,
+    variant_ids,
     variant_texts,
 )
 from noisefloor.endpoints import Endpoints, ModelEndpoint
@@ -200,8 +200,32 @@ class TaxRunResult(FrozenResult):
                                                        "infrastructure_errors", "turn_caps"])
 
 
-def _check_meta(directory: Path, settings: RunSettings, ids: dict[str, str],
-                allow_changed_settings: bool) -> dict[str, Any]:
+def check_meta(directory: Path, settings: RunSettings, ids: dict[str, str],
+               allow_changed_settings: bool) -> dict[str, Any]:
+    """The ``run.json`` to write for a run into ``directory``, checked against the one there.
+
+    Parameters
+    ----------
+    directory : Path
+        The run directory (its ``run.json`` may be missing: a new run).
+    settings : RunSettings
+    ids : dict
+        Variant name -> settings id (:func:`~harness.runner.settings.variant_ids`).
+    allow_changed_settings : bool
+        Start over in a directory run with other outcome settings or variant texts, instead of
+        refusing.
+
+    Returns
+    -------
+    dict
+        ``format``, ``outcome_settings`` and ``variant_settings`` (the ids of every variant the
+        directory has run, the earlier ones kept unless the outcome settings changed).
+
+    Raises
+    ------
+    SettingsMismatchError
+        If the directory was run with other settings and ``allow_changed_settings`` is False.
+    """
     meta = jr.read_meta(directory)
     current = settings.outcome_settings()
     if meta is None:
@@ -308,7 +332,7 @@ def _run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     texts = variant_texts(settings)
-    ids = _variant_ids(settings, texts)
+    ids = variant_ids(settings, texts)
     specs_by_name = {m.name: m for m in endpoints}
     missing_models = [m for m in settings.all_models if m not in specs_by_name]
     if missing_models:
@@ -319,7 +343,7 @@ def _run_tax(settings: RunSettings, endpoints: Sequence[ModelEndpoint], out_dir:
         plan = [s for s in plan if in_shard(s.key, shard)]
     journal = out / jr.JOURNAL
     with jr.locked(out):
-        meta = _check_meta(out, settings, ids, allow_changed_settings)
+        meta = check_meta(out, settings, ids, allow_changed_settings)
         if meta != jr.read_meta(out):
             jr.write_meta(out, meta)
         valid = set(meta["variant_settings"].values())

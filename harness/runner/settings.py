@@ -201,7 +201,21 @@ def variant_texts(settings: RunSettings) -> dict[str, str]:
     return {v: defined[v] for v in settings.variants}
 
 
-def _variant_ids(settings: RunSettings, texts: dict[str, str]) -> dict[str, str]:
+def variant_ids(settings: RunSettings, texts: dict[str, str]) -> dict[str, str]:
+    """Each prompt variant's settings id: the run's outcome settings plus the variant's text.
+
+    Parameters
+    ----------
+    settings : RunSettings
+    texts : dict
+        Variant name -> text (:func:`variant_texts`).
+
+    Returns
+    -------
+    dict of str to str
+        Variant name -> :func:`~harness.runner.keys.settings_id`; a rollout's key carries it, and
+        the run directory's ``run.json`` records it, so a changed variant text is noticed.
+    """
     base = settings.outcome_settings()
     return {v: settings_id({**base, "variant_text": texts[v]}) for v in settings.variants}
 
@@ -244,7 +258,7 @@ def plan_rollouts(settings: RunSettings, texts: dict[str, str] | None = None
     from harness.registry import get_task
 
     texts = variant_texts(settings) if texts is None else texts
-    ids = _variant_ids(settings, texts)
+    ids = variant_ids(settings, texts)
     for name in settings.tasks:
         get_task(name)
     def configs(starter: str) -> list[tuple[str, str, str | None, str | None]]:

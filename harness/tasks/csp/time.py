@@ -160,12 +160,21 @@ def parse_instant(text: Any) -> dt.datetime | None:
         return None
 
 
-def _offset_minutes(date_iso: str, minutes: int, zone: str) -> int:
+def offset_minutes(date_iso: str, minutes: int, zone: str) -> int:
+    """The UTC offset of ``zone``, in minutes, at ``minutes`` past UTC midnight of ``date_iso``.
+
+    Examples
+    --------
+    >>> offset_minutes("2026-03-10", 0, "America/New_York"), offset_minutes("2026-03-10", 0, "UTC")
+    (-240, 0)
+    """
     t = utc_instant(date_iso, minutes).astimezone(ZoneInfo(zone))
     return int((t.utcoffset() or dt.timedelta(0)).total_seconds() // 60)
 
 
-def _tz_conventions(rng: random.Random, difficulty: int) -> dict:
+def tz_conventions(rng: random.Random, difficulty: int) -> dict:
+    """The two views' conventions for a timezone task: a pair of :data:`ZONE_PAIRS` at
+    ``difficulty`` in random order, view a on a 24-hour clock, view b on a 12-hour one."""
     za, zb = rng.choice(ZONE_PAIRS[difficulty])
     if rng.random() < 0.5:
         za, zb = zb, za

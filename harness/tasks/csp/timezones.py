@@ -27,13 +27,13 @@ from harness.tasks.csp.common import (
 from harness.tasks.csp.notebooks import need, unreadable
 from harness.tasks.csp.time import (
     UTC,
-    _offset_minutes,
-    _tz_conventions,
     local_stamp,
+    offset_minutes,
     parse_instant,
     random_date,
     read_stamp,
     read_zone,
+    tz_conventions,
     utc_instant,
     utc_offset_text,
 )
@@ -73,7 +73,7 @@ class MeetingTimezones(EliminationTask):
     _DURATION = {0: 60, 1: 60, 2: 90}
 
     def _build(self, rng, difficulty):
-        conv = _tz_conventions(rng, difficulty)
+        conv = tz_conventions(rng, difficulty)
         a, b = rng.sample(GUEST_NAMES, 2)
         return (
             {
@@ -190,7 +190,7 @@ class MeetingTimezones(EliminationTask):
 
     def _misread(self, setup, conventions, c):
         # view b's local clock readings taken as view a's local time
-        shift = _offset_minutes(setup["date"], 0, conventions["b"]["timezone"]) - _offset_minutes(
+        shift = offset_minutes(setup["date"], 0, conventions["b"]["timezone"]) - offset_minutes(
             setup["date"], 0, conventions["a"]["timezone"]
         )
         return {k: (v + shift if k in ("s", "e", "m") else v) for k, v in c.items()}
@@ -271,7 +271,7 @@ class DeliveryWindows(OrderAnswer, EliminationTask):
     _SIZES = {0: 4, 1: 5, 2: 6}
 
     def _build(self, rng, difficulty):
-        conv = _tz_conventions(rng, difficulty)
+        conv = tz_conventions(rng, difficulty)
         n = self._SIZES[difficulty]
         return (
             {
@@ -346,8 +346,8 @@ class DeliveryWindows(OrderAnswer, EliminationTask):
         # offset difference in hours (a fractional slot matches no real slot)
         first = setup["first"]
         shift = (
-            _offset_minutes(setup["date"], first, conventions["b"]["timezone"])
-            - _offset_minutes(setup["date"], first, conventions["a"]["timezone"])
+            offset_minutes(setup["date"], first, conventions["b"]["timezone"])
+            - offset_minutes(setup["date"], first, conventions["a"]["timezone"])
         ) / 60
         return dict(c, j=c["j"] + shift) if "j" in c else c
 

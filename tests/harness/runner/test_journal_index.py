@@ -18,10 +18,10 @@ from harness.runner import journal as jr
 from harness.runner.run import (
     SUMMARY_FIELDS,
     RunSettings,
-    _check_meta,
-    _variant_ids,
+    check_meta,
     plan_rollouts,
     run_tax,
+    variant_ids,
 )
 from harness.runner.settings import variant_texts
 from noisefloor.endpoints import ModelEndpoint
@@ -177,7 +177,7 @@ def _run_dir(tmp_path, rollouts=6):
                             modes=("solo", "pair", "split_solo"), rollouts=rollouts)
     texts = variant_texts(settings_)
     plan = plan_rollouts(settings_, texts)
-    meta = _check_meta(tmp_path, settings_, _variant_ids(settings_, texts), False)
+    meta = check_meta(tmp_path, settings_, variant_ids(settings_, texts), False)
     jr.write_meta(tmp_path, meta)
     entries = [_entry(s.key, s.settings, n=i, protocol=s.protocol) for i, s in enumerate(plan)]
     entries[0]["record"].update(reward=None, infrastructure_error=True,

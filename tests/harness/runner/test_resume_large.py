@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.runner import journal as jr
-from harness.runner.run import RunSettings, _check_meta, _variant_ids, plan_rollouts, run_tax
+from harness.runner.run import RunSettings, check_meta, plan_rollouts, run_tax, variant_ids
 from harness.runner.settings import variant_texts
 from noisefloor.endpoints import ModelEndpoint
 from noisefloor.journal import JournalError, TornJournalLineWarning, _parse_journal
@@ -122,7 +122,7 @@ def test_a_resume_of_thousands_of_finished_rollouts_runs_nothing(tmp_path):
                             modes=("solo", "pair", "split_solo"), rollouts=N // 8)
     texts = variant_texts(settings_)
     plan = plan_rollouts(settings_, texts)
-    meta = _check_meta(tmp_path, settings_, _variant_ids(settings_, texts), False)
+    meta = check_meta(tmp_path, settings_, variant_ids(settings_, texts), False)
     jr.write_meta(tmp_path, meta)
     entries = [_entry(s.key, s.settings, n=i) for i, s in enumerate(plan)]
     entries[0]["record"].update(reward=None, infrastructure_error=True,
