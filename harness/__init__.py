@@ -1,11 +1,47 @@
-"""The collaboration-tax harness: split-view tasks with deterministic graders.
+"""The collaboration-tax harness: split-view tasks with deterministic graders, and their runner.
 
-A task is registered by name (:func:`harness.registry.get_task`); every task offers the same
-interface (:class:`harness.base.Task`), so a runner can drive any of them in the three modes of
-the collaboration-tax paper: solo on the full instance, and a pair of agents on the two views.
+A task is registered by name (:func:`get_task`, :func:`list_tasks`; the manifest
+:data:`TASK_NAMES` says which exist) and offers the same interface, :class:`Task`, so a runner
+can drive any of them in the three modes of the collaboration-tax paper: solo on the full
+instance, and a pair of agents on the two views. :mod:`harness.tasks` holds the three families,
+:mod:`harness.runner` runs them against model endpoints. The names below load on first use, so
+importing a leaf module such as :mod:`harness.vocabulary` or :mod:`harness.manifest` loads
+nothing else.
+
+Examples
+--------
+>>> from harness import get_task
+>>> task = get_task("csp_sudoku4")
+>>> task.grade(task.generate(0, difficulty=0), "3412/1243/4321/2134")
+1.0
 """
 
-from harness.base import UNPARSED, Instance, Task, View
-from harness.registry import get_task, list_tasks, register
+from __future__ import annotations
 
-__all__ = ["UNPARSED", "Instance", "Task", "View", "get_task", "list_tasks", "register"]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.base import UNPARSED, Instance, Task, View
+    from harness.manifest import TASK_NAMES, TASKS_BY_FAMILY, family_counts, family_of
+    from harness.registry import get_task, list_tasks, register
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "Instance": "base",
+    "TASKS_BY_FAMILY": "manifest",
+    "TASK_NAMES": "manifest",
+    "Task": "base",
+    "UNPARSED": "base",
+    "View": "base",
+    "family_counts": "manifest",
+    "family_of": "manifest",
+    "get_task": "registry",
+    "list_tasks": "registry",
+    "register": "registry",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES, subpackages=("runner", "tasks"))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.runner import journal as jr
+import harness.runner.journal as jr
 from noisefloor.results import FrozenResult
 
 #: Record fields that may differ between two runs of one rollout without a conflict.

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.runner import journal as jr
+import harness.runner.journal as jr
 from harness.runner.budget import no_budget_outcome, pair_median_caps
 from harness.runner.dialogue import RolloutOutcome, run_rollout
 from harness.runner.keys import (
