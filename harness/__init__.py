@@ -5,8 +5,8 @@ A task is registered by name (:func:`get_task`, :func:`list_tasks`; the manifest
 can drive any of them in the three modes of the collaboration-tax paper: solo on the full
 instance, and a pair of agents on the two views. :mod:`harness.tasks` holds the three families,
 :mod:`harness.runner` runs them against model endpoints. The names below load on first use, so
-importing a leaf module such as :mod:`harness.vocabulary` or :mod:`harness.manifest` loads
-nothing else.
+importing a leaf module such as :mod:`harness.vocabulary` or :mod:`harness.manifest` loads no
+other module of the harness.
 
 Examples
 --------
