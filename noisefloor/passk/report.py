@@ -151,8 +151,9 @@ def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
             at_k = {"pass_at_k": {int(k): v for k, v in zip(g["k"], g["pass_at_k"])},
                     "pass_at_k_interval": {int(k): [lo, hi] for k, lo, hi in zip(
                         g["k"], g["pass_at_k_ci_low"], g["pass_at_k_ci_high"])}}
-        runs = (sel["run"].dropna().unique() if "run" in sel.columns and "run" not in cfg
-                else [])
+        # every group names its run (one shape): the grouping key, or the one run of its trials
+        runs: list = (sel["run"].dropna().unique().tolist()
+                      if "run" in sel.columns and "run" not in cfg else [])
         run = {} if "run" in cfg else {"run": runs[0] if len(runs) == 1 else None}
         groups.append({**cfg, **run, "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
                        **at_k,
