@@ -1,6 +1,6 @@
-"""pass^k and pass@k per configuration, with intervals: :func:`passk_report`.
+"""pass^k and pass@k per configuration, with intervals, in one result.
 
-:func:`passk_report` is ``noisefloor passk`` in one call: the values of
+:func:`pass_hat_k_report_from_trials` is ``noisefloor passk`` in one call: the values of
 :func:`noisefloor.passk.pass_hat_k_table` and :func:`noisefloor.passk.pass_at_k_table`, and for
 each (configuration, k) the analytic interval of :func:`noisefloor.passk.pass_hat_k_interval`
 (CLT over tasks, Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640), gathered by
@@ -27,7 +27,7 @@ from noisefloor.passk.trials import (
 )
 from noisefloor.results import FrozenResult
 
-__all__ = ["PassHatKReport", "pass_hat_k_report", "passk_report"]
+__all__ = ["PassHatKReport", "pass_hat_k_report", "pass_hat_k_report_from_trials"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ class PassHatKReport(FrozenResult):
         column, or when ``keys`` leaves it out and the trials come from several runs),
         ``pass_hat_k`` (k -> value), ``pass_at_k`` (k -> value) and ``pass_at_k_interval``
         (k -> ``[low, high]``) when the table carried pass@k (always, from
-        :func:`passk_report`), ``n_tasks``, ``n_infrastructure_errors``,
+        :func:`pass_hat_k_report_from_trials`), ``n_tasks``, ``n_infrastructure_errors``,
         ``infrastructure_errors``, ``details`` (every field of each k's
         :class:`~noisefloor.stats.passk.PassHatK`, and pass@k's) and ``intervals``
         (k -> ``ci_low, ci_high, se, confidence, method, reason``).
@@ -165,9 +165,10 @@ def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
     return PassHatKReport(groups=tuple(groups), keys=keys, confidence=confidence)
 
 
-def passk_report(trials: pd.DataFrame, ks: Sequence[int] = (), *,
-                 infrastructure_errors: str = "exclude", k_exceeds_n: str = "nan",
-                 unequal_trials: str = "allow", confidence: float = 0.95) -> PassHatKReport:
+def pass_hat_k_report_from_trials(trials: pd.DataFrame, ks: Sequence[int] = (), *,
+                                  infrastructure_errors: str = "exclude",
+                                  k_exceeds_n: str = "nan", unequal_trials: str = "allow",
+                                  confidence: float = 0.95) -> PassHatKReport:
     """pass^k and pass@k of every configuration in ``trials``: ``noisefloor passk`` in one call.
 
     A configuration is one (benchmark, model, protocol, seed); when ``trials`` hold several
@@ -196,7 +197,7 @@ def passk_report(trials: pd.DataFrame, ks: Sequence[int] = (), *,
     >>> import pandas as pd
     >>> t = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "task_id": ["1", "1", "2", "2"] * 2,
     ...                   "trial": [0, 1] * 4, "reward": [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]})
-    >>> r = passk_report(t)
+    >>> r = pass_hat_k_report_from_trials(t)
     >>> [(g["model"], g["pass_hat_k"], g["pass_at_k"]) for g in r.groups]
     [('a', {1: 0.75, 2: 0.5}, {1: 0.75, 2: 1.0}), ('b', {1: 0.25, 2: 0.0}, {1: 0.25, 2: 0.5})]
     >>> list(r.to_dict())
