@@ -2,8 +2,10 @@
 
 :mod:`~noisefloor.agreement.study` reads the table of (item, rater, label, category) rows and
 reports, per label, Fleiss' kappa and Krippendorff's alpha among the raters and Cohen's kappa
-between a judge and the rater majority; the coefficients themselves are the pure statistics of
-:mod:`noisefloor.stats.agreement`. The names below are imported on first use.
+between a judge and the rater majority, or the intraclass correlations of numeric scores; both
+tables give the rows of ``noisefloor agreement --json`` with one set of keys
+(:data:`~noisefloor.agreement.study.ROW_KEYS`). The coefficients themselves are the pure
+statistics of :mod:`noisefloor.stats.agreement`. The names below are imported on first use.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from noisefloor.lazy import lazy_exports
 if TYPE_CHECKING:
     from noisefloor.agreement.study import (
         METRICS,
+        NOT_APPLICABLE,
+        ROW_KEYS,
         TIE_RULES,
         AgreementTable,
         IccTable,
@@ -28,6 +32,8 @@ _HOMES: dict[str, str] = {
     "AgreementTable": "study",
     "IccTable": "study",
     "METRICS": "study",
+    "NOT_APPLICABLE": "study",
+    "ROW_KEYS": "study",
     "TIE_RULES": "study",
     "agreement_by_label": "study",
     "icc_by_label": "study",

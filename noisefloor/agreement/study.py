@@ -38,17 +38,45 @@ from noisefloor.stats.agreement.input import (
 )
 from noisefloor.stats.agreement.interval import as_generator
 
-__all__ = ["METRICS", "TIE_RULES", "AgreementTable", "IccTable", "agreement_by_label",
-           "icc_by_label", "majority_label"]
+__all__ = ["METRICS", "NOT_APPLICABLE", "ROW_KEYS", "TIE_RULES", "AgreementTable", "IccTable",
+           "agreement_by_label", "icc_by_label", "majority_label"]
 
 METRICS = ("fleiss", "cohen", "krippendorff")
 TIE_RULES = ("exclude", "lowest", "highest")
 
-#: Keys of one row of ``noisefloor agreement --json``, in order.
+#: The first columns of :meth:`AgreementTable.to_frame`, and the first keys of a row of
+#: ``noisefloor agreement --json`` (:data:`ROW_KEYS`).
 SUMMARY_KEYS = (
     "label", "metric", "value", "ci_low", "ci_high", "n_items", "n_raters",
     "observed_agreement", "reason", "ci_reason",
 )
+
+#: Keys of every row of ``noisefloor agreement --json``, in order, whatever the metric:
+#: :meth:`AgreementTable.to_rows` (kappa and alpha) and :meth:`IccTable.to_rows` (intraclass
+#: correlations) give the same keys. A key that does not belong to the row's metric holds
+#: :data:`NOT_APPLICABLE`'s value: NaN for a number (``null`` in JSON), ``""`` for a text,
+#: ``[]`` for ``categories`` -- as :class:`~noisefloor.stats.agreement.AgreementResult` leaves
+#: the Fleiss-only fields of a Cohen row.
+ROW_KEYS = SUMMARY_KEYS + (
+    "confidence", "comparison", "landis_koch", "expected_agreement", "se", "se_reason", "note",
+    "se_null", "z", "p_value", "null_reason", "category_order", "categories",
+    "form", "notation", "description", "f", "df1", "df2", "n_left_out",
+)
+
+#: The value of each key of :data:`ROW_KEYS` in a row whose metric it does not belong to.
+NOT_APPLICABLE: dict[str, Any] = {
+    k: ("" if k in ("label", "metric", "reason", "ci_reason", "comparison", "landis_koch",
+                    "se_reason", "note", "null_reason", "category_order", "form", "notation",
+                    "description")
+        else [] if k == "categories" else math.nan)
+    for k in ROW_KEYS
+}
+
+
+def _not_applicable(key: str) -> Any:
+    """:data:`NOT_APPLICABLE`'s value of ``key`` (a fresh list for ``categories``)."""
+    value = NOT_APPLICABLE[key]
+    return list(value) if isinstance(value, list) else value
 
 
 @dataclass(frozen=True)
@@ -88,6 +116,16 @@ class AgreementTable(FrozenResult):
         frame = pd.concat([r.to_frame() for r in self.results], ignore_index=True)
         front = list(SUMMARY_KEYS)
         return frame[front + [c for c in frame.columns if c not in front]]
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """The rows of ``noisefloor agreement --json``: one per (label, metric), with the keys
+        of :data:`ROW_KEYS` (those of the intraclass correlation, ``form`` to ``n_left_out``,
+        not applicable: see :data:`NOT_APPLICABLE`); NaN stays NaN (the command writes null)."""
+        rows = []
+        for res in self.results:
+            d = res.to_dict()
+            rows.append({k: d[k] if k in d else _not_applicable(k) for k in ROW_KEYS})
+        return rows
 
 
 def majority_label(labels: Sequence[Any], categories: Sequence[Any], tie: str) -> Any:
@@ -453,6 +491,26 @@ class IccTable(FrozenResult):
         frames = [res.to_frame().assign(label=label) for label, res in self.results]
         frame = pd.concat(frames, ignore_index=True)
         return frame[["label"] + [c for c in frame.columns if c != "label"]]
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        """The rows of ``noisefloor agreement --metric icc --json``: one per (label, form), with
+        the keys of :data:`ROW_KEYS` (``metric`` is ``"icc"``; ``p_value`` is the F test's;
+        the kappa-only keys are not applicable: see :data:`NOT_APPLICABLE`); NaN stays NaN."""
+        rows = []
+        for label, res in self.results:
+            left_out = (f"{res.n_left_out} item(s) not scored by every rater left out"
+                        if res.n_left_out else "")
+            common = {"label": label, "metric": "icc", "n_items": res.n_items,
+                      "n_raters": res.n_raters, "reason": res.reason,
+                      "confidence": res.confidence, "comparison": f"{res.n_raters} raters",
+                      "note": left_out, "n_left_out": res.n_left_out}
+            for e in res.estimates:
+                row = common | {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high,
+                                "p_value": e.p_value, "form": e.form, "notation": e.notation,
+                                "description": e.description, "f": e.f, "df1": e.df1,
+                                "df2": e.df2}
+                rows.append({k: row[k] if k in row else _not_applicable(k) for k in ROW_KEYS})
+        return rows
 
     # hand-written: each result is a (label, ICC) pair, flattened into one dict
     def to_dict(self) -> dict[str, Any]:

@@ -2,20 +2,27 @@
 
 Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
 :func:`noisefloor.agreement.study.agreement_by_label` (``--metric icc``:
-:func:`noisefloor.agreement.study.icc_by_label`), the plot is
+:func:`noisefloor.agreement.study.icc_by_label`), and the rows of ``--json`` are their tables'
+``to_rows()`` (the same keys for every metric); the plot is
 :func:`noisefloor.report.agreement_figure.agreement_forest_plot`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import click
 
-from noisefloor.agreement.study import SUMMARY_KEYS, IccTable, agreement_by_label, icc_by_label
-from noisefloor.cli._common import HELP_OPTIONS, error_text, handle_errors, os_error_text
+from noisefloor.agreement.study import IccTable, agreement_by_label, icc_by_label
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    jsonable,
+    os_error_text,
+)
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import (
     LAYOUTS,
@@ -26,11 +33,6 @@ from noisefloor.logs.annotations import (
 )
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
-
-_EXTRA_KEYS = (
-    "comparison", "landis_koch", "expected_agreement", "se", "se_reason", "note", "se_null", "z", "p_value",
-    "null_reason", "category_order",
-)
 
 _ORDER_SOURCE = {
     "declared": "declared by --categories",
@@ -56,12 +58,6 @@ def _split(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _json_value(x: object) -> object:
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    return x
-
-
 def _fmt(x: float, digits: int = 3) -> str:
     return "n/a" if x is None or not math.isfinite(x) else f"{x:.{digits}f}"
 
@@ -85,7 +81,8 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 
 @click.command(
     "agreement",
-    short_help="Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.",
+    short_help=("Inter-rater agreement per label: Fleiss' and Cohen's kappa, "
+                "Krippendorff's alpha, ICC."),
     context_settings=HELP_OPTIONS)
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--metric", type=click.Choice(["cohen", "fleiss", "krippendorff", "all", "icc"]),
@@ -148,7 +145,9 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
               help="Seed of the bootstrap: the same seed gives the same intervals.")
 @click.option("--json", "as_json", is_flag=True,
               help="Print a JSON list instead of the table, one object per (label, metric) "
-                   "row; an undefined value is null.")
+                   "row (with --metric icc, per label and form), every row with the same keys "
+                   "whatever the metric; an undefined value, or a number that does not belong "
+                   "to the row's metric, is null.")
 @click.option("--plot", "plot_paths", type=click.Path(dir_okay=False, path_type=Path),
               multiple=True, callback=_check_plot_paths, metavar="PATH",
               help="Write a per-label forest plot to PATH, in the format its suffix names "
@@ -158,7 +157,9 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 @handle_errors
 def agreement(file, metric, weights, level, judge, raters, categories, tie, randolph, layout,
               confidence, n_boot, seed, as_json, plot_paths, html_path=None) -> None:
-    """Inter-rater agreement of the annotations in FILE, one row per label and metric.
+    """Inter-rater agreement of the annotations in FILE, one row per label and metric:
+    Fleiss' and Cohen's kappa and Krippendorff's alpha for labels, or with --metric icc the
+    intraclass correlations (ICC) of numeric scores.
 
     FILE is CSV or JSONL. Long layout: item,rater,label[,category] (category names the
     question, e.g. a failure stage; each becomes one output label). Wide layout (CSV):
@@ -224,18 +225,14 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                 f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
-    rows = [
-        {k: _json_value(rec[k]) for k in SUMMARY_KEYS + _EXTRA_KEYS}
-        | {"categories": [_json_value(c) for c in res.to_dict()["categories"]]}
-        for rec, res in zip(frame.to_dict(orient="records"), table.results)
-    ]
+    rows = jsonable(table.to_rows())  # NaN as None, as --json writes it
     if html_path is not None:
         from noisefloor.report.html.command_docs import agreement_doc
 
         write_page(agreement_doc(rows, source=f"{file} ({chosen.describe()})", table=table),
                    html_path)
     if as_json:
-        click.echo(json.dumps(rows, indent=2))
+        emit_json(rows)
         return
     pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
     click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
@@ -273,10 +270,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
 
 def _echo_icc(table: IccTable, file: Path, layout: str, confidence: float, as_json: bool) -> None:
     """Print the intraclass correlations: a table per label, or one JSON list."""
-    frame = table.to_frame()
     if as_json:
-        click.echo(json.dumps([{k: _json_value(v) for k, v in row.items()}
-                               for row in frame.to_dict(orient="records")], indent=2))
+        emit_json(table.to_rows())
         return
     pct = f"{confidence * 100:g}"
     click.echo(f"{file}: {layout}; raters {', '.join(table.raters)}"

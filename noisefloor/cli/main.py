@@ -40,7 +40,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "passk": ("noisefloor.cli.passk", "passk", "pass^k and pass@k of each configuration in LOG files."),
     "log": ("noisefloor.cli.log", "log", "Trial logs: the record schema and a strict validator."),
     "agreement": ("noisefloor.cli.agreement", "agreement",
-                  "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha."),
+                  "Inter-rater agreement per label: Fleiss' and Cohen's kappa, "
+                  "Krippendorff's alpha, ICC."),
     "monitor": ("noisefloor.cli.monitor", "monitor",
                 "Runtime alarms over LOG files, against a --baseline."),
     "store": ("noisefloor.cli.store", "store",

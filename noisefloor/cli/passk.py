@@ -9,12 +9,7 @@ from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_e
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
-from noisefloor.passk.trials import (
-    CONFIG_COLUMNS,
-    default_max_k,
-    pass_at_k_table,
-    pass_hat_k_table,
-)
+from noisefloor.passk.report import pass_hat_k_report_from_trials
 
 #: The line under the table saying which figure is which.
 WHICH_IS_WHICH = ("pass^k: all k of k attempts at a task succeed (tau-bench, Yao et al. 2024); "
@@ -60,42 +55,25 @@ class _KList(click.ParamType):
               help="Tasks with different numbers of counted trials: use each task's own n "
                    "(tau-bench), keep every task's first m trials (m the fewest), or fail.")
 @confidence_option(help="Level of the intervals over tasks of pass^k (CLT) and pass@k.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print one JSON document: groups (one entry per configuration, each with "
+                   "its pass_hat_k, pass_at_k and intervals) and confidence, whatever the "
+                   "number of configurations.")
 @html_option()
 @handle_errors
 def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json, html_path) -> None:
     """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files."""
     trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
-    # two runs of one configuration are two samples of it, each its own row (as floor keeps
-    # them apart): their trials share keys and are never merged into one run
-    by = CONFIG_COLUMNS + (("run",) if trials["run"].nunique() > 1 else ())
-    ks = tuple(dict.fromkeys(k for group in ks for k in group))  # flatten, keep order, no repeats
-    if not ks:
-        # up to the most trials any task has *as pass^k counts them*: after the
-        # --infrastructure-errors policy, without never-run trials, after --unequal-trials
-        # truncate. Every trial dropped: k = 1 is reported as NaN with the reason.
-        ks = tuple(range(1, default_max_k(trials, by=by, infrastructure_errors=infrastructure_errors,
-                                          unequal_trials=unequal_trials) + 1))
-    table = pass_hat_k_table(trials, ks, infrastructure_errors=infrastructure_errors,
-                             k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, by=by)
-    at = pass_at_k_table(trials, ks, by=by, confidence=confidence,
-                         infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
-                         unequal_trials=unequal_trials)
-    table["pass_at_k"] = at["value"].to_numpy()
-    table["pass_at_k_ci_low"] = at["ci_low"].to_numpy()
-    table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
-    table["pass_at_k_se"] = at["se"].to_numpy()
-    keys = [c for c in by if c in table.columns]
-    from noisefloor.passk.report import pass_hat_k_report
-
-    report = pass_hat_k_report(trials, table, by=by, infrastructure_errors=infrastructure_errors,
-                               k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
-                               confidence=confidence)
-    groups = report.groups
+    report = pass_hat_k_report_from_trials(
+        trials, tuple(k for group in ks for k in group),
+        infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, confidence=confidence)
     write_page(report, html_path)
     if as_json:
         emit_json(report.to_dict())
         return
+    groups = report.groups
+    table = report.details_frame()
+    keys = list(report.keys)
     # n_not_run: trials with a null reward that are not infrastructure errors; they are left
     # out of pass^k, so the table must show them (never drop records silently).
     shown = table[keys + ["k", "value", "pass_at_k", "pass_at_k_ci_low", "n_tasks_used", "n_trials", "n_infrastructure_errors",
@@ -116,8 +94,7 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
                if infrastructure_errors == "exclude" else
                "counted as failed trials, included in n_trials (--infrastructure-errors fail)")
         click.echo(f"{n_infra} infrastructure-error trial(s) {how}")
-    n_cut = int(table.groupby(keys, dropna=False)["n_trials_truncated"].first().sum()) if keys \
-        else int(table["n_trials_truncated"].iloc[0])
+    n_cut = sum(int(g["details"][0]["n_trials_truncated"]) for g in groups if g["details"])
     if n_cut:
         click.echo(f"{n_cut} trial(s) beyond each task's first m dropped to equalise trial counts "
                    "(--unequal-trials truncate)")

@@ -5,8 +5,10 @@ checks that the records are one configuration, turns ``task_id``, ``trial``, ``r
 ``infrastructure_error`` into arrays and hands them to the estimators of
 :mod:`noisefloor.stats.passk`, :mod:`noisefloor.stats.passat` and
 :mod:`noisefloor.stats.passk_interval`, which take counts only (:mod:`~noisefloor.passk.trials`).
-:func:`~noisefloor.passk.report.pass_hat_k_report` gathers the tables and intervals of
-``noisefloor passk`` into one result. The names below are imported on first use.
+:func:`~noisefloor.passk.report.pass_hat_k_report_from_trials` is ``noisefloor passk`` in one
+call: the tables and intervals gathered into one result (by
+:func:`~noisefloor.passk.report.pass_hat_k_report`) whose ``to_dict()`` is the command's
+``--json``. The names below are imported on first use.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from noisefloor.passk.report import PassHatKReport, pass_hat_k_report
+    from noisefloor.passk.report import (
+        PassHatKReport,
+        pass_hat_k_report,
+        pass_hat_k_report_from_trials,
+    )
     from noisefloor.passk.trials import (
         CONFIG_COLUMNS,
         default_max_k,
@@ -40,6 +46,7 @@ _HOMES: dict[str, str] = {
     "pass_hat_k_interval": "trials",
     "pass_hat_k_report": "report",
     "pass_hat_k_table": "trials",
+    "pass_hat_k_report_from_trials": "report",
     "per_task_success_share": "trials",
     "task_counts": "trials",
 }

@@ -1,9 +1,12 @@
-"""pass^k curves with intervals per configuration: :func:`pass_hat_k_report`.
+"""pass^k and pass@k per configuration, with intervals, in one result.
 
-The values are those of :func:`noisefloor.passk.pass_hat_k_table` (``noisefloor passk``); each
-(configuration, k) gets the analytic interval of :func:`noisefloor.passk.pass_hat_k_interval`
-(CLT over tasks, Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640). The page of
-``noisefloor passk --html`` renders the result (:mod:`noisefloor.report.html.pass_hat_k_page`).
+:func:`pass_hat_k_report_from_trials` is ``noisefloor passk`` in one call: the values of
+:func:`noisefloor.passk.pass_hat_k_table` and :func:`noisefloor.passk.pass_at_k_table`, and for
+each (configuration, k) the analytic interval of :func:`noisefloor.passk.pass_hat_k_interval`
+(CLT over tasks, Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640), gathered by
+:func:`pass_hat_k_report` into one :class:`PassHatKReport`. Its ``to_dict()`` is the command's
+``--json``; the page of ``noisefloor passk --html`` renders it
+(:mod:`noisefloor.report.html.pass_hat_k_page`).
 """
 
 from __future__ import annotations
@@ -15,43 +18,56 @@ from typing import Any
 
 import pandas as pd
 
-from noisefloor.passk.trials import CONFIG_COLUMNS, pass_hat_k_interval
+from noisefloor.passk.trials import (
+    CONFIG_COLUMNS,
+    default_max_k,
+    pass_at_k_table,
+    pass_hat_k_interval,
+    pass_hat_k_table,
+)
 from noisefloor.results import FrozenResult
 
-__all__ = ["PassHatKReport", "pass_hat_k_report"]
+__all__ = ["PassHatKReport", "pass_hat_k_report", "pass_hat_k_report_from_trials"]
 
 
 @dataclass(frozen=True)
 class PassHatKReport(FrozenResult):
-    """pass^k of each configuration with intervals.
+    """pass^k (and pass@k) of each configuration with intervals.
+
+    ``to_dict()`` is ``{"groups": [...], "confidence": ...}`` whatever the number of
+    configurations (the document of ``noisefloor passk --json``): every configuration, the
+    only one included, is one entry of ``groups`` with the same keys.
 
     Attributes
     ----------
     groups : tuple of dict
-        One per configuration: the configuration's columns, ``pass_hat_k`` (k -> value),
-        ``n_tasks``, ``n_infrastructure_errors``, ``infrastructure_errors``, ``details``
-        (every field of each k's :class:`~noisefloor.stats.passk.PassHatK`) and ``intervals``
+        One per configuration, each with the same keys: the configuration's columns
+        (``keys``), ``run`` (the run its trials come from; None when there is no ``run``
+        column, or when ``keys`` leaves it out and the trials come from several runs),
+        ``pass_hat_k`` (k -> value), ``pass_at_k`` (k -> value) and ``pass_at_k_interval``
+        (k -> ``[low, high]``) when the table carried pass@k (always, from
+        :func:`pass_hat_k_report_from_trials`), ``n_tasks``, ``n_infrastructure_errors``,
+        ``infrastructure_errors``, ``details`` (every field of each k's
+        :class:`~noisefloor.stats.passk.PassHatK`, and pass@k's) and ``intervals``
         (k -> ``ci_low, ci_high, se, confidence, method, reason``).
     keys : tuple of str
-        The configuration columns.
+        The configuration columns the groups were formed by (not in ``to_dict()``: every
+        group carries them).
     confidence : float
         Level of the intervals.
     """
+
+    _dict_keys = ("groups", "confidence")
 
     groups: tuple = field(repr=False)
     keys: tuple = ()
     confidence: float = 0.95
 
-    # hand-written: a single configuration's pass_hat_k is lifted to the top
-    def to_dict(self) -> dict:
-        """``{"groups": [...]}`` and, for one configuration, its ``pass_hat_k`` at the top."""
-        doc: dict[str, Any] = {"groups": [dict(g) for g in self.groups],
-                               "confidence": self.confidence}
-        if len(self.groups) == 1:
-            top = self.groups[0]
-            doc = {"pass_hat_k": top["pass_hat_k"],
-                   **({"pass_at_k": top["pass_at_k"]} if "pass_at_k" in top else {}), **doc}
-        return doc
+    def details_frame(self) -> pd.DataFrame:
+        """One row per (configuration, k): the configuration columns, then every field of
+        ``details`` (the table ``noisefloor passk`` prints its columns from)."""
+        return pd.DataFrame([{**{c: g[c] for c in self.keys}, **d}
+                             for g in self.groups for d in g["details"]])
 
     # hand-written: one row per (configuration, k) from the groups
     def to_frame(self) -> pd.DataFrame:
@@ -101,7 +117,7 @@ def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
     >>> t = pd.DataFrame({"task_id": [str(i // 2) for i in range(8)], "trial": [0, 1] * 4,
     ...                   "reward": [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0]})
     >>> r = pass_hat_k_report(t, pass_hat_k_table(t, [1, 2]))
-    >>> r.to_dict()["pass_hat_k"], round(r.groups[0]["intervals"][1]["se"], 4)
+    >>> r.groups[0]["pass_hat_k"], round(r.groups[0]["intervals"][1]["se"], 4)
     ({1: 0.625, 2: 0.5}, 0.2394)
     """
     keys = tuple(c for c in by if c in table.columns)
@@ -135,7 +151,11 @@ def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
             at_k = {"pass_at_k": {int(k): v for k, v in zip(g["k"], g["pass_at_k"])},
                     "pass_at_k_interval": {int(k): [lo, hi] for k, lo, hi in zip(
                         g["k"], g["pass_at_k_ci_low"], g["pass_at_k_ci_high"])}}
-        groups.append({**cfg, "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
+        # every group names its run (one shape): the grouping key, or the one run of its trials
+        runs: list = (sel["run"].dropna().unique().tolist()
+                      if "run" in sel.columns and "run" not in cfg else [])
+        run = {} if "run" in cfg else {"run": runs[0] if len(runs) == 1 else None}
+        groups.append({**cfg, **run, "pass_hat_k": {int(k): v for k, v in zip(g["k"], g["value"])},
                        **at_k,
                        "n_tasks": int(g["n_tasks"].iloc[0]),
                        "n_infrastructure_errors": int(g["n_infrastructure_errors"].iloc[0]),
@@ -143,3 +163,61 @@ def pass_hat_k_report(trials: pd.DataFrame, table: pd.DataFrame, *,
                        "details": g.drop(columns=list(keys)).to_dict(orient="records"),
                        "intervals": intervals})
     return PassHatKReport(groups=tuple(groups), keys=keys, confidence=confidence)
+
+
+def pass_hat_k_report_from_trials(trials: pd.DataFrame, ks: Sequence[int] = (), *,
+                                  infrastructure_errors: str = "exclude",
+                                  k_exceeds_n: str = "nan", unequal_trials: str = "allow",
+                                  confidence: float = 0.95) -> PassHatKReport:
+    """pass^k and pass@k of every configuration in ``trials``: ``noisefloor passk`` in one call.
+
+    A configuration is one (benchmark, model, protocol, seed); when ``trials`` hold several
+    runs (the ``run`` column), each run is a configuration of its own (two runs of one
+    configuration are two samples of it, never merged, as ``noisefloor floor`` keeps them).
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        Trial records (:func:`noisefloor.logs.load_trials`).
+    ks : sequence of int, default ()
+        Values of k; empty: 1 up to :func:`~noisefloor.passk.default_max_k` (the most trials
+        any task has as pass^k counts them, after the policies below).
+    infrastructure_errors, k_exceeds_n, unequal_trials : str
+        As for :func:`~noisefloor.passk.pass_hat_k`.
+    confidence : float, default 0.95
+        Level of the pass^k and pass@k intervals over tasks.
+
+    Returns
+    -------
+    PassHatKReport
+        Its ``to_dict()`` is the document ``noisefloor passk --json`` prints.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"model": ["a"] * 4 + ["b"] * 4, "task_id": ["1", "1", "2", "2"] * 2,
+    ...                   "trial": [0, 1] * 4, "reward": [1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]})
+    >>> r = pass_hat_k_report_from_trials(t)
+    >>> [(g["model"], g["pass_hat_k"], g["pass_at_k"]) for g in r.groups]
+    [('a', {1: 0.75, 2: 0.5}, {1: 0.75, 2: 1.0}), ('b', {1: 0.25, 2: 0.0}, {1: 0.25, 2: 0.5})]
+    >>> list(r.to_dict())
+    ['groups', 'confidence']
+    """
+    several_runs = "run" in trials.columns and trials["run"].nunique() > 1
+    by = CONFIG_COLUMNS + (("run",) if several_runs else ())
+    ks = tuple(dict.fromkeys(int(k) for k in ks))  # in order, without repeats
+    if not ks:
+        # as pass^k counts trials: after the infrastructure-error policy, without never-run
+        # trials, after truncation; every trial dropped: k = 1, reported as NaN with the reason
+        ks = tuple(range(1, default_max_k(trials, by=by,
+                                          infrastructure_errors=infrastructure_errors,
+                                          unequal_trials=unequal_trials) + 1))
+    policies: dict[str, Any] = dict(infrastructure_errors=infrastructure_errors,
+                                    k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials)
+    table = pass_hat_k_table(trials, ks, by=by, **policies)
+    at = pass_at_k_table(trials, ks, by=by, confidence=confidence, **policies)
+    table["pass_at_k"] = at["value"].to_numpy()
+    table["pass_at_k_ci_low"] = at["ci_low"].to_numpy()
+    table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
+    table["pass_at_k_se"] = at["se"].to_numpy()
+    return pass_hat_k_report(trials, table, by=by, confidence=confidence, **policies)

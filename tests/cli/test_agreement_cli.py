@@ -240,7 +240,7 @@ def test_every_option_has_help_and_the_summary_is_not_cut():
     assert "Use only these raters" in text  # --raters is a selection
     assert not agreement.get_short_help_str(limit=45).endswith("...")
     assert agreement.get_short_help_str() == (
-        "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha.")
+        "Inter-rater agreement per label: Fleiss' and Cohen's kappa, Krippendorff's alpha, ICC.")
 
 
 def test_metric_cohen_without_a_pair_is_a_usage_error(tmp_path):

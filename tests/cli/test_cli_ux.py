@@ -40,7 +40,7 @@ def test_passk_k_accepts_a_comma_list_and_repetition():
     # --k 1,2,3 gave "not a valid integer range".
     doc = json.loads(_run("passk", TAU2_DIR, "--k", "1,2", "--k", "3", "--k", "2",
                           "--json").stdout)
-    assert list(doc["pass_hat_k"]) == ["1", "2", "3"]
+    assert list(doc["groups"][0]["pass_hat_k"]) == ["1", "2", "3"]
     bad = _run("passk", TAU2_DIR, "--k", "1,x")
     assert bad.exit_code == 2 and "comma-separated list" in bad.stderr + bad.output
     assert _run("passk", TAU2_DIR, "--k", "0").exit_code == 2

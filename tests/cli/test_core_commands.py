@@ -102,7 +102,7 @@ def test_passk_on_tau_bench_log(run, shared_data):
     path = shared_data / "tau-bench" / "gpt-4o-airline.json"
     doc = json.loads(run("passk", path, "--json").output)
     # shared/data/tau-bench/README.md: pass^1..4 = 0.420, 0.273, 0.220, 0.200
-    assert {k: round(v, 3) for k, v in doc["pass_hat_k"].items()} == {
+    assert {k: round(v, 3) for k, v in doc["groups"][0]["pass_hat_k"].items()} == {
         "1": 0.42, "2": 0.273, "3": 0.22, "4": 0.2}
     assert "0.273" in run("passk", path).output
 
@@ -183,7 +183,7 @@ def test_passk_on_infrastructure_errors_only_is_nan_with_reason(run, tmp_path):
     r = run("passk", log)
     assert "n/a" in r.output and "no counted trials" in r.output
     doc = json.loads(run("passk", log, "--json").output)
-    assert doc["pass_hat_k"] == {"1": None}
+    assert doc["groups"][0]["pass_hat_k"] == {"1": None}
 
 
 def test_passk_table_shows_trials_without_reward(run, tmp_path):
@@ -348,10 +348,10 @@ def test_passk_default_k_counts_trials_as_pass_hat_k_does(run, tmp_path):
     log.write_text("\n".join(lines) + "\n")
     doc = json.loads(run("passk", log, "--json").output)
     # tau-bench estimator by hand: t1 C(1,1)/C(2,1) = 1/2, t2 1; k = 2: t1 0, t2 1
-    assert doc["pass_hat_k"] == {"1": 0.75, "2": 0.5}
+    assert doc["groups"][0]["pass_hat_k"] == {"1": 0.75, "2": 0.5}
     fail = json.loads(run("passk", log, "--json", "--infrastructure-errors", "fail").output)
     # t1 has 3 counted trials (1 success), t2 2: k = 3 exceeds t2's count -> NaN (null)
-    assert fail["pass_hat_k"] == {"1": pytest.approx((1 / 3 + 1) / 2), "2": 0.5, "3": None}
+    assert fail["groups"][0]["pass_hat_k"] == {"1": pytest.approx((1 / 3 + 1) / 2), "2": 0.5, "3": None}
 
 
 def test_passk_prints_a_missing_seed_as_floor_does(run, tmp_path):

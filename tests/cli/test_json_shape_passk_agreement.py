@@ -1,0 +1,52 @@
+"""One ``--json`` shape per command: ``passk`` whatever the number of configurations,
+``agreement`` whatever the metric (the same top-level keys and the same keys in every row)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from click.testing import CliRunner
+
+from noisefloor.cli.main import cli
+
+
+def _json(*args: object) -> Any:
+    r = CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+def test_passk_json_has_one_shape_for_one_and_several_configurations(fixtures_dir):
+    logs = fixtures_dir / "logs"
+    docs = {"one": _json("passk", logs / "tau2_dir", "--k", "1,2", "--json"),
+            "runs": _json("passk", logs / "tau2_dir", logs / "tau2_json", "--k", "1,2", "--json"),
+            "protocols": _json("passk", logs / "paper", "--benchmark", "tau2/retail",
+                               "--model", "m", "--k", "1,2", "--json")}
+    assert [len(d["groups"]) for d in docs.values()] == [1, 2, 3]
+    assert {mode: list(d) for mode, d in docs.items()} == dict.fromkeys(
+        docs, ["groups", "confidence"])
+    group_keys = {tuple(g) for d in docs.values() for g in d["groups"]}
+    assert len(group_keys) == 1, group_keys
+    (keys,) = group_keys
+    assert {"run", "pass_hat_k", "pass_at_k", "intervals"} <= set(keys)
+    assert len({tuple(r) for d in docs.values() for g in d["groups"] for r in g["details"]}) == 1
+
+
+def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
+    from noisefloor.agreement.study import ROW_KEYS
+
+    study = fixtures_dir / "agreement" / "tax_annotations.csv"
+    scores = fixtures_dir / "agreement" / "shrout_fleiss1979_scores.csv"
+    modes = {"all": _json("agreement", study, "--judge", "judge", "--n-boot", "0", "--json"),
+             "randolph": _json("agreement", study, "--metric", "fleiss", "--randolph",
+                               "--n-boot", "0", "--json"),
+             "icc": _json("agreement", scores, "--metric", "icc", "--json")}
+    metrics = {r["metric"] for rows in modes.values() for r in rows}
+    assert metrics == {"fleiss", "cohen", "krippendorff", "randolph", "icc"}
+    assert all(isinstance(rows, list) and rows for rows in modes.values())
+    assert {tuple(r) for rows in modes.values() for r in rows} == {ROW_KEYS}
+    # a key of another metric is null (a number) or empty (a text, the categories)
+    icc, kappa = modes["icc"][0], modes["all"][0]
+    assert icc["z"] is None and icc["landis_koch"] == "" and icc["categories"] == []
+    assert kappa["f"] is None and kappa["notation"] == "" and kappa["n_left_out"] is None
