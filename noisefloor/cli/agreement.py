@@ -31,6 +31,7 @@ from noisefloor.logs.annotations import (
     parse_label,
     read_annotations,
 )
+from noisefloor.stats.agreement import NO_RESAMPLES_REASON
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
 
@@ -254,7 +255,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         )
         for key, name in (("reason", "reason"), ("ci_reason", "no CI"), ("null_reason", "z(H0)"),
                           ("note", "note")):
-            if rec[key]:
+            # --n-boot 0 is said once below the table, not on every row
+            if rec[key] and not (key == "ci_reason" and rec[key] == NO_RESAMPLES_REASON):
                 click.echo(f"{'':<8} {name}: {rec[key]}")
         if res.category_order and not res.reason.startswith("not computed"):
             click.echo(f"{'':<8} scale: {_scale_line(res)}")
@@ -264,6 +266,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     if (frame["metric"] == "fleiss").any():
         click.echo("z(H0): Fleiss' kappa / its SE under kappa = 0 (Fleiss, Nee & Landis 1979); "
                    "tests chance agreement, gives no interval.")
+    if (frame["ci_reason"] == NO_RESAMPLES_REASON).any():
+        click.echo("no CI: --n-boot 0 draws no bootstrap resamples, so no row has an interval.")
     click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
 
 

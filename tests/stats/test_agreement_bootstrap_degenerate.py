@@ -80,8 +80,11 @@ def test_interval_still_given_when_resamples_vary():
     assert r.ci_reason == "" and r.ci_low < r.value < r.ci_high
 
 
-def test_n_boot_zero_has_no_ci_reason():
-    assert fleiss_kappa(ONE_ITEM, n_boot=0).ci_reason == ""
+def test_n_boot_zero_says_why_there_is_no_interval():
+    # NaN plus a reason: a point estimate alone must not read as an interval that failed
+    r = fleiss_kappa(ONE_ITEM, n_boot=0)
+    assert math.isnan(r.ci_low) and math.isnan(r.ci_high)
+    assert r.ci_reason == "no bootstrap resamples were asked for, so no interval is given"
 
 
 def test_table_and_frame_carry_ci_reason():

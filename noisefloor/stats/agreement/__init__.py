@@ -47,7 +47,11 @@ if TYPE_CHECKING:
         ordered_categories,
         resolve_categories,
     )
-    from noisefloor.stats.agreement.interval import MIN_BOOTSTRAP_ITEMS, as_generator
+    from noisefloor.stats.agreement.interval import (
+        MIN_BOOTSTRAP_ITEMS,
+        NO_RESAMPLES_REASON,
+        as_generator,
+    )
     from noisefloor.stats.agreement.resampling import (
         CHUNK_CELLS,
         MULTINOMIAL_MAX_PATTERNS,
@@ -79,6 +83,7 @@ _HOMES: dict[str, str] = {
     "LANDIS_KOCH_BANDS": "result",
     "LEVELS": "alpha",
     "MIN_BOOTSTRAP_ITEMS": "interval",
+    "NO_RESAMPLES_REASON": "interval",
     "MULTINOMIAL_MAX_PATTERNS": "resampling",
     "RANDOLPH_NULL_REASON": "result",
     "RawRatingsWarning": "fleiss_se",

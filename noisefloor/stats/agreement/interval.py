@@ -18,7 +18,7 @@ import numpy as np
 from noisefloor.stats.agreement import resampling as _boot
 from noisefloor.stats.agreement.result import AgreementResult
 
-__all__ = ["MIN_BOOTSTRAP_ITEMS", "as_generator"]
+__all__ = ["MIN_BOOTSTRAP_ITEMS", "NO_RESAMPLES_REASON", "as_generator"]
 
 
 def as_generator(rng: int | np.random.Generator | None) -> np.random.Generator:
@@ -53,6 +53,9 @@ def _bootstrap(
         raise RuntimeError(f"resampler holds {statistic.inverse.size} items, expected {n_items}")
     return _boot.bootstrap(statistic, n_boot, rng)
 
+#: The ``ci_reason`` of an estimate for which no bootstrap resamples were asked for.
+NO_RESAMPLES_REASON = "no bootstrap resamples were asked for, so no interval is given"
+
 
 def _with_bootstrap(
     result: AgreementResult,
@@ -66,13 +69,15 @@ def _with_bootstrap(
     ``statistic`` is the resampler, or a function that builds it (called only when a
     bootstrap is drawn, so that a point estimate does not group the items for nothing).
 
-    The interval is NaN (never zero-width) with a reason when fewer than
-    :data:`MIN_BOOTSTRAP_ITEMS` items entered the estimate, when the coefficient is undefined
+    The interval is NaN (never zero-width) with a reason when no resamples are asked for,
+    when fewer than :data:`MIN_BOOTSTRAP_ITEMS` items entered the estimate, when the coefficient is undefined
     on every resample, or when every resample on which it is defined gives the same value.
     """
     gen = as_generator(rng)
-    if n_boot == 0 or not math.isfinite(result.value):
+    if not math.isfinite(result.value):
         return result
+    if n_boot == 0:
+        return replace(result, ci_reason=NO_RESAMPLES_REASON)
     if n_items < MIN_BOOTSTRAP_ITEMS:
         return replace(result, ci_reason=(
             f"{'one item' if n_items == 1 else f'{n_items} items'}: a bootstrap over items "
