@@ -51,7 +51,7 @@ def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
-    from noisefloor.logs.frame import string_array
+    from noisefloor.logs.records.frame import string_array
 
     rng = np.random.default_rng(seed)
     per_task = len(SYSTEMS) * len(SEEDS) * len(TRIALS)

@@ -229,7 +229,7 @@ def main() -> None:
     only = set(filter(None, args.only.split(",")))
     from harness.runner.hostile import HostileServer
     from noisefloor.endpoints.client import DEFAULT_MAX_RESPONSE_BYTES
-    from noisefloor.logs.inspect import MAX_MEMBER_BYTES
+    from noisefloor.logs.formats.inspect import MAX_MEMBER_BYTES
 
     tmp = Path(tempfile.mkdtemp(prefix="limits-"))
     atexit.register(shutil.rmtree, tmp, True)  # the inputs (300 MB at full size) go at exit

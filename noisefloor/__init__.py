@@ -32,8 +32,8 @@ if TYPE_CHECKING:
     from noisefloor.leaderboard.entries import Leaderboard, read_leaderboard
     from noisefloor.leaderboard.gaps import compare_entries
     from noisefloor.leaderboard.tiers import leaderboard_tiers
-    from noisefloor.logs.errors import LogValidationError
     from noisefloor.logs.load import load_trials, read_records, validate_logs
+    from noisefloor.logs.records.errors import LogValidationError
     from noisefloor.logs.schema import TrialRecord
     from noisefloor.monitoring.pipeline import monitor_trials
     from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
@@ -63,7 +63,7 @@ _HOMES: dict[str, str] = {
     "ContrastRun": "pipelines",
     "FloorRun": "pipelines",
     "Leaderboard": "leaderboard.entries",
-    "LogValidationError": "logs.errors",
+    "LogValidationError": "logs.records.errors",
     "NoiseFloor": "floor.estimate",
     "NullContrasts": "floor.nulls",
     "PassAtK": "stats.passat",

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.logs.annotation_table import python_string_array
+from noisefloor.logs.annotations.annotation_table import python_string_array
 from noisefloor.stats.warning_classes import CountTotalsWarning
 
 #: Accepted column names (first is canonical) of a paired-count table.
@@ -340,7 +340,7 @@ def _open_table(path, bundled: str, spec: dict, required: tuple):
     if not source.is_file():
         raise FileNotFoundError(f"{source}: no such file")
     display = str(source)
-    from noisefloor.logs.detect import describe_file  # a log or JSON given as a table
+    from noisefloor.logs.formats.detect import describe_file  # a log or JSON given as a table
 
     what = describe_file(source)
     if what is not None:
@@ -516,7 +516,7 @@ def read_paired_counts(path=None) -> pd.DataFrame:
         "contrast": contrast.array,
         **{f: _ints(counts[f]) for f in ("wins", "losses", "ties")},
         "line": lines})
-    from noisefloor.logs.repeats import first_repeat
+    from noisefloor.logs.annotations.repeats import first_repeat
 
     row, earlier = first_repeat(frame, ("model", "benchmark", "seed", "trial", "subset",
                                         "contrast"))

@@ -96,7 +96,7 @@ def _refuse_unrecognised(paths) -> None:
     """
     from noisefloor.cli._common import option_spelling
     from noisefloor.logs import LogValidationError, detect_format
-    from noisefloor.logs.detect import expand_paths
+    from noisefloor.logs.formats.detect import expand_paths
 
     problems = []
     for path in expand_paths(list(paths)):

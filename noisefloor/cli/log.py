@@ -19,8 +19,8 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.logs.detect import walk_paths
-from noisefloor.logs.lines import MAX_LINE_BYTES
+from noisefloor.logs.formats.detect import walk_paths
+from noisefloor.logs.jsonl.lines import MAX_LINE_BYTES
 
 
 @click.group("log", context_settings=HELP_OPTIONS)

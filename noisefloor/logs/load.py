@@ -15,19 +15,24 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from noisefloor.logs.detect import FORMATS, detect_format, expand_paths
-from noisefloor.logs.duplicates import DuplicateIndex
-from noisefloor.logs.errors import LogProblem, LogValidationError, TruncatedLine
-from noisefloor.logs.frame import COLUMNS, FrameBuilder, duplicate_rows, string_array
-from noisefloor.logs.harbor import iter_harbor_blocks
-from noisefloor.logs.inspect import iter_inspect_blocks
-from noisefloor.logs.paper import iter_paper_blocks
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks, validated_arrays
+from noisefloor.logs.formats.detect import FORMATS, detect_format, expand_paths
+from noisefloor.logs.formats.harbor import iter_harbor_blocks
+from noisefloor.logs.formats.inspect import iter_inspect_blocks
+from noisefloor.logs.formats.paper import iter_paper_blocks
+from noisefloor.logs.formats.tau2 import iter_tau2_blocks
+from noisefloor.logs.formats.taubench import iter_taubench_blocks
+from noisefloor.logs.formats.terminalbench import iter_terminal_bench_blocks
+from noisefloor.logs.jsonl.pipeline import (
+    ProblemSink,
+    RecordBlock,
+    iter_jsonl_blocks,
+    validated_arrays,
+)
+from noisefloor.logs.jsonl.validation import FIELDS
+from noisefloor.logs.records.duplicates import DuplicateIndex
+from noisefloor.logs.records.errors import LogProblem, LogValidationError, TruncatedLine
+from noisefloor.logs.records.frame import COLUMNS, FrameBuilder, duplicate_rows, string_array
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
-from noisefloor.logs.tau2 import iter_tau2_blocks
-from noisefloor.logs.taubench import iter_taubench_blocks
-from noisefloor.logs.terminalbench import iter_terminal_bench_blocks
-from noisefloor.logs.validation import FIELDS
 from noisefloor.results import FrozenResult
 
 __all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
@@ -193,8 +198,8 @@ def load_trials(
         ``*.json`` / ``*.eval`` logs (e.g. the paper layout ``<protocol>/trials.jsonl``). Only
         regular files are read: a named pipe, device or socket among them, or a symbolic link
         that leads nowhere, is an error naming it (see
-        :func:`noisefloor.logs.detect.expand_paths`). A label names the run's arm: it replaces
-        the protocol of every record of that run (the protocol the log gave stays in
+        :func:`noisefloor.logs.formats.detect.expand_paths`). A label names the run's arm: it
+        replaces the protocol of every record of that run (the protocol the log gave stays in
         ``logged_protocol``). A string is read by :func:`noisefloor.logs.runs.parse_log_spec`.
     format : {"jsonl", "paper", "tau2", "tau-bench", "inspect", "terminal-bench", "harbor"} or None, default None
         Reader to use for every path; None detects it per file
@@ -210,10 +215,10 @@ def load_trials(
         record must agree, else an error. ``protocol`` applies to unlabelled runs only.
     score : str or None, default None
         inspect_ai logs: the scorer whose score is the reward; None takes the first scorer
-        (see :mod:`noisefloor.logs.inspect`). Other formats ignore it.
+        (see :mod:`noisefloor.logs.formats.inspect`). Other formats ignore it.
     max_line_bytes : int or None, default None
         Longest JSONL line read, in bytes; None means
-        :data:`noisefloor.logs.lines.MAX_LINE_BYTES` (64 MiB). A longer line is an error
+        :data:`noisefloor.logs.jsonl.lines.MAX_LINE_BYTES` (64 MiB). A longer line is an error
         naming file and line, found without holding the line in memory.
 
     Returns
@@ -225,7 +230,7 @@ def load_trials(
         null), ``termination_reason`` (str, NaN when null), ``infrastructure_error`` (bool),
         ``store_events_at_start`` (Int64), ``injections`` (Int64), ``first_request_sha256``
         (str), ``extra`` (``extra_json``: JSON text stored by Arrow, read as a dict or None;
-        see :mod:`noisefloor.logs.extra`), ``source`` (str: file path), ``line`` (int64:
+        see :mod:`noisefloor.logs.records.extra`), ``source`` (str: file path), ``line`` (int64:
         line of a JSONL file, or 1-based record index of a JSON document), ``run`` (str: the
         run's name, :func:`noisefloor.logs.runs.run_names`), ``logged_protocol`` (str: the
         protocol before any label), ``configuration`` (str: what the run's tool records about
@@ -315,7 +320,7 @@ def _configurations(extra: pd.Series) -> tuple[Any, Any]:
     """The ``configuration`` column from each record's ``extra["configuration"]``, and the
     ``extra`` column without that key; one JSON text per distinct configuration."""
     from noisefloor.logs.configuration import CONFIGURATION_KEY, configuration_text
-    from noisefloor.logs.extra import TEXT_TYPE, ExtraArray, decode_extra, encode_extra
+    from noisefloor.logs.records.extra import TEXT_TYPE, ExtraArray, decode_extra, encode_extra
 
     array = extra.array
     if not isinstance(array, ExtraArray):
@@ -409,8 +414,8 @@ def _load_run(
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
     score: str | None = None, max_line_bytes: int | None = None,
 ) -> pd.DataFrame:
-    """The records of one run (the :data:`~noisefloor.logs.frame.RECORD_COLUMNS`), duplicates
-    refused; parameters as :func:`load_trials`."""
+    """The records of one run (the :data:`~noisefloor.logs.records.frame.RECORD_COLUMNS`),
+    duplicates refused; parameters as :func:`load_trials`."""
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
     sink = ProblemSink(collect=False)
@@ -517,8 +522,8 @@ def validate_logs(
     Same parameters and checks as :func:`load_trials`, but every bad line is reported and
     reading goes on; a file that holds no record at all is reported too. Missing paths and bad options still raise. Only two 64-bit hashes of each
     valid record's trial key and its line are kept to find duplicates (24 bytes per record,
-    see :mod:`noisefloor.logs.duplicates`), so a 10 GB log is checked in bounded memory apart
-    from those.
+    see :mod:`noisefloor.logs.records.duplicates`), so a 10 GB log is checked in bounded memory
+    apart from those.
 
     Returns
     -------

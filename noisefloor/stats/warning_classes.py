@@ -67,7 +67,8 @@ class TruncatedLineWarning(NoisefloorWarning):
 class InfrastructureRewardWarning(NoisefloorWarning):
     """Warned (once per tau2-bench run) when simulations that ended in ``infrastructure_error``
     carry a ``reward_info.reward``: they are read with a null reward, as documented in
-    :mod:`noisefloor.logs.tau2`, and the recorded reward is kept in ``extra["recorded_reward"]``."""
+    :mod:`noisefloor.logs.formats.tau2`, and the recorded reward is kept in
+    ``extra["recorded_reward"]``."""
 
 
 class CountTotalsWarning(NoisefloorWarning):

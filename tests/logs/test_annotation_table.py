@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from noisefloor.logs import annotations as ann
-from noisefloor.logs.annotation_table import read_csv_table
+from noisefloor.logs.annotations import read as ann
+from noisefloor.logs.annotations.annotation_table import read_csv_table
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -164,14 +164,14 @@ def test_first_repeat_equals_a_loop_over_rows(rows, order):
     if order != "as drawn":
         rows = sorted(rows, key=lambda r: (r[1].encode(), r[0], r[2]), reverse=order == "reversed")
     frame = pd.DataFrame(rows, columns=["category", "item", "rater"], dtype=str)
-    from noisefloor.logs.repeats import first_repeat
+    from noisefloor.logs.annotations.repeats import first_repeat
     assert first_repeat(frame) == _first_repeat_reference(rows)
 
 
 def test_first_repeat_far_down_a_large_sorted_and_shuffled_file():
     import numpy as np
 
-    from noisefloor.logs.repeats import first_repeat
+    from noisefloor.logs.annotations.repeats import first_repeat
     n = 30_000
     items = [f"item{i // 3:06d}" for i in range(n)]
     raters = [("ann", "bob", "cy")[i % 3] for i in range(n)]

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
-from noisefloor.logs.errors import InfrastructureRewardWarning
-from noisefloor.logs.terminalbench import PublishedFiguresWarning, published_figures
+from noisefloor.logs.formats.terminalbench import PublishedFiguresWarning, published_figures
+from noisefloor.logs.records.errors import InfrastructureRewardWarning
 from noisefloor.passk import pass_at_k, pass_hat_k
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -1,9 +1,9 @@
 """The fast JSONL path: which lines it takes, and that it is as strict as the reference.
 
-``PATH_COUNTS`` (noisefloor.logs.pipeline) counts the lines each path decoded: ``arrow`` (a
-block parsed and validated by Arrow), ``typed`` (records with an ``extra`` object, decoded and
-validated by msgspec, :mod:`noisefloor.logs.typed`), ``orjson`` (decoded by orjson and vouched for by the
-block's duplicate-key test), ``strict`` (decoded again by the reference parser) and
+``PATH_COUNTS`` (noisefloor.logs.jsonl.pipeline) counts the lines each path decoded: ``arrow``
+(a block parsed and validated by Arrow), ``typed`` (records with an ``extra`` object, decoded
+and validated by msgspec, :mod:`noisefloor.logs.jsonl.typed`), ``orjson`` (decoded by orjson
+and vouched for by the block's duplicate-key test), ``strict`` (decoded again by the reference parser) and
 ``line_by_line`` (a block holding a malformed or blank line). Each test below would fail if
 colons in strings, nested objects or non-ASCII text sent lines to the slow reference parser
 again, or if the block test let a duplicate key, a NaN or a wrong type through.
@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import LogValidationError, load_trials, validate_logs
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict, unsure_lines
-from noisefloor.logs.pipeline import PATH_COUNTS
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict, unsure_lines
+from noisefloor.logs.jsonl.pipeline import PATH_COUNTS
 
 
 def tax_record(i: int, **changes):
@@ -239,7 +239,7 @@ _key_rows = st.lists(st.tuples(st.sampled_from(["b", "c"]), st.just("m"), st.sam
 def test_duplicate_rows_pairs_each_repeat_with_the_first_row_of_its_key(rows):
     import pandas as pd
 
-    from noisefloor.logs.frame import STRING_DTYPE, duplicate_rows
+    from noisefloor.logs.records.frame import STRING_DTYPE, duplicate_rows
 
     frame = pd.DataFrame({
         "benchmark": pd.array([r[0] for r in rows], dtype=STRING_DTYPE),

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from noisefloor.cli.main import cli
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
-from noisefloor.logs.lines import iter_line_blocks
+from noisefloor.logs.jsonl.lines import iter_line_blocks
 
 REC = {"schema_version": "1", "benchmark": "b", "model": "m", "protocol": "p", "seed": 1,
        "task_id": "t", "trial": 0, "reward": 1.0, "termination_reason": None,

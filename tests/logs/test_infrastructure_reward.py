@@ -22,7 +22,7 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.logs.columns import arrow_block, fast_arrays
+from noisefloor.logs.jsonl.columns import arrow_block, fast_arrays
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "logs"
 EXPECTED = "null when infrastructure_error is true"

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from noisefloor.cli.main import cli
 from noisefloor.logs import LogValidationError, detect_format, load_trials, validate_logs
-from noisefloor.logs.inspect import value_to_float
+from noisefloor.logs.formats.inspect import value_to_float
 from noisefloor.passk import pass_hat_k
 
 #: the same eval: .eval zstd, .json, .eval deflate, log version 1, log version 3 (.eval, .json)

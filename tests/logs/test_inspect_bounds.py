@@ -8,8 +8,8 @@ import warnings
 import zipfile
 from pathlib import Path
 
-from noisefloor.logs import inspect as inspect_reader
 from noisefloor.logs import validate_logs
+from noisefloor.logs.formats import inspect as inspect_reader
 
 
 def _copy(src: Path, dst: Path, extra: list[tuple[str, int]] = (), duplicate: str | None = None):

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import noisefloor.logs.lines as lines_module
+import noisefloor.logs.jsonl.lines as lines_module
 from noisefloor.logs import (
     COLUMNS,
     LogValidationError,

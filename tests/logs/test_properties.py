@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import TrialRecord, load_trials, read_records, validate_logs
-from noisefloor.logs.columns import fast_arrays
-from noisefloor.logs.jsonparse import JSONProblem, parse_fast, parse_strict
-from noisefloor.logs.validation import validate_record
+from noisefloor.logs.jsonl.columns import fast_arrays
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_fast, parse_strict
+from noisefloor.logs.jsonl.validation import validate_record
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -184,8 +184,8 @@ def _dump(rec, layout, rng):
 @given(st.lists(st.tuples(flat_records, mutations), min_size=1, max_size=12), layouts,
        st.randoms(use_true_random=False))
 def test_arrow_fast_path_never_accepts_what_the_model_rejects(pairs, layout, rng):
-    from noisefloor.logs.columns import arrow_block, to_arrays
-    from noisefloor.logs.validation import extract_columns
+    from noisefloor.logs.jsonl.columns import arrow_block, to_arrays
+    from noisefloor.logs.jsonl.validation import extract_columns
 
     recs = [_mutate(r, m) for r, m in pairs]
     data = "\n".join(_dump(r, layout, rng) for r in recs).encode()
@@ -217,8 +217,8 @@ key_rows = st.lists(
 def test_hashed_duplicate_index_matches_exact_keys(rows, block):
     import pyarrow as pa
 
-    from noisefloor.logs.duplicates import DuplicateIndex
-    from noisefloor.logs.frame import duplicate_rows
+    from noisefloor.logs.records.duplicates import DuplicateIndex
+    from noisefloor.logs.records.frame import duplicate_rows
 
     # exact answer from the key frame (pandas duplicated on the values themselves)
     frame = pd.DataFrame(rows, columns=["benchmark", "model", "protocol", "seed", "task_id",

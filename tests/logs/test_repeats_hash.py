@@ -1,5 +1,5 @@
-"""The hashed duplicate check of :func:`noisefloor.logs.repeats.first_repeat` gives the answer of
-a plain loop over rows, whatever the hash does.
+"""The hashed duplicate check of :func:`noisefloor.logs.annotations.repeats.first_repeat` gives
+the answer of a plain loop over rows, whatever the hash does.
 
 Plausible bugs each test catches: two equal ids hashed differently because they sit in blocks
 of different shape (one width in one block, several in the next; another Arrow chunk; another
@@ -18,9 +18,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noisefloor.logs import repeats
-from noisefloor.logs.annotation_table import PYTHON_STRING_DTYPE
-from noisefloor.logs.repeats import first_repeat
+from noisefloor.logs.annotations import repeats
+from noisefloor.logs.annotations.annotation_table import PYTHON_STRING_DTYPE
+from noisefloor.logs.annotations.repeats import first_repeat
 from tests.logs.test_annotation_table import _first_repeat_reference
 
 

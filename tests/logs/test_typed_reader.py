@@ -1,6 +1,6 @@
 """The msgspec path for records with an ``extra`` object, and the ``extra`` column itself.
 
-:func:`noisefloor.logs.typed.typed_block` may only vouch for a block whose every line the
+:func:`noisefloor.logs.jsonl.typed.typed_block` may only vouch for a block whose every line the
 reference (``parse_strict`` plus the pydantic model and the reader's rules) accepts, and must
 then give exactly the values the reference gives. The property test below writes blocks with
 duplicate keys (top level and nested), colon escapes, wrong types, out-of-range numbers,
@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noisefloor.logs import LogValidationError, load_trials
-from noisefloor.logs.extra import ExtraArray, decode_extra, extra_texts
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.typed import typed_block
+from noisefloor.logs.jsonl.validation import validate_record
+from noisefloor.logs.records.extra import ExtraArray, decode_extra, extra_texts
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.logs.typed import typed_block
-from noisefloor.logs.validation import validate_record
 
 SHA = "a" * 64
 
@@ -292,7 +292,7 @@ def _uniform_lines(n: int) -> list[str]:
 
 
 def test_a_block_of_one_key_sequence_is_vouched_for_by_the_struct_test(monkeypatch):
-    from noisefloor.logs import typed
+    from noisefloor.logs.jsonl import typed
 
     # the general test would accept this block too: forbid it, so the struct test must
     monkeypatch.setattr(typed, "_no_key_dropped", lambda *args: pytest.fail("general test"))

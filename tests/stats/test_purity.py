@@ -5,7 +5,7 @@ Statistics work on arrays and counts; reading logs (:mod:`noisefloor.logs`), the
 (:mod:`noisefloor.store`) and anything else of the package sit above them. Every module of
 ``noisefloor/stats`` is parsed (never imported, so a function-local import is caught too) and
 each ``import`` / ``from ... import`` is checked. So is every string literal outside a
-docstring: one that names a column of the trial frame (:data:`noisefloor.logs.frame.COLUMNS`:
+docstring: one that names a column of the trial frame (:data:`noisefloor.logs.records.frame.COLUMNS`:
 ``task_id``, ``reward``, ``seed``, ``trial``, ...) or a column the layer above derives from it
 (``success``, ``arm``) means the module reads a log, which belongs to :mod:`noisefloor.floor`,
 :mod:`noisefloor.passk` and the other analysis packages.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from noisefloor.logs.frame import COLUMNS
+from noisefloor.logs.records.frame import COLUMNS
 from tests.source_tree import tree as parsed
 
 STATS = Path(__file__).resolve().parents[2] / "noisefloor" / "stats"

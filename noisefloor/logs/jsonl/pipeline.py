@@ -3,7 +3,7 @@
 Every format reader yields :class:`RecordBlock` objects (decoded JSON objects already mapped to
 the :class:`~noisefloor.logs.schema.TrialRecord` field names, with their line numbers). This
 module validates them, reports problems to a :class:`ProblemSink` (fail-fast or collect-all),
-and feeds the valid rows to a :class:`~noisefloor.logs.frame.FrameBuilder`.
+and feeds the valid rows to a :class:`~noisefloor.logs.records.frame.FrameBuilder`.
 """
 
 from __future__ import annotations
@@ -19,28 +19,28 @@ import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from noisefloor.logs.columns import NULLABLE_INT_FIELDS, arrow_block, fast_arrays, to_arrays
-from noisefloor.logs.errors import (
+from noisefloor.logs.jsonl.columns import NULLABLE_INT_FIELDS, arrow_block, fast_arrays, to_arrays
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_fast, parse_strict, unsure_lines
+from noisefloor.logs.jsonl.lines import MAX_LINE_BYTES, LineBlock, iter_line_blocks
+from noisefloor.logs.jsonl.typed import typed_block
+from noisefloor.logs.jsonl.validation import extract_columns, validate_record
+from noisefloor.logs.records.errors import (
     LogProblem,
     LogValidationError,
     TruncatedLine,
     TruncatedLineWarning,
     describe_value,
 )
-from noisefloor.logs.jsonparse import JSONProblem, parse_fast, parse_strict, unsure_lines
-from noisefloor.logs.lines import MAX_LINE_BYTES, LineBlock, iter_line_blocks
 from noisefloor.logs.schema import TrialRecord
-from noisefloor.logs.typed import typed_block
-from noisefloor.logs.validation import extract_columns, validate_record
 
 __all__ = ["PATH_COUNTS", "ProblemSink", "RecordBlock", "iter_jsonl_blocks", "validated_arrays"]
 
 #: Lines decoded by each path of :func:`iter_jsonl_blocks` since the process started:
 #: ``"arrow"`` (a whole block parsed and validated by Arrow), ``"orjson"`` (decoded by orjson,
 #: vouched for by the block's duplicate-key test), ``"strict"`` (decoded again by the
-#: reference parser, :func:`noisefloor.logs.jsonparse.parse_strict`). A diagnostic: tests read
+#: reference parser, :func:`noisefloor.logs.jsonl.jsonparse.parse_strict`). A diagnostic: tests read
 #: it to see which path a file took. ``"typed"``: a part of a block decoded and validated by
-#: :func:`noisefloor.logs.typed.typed_block` (msgspec; records with an ``extra`` object).
+#: :func:`noisefloor.logs.jsonl.typed.typed_block` (msgspec; records with an ``extra`` object).
 PATH_COUNTS: Counter[str] = Counter()
 
 
@@ -58,7 +58,7 @@ class RecordBlock:
         Decoded values, mapped to TrialRecord field names.
     raws : list of bytes or None
         The raw lines, when ``records`` may differ from what the reference parser
-        (:func:`noisefloor.logs.jsonparse.parse_strict`) makes of them: a block the fast
+        (:func:`noisefloor.logs.jsonl.jsonparse.parse_strict`) makes of them: a block the fast
         checks cannot vouch for is then re-decoded before its records are validated one by
         one. None when the records are exact (the JSONL reader vouches for every line).
     expect : dict
@@ -118,7 +118,7 @@ def iter_jsonl_blocks(
     skipped. The final line, when it has no newline and does
     not decode, is reported as truncated (:class:`TruncatedLine`) instead of as an error.
     A line longer than ``max_line_bytes`` (default
-    :data:`noisefloor.logs.lines.MAX_LINE_BYTES`) is a ``line_length`` problem; it is skipped
+    :data:`noisefloor.logs.jsonl.lines.MAX_LINE_BYTES`) is a ``line_length`` problem; it is skipped
     without being held in memory and reading goes on.
     """
     source = str(path)
@@ -218,7 +218,7 @@ def _decode_block_fast(block: LineBlock) -> list[dict[str, Any]] | None:
     """Decode a block whose every line is one JSON object, with C-level loops only.
 
     Returns None when any line is blank, malformed or not an object (the caller then goes line
-    by line). Lines that the block's test (:func:`noisefloor.logs.jsonparse.unsure_lines`)
+    by line). Lines that the block's test (:func:`noisefloor.logs.jsonl.jsonparse.unsure_lines`)
     cannot vouch for -- a duplicate key, a ``\\u003a`` escape, an integer orjson widened --
     are decoded again with the reference parser, which raises :class:`JSONProblem` on a real
     problem: then this function returns None too.
@@ -250,7 +250,7 @@ def _mib(n_bytes: int) -> str:
 
 def line_too_long(source: str, line: int, n_bytes: int, limit: int, is_tail: bool) -> LogProblem:
     """The problem reported for a line longer than the reader's maximum (see
-    :func:`noisefloor.logs.lines.iter_line_blocks`)."""
+    :func:`noisefloor.logs.jsonl.lines.iter_line_blocks`)."""
     where = " and no newline ends it (a truncated or zero-filled tail?)" if is_tail else ""
     return LogProblem(
         source, line, None,

@@ -34,13 +34,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from noisefloor.logs.annotation_table import (
+from noisefloor.logs.annotations.annotation_table import (
     AnnotationError,
     check_utf8,
     parse_label,
     read_csv_table,
 )
-from noisefloor.logs.repeats import first_repeat
+from noisefloor.logs.annotations.repeats import first_repeat
 from noisefloor.results import FrozenResult
 
 __all__ = ["LAYOUTS", "AnnotationError", "Layout", "detect_layout", "parse_label",
@@ -389,8 +389,9 @@ def _read_jsonl(path: Path) -> list[dict]:
 
 def _read_csv_rows(path: Path, layout: str, delimiter: str) -> list[dict]:
     """Rows of a CSV whose header :func:`detect_layout` has already checked for ``layout``,
-    read row by row with :mod:`csv`: the reference for :func:`noisefloor.logs.annotation_table.read_csv_table`,
-    and the reader of files it leaves alone (quoted fields, bare carriage returns)."""
+    read row by row with :mod:`csv`: the reference for
+    :func:`noisefloor.logs.annotations.annotation_table.read_csv_table`, and the reader of files
+    it leaves alone (quoted fields, bare carriage returns)."""
     _check_utf8(path)
     with path.open(encoding="utf-8-sig", newline="") as fh:  # Excel writes a byte-order mark
         reader = csv.reader(fh, delimiter=delimiter)

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from noisefloor.logs.extra import ExtraArray, ExtraDtype  # noqa: F401 - registers "extra_json"
+# the import registers the dtype "extra_json"
+from noisefloor.logs.records.extra import ExtraArray, ExtraDtype  # noqa: F401
 from noisefloor.logs.schema import KEY_FIELDS
 
 
@@ -63,7 +64,8 @@ RUN_COLUMNS: tuple[str, ...] = ("run", "logged_protocol", "configuration")
 COLUMNS: tuple[str, ...] = RECORD_COLUMNS + RUN_COLUMNS
 
 #: dtype of each column (``"str"`` is pandas' string dtype; missing strings are NaN;
-#: ``"extra_json"`` is :class:`~noisefloor.logs.extra.ExtraDtype`: JSON text, read as dicts).
+#: ``"extra_json"`` is :class:`~noisefloor.logs.records.extra.ExtraDtype`: JSON text, read as
+#: dicts).
 DTYPES: dict[str, Any] = {
     "schema_version": STRING_DTYPE, "benchmark": STRING_DTYPE, "model": STRING_DTYPE,
     "protocol": STRING_DTYPE,
@@ -108,7 +110,7 @@ class FrameBuilder:
         self.n_rows = 0
 
     def add(self, arrays: dict[str, Any], source: str, lines: list[int]) -> None:
-        """Append a block's arrays (as :func:`noisefloor.logs.columns.to_arrays` makes them)
+        """Append a block's arrays (as :func:`noisefloor.logs.jsonl.columns.to_arrays` makes them)
         that came from ``source`` at ``lines``."""
         n = len(lines)
         if n == 0:

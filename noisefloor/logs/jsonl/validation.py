@@ -1,8 +1,9 @@
 """Validating decoded records against :class:`~noisefloor.logs.schema.TrialRecord`.
 
 The pydantic model is the single source of truth: :func:`validate_record` runs it and turns
-its errors into :class:`~noisefloor.logs.errors.LogProblem` objects naming file, line, field,
-expected and received. The fast, column-at-a-time path lives in :mod:`noisefloor.logs.columns`.
+its errors into :class:`~noisefloor.logs.records.errors.LogProblem` objects naming file, line,
+field, expected and received. The fast, column-at-a-time path lives in
+:mod:`noisefloor.logs.jsonl.columns`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from noisefloor.logs.errors import LogProblem, describe_value
+from noisefloor.logs.records.errors import LogProblem, describe_value
 from noisefloor.logs.schema import TrialRecord
 
 __all__ = [

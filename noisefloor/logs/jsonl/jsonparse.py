@@ -45,7 +45,7 @@ class JSONProblem(ValueError):
     ``"duplicate_key"`` or ``"non_finite"``; ``field`` is the dotted path of the value at
     fault when it is known (a lone surrogate), else None. With ``mentions=True`` the message
     mentions parameters as ``{allow_nan=True}`` (rendered ``allow_nan=True``); ``templates``
-    then keeps it as written, for :class:`~noisefloor.logs.errors.LogProblem`."""
+    then keeps it as written, for :class:`~noisefloor.logs.records.errors.LogProblem`."""
 
     def __init__(self, message: str, kind: str = "json", field: str | None = None, *,
                  mentions: bool = False) -> None:
@@ -158,11 +158,11 @@ def parse_strict(
     >>> parse_strict(b'{"a": 1, "a": 2}')
     Traceback (most recent call last):
     ...
-    noisefloor.logs.jsonparse.JSONProblem: duplicate key 'a' in one object
+    noisefloor.logs.jsonl.jsonparse.JSONProblem: duplicate key 'a' in one object
     >>> parse_strict(b'{"reward": NaN}')
     Traceback (most recent call last):
     ...
-    noisefloor.logs.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True to accept it where a field may hold it, e.g. extra; a reward must be finite)
+    noisefloor.logs.jsonl.jsonparse.JSONProblem: non-finite number literal NaN (pass allow_nan=True to accept it where a field may hold it, e.g. extra; a reward must be finite)
     >>> try:
     ...     parse_strict(b'{"extra": {"note": "\\\\ud800"}}')
     ... except JSONProblem as exc:
@@ -362,7 +362,7 @@ def parse_fast(raw: bytes, *, allow_nan: bool = False) -> Any:
     >>> parse_fast(b'{"extra": {"b": 1, "b": 1}}')
     Traceback (most recent call last):
     ...
-    noisefloor.logs.jsonparse.JSONProblem: duplicate key 'b' in one object
+    noisefloor.logs.jsonl.jsonparse.JSONProblem: duplicate key 'b' in one object
     """
     if allow_nan:
         return parse_strict(raw, allow_nan=True)

@@ -50,9 +50,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, describe_value
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock
-from noisefloor.logs.tau2 import _load_document
+from noisefloor.logs.formats.tau2 import load_document
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.records.errors import LogProblem, describe_value
 from noisefloor.stats.passk import SUCCESS_TOLERANCE
 from noisefloor.stats.validation import literal
 from noisefloor.stats.warning_classes import PartialRewardWarning
@@ -191,7 +191,7 @@ def iter_taubench_blocks(
             return
     else:
         run = run_labels_from_filename(path)
-    doc = _load_document(Path(path), allow_nan, sink)
+    doc = load_document(Path(path), allow_nan, sink)
     if doc is None:
         return
     if not isinstance(doc, list):

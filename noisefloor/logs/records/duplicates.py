@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from noisefloor.logs.frame import nullable_int64, string_array
+from noisefloor.logs.records.frame import nullable_int64, string_array
 from noisefloor.logs.schema import KEY_FIELDS
 
 __all__ = ["DuplicateIndex", "key_hashes"]
@@ -36,7 +36,7 @@ def key_hashes(arrays: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     Parameters
     ----------
     arrays : dict
-        Block arrays as :func:`noisefloor.logs.columns.to_arrays` returns them (or any
+        Block arrays as :func:`noisefloor.logs.jsonl.columns.to_arrays` returns them (or any
         mapping with the six key columns of equal length).
 
     Returns

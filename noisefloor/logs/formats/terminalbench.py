@@ -64,9 +64,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, describe_value
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock
-from noisefloor.logs.tau2 import _load_document
+from noisefloor.logs.formats.tau2 import load_document
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.records.errors import LogProblem, describe_value
 from noisefloor.stats.warning_classes import PublishedFiguresWarning
 
 __all__ = ["PublishedFiguresWarning", "is_terminal_bench_run", "is_terminal_bench_trial",
@@ -326,7 +326,7 @@ def iter_terminal_bench_blocks(
     path = Path(path)
     run_file = path / "results.json" if path.is_dir() else path
     source = str(run_file)
-    doc = _load_document(run_file, allow_nan, sink)
+    doc = load_document(run_file, allow_nan, sink)
     if doc is None:
         return
     if looks_like_terminal_bench_trial(doc):

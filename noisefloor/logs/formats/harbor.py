@@ -56,9 +56,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import InfrastructureRewardWarning, LogProblem, describe_value
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.records.errors import InfrastructureRewardWarning, LogProblem, describe_value
 
 __all__ = ["HARBOR_TRIAL_KEYS", "harbor_kind", "is_harbor_trial", "iter_harbor_blocks",
            "map_trial"]

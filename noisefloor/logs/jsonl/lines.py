@@ -87,7 +87,8 @@ def iter_line_blocks(
     Parameters
     ----------
     path : str or pathlib.Path
-        A JSONL file (a regular file: see :func:`noisefloor.logs.files.regular_file_problem`).
+        A JSONL file (a regular file: see
+        :func:`noisefloor.logs.formats.files.regular_file_problem`).
     block_bytes : int, optional
         Bytes read per system call (default :data:`BLOCK_BYTES`, 4 MiB).
     max_line_bytes : int, optional

@@ -65,11 +65,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, describe_value
-from noisefloor.logs.files import regular_file_problem
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock
-from noisefloor.logs.tau2 import tail_problem
+from noisefloor.logs.formats.files import regular_file_problem
+from noisefloor.logs.formats.tau2 import tail_problem
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.records.errors import LogProblem, describe_value
 from noisefloor.stats.validation import literal
 
 __all__ = [

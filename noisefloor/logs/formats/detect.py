@@ -11,13 +11,13 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, LogValidationError
-from noisefloor.logs.files import regular_file_problem, stat_problem
-from noisefloor.logs.harbor import harbor_kind
-from noisefloor.logs.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict
-from noisefloor.logs.lines import MAX_LINE_BYTES
-from noisefloor.logs.terminalbench import is_terminal_bench_run, is_terminal_bench_trial
+from noisefloor.logs.formats.files import regular_file_problem, stat_problem
+from noisefloor.logs.formats.harbor import harbor_kind
+from noisefloor.logs.formats.inspect import ZIP_MAGIC, inspect_manifest, is_inspect_document
+from noisefloor.logs.formats.terminalbench import is_terminal_bench_run, is_terminal_bench_trial
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.lines import MAX_LINE_BYTES
+from noisefloor.logs.records.errors import LogProblem, LogValidationError
 from noisefloor.stats.validation import literal
 
 __all__ = ["FORMATS", "LOG_SUFFIXES", "describe_file", "detect_format", "expand_paths",
@@ -60,7 +60,7 @@ _HEAD = 1 << 20
 _KEY = r'"{}"\s*:'
 
 
-# --- Terminal-Bench and Harbor (readers: noisefloor.logs.terminalbench, noisefloor.logs.harbor).
+# --- Terminal-Bench and Harbor (readers: noisefloor.logs.formats.terminalbench and .harbor).
 # Kept in one place so that the formats' registration stays apart from the rules above.
 def _bench_dir_format(path: Path) -> str | None:
     """``"terminal-bench"`` for a Terminal-Bench run folder, ``"harbor"`` for a Harbor job or
@@ -101,7 +101,7 @@ def _first_element(path: Path, limit: int | None = None) -> tuple[str, Any]:
 
     Returns ``("empty", None)``, ``("element", value)``, or ``("invalid", message)`` when the
     first element is not valid JSON (or longer than ``limit`` bytes, default
-    :data:`~noisefloor.logs.lines.MAX_LINE_BYTES`). The buffer doubles from 1 MiB until the
+    :data:`~noisefloor.logs.jsonl.lines.MAX_LINE_BYTES`). The buffer doubles from 1 MiB until the
     element decodes, so any file size gives the same answer.
     """
     limit = MAX_LINE_BYTES if limit is None else limit
@@ -212,7 +212,7 @@ def _first_objects(path: Path, limit: int | None = None, max_lines: int = 50) ->
     """Decode up to ``max_lines`` non-blank lines (a malformed one yields its JSONProblem).
 
     A line is read whole up to ``limit`` bytes (default
-    :data:`noisefloor.logs.lines.MAX_LINE_BYTES`), so one long valid record decides like a
+    :data:`noisefloor.logs.jsonl.lines.MAX_LINE_BYTES`), so one long valid record decides like a
     short one; a longer line yields a JSONProblem saying so, and detection stops there.
     """
     limit = MAX_LINE_BYTES if limit is None else limit
@@ -258,7 +258,7 @@ def detect_format(path: str | Path) -> str:
     ``reward`` (or an empty array) are a tau-bench v1 list (``"tau-bench"``), tau2-bench
     simulations (``id``, ``task_id``, ``start_time``, ``termination_reason``) a bare tau2
     list (``"tau2"``); otherwise the first decodable object among the first 50 non-blank
-    lines (each read whole, up to :data:`~noisefloor.logs.lines.MAX_LINE_BYTES`) decides: an
+    lines (each read whole, up to :data:`~noisefloor.logs.jsonl.lines.MAX_LINE_BYTES`) decides: an
     object with ``schema_version`` is noisefloor's own JSONL (``"jsonl"``), one with
     ``protocol``, ``task_id`` and ``trial`` but no ``schema_version`` is the paper layout
     (``"paper"``).
@@ -287,7 +287,7 @@ def detect_format(path: str | Path) -> str:
     >>> detect_format(os.path.join(d, "split.json"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    noisefloor.logs.errors.LogValidationError: .../split.json: not a recognised trial log ... received a JSON object with keys 'train', 'test')
+    noisefloor.logs.records.errors.LogValidationError: .../split.json: not a recognised trial log ... received a JSON object with keys 'train', 'test')
     """
     path = Path(path)
     if path.is_dir():

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import LogProblem, describe_value
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock, iter_jsonl_blocks
+from noisefloor.logs.records.errors import LogProblem, describe_value
 
 __all__ = ["HARNESS_ERROR_PREFIX", "PAPER_FILE_NAME", "iter_paper_blocks"]
 

@@ -4,10 +4,10 @@
 the :class:`~noisefloor.logs.schema.TrialRecord` rules (exact JSON types, required keys, no
 unknown key, bounds, non-empty strings, the schema version) and keeps ``extra`` as its raw JSON
 text (:class:`msgspec.Raw`). It returns typed arrays when it can vouch that the strict reader
-(:func:`noisefloor.logs.jsonparse.parse_strict` and the pydantic model) accepts *every* line of
-the block and reads it to the same values, and None otherwise: the caller then reads the block
-with the exact path, which names each problem. So this module changes speed, never the verdict
-or the frame.
+(:func:`noisefloor.logs.jsonl.jsonparse.parse_strict` and the pydantic model) accepts *every*
+line of the block and reads it to the same values, and None otherwise: the caller then reads the
+block with the exact path, which names each problem. So this module changes speed, never the
+verdict or the frame.
 
 What the typed decode does not check is checked here, on the block's bytes where it can be:
 
@@ -51,8 +51,8 @@ import pyarrow as pa
 from msgspec import UNSET, Meta, Raw, UnsetType
 from msgspec.structs import astuple
 
-from noisefloor.logs.extra import TEXT_TYPE, ExtraArray
-from noisefloor.logs.frame import ARROW_STRING
+from noisefloor.logs.records.extra import TEXT_TYPE, ExtraArray
+from noisefloor.logs.records.frame import ARROW_STRING
 
 __all__ = ["typed_block"]
 
@@ -146,13 +146,13 @@ def typed_block(data: bytes, newlines: np.ndarray | None = None) -> dict[str, An
         Complete lines joined by ``\\n`` (no newline after the last).
     newlines : numpy.ndarray of int64, optional
         The offsets of the ``\\n`` bytes of ``data`` when the caller knows them
-        (:attr:`noisefloor.logs.lines.LineBlock.newlines`); found here otherwise.
+        (:attr:`noisefloor.logs.jsonl.lines.LineBlock.newlines`); found here otherwise.
 
     Returns
     -------
     dict or None
-        ``{field: array}`` as :func:`noisefloor.logs.columns.to_arrays` returns it (``extra``
-        an :class:`~noisefloor.logs.extra.ExtraArray` of the texts as written), one row per
+        ``{field: array}`` as :func:`noisefloor.logs.jsonl.columns.to_arrays` returns it (``extra``
+        an :class:`~noisefloor.logs.records.extra.ExtraArray` of the texts as written), one row per
         line, or None: the caller reads the block with the exact path.
     """
     buf = np.frombuffer(data, dtype=np.uint8)

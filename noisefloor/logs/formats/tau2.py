@@ -37,7 +37,8 @@ reward                 ``simulation.reward_info.reward``; null when ``reward_inf
                        ``reward_info.reward`` is read with a null reward too (tau2-bench
                        leaves these simulations out of its metrics); that reward is kept in
                        ``extra["recorded_reward"]`` and the reader warns once per run with
-                       their number (:class:`~noisefloor.logs.errors.InfrastructureRewardWarning`)
+                       their number
+                       (:class:`~noisefloor.logs.records.errors.InfrastructureRewardWarning`)
 termination_reason     ``simulation.termination_reason``
 infrastructure_error   ``termination_reason == "infrastructure_error"`` (tau2 excludes these
                        simulations from its metrics: they never ran)
@@ -65,12 +66,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from noisefloor.logs.errors import InfrastructureRewardWarning, LogProblem, describe_value
-from noisefloor.logs.files import regular_file_problem
-from noisefloor.logs.jsonparse import JSONProblem, parse_strict
-from noisefloor.logs.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.formats.files import regular_file_problem
+from noisefloor.logs.jsonl.jsonparse import JSONProblem, parse_strict
+from noisefloor.logs.jsonl.pipeline import ProblemSink, RecordBlock
+from noisefloor.logs.records.errors import InfrastructureRewardWarning, LogProblem, describe_value
 
-__all__ = ["is_tau2_dir_layout", "iter_tau2_blocks", "tau2_paths"]
+__all__ = ["is_tau2_dir_layout", "iter_tau2_blocks", "load_document", "tail_problem", "tau2_paths"]
 
 SIMULATIONS_DIR = "simulations"
 INFRASTRUCTURE_ERROR = "infrastructure_error"
@@ -127,7 +128,10 @@ def tail_problem(path: Path) -> LogProblem | None:
     return None  # empty or blank: the parser says so
 
 
-def _load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
+def load_document(path: Path, allow_nan: bool, sink: ProblemSink) -> Any:
+    """The JSON document at ``path`` (strictly parsed, a leading byte-order mark dropped), or
+    None after reporting to ``sink`` why it cannot be read: not a regular file, cut off, not
+    readable, not JSON. The readers of tau-bench and Terminal-Bench load their files with it."""
     problem = regular_file_problem(path)
     if problem is None:
         try:
@@ -307,7 +311,7 @@ def iter_tau2_blocks(
     if not meta_path.is_file():
         sink.add([LogProblem(source, None, None, "tau2-bench run has no results.json", kind="io")])
         return
-    meta = _load_document(meta_path, allow_nan, sink)
+    meta = load_document(meta_path, allow_nan, sink)
     if meta is None:
         return
     if isinstance(meta, list):
@@ -321,7 +325,7 @@ def iter_tau2_blocks(
     if "info" not in meta or not {"simulations", "tasks", "simulation_index"} & meta.keys():
         # A JSON object read with format="tau2" ({"results": [...]} of another tool, say): its
         # missing info labels would be a misleading complaint; say it is not a tau2 run at all.
-        # Auto-detection applies the same test (noisefloor.logs.detect).
+        # Auto-detection applies the same test (noisefloor.logs.formats.detect).
         keys = ", ".join(map(repr, list(meta)[:5])) + (", ..." if len(meta) > 5 else "")
         sink.add([LogProblem.mentioning(
             source, None, None,
@@ -500,7 +504,7 @@ def _iter_dir_layout(
     numbering = TrialNumbering()
     for pos, (sim_id, entry) in enumerate(order, 1):
         file = files[sim_id]
-        sim = _load_document(file, allow_nan, sink)
+        sim = load_document(file, allow_nan, sink)
         if sim is None:
             continue
         problems = []

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from noisefloor.logs.errors import LogProblem
+from noisefloor.logs.records.errors import LogProblem
 
 __all__ = ["describe_mode", "regular_file_problem", "stat_problem"]
 

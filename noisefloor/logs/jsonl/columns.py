@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pajson
 
-from noisefloor.logs.extra import TEXT_TYPE, ExtraArray
-from noisefloor.logs.frame import ARROW_STRING
-from noisefloor.logs.validation import FIELDS, REQUIRED_FIELDS, extract_columns
+from noisefloor.logs.jsonl.validation import FIELDS, REQUIRED_FIELDS, extract_columns
+from noisefloor.logs.records.extra import TEXT_TYPE, ExtraArray
+from noisefloor.logs.records.frame import ARROW_STRING
 
 __all__ = ["NULLABLE_INT_FIELDS", "STRING_FIELDS", "arrow_block", "fast_arrays", "to_arrays"]
 
@@ -41,7 +41,7 @@ _INT64_MAX = 2**63 - 1
 
 def to_arrays(columns: dict[str, list[Any]]) -> dict[str, Any]:
     """Convert validated columns to arrays (Arrow strings and ints, numpy numbers and bools,
-    ``extra`` as an :class:`~noisefloor.logs.extra.ExtraArray` of JSON texts).
+    ``extra`` as an :class:`~noisefloor.logs.records.extra.ExtraArray` of JSON texts).
 
     Raises
     ------
