@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from noisefloor.floor.random_effects import random_effects_floor
     from noisefloor.leaderboard.entries import Leaderboard, read_leaderboard
     from noisefloor.leaderboard.gaps import compare_entries
+    from noisefloor.leaderboard.run import LeaderboardRun, leaderboard_run
     from noisefloor.leaderboard.tiers import leaderboard_tiers
     from noisefloor.logs.errors import LogValidationError
     from noisefloor.logs.load import load_trials, read_records, validate_logs
@@ -63,6 +64,7 @@ _HOMES: dict[str, str] = {
     "ContrastRun": "pipelines",
     "FloorRun": "pipelines",
     "Leaderboard": "leaderboard.entries",
+    "LeaderboardRun": "leaderboard.run",
     "LogValidationError": "logs.errors",
     "NoiseFloor": "floor.estimate",
     "NullContrasts": "floor.nulls",
@@ -86,6 +88,7 @@ _HOMES: dict[str, str] = {
     "forest_plot": "report.forest",
     "html_report": "report.html.render",
     "krippendorff_alpha": "stats.agreement.alpha",
+    "leaderboard_run": "leaderboard.run",
     "leaderboard_tiers": "leaderboard.tiers",
     "load_trials": "logs.load",
     "minimum_detectable_effect": "stats.power.planning",

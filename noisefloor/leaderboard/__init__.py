@@ -3,7 +3,9 @@
 :mod:`~noisefloor.leaderboard.entries` reads submission records into a :class:`Leaderboard`;
 :mod:`~noisefloor.leaderboard.gaps` compares two entries (unpaired two-proportion test, setup
 flags) and measures an A/A floor from same-model submissions;
-:mod:`~noisefloor.leaderboard.tiers` groups entries into tiers that the data can tell apart.
+:mod:`~noisefloor.leaderboard.tiers` groups entries into tiers that the data can tell apart;
+:mod:`~noisefloor.leaderboard.run` is ``noisefloor leaderboard`` in one call
+(:func:`leaderboard_run`).
 The names below are imported on first use.
 """
 
@@ -35,6 +37,12 @@ if TYPE_CHECKING:
         reruns_floor,
         setup_flags,
     )
+    from noisefloor.leaderboard.run import (
+        LeaderboardRun,
+        floor_from_reruns,
+        leaderboard_run,
+        tier_plot_path,
+    )
     from noisefloor.leaderboard.tiers import (
         LeaderboardTiers,
         holm,
@@ -58,14 +66,17 @@ _HOMES: dict[str, str] = {
     "LeaderboardComparison": "gaps",
     "LeaderboardError": "entries",
     "LeaderboardFloor": "gaps",
+    "LeaderboardRun": "run",
     "LeaderboardTiers": "tiers",
     "SETUP_FIELDS": "entries",
     "reruns_floor": "gaps",
     "compare_entries": "gaps",
     "find_entry": "gaps",
+    "floor_from_reruns": "run",
     "gap_test": "gaps",
     "holm": "tiers",
     "leaderboard_from_submissions": "entries",
+    "leaderboard_run": "run",
     "leaderboard_tiers": "tiers",
     "model_identity": "gaps",
     "pairwise_sign_tests": "tiers",
@@ -73,6 +84,7 @@ _HOMES: dict[str, str] = {
     "read_leaderboard": "entries",
     "save_tier_plot": "tiers",
     "setup_flags": "gaps",
+    "tier_plot_path": "run",
     "tiers_from_pvalues": "tiers",
     "tiers_from_scores": "tiers",
     "tiers_from_shares": "tiers",
