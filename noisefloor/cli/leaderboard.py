@@ -1,5 +1,5 @@
 """``noisefloor leaderboard``: list tau2-bench leaderboard entries, compare two, rank all into
-tiers (:func:`noisefloor.leaderboard.run.leaderboard_run`); this module parses and prints."""
+tiers (:func:`noisefloor.pipelines.leaderboard_run`); this module parses and prints."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, log_call_options
 from noisefloor.leaderboard.entries import DOMAIN_TASKS
-from noisefloor.leaderboard.run import leaderboard_run
+from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import pp
 
@@ -164,7 +164,7 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
     if as_json:
         emit_json(run.to_dict())
         return
-    for result in run.tiers:
+    for result in run.tiers or ():
         heading = (f"{result.domain} ({DOMAIN_TASKS[result.domain]} tasks)" if result.domain
                    else "trial logs")
         _echo_tiers(result, heading)

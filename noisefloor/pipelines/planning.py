@@ -304,6 +304,7 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
         p = per_task_success_share(trials).to_numpy()
         source = f"per-task success shares of {', '.join(log_sources(logs, trials))}"
     else:
+        assert flip_rate is not None  # exactly one of flip_rate and logs, checked above
         if n_tasks < 1:
             raise ParameterError("n_tasks", ">= 1", n_tasks)
         p = np.full(n_tasks, flip_rate_to_success_prob(flip_rate))

@@ -21,7 +21,7 @@ def _nan(v: Any) -> float:
 
 def leaderboard_compare_doc(doc: dict) -> ReportDoc:
     """The page of ``noisefloor leaderboard FILE --a A --b B`` from its ``--json`` (the
-    :class:`~noisefloor.leaderboard.run.LeaderboardRun` of mode ``"compare"``)."""
+    :class:`~noisefloor.pipelines.LeaderboardRun` of mode ``"compare"``)."""
     comparison = doc["comparison"]
     rows = comparison["rows"]
     level = f"{rows[0]['confidence'] * 100:g}%" if rows else "95%"
@@ -58,7 +58,7 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
 
 def leaderboard_listing_doc(doc: dict) -> ReportDoc:
     """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor) from its
-    ``--json`` (the :class:`~noisefloor.leaderboard.run.LeaderboardRun` of mode
+    ``--json`` (the :class:`~noisefloor.pipelines.LeaderboardRun` of mode
     ``"listing"``)."""
     entries = doc["entries"]
     reruns = doc["reruns_floor"]

@@ -3,31 +3,39 @@
 :func:`leaderboard_run` does everything the command does and returns one
 :class:`LeaderboardRun` whose :meth:`~LeaderboardRun.to_dict` is the command's ``--json``, with
 the same top-level keys in every mode (the parts a mode does not produce are None). The command
-line only parses its options and prints the result.
+line only parses its options and prints the result. The leaderboard's own work (its entries,
+gaps, A/A floor and tiers) is :mod:`noisefloor.leaderboard`; this module adds what needs the
+layers above it: a floor read from trial logs, and tiers of the configurations of trial logs.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from noisefloor.leaderboard.entries import Leaderboard, read_leaderboard
+from noisefloor.leaderboard.entries import DOMAIN_TASKS, Leaderboard, read_leaderboard
 from noisefloor.leaderboard.gaps import (
     LeaderboardComparison,
     LeaderboardFloor,
     compare_entries,
+    floor_from_reruns,
     reruns_floor,
 )
-from noisefloor.leaderboard.tiers import LeaderboardTiers
+from noisefloor.leaderboard.tiers import (
+    LeaderboardTiers,
+    save_tier_plots,
+    tiers_by_domain,
+    tiers_from_trials,
+)
 from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
-__all__ = ["LeaderboardRun", "floor_from_reruns", "leaderboard_run", "tier_plot_path"]
+__all__ = ["LeaderboardRun", "leaderboard_run"]
 
 _PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 
@@ -85,54 +93,6 @@ class LeaderboardRun(FrozenResult):
             return pd.concat([t.to_frame().assign(domain=t.domain) for t in self.tiers],
                              ignore_index=True)
         return self.entries.copy() if self.entries is not None else pd.DataFrame()
-
-
-def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
-    """The floor a gap is placed against when none is given: the leaderboard's own A/A floor.
-
-    The floor of re-submissions whose setup matches, with the envelope beside it; when every
-    re-submission differs in setup, the envelope alone; NaN when the board has no A/A contrast.
-
-    Parameters
-    ----------
-    reruns : LeaderboardFloor
-        :func:`~noisefloor.leaderboard.gaps.reruns_floor` of the board.
-
-    Returns
-    -------
-    tuple of (float, float, str)
-        ``(floor, envelope, source)``: the envelope is NaN unless the floor is the matched
-        one; ``source`` says which reading it is and the pair that sets it.
-
-    Examples
-    --------
-    >>> from noisefloor.leaderboard import read_leaderboard, reruns_floor
-    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
-    >>> floor, envelope, source = floor_from_reruns(reruns_floor(board))
-    >>> round(floor, 4), envelope, source
-    (0.1978, nan, 'leaderboard A/A envelope (airline: m_a vs m_b; no re-submission matches in setup)')
-    """
-    if not math.isnan(reruns.floor):
-        return reruns.floor, reruns.envelope, f"leaderboard A/A floor ({reruns.floor_pair})"
-    if not math.isnan(reruns.envelope):
-        return reruns.envelope, math.nan, (f"leaderboard A/A envelope ({reruns.envelope_pair}; "
-                                           "no re-submission matches in setup)")
-    return math.nan, math.nan, "none (no A/A contrast on this leaderboard)"
-
-
-def tier_plot_path(plot: str, count: int, label: str) -> str:
-    """Where one of ``count`` tier figures goes: ``plot`` itself for one, else
-    ``<stem>-<label>.<suffix>``.
-
-    Examples
-    --------
-    >>> tier_plot_path("tiers.png", 1, "retail"), tier_plot_path("tiers.png", 2, "retail")
-    ('tiers.png', 'tiers-retail.png')
-    """
-    if count == 1:
-        return plot
-    stem, dot, suffix = plot.rpartition(".")
-    return f"{stem}-{label}.{suffix}" if dot else f"{plot}-{label}"
 
 
 def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_pairs, tiers,
@@ -195,7 +155,8 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
         Two entries (submission ids or model names) to compare; both or neither.
     floor, envelope : float, optional
         The floor (and envelope) the gap is placed against, proportions. Default: the floor of
-        ``floor_logs``, else the leaderboard's own A/A floor (:func:`floor_from_reruns`).
+        ``floor_logs``, else the leaderboard's own A/A floor
+        (:func:`~noisefloor.leaderboard.gaps.floor_from_reruns`).
     floor_logs : path, sequence of paths or ``(path, label)`` pairs, or DataFrame, optional
         Trial logs whose floor (``floor_kind``) the gap is placed against
         (:func:`noisefloor.pipelines.measured.required_floor`).
@@ -240,20 +201,18 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
                    tier_logs, plot)
     conf = _validate.probability("confidence", confidence)
     if domain is not None:
-        from noisefloor.leaderboard.entries import DOMAIN_TASKS
-
         _validate.choice("domain", domain, tuple(DOMAIN_TASKS))
     if tiers and tier_logs:
         return _tiers_of_logs(tier_logs, domain, conf, plot, read_options)
     lb = board if isinstance(board, Leaderboard) else read_leaderboard(board)
     reruns = reruns_floor(lb, confidence=conf)
-    common = {"source": lb.source, "n_submissions": lb.n_submissions, "domain": domain,
-              "confidence": conf, "reruns_floor": reruns}
+    base = LeaderboardRun("listing", lb.source, lb.n_submissions, domain, conf,
+                          reruns_floor=reruns)
     if tiers:
-        parts = _tiers_of_board(lb, domain, conf)
-        return LeaderboardRun("tiers", **common, tiers=parts, plots=_plots(parts, plot))
+        parts = tiers_by_domain(lb, domain, confidence=conf)
+        return replace(base, mode="tiers", tiers=parts, plots=_plots(parts, plot))
     if a is None or b is None:
-        return LeaderboardRun("listing", **common, entries=lb.to_frame(domain))
+        return replace(base, entries=lb.to_frame(domain))
     env = math.nan
     if floor_logs:
         from noisefloor.pipelines.measured import required_floor
@@ -269,22 +228,10 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
         value, env, source = floor_from_reruns(reruns)
     comparison = compare_entries(lb, a, b, domain=domain, floor=value, envelope=env,
                                  floor_source=source, confidence=conf)
-    return LeaderboardRun("compare", **common, comparison=comparison)
-
-
-def _tiers_of_board(board: Leaderboard, domain: str | None, confidence: float
-                    ) -> tuple[LeaderboardTiers, ...]:
-    from noisefloor.leaderboard.tiers import leaderboard_tiers
-
-    out = []
-    for d in [domain] if domain else board.domains():
-        if int(board.to_frame(d)["pass_1"].notna().sum()) >= 2:
-            out.append(leaderboard_tiers(board, d, confidence=confidence))
-    return tuple(out)
+    return replace(base, mode="compare", comparison=comparison)
 
 
 def _tiers_of_logs(logs, domain, confidence, plot, read_options) -> LeaderboardRun:
-    from noisefloor.leaderboard.tiers import tiers_from_trials
     from noisefloor.logs.runs import log_sources
     from noisefloor.pipelines import read_log_trials
 
@@ -295,13 +242,4 @@ def _tiers_of_logs(logs, domain, confidence, plot, read_options) -> LeaderboardR
 
 
 def _plots(parts: tuple[LeaderboardTiers, ...], plot) -> tuple[str, ...] | None:
-    if plot is None:
-        return None
-    from noisefloor.leaderboard.tiers import save_tier_plot
-
-    written = []
-    for part in parts:
-        path = tier_plot_path(str(plot), len(parts), part.domain or "logs")
-        save_tier_plot(part, path)
-        written.append(path)
-    return tuple(written)
+    return None if plot is None else save_tier_plots(parts, plot)
