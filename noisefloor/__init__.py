@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.pipelines import ContrastRun, FloorRun, contrast_run, floor_run
     from noisefloor.pipelines.audit import AuditRun, audit_run
+    from noisefloor.pipelines.leaderboard import LeaderboardRun, leaderboard_run
+    from noisefloor.pipelines.planning import PlanRun, plan_run
     from noisefloor.report.forest import audit_forest, forest_plot
     from noisefloor.report.html.render import html_report, write_html
     from noisefloor.stats.agreement.alpha import krippendorff_alpha
@@ -63,11 +65,13 @@ _HOMES: dict[str, str] = {
     "ContrastRun": "pipelines",
     "FloorRun": "pipelines",
     "Leaderboard": "leaderboard.entries",
+    "LeaderboardRun": "pipelines.leaderboard",
     "LogValidationError": "logs.records.errors",
     "NoiseFloor": "floor.estimate",
     "NullContrasts": "floor.nulls",
     "PassAtK": "stats.passat",
     "PassHatK": "stats.passk",
+    "PlanRun": "pipelines.planning",
     "SignTest": "stats.paired",
     "TableError": "audit.published",
     "TrialRecord": "logs.schema",
@@ -86,6 +90,7 @@ _HOMES: dict[str, str] = {
     "forest_plot": "report.forest",
     "html_report": "report.html.render",
     "krippendorff_alpha": "stats.agreement.alpha",
+    "leaderboard_run": "pipelines.leaderboard",
     "leaderboard_tiers": "leaderboard.tiers",
     "load_trials": "logs.load",
     "minimum_detectable_effect": "stats.power.planning",
@@ -95,6 +100,7 @@ _HOMES: dict[str, str] = {
     "pass_at_k_table": "passk.trials",
     "pass_hat_k": "passk.trials",
     "pass_hat_k_table": "passk.trials",
+    "plan_run": "pipelines.planning",
     "pool_counts": "stats.pooling",
     "pool_random_effects": "stats.pooling",
     "random_effects_floor": "floor.random_effects",

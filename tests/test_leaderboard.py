@@ -147,7 +147,7 @@ def test_leaderboard_command_lists_and_compares(board_path):
     r = run("leaderboard", str(board_path), "--a", "gemini-3-pro_google_2025-11-18",
             "--b", "gemini-3-pro_sierra_2026-03-02", "--confidence", "0.9", "--json")
     assert r.exit_code == 0, r.output
-    doc = json.loads(r.output)
+    doc = json.loads(r.output)["comparison"]
     assert {row["domain"] for row in doc["rows"]} == {"airline", "retail", "telecom"}
     assert all(row["confidence"] == 0.9 for row in doc["rows"])
     assert "A/A envelope" in doc["floor_source"]

@@ -1,4 +1,5 @@
-"""``noisefloor leaderboard``: list tau2-bench leaderboard entries, compare two, an A/A floor."""
+"""``noisefloor leaderboard``: list tau2-bench leaderboard entries, compare two, rank all into
+tiers (:func:`noisefloor.pipelines.leaderboard_run`); this module parses and prints."""
 
 from __future__ import annotations
 
@@ -11,13 +12,9 @@ from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_e
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, log_call_options
-from noisefloor.leaderboard.gaps import (
-    DOMAIN_TASKS,
-    compare_entries,
-    read_leaderboard,
-    reruns_floor,
-)
-from noisefloor.pipelines.measured import FLOOR_KINDS, required_floor
+from noisefloor.leaderboard.entries import DOMAIN_TASKS
+from noisefloor.pipelines.leaderboard import leaderboard_run
+from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import pp
 
 
@@ -87,36 +84,28 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     if (null_pairs or clean_pairs) and not floor_logs:
         raise click.UsageError("--null and --clean go with --floor-log (they decide which "
                                "contrasts of the log are null)")
-    board = read_leaderboard(file)
-    reruns = reruns_floor(board, confidence=confidence)
-    if entry_a is None:
-        _listing(board, reruns, domain, as_json, html_path)
-        return
-    env = math.nan
-    if floor_logs:
-        measured = required_floor(list(floor_logs), floor_kind, confidence=confidence,
-                                  null_pairs=null_pairs, clean_pairs=clean_pairs,
-                                  **log_call_options(list(floor_logs), "auto"))
-        floor, source = measured.value, measured.source
-    elif floor is not None:
-        source, env = "--floor", (math.nan if envelope is None else envelope)
-    elif not math.isnan(reruns.floor):
-        floor, env = reruns.floor, reruns.envelope
-        source = f"leaderboard A/A floor ({reruns.floor_pair})"
-    elif not math.isnan(reruns.envelope):
-        floor, source = reruns.envelope, (f"leaderboard A/A envelope ({reruns.envelope_pair}; "
-                                          "no re-submission matches in setup)")
-    else:
-        floor, source = math.nan, "none (no A/A contrast on this leaderboard)"
-    result = compare_entries(board, entry_a, entry_b, domain=domain, floor=floor, envelope=env,
-                             floor_source=source, confidence=confidence)
+    read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
+    run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
+                          envelope=envelope, floor_logs=list(floor_logs), floor_kind=floor_kind,
+                          null_pairs=null_pairs, clean_pairs=clean_pairs, confidence=confidence,
+                          **read)
     if html_path is not None:
-        from noisefloor.report.html.command_docs import leaderboard_compare_doc
+        from noisefloor.report.html.command_docs import (
+            leaderboard_compare_doc,
+            leaderboard_listing_doc,
+        )
 
-        write_page(leaderboard_compare_doc(jsonable(result.to_dict())), html_path)
+        page = leaderboard_compare_doc if run.mode == "compare" else leaderboard_listing_doc
+        write_page(page(jsonable(run.to_dict())), html_path)
     if as_json:
-        emit_json(result.to_dict())
-        return
+        emit_json(run.to_dict())
+    elif run.mode == "compare":
+        _echo_comparison(run.comparison, run.confidence)
+    else:
+        _echo_listing(run)
+
+
+def _echo_comparison(result, confidence: float) -> None:
     pct = f"{confidence * 100:g}%"
     click.echo(f"{result.a} vs {result.b}: unpaired two-proportion z-test, n = the domain's "
                "task count per entry")
@@ -134,21 +123,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
             click.echo(f"note ({r.domain}): {r.reason}")
 
 
-def _listing(board, reruns, domain, as_json, html_path=None) -> None:
-    frame = board.to_frame(domain)
-    doc = {"source": board.source, "n_submissions": board.n_submissions,
-           "entries": frame.to_dict(orient="records"), "reruns_floor": reruns.to_dict()}
-    if html_path is not None:
-        from noisefloor.report.html.command_docs import leaderboard_listing_doc
-
-        write_page(leaderboard_listing_doc(jsonable(doc), domain), html_path)
-    if as_json:
-        emit_json(doc)
-        return
-    for d in ([domain] if domain else board.domains()):
+def _echo_listing(run) -> None:
+    frame = run.entries
+    for d in dict.fromkeys(frame["domain"]):
         part = frame[frame["domain"] == d]
-        if part.empty:
-            continue
         click.echo(f"{d} ({DOMAIN_TASKS[d]} tasks): {len(part)} entries")
         shown = pd.DataFrame({
             "rank": range(1, len(part) + 1), "submission": part["submission"],
@@ -157,6 +135,7 @@ def _listing(board, reruns, domain, as_json, html_path=None) -> None:
             "user sim": part["user_simulator"].fillna("-"), "type": part["submission_type"]})
         echo_table(shown)
         click.echo("")
+    reruns = run.reruns_floor
     pct = f"{reruns.confidence * 100:g}%"
     click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
     click.echo(f"  floor     {pp(reruns.floor)} pp"
@@ -169,9 +148,6 @@ def _listing(board, reruns, domain, as_json, html_path=None) -> None:
 
 
 def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -> None:
-    from noisefloor.cli._logs import read_logs
-    from noisefloor.cli.leaderboard_tiers import tiers_command
-
     if not tiers:
         raise click.UsageError("--log and --plot go with --tiers")
     if entry_a is not None:
@@ -181,10 +157,46 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
                                "of the two")
     if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
-    board = reruns = frame = None
-    if file:
-        board = read_leaderboard(file)
-        reruns = reruns_floor(board, confidence=confidence)
-    else:
-        frame = read_logs(tier_logs, "auto")
-    tiers_command(board, reruns, domain, frame, confidence, plot, as_json)
+    logs = [(str(p), None) for p in tier_logs]
+    read = log_call_options(logs, "auto") if logs else {}
+    run = leaderboard_run(file or None, domain=domain, confidence=confidence, tiers=True,
+                          tier_logs=logs, plot=plot, **read)
+    if as_json:
+        emit_json(run.to_dict())
+        return
+    for result in run.tiers or ():
+        heading = (f"{result.domain} ({DOMAIN_TASKS[result.domain]} tasks)" if result.domain
+                   else "trial logs")
+        _echo_tiers(result, heading)
+        click.echo("")
+    reruns = run.reruns_floor
+    if reruns is not None:
+        pct = f"{reruns.confidence * 100:g}%"
+        click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; "
+                   f"{pct} bounds: "
+                   f"floor {pp(reruns.floor)} pp, envelope {pp(reruns.envelope)} pp"
+                   + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
+        if reruns.reason:
+            click.echo(f"  note: {reruns.reason}")
+
+
+def _echo_tiers(result, heading: str) -> None:
+    pct = f"{result.confidence * 100:g}%"
+    click.echo(f"{heading}: {len(result.entries)} entries in {result.n_tiers} tier(s); "
+               f"{result.n_distinguishable} of {result.n_pairs} pairs distinguishable")
+    frame = result.to_frame()
+    shown = pd.DataFrame({
+        "tier": frame["tier"], "rank": frame["rank"],
+        f"rank {pct} (simultaneous)": [f"{lo}-{hi}" for lo, hi in
+                                       zip(frame["rank_low"], frame["rank_high"])],
+        "entry": frame["entry"], "score (%)": frame["score"].map(pp),
+        f"{pct} CI (%)": [f"[{pp(lo)}, {pp(hi)}]" for lo, hi in
+                          zip(frame["ci_low"], frame["ci_high"])],
+        "n": frame["n_items"]})
+    echo_table(shown)
+    click.echo(f"tiers: {result.method}, Holm over all {result.n_pairs} pairs at {pct}: a tier "
+               "runs from its best entry down to the first entry that entry beats; rank "
+               f"intervals: Bonferroni over the pairs, all {len(result.entries)} hold jointly at "
+               f"{pct} (Klein, Wright & Wieczorek 2020)")
+    for note in result.notes:
+        click.echo(f"note: {note}")

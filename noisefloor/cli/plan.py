@@ -1,22 +1,19 @@
-"""``noisefloor plan``: sample size for a gain, or the MDE for a number of tasks."""
+"""``noisefloor plan`` (sample size for a gain, or the MDE for a number of tasks) and
+``noisefloor reruns-sim``: :mod:`noisefloor.pipelines.planning` does the work; this module
+parses and prints."""
 
 from __future__ import annotations
 
 import math
 
 import click
-import numpy as np
 
-from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.cli._logs import LOG_SPEC, log_call_options, spec_text
-from noisefloor.pipelines.measured import FLOOR_KINDS, required_floor
+from noisefloor.cli._logs import LOG_SPEC, log_call_options
+from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import pp
-from noisefloor.stats.power.planning import TESTS, power_curve
-from noisefloor.stats.power.planning import plan as plan_designs
-
-_NAMES = {"two_proportion": "two-proportion z (independent)", "mcnemar": "McNemar (Connor)",
-          "sign_test": "exact sign test"}
+from noisefloor.stats.power.planning import TESTS
 
 
 @click.command(short_help="Sample size for a gain, or the MDE for n tasks.", context_settings=HELP_OPTIONS)
@@ -70,100 +67,68 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
     if (null_pairs or clean_pairs) and not floor_logs:
         raise click.UsageError("--null and --clean go with --floor-log (they decide which "
                                "contrasts of the log are null)")
-    source = ""
-    n0 = 0
-    if floor_logs:
-        measured = required_floor(list(floor_logs), floor_kind, null_pairs=null_pairs,
-                                  clean_pairs=clean_pairs,
-                                  **log_call_options(list(floor_logs), "auto"))
-        floor, source, n0 = measured.value, measured.source, measured.n_tasks
-    elif floor is not None:
-        source = "--floor"
-    result = plan_designs(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,
-                          alpha=alpha, power=power, effect_size=effect_size,
-                          floor=0.0 if floor is None else floor)
-    written = _plot(result, plot_path) if plot_path else None
+    from noisefloor.pipelines.planning import plan_run
+
+    read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
+    run = plan_run(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,
+                   alpha=alpha, power=power, effect_size=effect_size, floor=floor,
+                   floor_logs=list(floor_logs), floor_kind=floor_kind, null_pairs=null_pairs,
+                   clean_pairs=clean_pairs, plot=plot_path, **read)
     if html_path is not None:
+        from noisefloor.pipelines.planning import plan_power_figure
         from noisefloor.report.html.command_docs import plan_doc
 
-        defined = any(not math.isnan(p.gap) and p.gap != 0 for p in result.plans)
-        write_page(plan_doc({**result.to_dict(), "floor_source": source, "plot": written},
-                            _power_figure(result) if defined else None), html_path)
+        defined = any(not math.isnan(p.gap) and p.gap != 0 for p in run.plans)
+        write_page(plan_doc(jsonable(run.to_dict()), plan_power_figure(run) if defined else None),
+                   html_path)
     if as_json:
-        emit_json({**result.to_dict(), "floor_source": source, "plot": written})
+        emit_json(run.to_dict())
         return
-    first = result.plans[0]
+    _echo_plan(run, gap, n_tasks)
+
+
+def _echo_plan(run, gap, n_tasks) -> None:
+    from noisefloor.pipelines.planning import DESIGN_NAMES
+
+    first = run.plans[0]
     what = (f"tasks for a gain of {pp(gap, signed=True)} pp" if gap is not None
             else f"minimum detectable effect with n = {n_tasks}")
     click.echo(f"{what}: alpha {first.alpha:g} (two-sided), power {first.power:g}")
     if first.floor > 0:
-        click.echo(f"clearing a floor of {pp(first.floor)} pp ({source})")
-    if n0:
-        click.echo(f"held fixed in the table: the floor as measured, on n = {n0} paired tasks")
-        if result.solve_for == "n" and gap is not None and gap > 0:
-            from noisefloor.stats.power.shrinking_floor import sample_size_shrinking_floor
-
-            for p in result.plans:
-                if p.test == "two_proportion":
-                    continue
-                shrink = sample_size_shrinking_floor(gap, first.floor, n0, test=p.test,
-                                                     p_d=p.p_d, alpha=alpha, power=power)
-                if shrink.n > 0:
-                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}; held fixed: "
-                               f"{shrink.held_fixed}): n = {shrink.n} tasks, where the floor "
-                               f"would be {pp(shrink.floor_at_n)} pp (power "
-                               f"{shrink.achieved_power:.3f}); measure the floor again at that n")
-                else:
-                    click.echo(f"with the floor shrinking as 1/sqrt(n) ({p.test}): "
-                               f"{shrink.reason}")
+        click.echo(f"clearing a floor of {pp(first.floor)} pp ({run.floor_source})")
+    if run.measured_floor is not None and run.measured_floor.n_tasks:
+        click.echo("held fixed in the table: the floor as measured, on n = "
+                   f"{run.measured_floor.n_tasks} paired tasks")
+    for test, shrink in (run.shrinking_floor or {}).items():
+        if shrink.n > 0:
+            click.echo(f"with the floor shrinking as 1/sqrt(n) ({test}; held fixed: "
+                       f"{shrink.held_fixed}): n = {shrink.n} tasks, where the floor "
+                       f"would be {pp(shrink.floor_at_n)} pp (power "
+                       f"{shrink.achieved_power:.3f}); measure the floor again at that n")
+        else:
+            click.echo(f"with the floor shrinking as 1/sqrt(n) ({test}): {shrink.reason}")
     rows = []
-    for p in result.plans:
+    for p in run.plans:
         rows.append({
-            "test": _NAMES[p.test],
+            "test": DESIGN_NAMES[p.test],
             "n": p.n if p.n >= 0 else "none",
-            "MDE (pp)" if result.solve_for == "gap" else "gap (pp)": pp(p.gap, signed=True),
+            "MDE (pp)" if run.solve_for == "gap" else "gap (pp)": pp(p.gap, signed=True),
             "power": "n/a" if math.isnan(p.achieved_power) else f"{p.achieved_power:.3f}",
             "assumes": (f"baseline {pp(p.baseline)}%, {p.effect_size}" if p.test == "two_proportion"
                         else f"p_d {p.p_d:g}"),
         })
     import pandas as pd
     echo_table(pd.DataFrame(rows))
-    for p in result.plans:
-        if p.test == "sign_test" and p.n_stable > p.n and result.solve_for == "n":
+    for p in run.plans:
+        if p.test == "sign_test" and p.n_stable > p.n and run.solve_for == "n":
             click.echo(f"note: the exact power is saw-toothed in n; from n = {p.n_stable} on it "
                        "stays above the target")
         if p.reason:
             click.echo(f"note ({p.test}): {p.reason}")
-    if any(p.test == "two_proportion" for p in result.plans):
+    if any(p.test == "two_proportion" for p in run.plans):
         click.echo("two_proportion n is per arm (two independent samples of tasks)")
-    if written:
-        click.echo(f"plot: {written}")
-
-
-def _plot(result, path) -> str:
-    from noisefloor.report.power_figure import save_power_plot
-
-    return str(save_power_plot(_power_figure(result), path))
-
-
-def _power_figure(result):
-    from noisefloor.report.power_figure import power_plot
-
-    curves, marks = {}, {}
-    defined = [p for p in result.plans if not math.isnan(p.gap) and p.gap != 0]
-    if not defined:
-        raise click.ClickException("--plot: no design has a defined gain to draw power for")
-    top = max([p.n for p in defined if p.n > 0] or [100])
-    ns = np.unique(np.linspace(1, max(20, int(top * 1.6)), 80).astype(int))
-    for p in defined:
-        extra = ({"baseline": p.baseline, "effect_size": p.effect_size}
-                 if p.test == "two_proportion" else {"p_d": p.p_d})
-        label = f"{_NAMES[p.test]}, gap {pp(p.gap, signed=True)} pp"
-        curves[label] = power_curve(p.test, ns, p.gap, alpha=p.alpha, floor=p.floor, **extra)
-        marks[label] = p.n
-    title = "power against tasks" + (f", clearing a {pp(defined[0].floor)} pp floor"
-                                     if defined[0].floor > 0 else "")
-    return power_plot(curves, target=defined[0].power, title=title, marks=marks)
+    if run.plot:
+        click.echo(f"plot: {run.plot}")
 
 
 @click.command("reruns-sim",
@@ -198,33 +163,28 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
     Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
     ratio and percentile among null gaps (from --null-gap or --floor-log).
     """
-    from noisefloor.passk.trials import per_task_success_share
-    from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_reruns
+    from noisefloor.pipelines.planning import reruns_sim_run
 
     if (flip_rate is None) == (not logs):
         raise click.UsageError("give exactly one of --flip-rate and --log")
-    if logs:
-        from noisefloor.cli._logs import read_logs
-        p = per_task_success_share(read_logs(logs, "auto")).to_numpy()
-        source = f"per-task success shares of {', '.join(spec_text(logs))}"
-    else:
-        if n_tasks < 1:
-            raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
-        p = np.full(n_tasks, flip_rate_to_success_prob(flip_rate))
-        source = f"flip rate {flip_rate:g} on every task"
-    sim = simulate_reruns(p, n_seeds=n_seeds, n_arms=n_arms, alpha=alpha, n_sim=n_sim, rng=rng_seed)
-    snr = None
+    if not logs and n_tasks < 1:
+        raise click.BadParameter(f"must be >= 1, got {n_tasks}", param_hint="--tasks")
     if claim is not None:
         if floor_logs and null_gaps:
             raise click.UsageError("give --null-gap or --floor-log, not both")
-        gaps = list(null_gaps) or _null_gaps_of(floor_logs)
-        snr = claim_snr(claim, gaps)
+        if not floor_logs and not null_gaps:
+            raise click.UsageError("--claim needs --null-gap or --floor-log")
     elif null_gaps or floor_logs:
         raise click.UsageError("--null-gap and --floor-log rate a --claim; give --claim")
+    specs = [*logs, *floor_logs]
+    read = log_call_options(specs, "auto") if specs else {}
+    run = reruns_sim_run(flip_rate=flip_rate, n_tasks=n_tasks, logs=list(logs), n_seeds=n_seeds,
+                         n_arms=n_arms, alpha=alpha, n_sim=n_sim, seed=rng_seed, claim=claim,
+                         null_gaps=null_gaps, floor_logs=list(floor_logs), **read)
     if as_json:
-        emit_json({"source": source, "simulation": sim.to_dict(),
-                   "claim": None if snr is None else snr.to_dict()})
+        emit_json(run.to_dict())
         return
+    sim, snr, source = run.simulation, run.claim, run.source
     click.echo(f"A/A simulation: {sim.n_sim} runs x {sim.n_seeds} seed(s) x {sim.m} contrast(s) "
                f"on {sim.n_tasks} tasks ({source}; mean flip rate {sim.flip_rate:.3f})")
     click.echo(f"significant after Bonferroni (m = {sim.m}, alpha {sim.alpha:g}):")
@@ -241,14 +201,3 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
                    f"{pp(snr.null_gap_sd)} pp over {snr.n_null}), percentile {where}"
                    + (f"; note: {snr.reason}" if snr.reason else ""))
 
-
-def _null_gaps_of(paths) -> list[float]:
-    from noisefloor.cli._logs import read_logs
-    from noisefloor.floor.contrast_table import TRIAL
-    from noisefloor.pipelines import floor_run
-
-    if not paths:
-        raise click.UsageError("--claim needs --null-gap or --floor-log")
-    table = floor_run(read_logs(paths, "auto")).noise_floor.to_frame()
-    gaps = table.loc[(table["level"] == TRIAL) & (table["n"] > 0), "gap"]
-    return [float(g) for g in gaps]

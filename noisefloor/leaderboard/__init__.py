@@ -4,6 +4,8 @@
 :mod:`~noisefloor.leaderboard.gaps` compares two entries (unpaired two-proportion test, setup
 flags) and measures an A/A floor from same-model submissions;
 :mod:`~noisefloor.leaderboard.tiers` groups entries into tiers that the data can tell apart.
+``noisefloor leaderboard`` in one call is :func:`noisefloor.pipelines.leaderboard_run` (it also
+reads floors and trials from logs, a layer above this package).
 The names below are imported on first use.
 """
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
         LeaderboardFloor,
         compare_entries,
         find_entry,
+        floor_from_reruns,
         gap_test,
         model_identity,
         reruns_floor,
@@ -42,6 +45,9 @@ if TYPE_CHECKING:
         pairwise_sign_tests,
         pairwise_z_tests,
         save_tier_plot,
+        save_tier_plots,
+        tier_plot_path,
+        tiers_by_domain,
         tiers_from_pvalues,
         tiers_from_scores,
         tiers_from_shares,
@@ -63,6 +69,7 @@ _HOMES: dict[str, str] = {
     "reruns_floor": "gaps",
     "compare_entries": "gaps",
     "find_entry": "gaps",
+    "floor_from_reruns": "gaps",
     "gap_test": "gaps",
     "holm": "tiers",
     "leaderboard_from_submissions": "entries",
@@ -73,6 +80,9 @@ _HOMES: dict[str, str] = {
     "read_leaderboard": "entries",
     "save_tier_plot": "tiers",
     "setup_flags": "gaps",
+    "save_tier_plots": "tiers",
+    "tier_plot_path": "tiers",
+    "tiers_by_domain": "tiers",
     "tiers_from_pvalues": "tiers",
     "tiers_from_scores": "tiers",
     "tiers_from_shares": "tiers",

@@ -46,7 +46,7 @@ from noisefloor.results import FrozenResult
 __all__ = ["DEFAULT_SUBMISSION_TYPE", "DOMAIN_TASKS", "ENTRY_COLUMNS", "SETUP_FIELDS",
            "Leaderboard", "LeaderboardError", "leaderboard_from_submissions", "read_leaderboard",
            "setup_flags", "EntryGap", "gap_test", "find_entry", "LeaderboardComparison",
-           "compare_entries", "model_identity", "LeaderboardFloor", "reruns_floor"]
+           "compare_entries", "model_identity", "LeaderboardFloor", "reruns_floor", "floor_from_reruns"]
 from noisefloor.stats import validation as _validate
 from noisefloor.stats.validation import MentionError
 
@@ -520,3 +520,36 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
               "submission type: no unflagged floor; the envelope counts the flagged pairs")
     sd = float(table["gap"].std(ddof=1)) if len(table) >= 2 else nan
     return LeaderboardFloor(floor, envelope, fpair, epair, sd, conf, table, reason)
+
+
+def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
+    """The floor a gap is placed against when none is given: the leaderboard's own A/A floor.
+
+    The floor of re-submissions whose setup matches, with the envelope beside it; when every
+    re-submission differs in setup, the envelope alone; NaN when the board has no A/A contrast.
+
+    Parameters
+    ----------
+    reruns : LeaderboardFloor
+        :func:`~noisefloor.leaderboard.gaps.reruns_floor` of the board.
+
+    Returns
+    -------
+    tuple of (float, float, str)
+        ``(floor, envelope, source)``: the envelope is NaN unless the floor is the matched
+        one; ``source`` says which reading it is and the pair that sets it.
+
+    Examples
+    --------
+    >>> from noisefloor.leaderboard import read_leaderboard, reruns_floor
+    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
+    >>> floor, envelope, source = floor_from_reruns(reruns_floor(board))
+    >>> round(floor, 4), envelope, source
+    (0.1978, nan, 'leaderboard A/A envelope (airline: m_a vs m_b; no re-submission matches in setup)')
+    """
+    if not math.isnan(reruns.floor):
+        return reruns.floor, reruns.envelope, f"leaderboard A/A floor ({reruns.floor_pair})"
+    if not math.isnan(reruns.envelope):
+        return reruns.envelope, math.nan, (f"leaderboard A/A envelope ({reruns.envelope_pair}; "
+                                           "no re-submission matches in setup)")
+    return math.nan, math.nan, "none (no A/A contrast on this leaderboard)"

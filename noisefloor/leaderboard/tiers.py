@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ from noisefloor.stats.paired import sign_test_pvalues
 from noisefloor.stats.passk import is_success
 
 __all__ = ["LeaderboardTiers", "holm", "tiers_from_shares", "leaderboard_tiers", "pairwise_sign_tests", "pairwise_z_tests",
-           "save_tier_plot", "tiers_from_pvalues", "tiers_from_scores", "tiers_from_trials"]
+           "save_tier_plot", "tiers_from_pvalues", "tiers_from_scores", "tiers_from_trials", "save_tier_plots", "tier_plot_path", "tiers_by_domain"]
 
 PAIRED = "paired exact sign test over shared tasks (per-task success shares)"
 UNPAIRED = "unpaired two-proportion z-test on each entry's task count"
@@ -511,3 +512,47 @@ def save_tier_plot(result: LeaderboardTiers, path: str, *, title: str | None = N
     fig.tight_layout()
     fig.savefig(path, dpi=130 if k <= 60 else 100)
     plt.close(fig)
+
+
+def tier_plot_path(plot: str, count: int, label: str) -> str:
+    """Where one of ``count`` tier figures goes: ``plot`` itself for one, else
+    ``<stem>-<label>.<suffix>``.
+
+    Examples
+    --------
+    >>> tier_plot_path("tiers.png", 1, "retail"), tier_plot_path("tiers.png", 2, "retail")
+    ('tiers.png', 'tiers-retail.png')
+    """
+    if count == 1:
+        return plot
+    stem, dot, suffix = plot.rpartition(".")
+    return f"{stem}-{label}.{suffix}" if dot else f"{plot}-{label}"
+
+
+def save_tier_plots(results: Sequence[LeaderboardTiers], plot: str | Path) -> tuple[str, ...]:
+    """Draw each of ``results`` with :func:`save_tier_plot`: to ``plot`` for one, to
+    ``<stem>-<domain>.<suffix>`` (``logs`` for trial logs) for several
+    (:func:`tier_plot_path`); returns the paths written."""
+    written = []
+    for result in results:
+        path = tier_plot_path(str(plot), len(results), result.domain or "logs")
+        save_tier_plot(result, path)
+        written.append(path)
+    return tuple(written)
+
+
+def tiers_by_domain(board: Leaderboard, domain: str | None = None, *,
+                    confidence: float = 0.95) -> tuple[LeaderboardTiers, ...]:
+    """:func:`leaderboard_tiers` of every domain (or of ``domain``) that holds at least two
+    entries with a published pass^1, in :data:`DOMAIN_TASKS` order.
+
+    Examples
+    --------
+    >>> from noisefloor.leaderboard import read_leaderboard
+    >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
+    >>> [(t.domain, t.n_tiers) for t in tiers_by_domain(board)]
+    [('airline', 1)]
+    """
+    domains = [domain] if domain else board.domains()
+    return tuple(leaderboard_tiers(board, d, confidence=confidence) for d in domains
+                 if int(board.to_frame(d)["pass_1"].notna().sum()) >= 2)

@@ -1,7 +1,9 @@
-"""The floor, contrast and audit pipelines: one call each, one frozen result each.
+"""The floor, contrast, audit and planning pipelines: one call each, one frozen result each.
 
-``noisefloor floor``, ``noisefloor contrast --log`` and ``noisefloor audit`` are
-:func:`floor_run`, :func:`contrast_run` and :func:`audit_run`; the command line only parses
+``noisefloor floor``, ``noisefloor contrast --log``, ``noisefloor audit``, ``noisefloor
+leaderboard``, ``noisefloor plan`` and ``noisefloor reruns-sim`` are :func:`floor_run`,
+:func:`contrast_run`, :func:`audit_run`, :func:`leaderboard_run`, :func:`plan_run` and
+:func:`reruns_sim_run`; the command line only parses
 options and prints what :mod:`noisefloor.report.text` renders from the result, so a Python user
 reproduces a command in one call and the terminal output, ``report.md`` and ``--json`` carry
 the same content.
@@ -34,10 +36,21 @@ if TYPE_CHECKING:
         audit_run,
         write_audit_files,
     )
+    from noisefloor.pipelines.leaderboard import LeaderboardRun, leaderboard_run
+    from noisefloor.pipelines.planning import (
+        DESIGN_NAMES,
+        PlanRun,
+        RerunsSimRun,
+        plan_power_figure,
+        plan_run,
+        reruns_sim_run,
+        trial_null_gaps,
+    )
 
-__all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
-           "contrast_run", "floor_run",
-           "has_store_fields", "read_log_trials", "write_audit_files"]
+__all__ = ["DESIGN_NAMES", "NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun",
+           "LeaderboardRun", "PlanRun", "RerunsSimRun", "audit_run", "contrast_counts",
+           "contrast_run", "floor_run", "has_store_fields", "leaderboard_run", "plan_power_figure", "plan_run", "read_log_trials",
+           "reruns_sim_run", "trial_null_gaps", "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
 
@@ -466,8 +479,12 @@ def has_store_fields(trials: pd.DataFrame) -> bool:
                 and trials["store_events_at_start"].notna().any())
 
 
-# the audit pipeline lives in its own module (it uses the helpers above); its names load on first
-# use, so a command that needs no audit (a count-only contrast) does not import it
+# the audit, leaderboard and planning pipelines live in their own modules (audit uses the helpers above);
+# their names load on first use, so a command that needs no audit (a count-only contrast) does
+# not import it
 _HOMES = {"NO_CLAIMS_SOURCE": "audit", "AuditRun": "audit", "audit_run": "audit",
-          "write_audit_files": "audit"}
+          "write_audit_files": "audit", "DESIGN_NAMES": "planning", "PlanRun": "planning",
+          "RerunsSimRun": "planning", "LeaderboardRun": "leaderboard",
+          "leaderboard_run": "leaderboard", "plan_power_figure": "planning", "plan_run": "planning",
+          "reruns_sim_run": "planning", "trial_null_gaps": "planning"}
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -64,7 +64,7 @@ def test_leaderboard_floor_log_names_the_log(tmp_path, shared_data):
     doc = json.loads(_run("leaderboard", str(board), "--a", "gemini-3-pro_google_2025-11-18",
                           "--b", "gemini-3-pro_sierra_2026-03-02", "--floor-log", log,
                           "--json").output)
-    assert doc["floor_source"] == f"floor of {log} (intercept-no_coord)"
+    assert doc["comparison"]["floor_source"] == f"floor of {log} (intercept-no_coord)"
 
 
 def test_reruns_sim_claim_rates_against_the_logs_null_gaps(tmp_path):

@@ -20,8 +20,10 @@ def _nan(v: Any) -> float:
 
 
 def leaderboard_compare_doc(doc: dict) -> ReportDoc:
-    """The page of ``noisefloor leaderboard FILE --a A --b B`` from its ``--json``."""
-    rows = doc["rows"]
+    """The page of ``noisefloor leaderboard FILE --a A --b B`` from its ``--json`` (the
+    :class:`~noisefloor.pipelines.LeaderboardRun` of mode ``"compare"``)."""
+    comparison = doc["comparison"]
+    rows = comparison["rows"]
     level = f"{rows[0]['confidence'] * 100:g}%" if rows else "95%"
     forest = [ForestRow("Gap a - b per domain (two-proportion z-test)", r["domain"],
                         _nan(r["gap"]), _nan(r["ci_low"]), _nan(r["ci_high"]),
@@ -29,21 +31,23 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
                         f"{r['domain']}: {r['a']} {r['pass_1_a']} vs {r['b']} {r['pass_1_b']}\n"
                         f"gap {interval_text(_nan(r['gap']), _nan(r['ci_low']), _nan(r['ci_high']), scale=100)} pp\n"
                         f"p {r['p_value']}\nverdict: {r['verdict']}") for r in rows]
+    key = "comparison.rows"
     cells = table_cells([{
-        "domain": r["domain"], "n": f"{{rows.{i}.n_tasks:int}}",
-        "a (%)": f"{{rows.{i}.pass_1_a:pp}}", "b (%)": f"{{rows.{i}.pass_1_b:pp}}",
-        "gap (pp)": f"{{rows.{i}.gap:pp+}}",
-        f"{level} CI (pp)": f"[{{rows.{i}.ci_low:pp+}}, {{rows.{i}.ci_high:pp+}}]",
-        "p": f"{{rows.{i}.p_value:p}}", "vs floor": r["verdict"],
+        "domain": r["domain"], "n": f"{{{key}.{i}.n_tasks:int}}",
+        "a (%)": f"{{{key}.{i}.pass_1_a:pp}}", "b (%)": f"{{{key}.{i}.pass_1_b:pp}}",
+        "gap (pp)": f"{{{key}.{i}.gap:pp+}}",
+        f"{level} CI (pp)": f"[{{{key}.{i}.ci_low:pp+}}, {{{key}.{i}.ci_high:pp+}}]",
+        "p": f"{{{key}.{i}.p_value:p}}", "vs floor": r["verdict"],
         "flags": "; ".join(r["flags"])} for i, r in enumerate(rows)])
-    parts = [f"{r['domain']} {{rows.{i}.gap:pp+}} pp ({r['verdict']})"
+    parts = [f"{r['domain']} {{{key}.{i}.gap:pp+}} pp ({r['verdict']})"
              for i, r in enumerate(rows)]
-    floor = "{floor:pp}" if doc.get("floor") is not None else "n/a"
-    verdict = (f"{doc['a']} minus {doc['b']}, placed against a floor of {floor} pp: "
-               + "; ".join(parts) + ".")
-    floor_v, env_v = _nan(doc.get("floor")), _nan(doc.get("envelope"))
-    return ReportDoc("leaderboard", f"Leaderboard: {doc['a']} vs {doc['b']}", verdict, doc,
-                     facts=[f"floor: {doc['floor_source']}",
+    floor = "{comparison.floor:pp}" if comparison.get("floor") is not None else "n/a"
+    verdict = (f"{comparison['a']} minus {comparison['b']}, placed against a floor of {floor} "
+               "pp: " + "; ".join(parts) + ".")
+    floor_v, env_v = _nan(comparison.get("floor")), _nan(comparison.get("envelope"))
+    return ReportDoc("leaderboard", f"Leaderboard: {comparison['a']} vs {comparison['b']}",
+                     verdict, doc,
+                     facts=[f"floor: {comparison['floor_source']}",
                             "unpaired two-proportion z-test, n = the domain's task count per "
                             "entry"],
                      tables=[DocTable("Gaps per domain", cells, tips=[f.tip for f in forest])],
@@ -52,14 +56,14 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
                                           envelope=env_v))])
 
 
-def leaderboard_listing_doc(doc: dict, domain: str | None = None) -> ReportDoc:
-    """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor)."""
+def leaderboard_listing_doc(doc: dict) -> ReportDoc:
+    """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor) from its
+    ``--json`` (the :class:`~noisefloor.pipelines.LeaderboardRun` of mode
+    ``"listing"``)."""
     entries = doc["entries"]
     reruns = doc["reruns_floor"]
     tables = []
     for d in dict.fromkeys(e["domain"] for e in entries):
-        if domain and d != domain:
-            continue
         idx = [i for i, e in enumerate(entries) if e["domain"] == d]
         cells = table_cells([{
             "rank": str(r + 1), "submission": entries[i]["submission"],
