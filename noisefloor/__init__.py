@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from noisefloor.report.html.render import html_report, write_html
     from noisefloor.stats.agreement.alpha import krippendorff_alpha
     from noisefloor.stats.agreement.cohen import cohen_kappa
-    from noisefloor.stats.agreement.fleiss import fleiss_kappa
+    from noisefloor.stats.agreement.fleiss.kappa import fleiss_kappa
     from noisefloor.stats.agreement.result import AgreementResult
     from noisefloor.stats.multiplicity import adjust_pvalues
     from noisefloor.stats.paired import SignTest, sign_test, wilson_mapped_ci
@@ -85,7 +85,7 @@ _HOMES: dict[str, str] = {
     "compare": "compare.result",
     "compare_entries": "leaderboard.gaps",
     "contrast_run": "pipelines",
-    "fleiss_kappa": "stats.agreement.fleiss",
+    "fleiss_kappa": "stats.agreement.fleiss.kappa",
     "floor_run": "pipelines",
     "forest_plot": "report.forest",
     "html_report": "report.html.render",

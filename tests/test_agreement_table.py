@@ -227,7 +227,7 @@ def test_raw_ratings_with_equal_row_sums_are_flagged():
     with pytest.raises(ValueError, match=r"named like raters \(rater_1, rater_2, rater_3\)"):
         fleiss_kappa_from_counts(frame, n_boot=0)
     assert math.isfinite(fleiss_kappa_from_counts(frame, n_boot=0, n_raters=6).value)
-    from noisefloor.stats.agreement.fleiss_se import fleiss_null_test
+    from noisefloor.stats.agreement.fleiss.null_test import fleiss_null_test
 
     with pytest.warns(RawRatingsWarning):
         fleiss_null_test(raw)

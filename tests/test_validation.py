@@ -170,7 +170,7 @@ def _category(call: ast.Call) -> str | None:
 
 def test_the_scan_finds_the_warn_calls():
     found = list(_warn_calls())
-    assert len(found) >= 9  # logs (2), published, plots, floor, fleiss_se, monitor, runner (2)
+    assert len(found) >= 9  # logs (2), published, plots, floor, fleiss counts, monitor, runner (2)
     assert {_category(c) for _, c in found} >= {"TruncatedLineWarning", "CountTotalsWarning",
                                                  "UnknownPriceWarning"}
 
@@ -191,13 +191,13 @@ def test_classes_stay_importable_where_they_were():
     from noisefloor import logs
     from noisefloor.audit import published
     from noisefloor.report import forest as plots
-    from noisefloor.stats.agreement import fleiss_se
+    from noisefloor.stats.agreement.fleiss import counts as fleiss_counts
 
     assert logs.TruncatedLineWarning is warning_classes.TruncatedLineWarning
     assert logs.InfrastructureRewardWarning is warning_classes.InfrastructureRewardWarning
     assert published.CountTotalsWarning is warning_classes.CountTotalsWarning
     assert plots.ForestRowsLeftOutWarning is warning_classes.ForestRowsLeftOutWarning
-    assert fleiss_se.RawRatingsWarning is warning_classes.RawRatingsWarning
+    assert fleiss_counts.RawRatingsWarning is warning_classes.RawRatingsWarning
     from noisefloor import monitoring
 
     assert monitoring.NaiveTimestampWarning is warning_classes.NaiveTimestampWarning

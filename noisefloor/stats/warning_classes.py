@@ -93,7 +93,7 @@ class CountTotalsWarning(NoisefloorWarning):
 
 class RawRatingsWarning(NoisefloorWarning):
     """A count table that looks like raw ratings (item x rater labels); see
-    :func:`noisefloor.stats.agreement.fleiss_se.check_count_table`."""
+    :func:`noisefloor.stats.agreement.fleiss.counts.check_count_table`."""
 
 
 class NaiveTimestampWarning(NoisefloorWarning):

@@ -6,8 +6,8 @@ messages name the offending row (:mod:`~noisefloor.stats.agreement.input`), a pe
 bootstrap interval over items with a local ``rng`` (:mod:`~noisefloor.stats.agreement.interval`,
 :mod:`~noisefloor.stats.agreement.resampling`) and an explicit ``reason`` when agreement is
 undefined (:mod:`~noisefloor.stats.agreement.result`). One module per coefficient:
-:mod:`~noisefloor.stats.agreement.cohen`, :mod:`~noisefloor.stats.agreement.fleiss` (its z-test
-in :mod:`~noisefloor.stats.agreement.fleiss_se`), :mod:`~noisefloor.stats.agreement.alpha`.
+:mod:`~noisefloor.stats.agreement.cohen`, :mod:`~noisefloor.stats.agreement.fleiss` (a package:
+the kappa, its z-test and its count-table checks), :mod:`~noisefloor.stats.agreement.alpha`.
 Ratings are laid out item x rater; a missing rating is ``None`` or ``NaN``. Continuous scores
 are read by the intraclass correlations of :mod:`~noisefloor.stats.agreement.icc`. The names
 below are imported on first use.
@@ -22,16 +22,15 @@ from noisefloor.lazy import lazy_exports
 if TYPE_CHECKING:
     from noisefloor.stats.agreement.alpha import LEVELS, krippendorff_alpha
     from noisefloor.stats.agreement.cohen import WEIGHTS, cohen_kappa, cohen_kappa_from_table
-    from noisefloor.stats.agreement.fleiss import (
+    from noisefloor.stats.agreement.fleiss.counts import RawRatingsWarning, check_count_table
+    from noisefloor.stats.agreement.fleiss.kappa import (
         FLEISS_METHODS,
         fleiss_kappa,
         fleiss_kappa_from_counts,
     )
-    from noisefloor.stats.agreement.fleiss_se import (
+    from noisefloor.stats.agreement.fleiss.null_test import (
         ALTERNATIVES,
         FleissNullTest,
-        RawRatingsWarning,
-        check_count_table,
         fleiss_null_test,
     )
     from noisefloor.stats.agreement.icc import (
@@ -72,11 +71,11 @@ if TYPE_CHECKING:
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
-    "ALTERNATIVES": "fleiss_se",
+    "ALTERNATIVES": "fleiss.null_test",
     "AgreementResult": "result",
     "CHUNK_CELLS": "resampling",
-    "FLEISS_METHODS": "fleiss",
-    "FleissNullTest": "fleiss_se",
+    "FLEISS_METHODS": "fleiss.kappa",
+    "FleissNullTest": "fleiss.null_test",
     "ICC_FORMS": "icc",
     "IccEstimate": "icc",
     "IntraclassCorrelation": "icc",
@@ -86,7 +85,7 @@ _HOMES: dict[str, str] = {
     "NO_RESAMPLES_REASON": "interval",
     "MULTINOMIAL_MAX_PATTERNS": "resampling",
     "RANDOLPH_NULL_REASON": "result",
-    "RawRatingsWarning": "fleiss_se",
+    "RawRatingsWarning": "fleiss.counts",
     "Resampler": "resampling",
     "SE_PERFECT_AGREEMENT_REASON": "result",
     "WEIGHTS": "cohen",
@@ -94,14 +93,14 @@ _HOMES: dict[str, str] = {
     "bootstrap": "resampling",
     "check_choice": "input",
     "check_confidence": "input",
-    "check_count_table": "fleiss_se",
+    "check_count_table": "fleiss.counts",
     "check_n_boot": "input",
     "cohen_kappa": "cohen",
     "cohen_kappa_from_table": "cohen",
     "cohen_resampler": "resampling",
-    "fleiss_kappa": "fleiss",
-    "fleiss_kappa_from_counts": "fleiss",
-    "fleiss_null_test": "fleiss_se",
+    "fleiss_kappa": "fleiss.kappa",
+    "fleiss_kappa_from_counts": "fleiss.kappa",
+    "fleiss_null_test": "fleiss.null_test",
     "fleiss_resampler": "resampling",
     "intraclass_correlation": "icc",
     "krippendorff_alpha": "alpha",

@@ -2,8 +2,9 @@
 
 statsmodels computes kappa from the item x category count table; this module adds the
 category-wise kappas of Fleiss (1971), the z-test of kappa = 0
-(:mod:`noisefloor.stats.agreement.fleiss_se`), the bootstrap interval over items and a ``reason`` where
-kappa is undefined.
+(:mod:`noisefloor.stats.agreement.fleiss.null_test`), the bootstrap interval over items and a
+``reason`` where kappa is undefined; the count table is checked by
+:mod:`noisefloor.stats.agreement.fleiss.counts`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import fleiss_kappa as _sm_fleiss_kappa
 
 from noisefloor.stats.agreement import resampling as _boot
-from noisefloor.stats.agreement.fleiss_se import ALTERNATIVES, check_count_table, fleiss_null_test
+from noisefloor.stats.agreement.fleiss.counts import check_count_table
+from noisefloor.stats.agreement.fleiss.null_test import ALTERNATIVES, fleiss_null_test
 from noisefloor.stats.agreement.input import (
     _codes,
     _first_seen,
@@ -157,10 +159,10 @@ def fleiss_kappa_from_counts(
         suspicion, if any (see Warns). ``per_category`` holds Fleiss' (1971)
         category-wise kappas (method ``"fleiss"`` only). For method ``"fleiss"``,
         ``se_null``, ``z``, ``p_value`` (and ``per_category_null``) hold the z-test of
-        kappa = 0; see :func:`noisefloor.stats.agreement.fleiss_se.fleiss_null_test`. ``se_null`` is
-        valid under H0 only and gives no interval; ``ci_low``/``ci_high`` (bootstrap) do.
-        For ``"randolph"`` they are NaN and ``null_reason`` says why (that SE is for Fleiss'
-        kappa, not the free-marginal one).
+        kappa = 0; see :func:`noisefloor.stats.agreement.fleiss.null_test.fleiss_null_test`.
+        ``se_null`` is valid under H0 only and gives no interval; ``ci_low``/``ci_high``
+        (bootstrap) do. For ``"randolph"`` they are NaN and ``null_reason`` says why (that SE
+        is for Fleiss' kappa, not the free-marginal one).
 
     Raises
     ------
@@ -176,14 +178,15 @@ def fleiss_kappa_from_counts(
 
     Warns
     -----
-    noisefloor.stats.agreement.fleiss_se.RawRatingsWarning
+    noisefloor.stats.warning_classes.RawRatingsWarning
         Raw ratings whose rows happen to sum equally are valid counts as numbers, so they are
         caught by a heuristic, not proved: no cell is 0 and no cell exceeds the number of
         columns k (what codes 1..k from k raters look like; as counts it would mean every item
         was put in every category). The same text goes to ``note``. It misses codes starting
         at 0 and codes larger than the number of raters, and it flags a genuine table in
         which raters split over every category on every item; pass ``n_raters`` to confirm a
-        count table. Details in :func:`noisefloor.stats.agreement.fleiss_se.check_count_table`.
+        count table. Details in
+        :func:`noisefloor.stats.agreement.fleiss.counts.check_count_table`.
 
     Notes
     -----

@@ -15,7 +15,7 @@ from scipy import stats
 
 from noisefloor.agreement.study import agreement_by_label
 from noisefloor.stats.agreement import fleiss_kappa, fleiss_kappa_from_counts
-from noisefloor.stats.agreement.fleiss_se import fleiss_null_test
+from noisefloor.stats.agreement.fleiss.null_test import fleiss_null_test
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "agreement"
 
