@@ -141,7 +141,7 @@ def judge_rollouts(
         reward, the prompt variants' too when ``variants``).
     prompt : str, optional
         Judge instructions; default :func:`judge_prompt`.
-    journal : noisefloor.tax.judge_journal.JudgeJournal, optional
+    journal : noisefloor.tax.replies.JudgeJournal, optional
         Every reply is journalled as it arrives; keys the journal already labelled are not
         asked again, and the result holds the journal's labels of every key.
     variants : bool, default False

@@ -18,7 +18,7 @@ from typing import Any
 from noisefloor.endpoints import EndpointError, EndpointFatalError, Endpoints, ModelEndpoint
 from noisefloor.stats.warning_classes import UnknownPriceWarning
 from noisefloor.tax.cascade import JudgeRun, collect_labels, judge_keys, judge_requests
-from noisefloor.tax.judge_journal import JudgeJournal
+from noisefloor.tax.replies import JudgeJournal
 from noisefloor.tax.run import TaxRun
 
 __all__ = ["judge_with_endpoint"]
@@ -49,7 +49,7 @@ def judge_with_endpoint(
     timeout : float, default 60.0
         Seconds per HTTP request.
     max_retries : int, default 3
-    journal : noisefloor.tax.judge_journal.JudgeJournal, optional
+    journal : noisefloor.tax.replies.JudgeJournal, optional
         Each reply is journalled the moment it arrives (a paid call is never lost); keys the
         journal already labelled are not asked again.
     variants : bool, default False

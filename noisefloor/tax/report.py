@@ -20,9 +20,9 @@ from noisefloor.results import FrozenResult
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
 from noisefloor.tax.cells import cell_table, instance_table, task_table
 from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
-from noisefloor.tax.judge_journal import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.mixed import mixed_pair_table
 from noisefloor.tax.prediction import TaxPrediction, predict_tax
+from noisefloor.tax.replies import JOURNAL_NAME, JudgeJournal
 from noisefloor.tax.run import TaxRun, read_run
 
 __all__ = ["TaxReport", "tax_report"]
@@ -173,7 +173,7 @@ def tax_report(
     judge_retries : int, default 3
         Retries per request of an endpoint judge before the rollout is left unlabelled.
     judge_journal : str or Path, optional
-        Journal of the judge's replies (:class:`noisefloor.tax.judge_journal.JudgeJournal`),
+        Journal of the judge's replies (:class:`noisefloor.tax.replies.JudgeJournal`),
         written reply by reply as they arrive; default ``out/judge_journal.jsonl`` when
         ``out`` is given. Rollouts it already labelled (same rater and instructions) are not
         asked again, so re-running the report asks only for the missing labels.

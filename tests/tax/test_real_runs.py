@@ -20,7 +20,7 @@ from harness.runner.run import RunSettings, run_tax
 from harness.runner.scripted import FAILURE_PHRASES, ScriptedServer, TaxPolicy, answer_book
 from noisefloor.endpoints import ModelEndpoint
 from noisefloor.tax import tax_report
-from noisefloor.tax.judge_journal import JOURNAL_NAME
+from noisefloor.tax.replies import JOURNAL_NAME
 
 TASKS = ("spatial_maze_halves", "spatial_one_way", "relational_family_tree",
          "relational_org_chart", "csp_sudoku4", "csp_seating")

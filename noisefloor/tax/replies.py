@@ -1,4 +1,4 @@
-"""The judge journal: every cascade-judge reply written to disk as it arrives.
+"""The judge's replies, journalled: every cascade-judge reply written to disk as it arrives.
 
 A judge call is paid for; its reply must survive a crash, an interrupted report or a reply
 that does not parse. :class:`JudgeJournal` appends one JSON line per judged rollout
@@ -7,6 +7,8 @@ the SHA-256 of the judge's instructions, the reply text, and either the four lab
 failure (``infrastructure`` when the call failed, ``unparseable`` when the reply held no
 labels). A later :func:`noisefloor.tax.tax_report` with the same journal reuses every
 labelled rollout of the same rater and instructions and asks the judge only for the rest.
+The journal serves every judge, a callable (:func:`noisefloor.tax.cascade.judge_rollouts`) or
+an endpoint (:func:`noisefloor.tax.judge.judge_with_endpoint`), and loads no HTTP client.
 """
 
 from __future__ import annotations
