@@ -29,7 +29,7 @@ from tests.source_tree import PACKAGES, ROOT, nodes, package_files, source
 # Result classes that write their own views and do not derive from the base, with the reason.
 EXCEPTIONS = {
     # to_dict is the --json document the page was built from, whatever its shape; no table
-    "noisefloor/report/html/doc_page.py:ReportDoc": "to_dict returns the page's data as is",
+    "noisefloor/report/html/report_doc.py:ReportDoc": "to_dict returns the page's data as is",
 }
 
 

@@ -6,7 +6,7 @@ each (configuration, k) the analytic interval of :func:`noisefloor.passk.pass_ha
 (CLT over tasks, Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640), gathered by
 :func:`pass_hat_k_report` into one :class:`PassHatKReport`. Its ``to_dict()`` is the command's
 ``--json``; the page of ``noisefloor passk --html`` renders it
-(:mod:`noisefloor.report.html.pass_hat_k_page`).
+(:mod:`noisefloor.report.html.pass_hat_k`).
 """
 
 from __future__ import annotations

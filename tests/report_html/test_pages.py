@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from nf_pages import COMMANDS, NUM
 
 from noisefloor.cli.main import cli
-from noisefloor.report.html.doc_page import fill
 from noisefloor.report.html.page import Markup, Page, Table, cells, render_page, render_table
 from noisefloor.report.html.render import FORMATS, html_report, resolve
+from noisefloor.report.html.report_doc import fill
 from noisefloor.report.html.svg import ForestRow, Series, bars_svg, curves_svg, forest_svg
 
 

@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 from noisefloor.report.forest import interval_text
-from noisefloor.report.html.doc_page import DocTable, ReportDoc, figure_svg
 from noisefloor.report.html.page import VERDICT_FILL
 from noisefloor.report.html.page import cells as table_cells
+from noisefloor.report.html.report_doc import DocTable, ReportDoc, figure_svg
 from noisefloor.report.html.svg import ForestRow, forest_svg
 
 __all__ = ["agreement_doc", "leaderboard_compare_doc", "leaderboard_listing_doc", "plan_doc"]

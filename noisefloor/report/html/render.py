@@ -95,11 +95,11 @@ def html_report(result: Any, **options: Any) -> str:
         When no page is registered for the result's type.
     """
     from noisefloor.report.html import (  # noqa: F401 - importing them registers the builders
-        compare_page,
-        doc_page,
-        pages,
-        pass_hat_k_page,
-        tax_page,
+        compare,
+        floor,
+        pass_hat_k,
+        report_doc,
+        tax,
     )
 
     for kind in type(result).__mro__:
