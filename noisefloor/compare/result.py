@@ -489,7 +489,7 @@ def compare(
     >>> c.verdict, c.advice_text()[:59]  # nothing certifies these re-runs as null
     ('no floor', 'the logs hold re-runs of new and old, but nothing certifies')
     """
-    from noisefloor.floor.contrast_labels import split_protocol_pair
+    from noisefloor.floor.contrast_table import split_protocol_pair
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.floor.nulls import NoNullContrastError, certified_null_contrasts
     from noisefloor.floor.pairing import encode_groups, pair_counts

@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.arm_contrasts import BY, left_out_totals, log_contrasts
-from noisefloor.floor.contrast_labels import split_protocol_pair
-from noisefloor.floor.contrast_table import POOLED
+from noisefloor.floor.contrast_table import POOLED, split_protocol_pair
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.lazy import lazy_exports
