@@ -3,8 +3,8 @@
 This package reads the columns of a trial frame (:func:`noisefloor.logs.load_trials`): it
 checks that the records are one configuration, turns ``task_id``, ``trial``, ``reward`` and
 ``infrastructure_error`` into arrays and hands them to the estimators of
-:mod:`noisefloor.stats.passk`, :mod:`noisefloor.stats.passat` and
-:mod:`noisefloor.stats.passk_interval`, which take counts only (:mod:`~noisefloor.passk.trials`).
+:mod:`noisefloor.stats.passk` (pass^k and its intervals) and :mod:`noisefloor.stats.passat`,
+which take counts only (:mod:`~noisefloor.passk.trials`).
 :func:`~noisefloor.passk.report.pass_hat_k_report` gathers the tables and intervals of
 ``noisefloor passk`` into one result. The names below are imported on first use.
 """
