@@ -127,7 +127,8 @@ def test_commands_without_the_extras(tmp_path):
         (["tax", "run", "--tasks", "csp_sudoku4", "--models", "m", "--base-url",
           "http://127.0.0.1:9/v1", "--out", str(tmp_path / "run")], "noisefloor tax run",
          "aiohttp", "harness"),
-        (["tax", "report", str(tmp_path)], "noisefloor tax report", "scikit-learn", "harness"),
+        (["tax", "report", str(tmp_path), "--out", str(tmp_path / "report")],
+         "noisefloor tax report", "scikit-learn", "harness"),
         (["harness", "list"], "noisefloor harness", "networkx", "harness"),
         (["store", "serve", "--db", str(tmp_path / "s.db")], "noisefloor store", "mcp", "mcp"),
     ]
