@@ -291,3 +291,19 @@ def test_noisefloor_never_imports_harness_outside_the_command_line():
              if name.startswith("noisefloor.") and not name.startswith("noisefloor.cli.")
              for t in targets if t.split(".")[0] == "harness"}
     assert not found, sorted(found)
+
+
+def test_the_analysis_packages_never_import_the_pipelines_or_the_command_line():
+    # docs/architecture.md: cli -> report -> pipelines -> the analysis packages -> logs -> stats
+    # (inside functions too: compare once read its logs through noisefloor.pipelines)
+    below = {"floor", "audit", "compare", "leaderboard", "agreement", "monitoring", "passk",
+             "tax", "logs", "stats"}
+
+    def layer(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if parts[0] == "noisefloor" and len(parts) > 1 else ""
+
+    graph = import_graph(top_level_only=False)
+    found = {(name, t) for name, targets in graph.items() if layer(name) in below
+             for t in targets if layer(t) in {"pipelines", "cli"}}
+    assert not found, sorted(found)

@@ -97,7 +97,8 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
                coordination_active, family_size, confidence, as_json, html_path=None) -> None:
-    from noisefloor.pipelines import contrast_run, read_log_trials
+    from noisefloor.logs.load import read_log_trials
+    from noisefloor.pipelines import contrast_run
     from noisefloor.report.text import contrast_text
 
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,

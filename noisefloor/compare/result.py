@@ -493,7 +493,7 @@ def compare(
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.floor.nulls import NoNullContrastError, certified_null_contrasts
     from noisefloor.floor.pairing import encode_groups, pair_counts
-    from noisefloor.pipelines import read_log_trials
+    from noisefloor.logs.load import read_log_trials
     from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)

@@ -36,33 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun", "audit_run", "contrast_counts",
            "contrast_run", "floor_run",
-           "has_store_fields", "read_log_trials", "write_audit_files"]
+           "has_store_fields", "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
-
-
-def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
-                    benchmark: str | None = None, model: str | None = None,
-                    protocol: str | None = None, score: str | None = None) -> pd.DataFrame:
-    """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
-    :func:`noisefloor.logs.load_trials` (each path one run; ``"PATH=LABEL"`` labels it).
-
-    Raises
-    ------
-    ValueError
-        When the logs hold no trial record (an empty result must not pass as a clean run).
-    """
-    if isinstance(logs, pd.DataFrame):
-        return logs
-    from noisefloor.logs import load_trials
-
-    trials = load_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                         model=model, protocol=protocol, score=score)
-    if trials.empty:
-        read = trials.attrs.get("sources") or [str(logs)]
-        raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
-                         "trial to analyse (expected at least one record)")
-    return trials
 
 
 def left_out_records(table: pd.DataFrame) -> list[dict]:
@@ -167,6 +143,7 @@ def floor_run(
     >>> sorted(set(r.to_frame()["certified_by"]))
     ['empty store at start', 'identical first requests', 'no injection']
     """
+    from noisefloor.logs.load import read_log_trials
     from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
@@ -361,6 +338,8 @@ def contrast_run(
                     f"{pair!r} declares the contrast under test ({a}-{b}) null") + ": it "
                     "cannot certify itself; declare only pairs that cannot differ with "
                     "{null_pairs}")
+    from noisefloor.logs.load import read_log_trials
+
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)
