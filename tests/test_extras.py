@@ -123,18 +123,27 @@ def test_commands_without_the_extras(tmp_path):
     # The optional packages are made unimportable in a fresh interpreter (a finder that raises
     # ModuleNotFoundError), as after a core-only `pip install -e .`: the commands of an extra
     # name its install command; the core commands run.
+    # a small tax run: the report reads it and needs scikit-learn only for the prediction
+    from noisefloor.tax.synthetic import write_synthetic_run
+
+    write_synthetic_run(tmp_path / "taxrun", models={"m-hi": 1.0, "m-lo": 0.8}, n_instances=2,
+                        tasks=[("csp_sudoku4", "csp"), ("csp_seating", "csp"),
+                               ("spatial_one_way", "spatial")], seed=0)
     cases = [
         (["tax", "run", "--tasks", "csp_sudoku4", "--models", "m", "--base-url",
           "http://127.0.0.1:9/v1", "--out", str(tmp_path / "run")], "noisefloor tax run",
          "aiohttp", "harness"),
-        (["tax", "report", str(tmp_path), "--out", str(tmp_path / "report")],
+        (["tax", "report", str(tmp_path / "taxrun"), "--out", str(tmp_path / "report")],
          "noisefloor tax report", "scikit-learn", "harness"),
         (["harness", "list"], "noisefloor harness", "networkx", "harness"),
         (["store", "serve", "--db", str(tmp_path / "s.db")], "noisefloor store", "mcp", "mcp"),
     ]
     # the help of a command of an extra needs none of it (``tax`` loads its analysis lazily)
+    # (an HTML page loads every page builder, the tax page's too: none needs scikit-learn)
     core = [["--help"], ["tax", "run", "--help"],
             ["contrast", "--wins", "12", "--losses", "3", "--ties", "5"],
+            ["floor", str(ROOT / "fixtures" / "logs" / "paper"), "--benchmark", "tau2/retail",
+             "--model", "m", f"--html={tmp_path / 'floor.html'}"],
             ["audit", "--out", str(tmp_path / "report"), "--no-plot"]]
     proc = subprocess.run(
         [sys.executable, "-c", _BLOCKED_RUN, ",".join(OPTIONAL_MODULES),
