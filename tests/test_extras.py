@@ -13,8 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from noisefloor.extras import COMMAND_EXTRAS, OPTIONAL_MODULES
 from tests.source_tree import ROOT, nodes, package_files
 
@@ -172,9 +170,33 @@ def test_version_names_the_version_and_where_this_noisefloor_is_installed():
     assert str(Path(noisefloor.__file__).parent) in result.output
 
 
-@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in (ROOT / "docs").glob("*.md"))])
-def test_no_page_installs_noisefloor_from_the_registry(page):
-    # `pip install noisefloor[...]` would fetch an unrelated project of that name.
-    path = ROOT / page if page == "README.md" else ROOT / "docs" / page
-    text = path.read_text(encoding="utf-8")
-    assert not re.search(r"pip install\s+[\"']?noisefloor", text), page
+#: An install command that fetches ``noisefloor`` from the package registry, quoted or not,
+#: with or without options (``pip install -U 'noisefloor[langchain]'``).
+REGISTRY_INSTALL = re.compile(r"pip\s+install\s+(?:-\S+\s+)*[\"']?noisefloor\b")
+
+
+def _pages_and_sources() -> list[str]:
+    """README.md, docs/*.md, and the .py files of the packages, benchmarks and notebooks."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    files += [p for d in ("noisefloor", "harness", "benchmarks", "notebooks")
+              for p in sorted((ROOT / d).rglob("*.py"))]
+    return [p.relative_to(ROOT).as_posix() for p in files]
+
+
+def test_the_registry_install_pattern():
+    for bad in ("pip install noisefloor", "pip install 'noisefloor[langchain]'",
+                'pip install -U "noisefloor[harness]"'):
+        assert REGISTRY_INSTALL.search(bad), bad
+    for good in ('pip install -e ".[langchain]"', "pip install -e .", "pip install zstandard"):
+        assert not REGISTRY_INSTALL.search(good), good
+
+
+def test_no_page_or_source_installs_noisefloor_from_the_registry():
+    # `pip install noisefloor[...]` would fetch an unrelated project of that name: every
+    # install command, in the docs and in a message of the code, installs from the clone
+    found = []
+    for page in _pages_and_sources():
+        text = (ROOT / page).read_text(encoding="utf-8")
+        found += [f"{page}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+                  for m in REGISTRY_INSTALL.finditer(text)]
+    assert not found, found
