@@ -7,7 +7,7 @@ the MCP server, tau2-bench, LangChain and the browser checks come with extras de
 one turns the :class:`ModuleNotFoundError` of a missing optional package into one line naming
 the install command, e.g. ``pip install -e ".[harness]"``, to be run in the noisefloor clone:
 the name ``noisefloor`` on the package registry belongs to an unrelated project, so
-``pip install noisefloor[harness]`` would install something else.
+installing that name from the registry would install something else.
 """
 
 from __future__ import annotations

@@ -26,8 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from click.testing import CliRunner
 from harness.runner.scripted import ScriptedServer, TaxPolicy, answer_book
-from noisefloor.cli.tax import tax
-from noisefloor.cli.tax_report import report
+from noisefloor.cli.tax import report, tax
 from noisefloor.tax import tax_report
 
 warnings.filterwarnings("ignore", message="no price known")

@@ -13,8 +13,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from noisefloor.extras import COMMAND_EXTRAS, OPTIONAL_MODULES
 from tests.source_tree import ROOT, nodes, package_files
 
@@ -123,17 +121,27 @@ def test_commands_without_the_extras(tmp_path):
     # The optional packages are made unimportable in a fresh interpreter (a finder that raises
     # ModuleNotFoundError), as after a core-only `pip install -e .`: the commands of an extra
     # name its install command; the core commands run.
+    # a small tax run: the report reads it and needs scikit-learn only for the prediction
+    from noisefloor.tax.synthetic import write_synthetic_run
+
+    write_synthetic_run(tmp_path / "taxrun", models={"m-hi": 1.0, "m-lo": 0.8}, n_instances=2,
+                        tasks=[("csp_sudoku4", "csp"), ("csp_seating", "csp"),
+                               ("spatial_one_way", "spatial")], seed=0)
     cases = [
         (["tax", "run", "--tasks", "csp_sudoku4", "--models", "m", "--base-url",
           "http://127.0.0.1:9/v1", "--out", str(tmp_path / "run")], "noisefloor tax run",
          "aiohttp", "harness"),
-        (["tax", "report", str(tmp_path)], "noisefloor tax report", "scikit-learn", "harness"),
+        (["tax", "report", str(tmp_path / "taxrun"), "--out", str(tmp_path / "report")],
+         "noisefloor tax report", "scikit-learn", "harness"),
         (["harness", "list"], "noisefloor harness", "networkx", "harness"),
         (["store", "serve", "--db", str(tmp_path / "s.db")], "noisefloor store", "mcp", "mcp"),
     ]
     # the help of a command of an extra needs none of it (``tax`` loads its analysis lazily)
+    # (an HTML page loads every page builder, the tax page's too: none needs scikit-learn)
     core = [["--help"], ["tax", "run", "--help"],
             ["contrast", "--wins", "12", "--losses", "3", "--ties", "5"],
+            ["floor", str(ROOT / "fixtures" / "logs" / "paper"), "--benchmark", "tau2/retail",
+             "--model", "m", f"--html={tmp_path / 'floor.html'}"],
             ["audit", "--out", str(tmp_path / "report"), "--no-plot"]]
     proc = subprocess.run(
         [sys.executable, "-c", _BLOCKED_RUN, ",".join(OPTIONAL_MODULES),
@@ -162,9 +170,33 @@ def test_version_names_the_version_and_where_this_noisefloor_is_installed():
     assert str(Path(noisefloor.__file__).parent) in result.output
 
 
-@pytest.mark.parametrize("page", ["README.md", *sorted(p.name for p in (ROOT / "docs").glob("*.md"))])
-def test_no_page_installs_noisefloor_from_the_registry(page):
-    # `pip install noisefloor[...]` would fetch an unrelated project of that name.
-    path = ROOT / page if page == "README.md" else ROOT / "docs" / page
-    text = path.read_text(encoding="utf-8")
-    assert not re.search(r"pip install\s+[\"']?noisefloor", text), page
+#: An install command that fetches ``noisefloor`` from the package registry, quoted or not,
+#: with or without options (``pip install -U 'noisefloor[langchain]'``).
+REGISTRY_INSTALL = re.compile(r"pip\s+install\s+(?:-\S+\s+)*[\"']?noisefloor\b")
+
+
+def _pages_and_sources() -> list[str]:
+    """README.md, docs/*.md, and the .py files of the packages, benchmarks and notebooks."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    files += [p for d in ("noisefloor", "harness", "benchmarks", "notebooks")
+              for p in sorted((ROOT / d).rglob("*.py"))]
+    return [p.relative_to(ROOT).as_posix() for p in files]
+
+
+def test_the_registry_install_pattern():
+    for bad in ("pip install noisefloor", "pip install 'noisefloor[langchain]'",
+                'pip install -U "noisefloor[harness]"'):
+        assert REGISTRY_INSTALL.search(bad), bad
+    for good in ('pip install -e ".[langchain]"', "pip install -e .", "pip install zstandard"):
+        assert not REGISTRY_INSTALL.search(good), good
+
+
+def test_no_page_or_source_installs_noisefloor_from_the_registry():
+    # `pip install noisefloor[...]` would fetch an unrelated project of that name: every
+    # install command, in the docs and in a message of the code, installs from the clone
+    found = []
+    for page in _pages_and_sources():
+        text = (ROOT / page).read_text(encoding="utf-8")
+        found += [f"{page}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+                  for m in REGISTRY_INSTALL.finditer(text)]
+    assert not found, found

@@ -8,6 +8,13 @@ is imported: those at module level, including inside a module-level ``try``, ``i
 separately: a cycle through them is not an import-time failure but still two modules that need
 each other, so those cycles are listed (:data:`FUNCTION_LEVEL_CYCLES`) and may only go away.
 The direction test counts every import, inside functions too.
+
+A package that exports its names lazily (``noisefloor.lazy.lazy_exports``: a module
+``__getattr__`` over a name -> module table) imports nothing at the top of its ``__init__``;
+``from noisefloor.floor import noise_floor`` runs that ``__getattr__``, which imports
+``noisefloor.floor.estimate`` there and then. So such an import is an edge to the package and to the
+name's home module, read from the same table the package passes to ``lazy_exports``
+(:func:`lazy_homes`); otherwise a cycle closed through a lazy export would go unseen.
 """
 
 from __future__ import annotations
@@ -73,8 +80,42 @@ def _import_nodes(body: list[ast.stmt], top_level_only: bool) -> Iterator[ast.Im
             yield from _import_nodes(node.body, True)
 
 
+def _homes_table(body: list[ast.stmt]) -> ast.expr | None:
+    """The table a package passes to ``lazy_exports(__name__, TABLE, ...)`` at module level: the
+    dict literal itself or the one assigned to that name."""
+    assigned: dict[str, ast.expr] = {}
+    for stmt in body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    assigned[target.id] = stmt.value
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            func = stmt.value.func
+            if (getattr(func, "id", None) or getattr(func, "attr", None)) == "lazy_exports":
+                table = stmt.value.args[1] if len(stmt.value.args) > 1 else None
+                return assigned.get(table.id) if isinstance(table, ast.Name) else table
+    return None
+
+
+@functools.cache
+def lazy_homes(package: str) -> dict[str, str]:
+    """Name -> the module that defines it, for each name ``package`` exports lazily (empty for
+    a package that does not, or a module)."""
+    path = _modules().get(package)
+    if path is None or path.name != "__init__.py":
+        return {}
+    table = _homes_table(tree(path).body)
+    if table is None:
+        return {}
+    homes = ast.literal_eval(table)
+    return {name: home if home.startswith(PACKAGES) else f"{package}.{home}"
+            for name, home in homes.items()}
+
+
 def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Path]) -> set[str]:
-    """The first-party modules one import statement of module ``name`` imports."""
+    """The first-party modules one import statement of module ``name`` imports (a lazily
+    exported name: its package and its home module)."""
     found: set[str] = set()
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -93,6 +134,9 @@ def _targets(name: str, node: ast.Import | ast.ImportFrom, modules: dict[str, Pa
             found.add(f"{base}.{alias.name}")
         elif base in modules:
             found.add(base)
+            home = lazy_homes(base).get(alias.name)
+            if home in modules:
+                found.add(home)
     return found
 
 
@@ -179,6 +223,16 @@ def test_the_graph_sees_relative_imports_and_skips_function_level_ones(tmp_path)
     assert "noisefloor.compare.result" in graph["noisefloor.compare"]
 
 
+def test_a_lazily_exported_name_is_an_edge_to_its_home_module():
+    assert lazy_homes("noisefloor.floor")["noise_floor"] == "noisefloor.floor.estimate"
+    assert lazy_homes("noisefloor")["cohen_kappa"] == "noisefloor.stats.agreement.cohen"
+    assert lazy_homes("noisefloor.floor.estimate") == {}  # a module, not a package
+    node = ast.parse("from noisefloor.floor import noise_floor, POOLED").body[0]
+    assert isinstance(node, ast.ImportFrom)
+    assert _targets("noisefloor.compare.result", node, _modules()) == {
+        "noisefloor.floor", "noisefloor.floor.estimate", "noisefloor.floor.contrast_table"}
+
+
 @pytest.mark.parametrize("level", ["module", "package"])
 def test_no_import_cycle(level):
     graph = import_graph()
@@ -206,9 +260,7 @@ def cyclic_groups(graph: dict[str, set[str]]) -> set[frozenset[str]]:
 
 #: Cycles that only close through an import inside a function. The HTML pages register their
 #: builders with ``noisefloor.report.html.render.page_for`` and ``html_report`` imports the page modules
-#: to fill that registry (the registry would have to live below the pages to break it). The audit
-#: pipeline (noisefloor.pipelines.audit) calls the package's log helpers, and the package
-#: re-exports it (the helpers would have to move to a module of their own).
+#: to fill that registry (the registry would have to live below the pages to break it).
 FUNCTION_LEVEL_CYCLES = {
     frozenset({"noisefloor.report.html.render", "noisefloor.report.html.compare",
                "noisefloor.report.html.floor", "noisefloor.report.html.pass_hat_k",
@@ -238,4 +290,20 @@ def test_noisefloor_never_imports_harness_outside_the_command_line():
     found = {(name, t) for name, targets in graph.items()
              if name.startswith("noisefloor.") and not name.startswith("noisefloor.cli.")
              for t in targets if t.split(".")[0] == "harness"}
+    assert not found, sorted(found)
+
+
+def test_the_analysis_packages_never_import_the_pipelines_or_the_command_line():
+    # docs/architecture.md: cli -> report -> pipelines -> the analysis packages -> logs -> stats
+    # (inside functions too: compare once read its logs through noisefloor.pipelines)
+    below = {"floor", "audit", "compare", "leaderboard", "agreement", "monitoring", "passk",
+             "tax", "logs", "stats"}
+
+    def layer(module: str) -> str:
+        parts = module.split(".")
+        return parts[1] if parts[0] == "noisefloor" and len(parts) > 1 else ""
+
+    graph = import_graph(top_level_only=False)
+    found = {(name, t) for name, targets in graph.items() if layer(name) in below
+             for t in targets if layer(t) in {"pipelines", "cli"}}
     assert not found, sorted(found)

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from noisefloor.audit import published
 from noisefloor.audit.published import TableError, read_claims, read_paired_counts
 from noisefloor.floor import count_table
-from noisefloor.floor.contrast_labels import _reversals
+from noisefloor.floor.contrast_table import _reversals
 from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.stats.warning_classes import CountTotalsWarning
 

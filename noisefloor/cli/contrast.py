@@ -8,8 +8,7 @@ from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import log_call_options, null_options
-from noisefloor.report.text import _p_sentence as _p
-from noisefloor.report.text import level_text, pp
+from noisefloor.report.text import level_text, p_phrase, pp
 
 #: A count: a non-negative integer that fits 64 bits (a larger one reached numpy as an object
 #: and failed with "loop of ufunc does not support argument 0").
@@ -88,9 +87,9 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
     click.echo(f"gap        {pp(r.gap, signed=True)} pp")
     click.echo(f"{level_text(run.confidence) + ' CI':<10} [{pp(r.ci_low, signed=True)}, "
                f"{pp(r.ci_high, signed=True)}] pp (Wilson-mapped)")
-    click.echo(f"sign test  p {_p(r.p_value)}")
+    click.echo(f"sign test  p {p_phrase(r.p_value)}")
     if family_size > 1:
-        click.echo(f"Bonferroni p {_p(r.p_adjusted)} (m = {family_size})")
+        click.echo(f"Bonferroni p {p_phrase(r.p_adjusted)} (m = {family_size})")
     if r.reason:
         click.echo(f"note: {r.reason}")
 
@@ -98,7 +97,8 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
                coordination_active, family_size, confidence, as_json, html_path=None) -> None:
-    from noisefloor.pipelines import contrast_run, read_log_trials
+    from noisefloor.logs.load import read_log_trials
+    from noisefloor.pipelines import contrast_run
     from noisefloor.report.text import contrast_text
 
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,

@@ -44,7 +44,7 @@ def store() -> None:
 def serve(db: Path, transport: str, host: str, port: int) -> None:
     """Serve the store at DB as an MCP server (tools trace.query, trace.write), over stdio or
     over Streamable HTTP (the endpoint's URL is printed on stderr once it listens)."""
-    from noisefloor.store.mcp_server import serve_http, serve_stdio
+    from noisefloor.store.mcp.server import serve_http, serve_stdio
 
     _open_store(db).close()  # a bad file is reported here, before the server starts
     if transport == "stdio":

@@ -489,11 +489,11 @@ def compare(
     >>> c.verdict, c.advice_text()[:59]  # nothing certifies these re-runs as null
     ('no floor', 'the logs hold re-runs of new and old, but nothing certifies')
     """
-    from noisefloor.floor.contrast_labels import split_protocol_pair
+    from noisefloor.floor.contrast_table import split_protocol_pair
     from noisefloor.floor.estimate import noise_floor
     from noisefloor.floor.nulls import NoNullContrastError, certified_null_contrasts
     from noisefloor.floor.pairing import encode_groups, pair_counts
-    from noisefloor.pipelines import read_log_trials
+    from noisefloor.logs.load import read_log_trials
     from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)

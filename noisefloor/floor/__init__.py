@@ -5,7 +5,7 @@ protocols with empty stores or identical first requests, a re-run of one configu
 reader cannot have acted, a published count table's own declaration). This package pairs trial
 records per task (:mod:`~noisefloor.floor.pairing`, which also gives one contrast ``a-b`` of a
 trial frame, :func:`~noisefloor.floor.pairing.paired_contrast`), reads contrast labels
-(:mod:`~noisefloor.floor.contrast_labels`), certifies null contrasts
+(:mod:`~noisefloor.floor.contrast_table`), certifies null contrasts
 (:mod:`~noisefloor.floor.nulls`), counts wins, losses and ties of any two arms
 (:mod:`~noisefloor.floor.arm_contrasts`, :mod:`~noisefloor.floor.count_table`; on the
 coordination-active subset, :mod:`~noisefloor.floor.active`), and pools them
@@ -37,8 +37,8 @@ if TYPE_CHECKING:
         place,
         place_contrasts,
     )
-    from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, split_protocol_pair
     from noisefloor.floor.contrast_table import (
+        DEFAULT_CLEAN,
         FAMILY,
         LEVELS,
         POOLED,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
         check_shape,
         seed_array,
         seed_text,
+        split_protocol_pair,
     )
     from noisefloor.floor.count_table import null_contrasts_from_counts
     from noisefloor.floor.estimate import (
@@ -95,7 +96,7 @@ _HOMES: dict[str, str] = {
     "Contrast": "pairing",
     "DECLARED": "nulls",
     "DECLARED_CLEAN": "nulls",
-    "DEFAULT_CLEAN": "contrast_labels",
+    "DEFAULT_CLEAN": "contrast_table",
     "EMPTY_STORE": "nulls",
     "FAMILY": "contrast_table",
     "FIRST_REQUESTS": "nulls",
@@ -140,7 +141,7 @@ _HOMES: dict[str, str] = {
     "random_effects_floor": "random_effects",
     "seed_array": "contrast_table",
     "seed_text": "contrast_table",
-    "split_protocol_pair": "contrast_labels",
+    "split_protocol_pair": "contrast_table",
 }
 
 __all__ = sorted(_HOMES)

@@ -14,8 +14,7 @@ import math
 import pandas as pd
 
 from noisefloor.floor.active import coordination_active_tasks
-from noisefloor.floor.contrast_labels import _splits, split_protocol_pair
-from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_array
+from noisefloor.floor.contrast_table import POOLED, TRIAL, _splits, seed_array, split_protocol_pair
 from noisefloor.floor.estimate import MIN_INFORMATIVE_PAIRS, NoiseFloor
 from noisefloor.floor.nulls import arm_labels
 from noisefloor.floor.pairing import paired_contrast

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from noisefloor.floor.contrast_labels import DEFAULT_CLEAN, _reversals
-from noisefloor.floor.contrast_table import TRIAL, seed_array
+from noisefloor.floor.contrast_table import DEFAULT_CLEAN, TRIAL, _reversals, seed_array
 from noisefloor.floor.nulls import COUNT_TABLE
 
 

@@ -58,8 +58,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from noisefloor.floor.contrast_labels import split_protocol_pair
-from noisefloor.floor.contrast_table import TRIAL, seed_array
+from noisefloor.floor.contrast_table import TRIAL, seed_array, split_protocol_pair
 from noisefloor.floor.pairing import Slot, encode_groups, pair_counts
 from noisefloor.logs.configuration import describe_differences, parse_configuration
 from noisefloor.results import FrozenResult
@@ -364,7 +363,7 @@ def certified_null_contrasts(
         Pairs the user certifies clean (identical first requests), ``"a-b"``; each must be a
         trial-0 contrast of the log and is oriented as written (wins: a succeeded, b failed).
         Other trial-0 contrasts are written in sorted order. Names may contain '-' (see
-        :func:`~noisefloor.floor.contrast_labels.split_protocol_pair`).
+        :func:`~noisefloor.floor.contrast_table.split_protocol_pair`).
     null_pairs : iterable of str or (str, str)
         Pairs the user declares null: ``"a-b"`` (trial 0 of arms a and b) or ``"a-a"`` (every
         re-run of a, and a's runs against each other).

@@ -415,7 +415,7 @@ class LeaderboardFloor(FrozenResult):
 
 
 #: Most A/A pairs :func:`reruns_floor` compares (a model submitted 1,415 times in one domain).
-MAX_AA_PAIRS = 1_000_000
+MAX_RERUN_PAIRS = 1_000_000
 
 
 def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloor:
@@ -460,11 +460,11 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     e = e.assign(_id=names + "|" + e["modality"].astype(str))
     sizes = e.groupby(["_id", "domain"]).size()
     n_pairs = int((sizes * (sizes - 1) // 2).sum())
-    if n_pairs > MAX_AA_PAIRS:
+    if n_pairs > MAX_RERUN_PAIRS:
         # the first largest (ident, domain) group, as Series.idxmax picks it
         (ident, d), k = sizes.index[int(np.argmax(sizes.to_numpy()))], int(sizes.max())
         raise ValueError(f"the leaderboard holds {n_pairs:,} A/A pairs of re-submissions, "
-                         f"more than the {MAX_AA_PAIRS:,} an A/A floor is computed from (model "
+                         f"more than the {MAX_RERUN_PAIRS:,} an A/A floor is computed from (model "
                          f"{ident.split('|')[0]!r} alone is submitted {k:,} times in {d}); "
                          "pass a floor of your own instead")
     setup = ["tau2_bench_version", "user_simulator", "submission_type", "reasoning_effort"]

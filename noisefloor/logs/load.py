@@ -1,4 +1,5 @@
-"""Public entry points: :func:`load_trials`, :func:`read_records`, :func:`validate_logs`."""
+"""Public entry points: :func:`load_trials` (and :func:`read_log_trials`, which also takes a
+trial frame as it is), :func:`read_records`, :func:`validate_logs`."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ from noisefloor.logs.records.frame import COLUMNS, FrameBuilder, duplicate_rows,
 from noisefloor.logs.schema import KEY_FIELDS, TrialRecord
 from noisefloor.results import FrozenResult
 
-__all__ = ["ValidationReport", "load_trials", "read_records", "validate_logs"]
+__all__ = ["ValidationReport", "load_trials", "read_log_trials", "read_records", "validate_logs"]
 
 PathLike = str | Path
 
@@ -307,6 +308,29 @@ def load_trials(
     if sum(label is not None for _, label in specs) > 1:
         check_one_configuration_per_label(out)
     return out
+
+
+def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
+                    benchmark: str | None = None, model: str | None = None,
+                    protocol: str | None = None, score: str | None = None) -> pd.DataFrame:
+    """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
+    :func:`load_trials` (each path one run; ``"PATH=LABEL"`` labels it). The analyses that
+    take logs or a frame (``floor``, ``contrast``, ``audit``, ``compare``) read them here.
+
+    Raises
+    ------
+    ValueError
+        When the logs hold no trial record (an empty result must not pass as a clean run).
+    """
+    if isinstance(logs, pd.DataFrame):
+        return logs
+    trials = load_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                         model=model, protocol=protocol, score=score)
+    if trials.empty:
+        read = trials.attrs.get("sources") or [str(logs)]
+        raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
+                         "trial to analyse (expected at least one record)")
+    return trials
 
 
 def _column(value: str, n: int) -> Any:

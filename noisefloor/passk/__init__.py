@@ -3,8 +3,8 @@
 This package reads the columns of a trial frame (:func:`noisefloor.logs.load_trials`): it
 checks that the records are one configuration, turns ``task_id``, ``trial``, ``reward`` and
 ``infrastructure_error`` into arrays and hands them to the estimators of
-:mod:`noisefloor.stats.passk`, :mod:`noisefloor.stats.passat` and
-:mod:`noisefloor.stats.passk_interval`, which take counts only (:mod:`~noisefloor.passk.trials`).
+:mod:`noisefloor.stats.passk` (pass^k and its intervals) and :mod:`noisefloor.stats.passat`,
+which take counts only (:mod:`~noisefloor.passk.trials`).
 :func:`~noisefloor.passk.report.pass_hat_k_report_from_trials` is ``noisefloor passk`` in one
 call: the tables and intervals gathered into one result (by
 :func:`~noisefloor.passk.report.pass_hat_k_report`) whose ``to_dict()`` is the command's

@@ -17,12 +17,13 @@ from noisefloor.stats import validation as _validate
 from noisefloor.stats.passat import PassAtK, pass_at_k_from_counts
 from noisefloor.stats.passk import (
     PassHatK,
+    PassHatKInterval,
     TaskCounts,
     count_trials,
     is_success,
     pass_hat_k_from_counts,
+    pass_hat_k_interval_from_counts,
 )
-from noisefloor.stats.passk_interval import PassHatKInterval, pass_hat_k_interval_from_counts
 
 __all__ = ["CONFIG_COLUMNS", "default_max_k", "pass_at_k", "pass_at_k_table", "pass_hat_k",
            "pass_hat_k_interval", "pass_hat_k_table", "per_task_success_share", "task_counts"]
@@ -410,14 +411,14 @@ def pass_hat_k_interval(trials: pd.DataFrame, k: int = 1, *, confidence: float =
     k : int, default 1
         Trials that must all succeed, >= 1.
     confidence, method, n_boot, rng, k_exceeds_n
-        As in :func:`noisefloor.stats.passk_interval.pass_hat_k_interval_from_counts`
+        As in :func:`noisefloor.stats.passk.pass_hat_k_interval_from_counts`
         (``method``: ``"analytic"``, the CLT over tasks, or a bootstrap over tasks).
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
         As in :func:`pass_hat_k`.
 
     Returns
     -------
-    noisefloor.stats.passk_interval.PassHatKInterval
+    noisefloor.stats.passk.PassHatKInterval
 
     Raises
     ------

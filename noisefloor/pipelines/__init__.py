@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.floor.arm_contrasts import BY, left_out_totals, log_contrasts
-from noisefloor.floor.contrast_labels import split_protocol_pair
-from noisefloor.floor.contrast_table import POOLED
+from noisefloor.floor.contrast_table import POOLED, split_protocol_pair
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
 from noisefloor.lazy import lazy_exports
@@ -49,34 +48,11 @@ if TYPE_CHECKING:
 
 __all__ = ["DESIGN_NAMES", "NO_CLAIMS_SOURCE", "AuditRun", "ContrastRun", "FloorRun",
            "LeaderboardRun", "PlanRun", "RerunsSimRun", "audit_run", "contrast_counts",
-           "contrast_run", "floor_run", "has_store_fields", "leaderboard_run", "plan_power_figure", "plan_run", "read_log_trials",
-           "reruns_sim_run", "trial_null_gaps", "write_audit_files"]
+           "contrast_run", "floor_run", "has_store_fields", "leaderboard_run",
+           "plan_power_figure", "plan_run", "reruns_sim_run", "trial_null_gaps",
+           "write_audit_files"]
 
 _LEFT_OUT = ("n_only_a", "n_only_b", "n_excluded")
-
-
-def read_log_trials(logs: Any, *, format: str | None = None, allow_nan: bool = False,
-                    benchmark: str | None = None, model: str | None = None,
-                    protocol: str | None = None, score: str | None = None) -> pd.DataFrame:
-    """``logs`` as a trial DataFrame: a DataFrame is used as it is, anything else is read by
-    :func:`noisefloor.logs.load_trials` (each path one run; ``"PATH=LABEL"`` labels it).
-
-    Raises
-    ------
-    ValueError
-        When the logs hold no trial record (an empty result must not pass as a clean run).
-    """
-    if isinstance(logs, pd.DataFrame):
-        return logs
-    from noisefloor.logs import load_trials
-
-    trials = load_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
-                         model=model, protocol=protocol, score=score)
-    if trials.empty:
-        read = trials.attrs.get("sources") or [str(logs)]
-        raise ValueError(f"no trial record in {', '.join(map(str, read))}: the log(s) hold no "
-                         "trial to analyse (expected at least one record)")
-    return trials
 
 
 def left_out_records(table: pd.DataFrame) -> list[dict]:
@@ -181,6 +157,7 @@ def floor_run(
     >>> sorted(set(r.to_frame()["certified_by"]))
     ['empty store at start', 'identical first requests', 'no injection']
     """
+    from noisefloor.logs.load import read_log_trials
     from noisefloor.stats import validation as _validate
 
     confidence = _validate.probability("confidence", confidence)  # before reading the logs
@@ -375,6 +352,8 @@ def contrast_run(
                     f"{pair!r} declares the contrast under test ({a}-{b}) null") + ": it "
                     "cannot certify itself; declare only pairs that cannot differ with "
                     "{null_pairs}")
+    from noisefloor.logs.load import read_log_trials
+
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
     by = _infer_by(frame, a, b, by)

@@ -225,8 +225,9 @@ def audit_run(
     skipped: tuple = ()
     if logs is not None:
         # the package imports this module last, so its helpers are imported when they run
+        from noisefloor.logs.load import read_log_trials
         from noisefloor.logs.runs import log_sources
-        from noisefloor.pipelines import has_store_fields, read_log_trials
+        from noisefloor.pipelines import has_store_fields
 
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)

@@ -175,7 +175,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
         named ``<stem>-<domain>``).
     **read_options
         How the logs are read (``format``, ``allow_nan``, ``benchmark``, ...), as in
-        :func:`noisefloor.pipelines.read_log_trials`.
+        :func:`noisefloor.logs.load.read_log_trials`.
 
     Returns
     -------
@@ -233,7 +233,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
 
 def _tiers_of_logs(logs, domain, confidence, plot, read_options) -> LeaderboardRun:
     from noisefloor.logs.runs import log_sources
-    from noisefloor.pipelines import read_log_trials
+    from noisefloor.logs.load import read_log_trials
 
     trials = read_log_trials(logs, **read_options)
     parts = (tiers_from_trials(trials, confidence=confidence),)

@@ -298,7 +298,7 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
     if _given(logs):
         from noisefloor.logs.runs import log_sources
         from noisefloor.passk.trials import per_task_success_share
-        from noisefloor.pipelines import read_log_trials
+        from noisefloor.logs.load import read_log_trials
 
         trials = read_log_trials(logs, **read_options)
         p = per_task_success_share(trials).to_numpy()

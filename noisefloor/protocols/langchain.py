@@ -29,8 +29,11 @@ try:
     from langchain_core.messages import SystemMessage, ToolMessage
     from langchain_core.tools import StructuredTool
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from noisefloor.extras import install_command
+
     raise ImportError(
-        "noisefloor.protocols.langchain needs LangChain 1.x: pip install 'noisefloor[langchain]'"
+        "noisefloor.protocols.langchain needs LangChain 1.x, which the langchain extra "
+        f"installs: in the noisefloor clone, run {install_command('langchain')}"
     ) from exc
 
 from noisefloor.logs.schema import TrialRecord

@@ -25,9 +25,8 @@ Maryanskyy, 2026) and its refinements:
 ================  ========================================================================
 
 Each reader lives in its own module (:mod:`~noisefloor.protocols.reader_interface`,
-:mod:`~noisefloor.protocols.pull`, :mod:`~noisefloor.protocols.intercept`,
-:mod:`~noisefloor.protocols.selective_intercept`,
-:mod:`~noisefloor.protocols.predicate_intercept`); this module gathers them and makes one from
+:mod:`~noisefloor.protocols.pull`, :mod:`~noisefloor.protocols.intercept` for the three
+intercept readers); this module gathers them and makes one from
 its protocol name (:func:`reader_by_name`).
 
 References
@@ -42,8 +41,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from noisefloor.protocols.intercept import WARNING_CLOSE, WARNING_OPEN, Intercept
-from noisefloor.protocols.predicate_intercept import PredicateIntercept
+from noisefloor.protocols.intercept import (
+    WARNING_CLOSE,
+    WARNING_OPEN,
+    Intercept,
+    PredicateIntercept,
+    SelectiveIntercept,
+)
 from noisefloor.protocols.pull import TRACE_QUERY_TOOL, Pull, peer_warnings_summary  # noqa: F401
 from noisefloor.protocols.reader_interface import (
     CallContext,
@@ -54,7 +58,6 @@ from noisefloor.protocols.reader_interface import (
     ToolSpec,
     TrialState,
 )
-from noisefloor.protocols.selective_intercept import SelectiveIntercept
 
 __all__ = [
     "WARNING_CLOSE",

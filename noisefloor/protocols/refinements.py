@@ -31,10 +31,9 @@ from typing import Any
 from noisefloor.endpoints import ModelEndpoint
 from noisefloor.protocols.blocking import BlockingEndpoints
 from noisefloor.protocols.event_text import describe_event, short_text
-from noisefloor.protocols.intercept import warning_block
+from noisefloor.protocols.intercept import SelectiveIntercept, warning_block
 from noisefloor.protocols.predicates import FactResolver, call_facts
 from noisefloor.protocols.reader_interface import CallContext, Injection, TrialState
-from noisefloor.protocols.selective_intercept import SelectiveIntercept
 from noisefloor.protocols.trace import ToolCall, TrialTrace
 from noisefloor.protocols.writers import Attribution
 from noisefloor.store.base import TaskView

@@ -83,11 +83,13 @@ def count_noun(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
-def _p(value: float) -> str:
-    """A p-value for a table cell: ``"n/a"`` when undefined, ``"<1e-300"`` when a defined p
-    underflowed to 0.0 in floating point (an exact sign-test p is never 0), else 3 digits.
+def p_cell(value: float) -> str:
+    """A p-value as a table cell shows it: 3 significant digits.
 
-    >>> _p(0.003933), _p(0.0), _p(float("nan"))
+    ``"n/a"`` when undefined (None or NaN); ``"<1e-300"`` when a defined p underflowed to 0.0
+    in floating point (an exact sign-test p is never 0). A sentence uses :func:`p_phrase`.
+
+    >>> p_cell(0.003933), p_cell(0.0), p_cell(float("nan"))
     ('0.00393', '<1e-300', 'n/a')
     """
     if value is None or math.isnan(value):
@@ -110,8 +112,8 @@ def floor_table(nf: NoiseFloor) -> pd.DataFrame:
         "gap pp": [pp(g, signed=True) for g in t["gap"]],
         f"{level_text(nf.confidence)} CI pp": [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                                                for a, b in zip(t["ci_low"], t["ci_high"])],
-        "p": [_p(p) for p in t["p_value"]],
-        "p Bonferroni": [_p(p) for p in t["p_adjusted"]],
+        "p": [p_cell(p) for p in t["p_value"]],
+        "p Bonferroni": [p_cell(p) for p in t["p_adjusted"]],
         "tau pp": [pp(x) if s == POOLED else "" for x, s in zip(t["tau"], t["level"])],
     })
 
@@ -191,8 +193,8 @@ def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False,
     if ci:
         shown[f"{level_text(confidence)} CI pp"] = [f"[{pp(a, signed=True)}, {pp(b, signed=True)}]"
                               for a, b in zip(contrasts["ci_low"], contrasts["ci_high"])]
-    shown["p"] = [_p(p) for p in contrasts["p_value"]]
-    shown["p_adj"] = [_p(p) for p in contrasts["p_adjusted"]]
+    shown["p"] = [p_cell(p) for p in contrasts["p_value"]]
+    shown["p_adj"] = [p_cell(p) for p in contrasts["p_adjusted"]]
     if "verdict" in contrasts.columns:
         shown["x floor"] = ["n/a" if r != r else f"{r:.2f}" for r in contrasts["ratio"]]
         shown["verdict"] = [v + (" *" if f else "") for v, f in
@@ -200,7 +202,17 @@ def contrast_table(contrasts: pd.DataFrame, *, ci: bool = False,
     return shown.reset_index(drop=True)
 
 
-def _markdown(frame: pd.DataFrame) -> str:
+def markdown_table(frame: pd.DataFrame) -> str:
+    """A DataFrame as a GitHub-flavoured Markdown table, without the index.
+
+    Every cell is written with ``str``; a ``|`` inside a cell is escaped so the row keeps its
+    columns. Format the numbers first (:func:`pp`, :func:`p_cell`).
+
+    >>> print(markdown_table(pd.DataFrame({"arm": ["a|b"], "p": [p_cell(0.5)]})))
+    | arm | p |
+    |---|---|
+    | a\\|b | 0.5 |
+    """
     cols = list(frame.columns)
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for rec in frame.itertuples(index=False):
@@ -327,8 +339,14 @@ def _left_out_contrasts_line(left: dict, where: str) -> str:
             f"({where})")
 
 
-def _p_sentence(p: float) -> str:
-    """``= 0.003933``, ``= n/a`` (NaN), or ``< 1e-300`` when a defined p underflowed to 0.0."""
+def p_phrase(p: float) -> str:
+    """A p-value as a sentence states it, relation included: ``"= 0.003933"`` (4 significant
+    digits), ``"= n/a"`` when undefined (NaN), or ``"< 1e-300 (...)"`` with the reason when a
+    defined p underflowed to 0.0 in floating point. A table cell uses :func:`p_cell`.
+
+    >>> "sign test p " + p_phrase(0.003933), p_phrase(float("nan"))
+    ('sign test p = 0.003933', '= n/a')
+    """
     if p != p:
         return "= n/a"
     if p == 0.0:
@@ -481,7 +499,7 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png", spell=No
              f"{nf.n_seeds} seed(s), with "
              f"{count_noun(nf.n_informative, 'informative (untied) pair')}."]
     lines += [_md_fact(kind, text) for kind, text in floor_facts(nf, run.null_table, run.skipped)]
-    lines += ["", _markdown(floor_table(nf)), "",
+    lines += ["", markdown_table(floor_table(nf)), "",
               f"Gaps are (wins - losses) / n; intervals are Wilson {level} intervals on wins / "
               "(wins + losses) mapped to the gap; p is the exact two-sided sign test (ties "
               "dropped), Bonferroni over the contrasts of one seed (or of the pooled family)."
@@ -495,21 +513,21 @@ def audit_markdown(run: AuditRun, *, figure: str | None = "forest.png", spell=No
                   "trial 1), its gap placed against the floor like a claim; Bonferroni within "
                   "seed, trial and subset.", ""]
         if run.log_contrasts is not None and not run.log_contrasts.empty:
-            lines += [_markdown(contrast_table(run.log_contrasts, ci=True,
+            lines += [markdown_table(contrast_table(run.log_contrasts, ci=True,
                                                confidence=nf.confidence)), ""]
         lines += [("\\" + text if kind == "flag" else _md_fact(kind, text))
                   for kind, text in log_contrast_facts(run, spell)] + [""]
     if run.other_contrasts is not None and not run.other_contrasts.empty:
         lines += ["## Other contrasts in the count table", "",
                   "Sign test; Bonferroni within seed, trial and subset.", "",
-                  _markdown(contrast_table(run.other_contrasts)), ""]
+                  markdown_table(contrast_table(run.other_contrasts)), ""]
     head, facts, flagged = claim_facts(run)
     lines += ["## The claims", "", head, ""]
     lines += [_md_fact(kind, text) for kind, text in facts]
     if run.result.verdicts:
         lines += ["", f"**{c['below']} below** the floor, **{c['inside']} inside** the "
                   f"envelope, **{c['above']} above** it.", "",
-                  _markdown(verdict_table(run.result).drop(columns=["flag"])), ""]
+                  markdown_table(verdict_table(run.result).drop(columns=["flag"])), ""]
         lines += [f"- {text[0].upper()}{text[1:]}" for text in flagged]
     lines += ["", "A range is placed by its end farthest from zero (for a gain, its upper end). "
               "*Below* means unresolved against the floor: the claim may be true, but a gap of "

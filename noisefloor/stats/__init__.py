@@ -31,12 +31,13 @@ if TYPE_CHECKING:
     from noisefloor.stats.passat import PassAtK, pass_at_k_estimate, pass_at_k_from_counts
     from noisefloor.stats.passk import (
         PassHatK,
+        PassHatKInterval,
         TaskCounts,
         count_trials,
         pass_hat_k_from_counts,
+        pass_hat_k_interval_from_counts,
         trial_outcomes,
     )
-    from noisefloor.stats.passk_interval import PassHatKInterval, pass_hat_k_interval_from_counts
     from noisefloor.stats.pooling import RandomEffectsPool, pool_counts, pool_random_effects
 
 #: Public name -> the module that defines it.
@@ -59,8 +60,8 @@ _HOMES = {
     "count_trials": "passk",
     "pass_hat_k_from_counts": "passk",
     "trial_outcomes": "passk",
-    "PassHatKInterval": "passk_interval",
-    "pass_hat_k_interval_from_counts": "passk_interval",
+    "PassHatKInterval": "passk",
+    "pass_hat_k_interval_from_counts": "passk",
     "RandomEffectsPool": "pooling",
     "pool_counts": "pooling",
     "pool_random_effects": "pooling",

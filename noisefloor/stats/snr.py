@@ -183,9 +183,9 @@ def _sign_p(w: np.ndarray, lo: np.ndarray) -> np.ndarray:
 
 #: Outcomes drawn at once by :func:`simulate_reruns` (2^24: 128 MiB of uniforms); one simulated
 #: experiment larger than this is refused.
-AA_CHUNK_DRAWS = 1 << 24
+RERUN_CHUNK_DRAWS = 1 << 24
 #: Most outcomes one :func:`simulate_reruns` call draws (about a minute of work).
-MAX_AA_DRAWS = 2_000_000_000
+MAX_RERUN_DRAWS = 2_000_000_000
 
 
 def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05,
@@ -257,23 +257,23 @@ def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: f
         raise _validate.ParameterError("n_sim", "in 1..200000", n_sim)
     a = _validate.probability("alpha", alpha)
     per_sim = n_seeds * n_arms * p.size
-    if per_sim > AA_CHUNK_DRAWS:
+    if per_sim > RERUN_CHUNK_DRAWS:
         raise _validate.ParameterError(
             "n_seeds", "", n_seeds, message=_validate.literal(
                 f"one simulated experiment would draw {per_sim:,} outcomes (seeds x arms x "
-                f"tasks), more than the {AA_CHUNK_DRAWS:,} simulated at once; lower ")
+                f"tasks), more than the {RERUN_CHUNK_DRAWS:,} simulated at once; lower ")
             + "{n_seeds}, {n_arms} or the number of tasks")
-    if per_sim * n_sim > MAX_AA_DRAWS:
+    if per_sim * n_sim > MAX_RERUN_DRAWS:
         raise _validate.ParameterError(
             "n_sim", "", n_sim, message=_validate.literal(
                 f"the simulation would draw {per_sim * n_sim:,} outcomes (experiments x seeds "
-                f"x arms x tasks), more than the {MAX_AA_DRAWS:,} it serves; lower ")
+                f"x arms x tasks), more than the {MAX_RERUN_DRAWS:,} it serves; lower ")
             + "{n_sim}, {n_seeds}, {n_arms} or the number of tasks")
     gen = np.random.default_rng(rng)
     pairs = [(i, j) for i in range(n_arms) for j in range(i + 1, n_arms)]
     m = len(pairs)
     counts = np.zeros(5)
-    chunk = max(1, AA_CHUNK_DRAWS // per_sim)
+    chunk = max(1, RERUN_CHUNK_DRAWS // per_sim)
     for start in range(0, n_sim, chunk):  # bounded memory: one chunk of experiments at a time
         # outcomes: (chunk, n_seeds, n_arms, n_tasks)
         out = gen.random((min(chunk, n_sim - start), n_seeds, n_arms, p.size)) < p

@@ -4,7 +4,7 @@
 * :mod:`noisefloor.store.events`: typed, versioned events (``failed_trial_action``, ``failed_predicate``).
 * :mod:`noisefloor.store.base`: the backend interface and the task-scoped :class:`TaskView`.
 * :mod:`noisefloor.store.sqlite`: the embedded default backend (one SQLite file, WAL).
-* :mod:`noisefloor.store.mcp_server`: the MCP server (``noisefloor store serve``).
+* :mod:`noisefloor.store.mcp`: the MCP server (``noisefloor store serve``) and its stdio transport.
 
 References
 ----------

@@ -4,7 +4,8 @@ the prompt intervention and the paper's figures.
 Public API: :func:`tax_report` (one call: run directory in, :class:`TaxReport` out, files
 written with ``out=``), :func:`read_run`, and the building blocks in the submodules
 (:mod:`~noisefloor.tax.cells`, :mod:`~noisefloor.tax.mixed`, :mod:`~noisefloor.tax.features`,
-:mod:`~noisefloor.tax.prediction`, :mod:`~noisefloor.tax.cascade`,
+:mod:`~noisefloor.tax.prediction` with its grouped-fold ridge :mod:`~noisefloor.tax.grouped`,
+:mod:`~noisefloor.tax.cascade`,
 :mod:`~noisefloor.tax.intervention`, :mod:`~noisefloor.tax.figures`,
 :mod:`~noisefloor.tax.synthetic`), and the transcripts' dialogue markers
 (:mod:`~noisefloor.tax.markers`, which the task suite re-exports). The names below are imported

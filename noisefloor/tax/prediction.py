@@ -2,7 +2,7 @@
 
 Each same-model cell contributes one row: its tax (solo mean minus pair mean) as the target and
 the means of :data:`noisefloor.tax.features.FEATURES` over its baseline pair rollouts as
-features. :func:`noisefloor.stats.grouped.grouped_ridge` scores the fit on held-out tasks
+features. :func:`noisefloor.tax.grouped.grouped_ridge` scores the fit on held-out tasks
 (``GroupKFold`` by task, penalty chosen in an inner grouped loop), and again leaving one task
 out and leaving one model out.
 """
@@ -10,15 +10,17 @@ out and leaving one model out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from noisefloor.results import FrozenResult
-from noisefloor.stats.grouped import GroupedRidge, grouped_ridge
 from noisefloor.tax.features import FEATURES, feature_table
 from noisefloor.tax.run import TaxRun, read_transcripts
+
+if TYPE_CHECKING:
+    from noisefloor.tax.grouped import GroupedRidge
 
 __all__ = ["TaxPrediction", "cell_features", "predict_tax"]
 
@@ -135,6 +137,10 @@ def predict_tax(
     -------
     TaxPrediction
     """
+    # on first use: scikit-learn comes with the harness extra, and the HTML pages of every
+    # command import this module (through the tax page) without predicting anything
+    from noisefloor.tax.grouped import grouped_ridge
+
     feats, missing_keys = cell_features(run, missing=missing)
     data = cells[["model", "task", "tax"]].merge(feats, on=["model", "task"], how="left")
     cols = list(FEATURES)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from noisefloor.logs.annotations import read_annotations
-from noisefloor.report.text import _markdown, _p, pp
+from noisefloor.report.text import markdown_table, p_cell, pp
 from noisefloor.results import FrozenResult
 from noisefloor.tax.cascade import Judge, JudgeRun, judge_prompt, judge_rollouts, stage_rates
 from noisefloor.tax.cells import cell_table, instance_table, task_table
@@ -413,7 +413,7 @@ def _reading_and_spend(fc: pd.DataFrame) -> list[str]:
             "(`--extractor-model`) only rewrote answers the parser could not read completely. "
             "Unreadable answers score 0. Tax per 1,000 tokens = 1000 x (solo / solo tokens - "
             "pair / pair tokens): how much more score the solo control earns per 1,000 tokens.",
-            "", _markdown(t), ""]
+            "", markdown_table(t), ""]
 
 
 def _ci(lo: float, hi: float) -> str:
@@ -443,15 +443,15 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         "tax (pp)": fc["tax"].map(lambda v: pp(v, signed=True)),
         f"{level} CI": [_ci(a, b) for a, b in zip(fc["ci_low"], fc["ci_high"])],
         "ratio gap": fc["ratio_gap"].map(pp), "W/L/T": [f"{w}/{losses}/{x}" for w, losses, x in zip(
-            fc["wins"], fc["losses"], fc["ties"])], "sign p": fc["sign_p"].map(_p),
+            fc["wins"], fc["losses"], fc["ties"])], "sign p": fc["sign_p"].map(p_cell),
         "note": fc["note"]})
-    L += [_markdown(t), ""]
+    L += [markdown_table(t), ""]
     L += _reading_and_spend(fc)
     L += ["## Per-task ratio gap (Figure 4)", ""]
     if "fig4" in figs:
         L += [f"![Figure 4]({figs['fig4']})", ""]
     tt = r.tasks
-    L += [_markdown(pd.DataFrame({
+    L += [markdown_table(pd.DataFrame({
         "task": [f"{n} †" if e else n for n, e in zip(tt["task"], tt["exploratory"])],
         "family": tt["family"], "models": tt["n_models"], "solo": tt["solo"].map(pp),
         "pair": tt["pair"].map(pp), "tax (pp)": tt["tax"].map(lambda v: pp(v, signed=True)),
@@ -464,7 +464,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         if "fig7" in figs:
             L += [f"![Figure 7]({figs['fig7']})", ""]
         m = r.mixed
-        L += [_markdown(pd.DataFrame({
+        L += [markdown_table(pd.DataFrame({
             "pair (a+b)": m["pair"], "tasks": m["n_tasks"], "v1": m["v1"].map(pp),
             "v2": m["v2"].map(pp), "v12": m["v12"].map(pp), "midpoint": m["midpoint"].map(pp),
             "tax (pp)": m["tax"].map(lambda v: pp(v, signed=True)), "phi1": m["phi1"].map(pp),
@@ -483,7 +483,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
               "transcript left out). Pooled out-of-fold R^2 uses all held-out predictions "
               "against the grand mean; mean per-fold R^2 averages each fold against its own "
               "mean; they are different numbers.", "",
-              _markdown(pd.DataFrame({
+              markdown_table(pd.DataFrame({
                   "scheme": f["scheme"], "cells": f.get("n"), "folds": f.get("n_folds"),
                   "pooled OOF R^2": f.get("r2_pooled_oof", pd.Series(dtype=float)).map(
                       lambda v: "n/a" if pd.isna(v) else f"{v:.3f}"),
@@ -491,12 +491,12 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
                       lambda v: "n/a" if pd.isna(v) else f"{v:.3f}"),
                   "Spearman rho": f.get("spearman_rho", pd.Series(dtype=float)).map(
                       lambda v: "n/a" if pd.isna(v) else f"{v:.3f}"),
-                  "Spearman p": f.get("spearman_p", pd.Series(dtype=float)).map(_p),
-                  "permutation p (R^2)": f.get("r2_perm_p", pd.Series(dtype=float)).map(_p),
+                  "Spearman p": f.get("spearman_p", pd.Series(dtype=float)).map(p_cell),
+                  "permutation p (R^2)": f.get("r2_perm_p", pd.Series(dtype=float)).map(p_cell),
                   "reason": f["reason"]})), ""]
         if p.grouped is not None:
             L += ["Standardised coefficients (fit on all cells, alpha "
-                  f"{p.grouped.alpha_full:g}):", "", _markdown(p.grouped.to_frame().assign(
+                  f"{p.grouped.alpha_full:g}):", "", markdown_table(p.grouped.to_frame().assign(
                       coef=lambda d: d["coef"].map(lambda v: f"{v:+.4f}"))), ""]
     L += ["## Four-stage cascade (Figure 5)", ""]
     if r.stage_rates is None:
@@ -505,7 +505,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         if "fig5" in figs:
             L += [f"![Figure 5]({figs['fig5']})", ""]
         s = r.stage_rates
-        L += [_markdown(pd.DataFrame({
+        L += [markdown_table(pd.DataFrame({
             "family": s["family"], "stage": s["stage"], "outcome": s["outcome"],
             "k/n": [f"{k}/{n}" for k, n in zip(s["k"], s["n"])], "rate (%)": s["rate"].map(pp),
             f"{level} Wilson": [f"[{pp(a)}, {pp(b)}]" for a, b in zip(s["ci_low"], s["ci_high"])],
@@ -515,7 +515,7 @@ def _render(r: TaxReport, figs: dict[str, str]) -> str:
         if r.stage_rates_mixed is not None:
             sm = r.stage_rates_mixed[r.stage_rates_mixed["family"] == "all"]
             sh = s[s["family"] == "all"].set_index(["stage", "outcome"])
-            L += ["Mixed pairs against same-model pairs (all families):", "", _markdown(
+            L += ["Mixed pairs against same-model pairs (all families):", "", markdown_table(
                 pd.DataFrame({
                     "stage": sm["stage"], "outcome": sm["outcome"],
                     "mixed k/n": [f"{k}/{n}" for k, n in zip(sm["k"], sm["n"])],

@@ -33,11 +33,11 @@ def test_readers_keeps_every_export_and_the_package_reexports_them():
     assert readers.TRACE_QUERY_TOOL == "trace_query"
 
 
-def test_each_reader_lives_in_the_module_named_after_it():
+def test_each_reader_lives_in_the_module_of_its_topic():
     assert readers.Pull.__module__ == "noisefloor.protocols.pull"
     assert readers.Intercept.__module__ == "noisefloor.protocols.intercept"
-    assert readers.SelectiveIntercept.__module__ == "noisefloor.protocols.selective_intercept"
-    assert readers.PredicateIntercept.__module__ == "noisefloor.protocols.predicate_intercept"
+    assert readers.SelectiveIntercept.__module__ == "noisefloor.protocols.intercept"
+    assert readers.PredicateIntercept.__module__ == "noisefloor.protocols.intercept"
     assert readers.Reader.__module__ == "noisefloor.protocols.reader_interface"
     assert {type(readers.reader_by_name(n)).__name__ for n in
             ("no_coord", "pull", "intercept", "selective", "predicate")} == {

@@ -147,3 +147,18 @@ def test_the_leaf_modules_import_nothing_of_noisefloor(module: str):
     names = [a.name for n in inner if isinstance(n, ast.Import) for a in n.names]
     names += [_absolute(n.module, n.level, module) for n in inner if isinstance(n, ast.ImportFrom)]
     assert not [n for n in names if n.split(".")[0] == "noisefloor"], names
+
+
+def test_no_stats_module_needs_an_optional_package():
+    # a core install (pip install -e .) has every statistic: no module of noisefloor/stats
+    # imports a package that only an extra installs (scikit-learn went with the grouped-fold
+    # ridge to noisefloor.tax, its one user)
+    from noisefloor.extras import OPTIONAL_MODULES
+
+    found = [f"{path.relative_to(STATS.parents[1]).as_posix()}:{node.lineno}: {name}"
+             for path in sorted(STATS.rglob("*.py")) for node in ast.walk(parsed(path))
+             if isinstance(node, (ast.Import, ast.ImportFrom))
+             for name in ([a.name for a in node.names] if isinstance(node, ast.Import)
+                          else [node.module or ""] if not node.level else [])
+             if name.split(".")[0] in OPTIONAL_MODULES]
+    assert not found, found

@@ -43,9 +43,9 @@ def test_reruns_sim_refuses_what_it_cannot_draw_and_chunks_the_rest(monkeypatch)
         snr.simulate_reruns([0.5] * 10**6, n_sim=2000)
     # chunked over experiments: the same result as all at once when one chunk holds them
     whole = snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
-    monkeypatch.setattr(snr, "AA_CHUNK_DRAWS", 6 * 30 * 64)
+    monkeypatch.setattr(snr, "RERUN_CHUNK_DRAWS", 6 * 30 * 64)
     assert snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5) == whole
-    monkeypatch.setattr(snr, "AA_CHUNK_DRAWS", 6 * 30 * 7)  # 7 experiments per chunk
+    monkeypatch.setattr(snr, "RERUN_CHUNK_DRAWS", 6 * 30 * 7)  # 7 experiments per chunk
     chunked = snr.simulate_reruns([0.3, 0.5, 0.7] * 10, n_sim=64, rng=5)
     assert 0 <= chunked.single_seed_rate <= chunked.experiment_any_rate <= 1
     assert chunked.n_sim == 64

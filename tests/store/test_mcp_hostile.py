@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from noisefloor.store import FailedTrialAction, SQLiteEventStore, StoreError
-from noisefloor.store.mcp_stdio import MAX_MESSAGE_DEPTH, screen_line
+from noisefloor.store.mcp.stdio import MAX_MESSAGE_DEPTH, screen_line
 
 REPO = Path(__file__).resolve().parents[2]
 TIMEOUT = 20.0  # seconds to wait for one reply line (the server answers in milliseconds)
@@ -223,7 +223,7 @@ def _read_only(store):
 def test_read_only_store_is_a_clear_error_in_library_and_tool(tmp_path):
     from mcp.server.mcpserver.exceptions import ToolError
 
-    from noisefloor.store.mcp_server import build_server
+    from noisefloor.store.mcp.server import build_server
 
     store = SQLiteEventStore(tmp_path / "ro.db")
     _read_only(store)

@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.cli.tax_report import report
+from noisefloor.cli.tax import report
 from noisefloor.endpoints import EndpointFatalError, ModelEndpoint
 from noisefloor.tax.judge import judge_with_endpoint
 from noisefloor.tax.run import read_run

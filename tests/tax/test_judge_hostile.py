@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.runner.hostile import HostileServer
-from noisefloor.cli.tax_report import report
+from noisefloor.cli.tax import report
 from noisefloor.endpoints import ModelEndpoint
 from noisefloor.tax.judge import judge_with_endpoint
 from noisefloor.tax.run import read_run

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from noisefloor.cli.tax_report import report
+from noisefloor.cli.tax import report
 from noisefloor.tax import TaxReport, tax_report
 from noisefloor.tax.synthetic import write_synthetic_run
 

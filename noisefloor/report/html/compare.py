@@ -12,7 +12,7 @@ from noisefloor.compare import Comparison
 from noisefloor.report.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, cells
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import ForestRow, forest_svg
-from noisefloor.report.text import _p, pp
+from noisefloor.report.text import p_cell, pp
 
 #: Most tasks the flips table lists; beyond it, the tasks with a win or a loss are listed.
 MAX_FLIP_TASKS = 5000
@@ -84,12 +84,12 @@ def compare_page(r: Comparison, *, spell: Any = None, **_: Any) -> Page:
                                 row.ci_low, row.ci_high, OKABE_ITO["blue"],
                                 f"trial {row.trial}, seed {seed}\nW/L/T {row.wins}/{row.losses}/"
                                 f"{row.ties}\ngap {pp(row.gap, signed=True)} pp [{pp(row.ci_low, signed=True)}, "
-                                f"{pp(row.ci_high, signed=True)}]\nsign test p {_p(row.p_value)}"))
+                                f"{pp(row.ci_high, signed=True)}]\nsign test p {p_cell(row.p_value)}"))
     p = r.pooled
     forest.append(ForestRow("Pooled over trials and seeds", "pooled", p.gap, p.ci_low, p.ci_high,
                             VERDICT_FILL.get(r.verdict, "#444444"),
                             f"pooled W/L/T {p.wins}/{p.losses}/{p.ties}\ngap "
-                            f"{pp(p.gap, signed=True)} pp, sign test p {_p(p.p_value)}\n"
+                            f"{pp(p.gap, signed=True)} pp, sign test p {p_cell(p.p_value)}\n"
                             f"verdict: {r.verdict}"))
     for n in r.null_contrasts:
         forest.append(ForestRow("Certified re-runs (the floor)", n["contrast"],

@@ -16,7 +16,14 @@ from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
 from noisefloor.report.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, cells
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import ForestRow, forest_svg
-from noisefloor.report.text import _p, claim_facts, floor_facts, level_text, log_contrast_facts, pp
+from noisefloor.report.text import (
+    claim_facts,
+    floor_facts,
+    level_text,
+    log_contrast_facts,
+    p_cell,
+    pp,
+)
 
 NULL_FILL = OKABE_ITO["blue"]
 
@@ -27,7 +34,7 @@ def _tip_null(rec: dict, level: str) -> str:
             f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}\n"
             f"gap {pp(rec['gap'], signed=True)} pp, {level} CI "
             f"[{pp(rec['ci_low'], signed=True)}, {pp(rec['ci_high'], signed=True)}] pp\n"
-            f"sign test p {_p(rec['p_value'])}\n"
+            f"sign test p {p_cell(rec['p_value'])}\n"
             f"certified null by: {rec.get('certified_by') or 'unstated'}")
 
 
@@ -59,7 +66,7 @@ def contrast_rows(frame: pd.DataFrame, level: str, section: str) -> list[ForestR
                f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}\n"
                f"gap {pp(rec['gap'], signed=True)} pp, {level} CI "
                f"[{pp(rec['ci_low'], signed=True)}, {pp(rec['ci_high'], signed=True)}] pp\n"
-               f"sign test p {_p(rec['p_value'])}"
+               f"sign test p {p_cell(rec['p_value'])}"
                + (f"\nverdict: {verdict} ({rec['ratio']:.2f}x floor)" if verdict
                   and rec.get("ratio") == rec.get("ratio") else
                   (f"\nverdict: {verdict}" if verdict else ""))

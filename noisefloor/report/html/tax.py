@@ -16,7 +16,7 @@ import pandas as pd
 from noisefloor.report.html.page import OKABE_ITO, Block, Markup, Page, Table, cells, esc
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import bars_svg
-from noisefloor.report.text import _p, pp
+from noisefloor.report.text import p_cell, pp
 from noisefloor.tax.report import TaxReport
 
 #: Path of the viewer relative to the report, as ``noisefloor tax view`` serves both.
@@ -104,7 +104,7 @@ def _cells_table(r: TaxReport, data: dict, level: str) -> Table:
         tips.append(f"{rec['model']} / {rec['family']}: tax {pp(rec['tax'], signed=True)} pp "
                     f"[{pp(rec['ci_low'], signed=True)}, {pp(rec['ci_high'], signed=True)}]\n"
                     f"W/L/T {rec['wins']}/{rec['losses']}/{rec['ties']}, sign p "
-                    f"{_p(rec['sign_p'])}")
+                    f"{p_cell(rec['sign_p'])}")
     return Table(cells(rows), interactive=True, table_id="family-cells", row_titles=tips)
 
 
@@ -249,6 +249,6 @@ def tax_page(r: TaxReport, **_: Any) -> Page:
         blocks += [Block("h2", "Predicting the tax from conversation shape"),
                    Block("p", f"GroupKFold by task over {g.n} cells: pooled out-of-fold R^2 "
                               f"{g.r2_pooled_oof:.3f}, mean per-fold R^2 {g.r2_mean_fold:.3f}, "
-                              f"permutation p {_p(g.r2_perm_p)}." if math.isfinite(
+                              f"permutation p {p_cell(g.r2_perm_p)}." if math.isfinite(
                                   g.r2_pooled_oof) else "Not fitted (see the notes).")]
     return Page("Collaboration-tax report", _verdict(r, data), data, "tax", facts, blocks)

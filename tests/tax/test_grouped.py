@@ -12,7 +12,7 @@ from sklearn.model_selection import GroupKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from noisefloor.stats.grouped import (
+from noisefloor.tax.grouped import (
     _Fold,
     _Nested,
     grouped_ridge,
@@ -177,7 +177,7 @@ def test_spearman_p_in_unit_interval_and_rho_bounded(xs):
 def test_inner_alpha_choice_matches_sklearn_refits():
     # the inner loop's closed form picks the same penalty as refitting scikit-learn's
     # StandardScaler + Ridge on every inner grouped fold
-    from noisefloor.stats.grouped import _choose_alpha
+    from noisefloor.tax.grouped import _choose_alpha
     X, y, g = _data(6, n_groups=8, per=4, signal=0.3)
     alphas = (0.01, 1.0, 30.0, 1000.0)
     sse = []

@@ -12,6 +12,10 @@ Two traps are avoided on purpose. ``cross_val_predict(cv=5, groups=...)`` silent
 groups (an int ``cv`` means plain ``KFold``); folds are built here with ``GroupKFold`` and
 passed explicitly. ``RidgeCV`` chooses its penalty by (ungrouped) leave-one-out; here it is
 chosen in an inner grouped loop on the training groups only.
+
+The module sits with the tax analysis, its one user (:mod:`noisefloor.tax.prediction`), and
+not in :mod:`noisefloor.stats`: scikit-learn is an optional dependency (the ``harness`` extra),
+and a core install (``pip install -e .``) imports none of it.
 """
 
 from __future__ import annotations

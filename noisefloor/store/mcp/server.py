@@ -6,7 +6,7 @@ only that task's events. A bad request (wrong types, a missing field, an out-of-
 comes back as a tool error whose text names the field and what was expected, and so does an
 argument the tool does not take (a misspelt filter is an error, never ignored); a store that
 cannot be read or written (damaged, read-only) is a tool error naming the file and the cause.
-The stdio transport (:mod:`noisefloor.store.mcp_stdio`) answers every request that carries an
+The stdio transport (:mod:`noisefloor.store.mcp.stdio`) answers every request that carries an
 id, with a JSON-RPC error when the SDK could not read it; the server keeps serving.
 """
 
@@ -20,7 +20,7 @@ from noisefloor.store.base import MAX_EVENT_ID, EventStore, StoreError
 from noisefloor.store.events import FailedTrialAction
 from noisefloor.store.keys import canonical_key
 
-__all__ = ["SERVER_NAME", "build_server", "serve_stdio"]
+__all__ = ["SERVER_NAME", "build_server", "serve_http", "serve_stdio"]
 
 SERVER_NAME = "noisefloor-trace"
 
@@ -109,7 +109,7 @@ def build_server(store: EventStore) -> Any:
 
     >>> import anyio
     >>> from noisefloor.store import SQLiteEventStore
-    >>> from noisefloor.store.mcp_server import build_server
+    >>> from noisefloor.store.mcp.server import build_server
     >>> server = build_server(SQLiteEventStore(":memory:"))
     >>> [tool.name for tool in anyio.run(server.list_tools)]
     ['trace.query', 'trace.write']
@@ -219,7 +219,7 @@ def serve_stdio(db: str) -> None:
     path which is not a store fails before serving starts:
 
     >>> import os, tempfile
-    >>> from noisefloor.store.mcp_server import serve_stdio
+    >>> from noisefloor.store.mcp.server import serve_stdio
     >>> bad = os.path.join(tempfile.mkdtemp(), "notes.db")
     >>> with open(bad, "w") as fh:
     ...     _ = fh.write("not a database")
@@ -295,8 +295,8 @@ def serve_http(db: str, *, host: str = "127.0.0.1", port: int = 0, path: str = "
 
 
 async def _run_screened(server: Any) -> None:
-    """Serve over stdio through :func:`~noisefloor.store.mcp_stdio.screened_stdio`."""
-    from noisefloor.store.mcp_stdio import screened_stdio
+    """Serve over stdio through :func:`~noisefloor.store.mcp.stdio.screened_stdio`."""
+    from noisefloor.store.mcp.stdio import screened_stdio
 
     lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does the same
     async with screened_stdio() as (read_stream, write_stream):
