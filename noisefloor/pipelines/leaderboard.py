@@ -232,8 +232,8 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
 
 
 def _tiers_of_logs(logs, domain, confidence, plot, read_options) -> LeaderboardRun:
-    from noisefloor.logs.runs import log_sources
     from noisefloor.logs.load import read_log_trials
+    from noisefloor.logs.runs import log_sources
 
     trials = read_log_trials(logs, **read_options)
     parts = (tiers_from_trials(trials, confidence=confidence),)

@@ -296,9 +296,9 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
             raise ParameterError("claim", "given with {null_gaps} or {floor_logs}", message=(
                 "{claim} needs {null_gaps} or {floor_logs}"))
     if _given(logs):
+        from noisefloor.logs.load import read_log_trials
         from noisefloor.logs.runs import log_sources
         from noisefloor.passk.trials import per_task_success_share
-        from noisefloor.logs.load import read_log_trials
 
         trials = read_log_trials(logs, **read_options)
         p = per_task_success_share(trials).to_numpy()
