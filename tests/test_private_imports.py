@@ -12,9 +12,11 @@ too; nothing is imported) and fails on
   ``import pkg._mod``, ``scipy.special._ufuncs``) from outside the package that holds that
   part.
 
-Same-package imports stay allowed: ``noisefloor/floor/count_table.py`` may import
-``_reversals`` from ``noisefloor/floor/contrast_table.py``, every command module may import
-``noisefloor.cli._common``. Dunder names (``__version__``) are public.
+Imports inside the owning package stay allowed, its sub-packages included:
+``noisefloor/floor/count_table.py`` may import ``_reversals`` from
+``noisefloor/floor/contrast_table.py``, every command module may import
+``noisefloor.cli._common``, and ``noisefloor/stats/agreement/fleiss/kappa.py`` the input
+helpers of ``noisefloor.stats.agreement``. Dunder names (``__version__``) are public.
 """
 
 from __future__ import annotations
@@ -62,6 +64,11 @@ def _private_path_owner(module: str) -> str | None:
     return None
 
 
+def _inside(package: str, owner: str) -> bool:
+    """Whether ``package`` is ``owner`` or one of its sub-packages."""
+    return package == owner or package.startswith(owner + ".")
+
+
 def violations(path: Path, syntax: ast.Module) -> Iterator[str]:
     """``file:line: what`` for each private import of another package in one file."""
     package = _package_of(path)
@@ -70,17 +77,17 @@ def violations(path: Path, syntax: ast.Module) -> Iterator[str]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 owner = _private_path_owner(alias.name)
-                if owner is not None and owner != package:
+                if owner is not None and not _inside(package, owner):
                     yield f"{where}:{node.lineno}: import {alias.name} (private to {owner})"
         elif isinstance(node, ast.ImportFrom):
             module = _absolute(node, package)
             owner = _private_path_owner(module)
-            if owner is not None and owner != package:
+            if owner is not None and not _inside(package, owner):
                 yield f"{where}:{node.lineno}: from {module} import ... (private to {owner})"
                 continue
             home = _home(module)
             for alias in node.names:
-                if _private(alias.name) and home != package:
+                if _private(alias.name) and not _inside(package, home):
                     yield (f"{where}:{node.lineno}: from {module} import {alias.name} "
                            f"(private to {home or module})")
 
@@ -101,6 +108,15 @@ def test_the_check_sees_a_private_import_of_another_package():
     assert list(violations(harness_file, ast.parse("from noisefloor.cli._common import x\n"))) == [
         "harness/runner/run.py:1: from noisefloor.cli._common import ... "
         "(private to noisefloor.cli)"]
+    # a sub-package may use its parent's private names; the parent may not use a child's
+    child = ROOT / "noisefloor" / "stats" / "agreement" / "fleiss" / "kappa.py"
+    assert list(violations(child, ast.parse(
+        "from noisefloor.stats.agreement.input import _codes\n"))) == []
+    parent = ROOT / "noisefloor" / "stats" / "agreement" / "cohen.py"
+    assert list(violations(parent, ast.parse(
+        "from noisefloor.stats.agreement.fleiss.kappa import _x\n"))) == [
+        "noisefloor/stats/agreement/cohen.py:1: from noisefloor.stats.agreement.fleiss.kappa "
+        "import _x (private to noisefloor.stats.agreement.fleiss)"]
 
 
 def test_no_module_imports_a_private_name_of_another_package():
