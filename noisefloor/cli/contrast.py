@@ -75,7 +75,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
                                "--clean, --null, --no-trial0 and --no-reruns go with --log")
     if wins is None or losses is None:
         raise click.UsageError("give --wins and --losses (and --ties), or --log LOG --a P --b Q")
-    from noisefloor.pipelines import contrast_counts
+    from noisefloor.pipelines.contrast import contrast_counts
 
     run = contrast_counts(wins, losses, 0 if ties is None else ties, family_size=family_size,
                           confidence=confidence)
@@ -98,7 +98,7 @@ def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, c
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
                coordination_active, family_size, confidence, as_json, html_path=None) -> None:
     from noisefloor.logs.load import read_log_trials
-    from noisefloor.pipelines import contrast_run
+    from noisefloor.pipelines.contrast import contrast_run
     from noisefloor.report.text import contrast_text
 
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,

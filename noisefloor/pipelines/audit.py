@@ -80,7 +80,7 @@ class AuditRun(FrozenResult):
     @property
     def left_out(self) -> list[dict]:
         """Per null (contrast, seed): tasks left out of the pairing."""
-        from noisefloor.pipelines import left_out_records  # the package imports this module
+        from noisefloor.pipelines.floor import left_out_records
 
         return left_out_records(self.null_table)
 
@@ -224,10 +224,9 @@ def audit_run(
     n_arms = 0
     skipped: tuple = ()
     if logs is not None:
-        # the package imports this module last, so its helpers are imported when they run
         from noisefloor.logs.load import read_log_trials
         from noisefloor.logs.runs import log_sources
-        from noisefloor.pipelines import has_store_fields
+        from noisefloor.pipelines.contrast import has_store_fields
 
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)
