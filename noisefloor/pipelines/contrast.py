@@ -252,8 +252,8 @@ def contrast_counts(wins: int, losses: int, ties: int = 0, *, family_size: int =
 
     The result has the shape of :func:`contrast_run`'s, so ``contrast --json`` prints one
     document whichever form was given: one row in :attr:`ContrastRun.contrasts` with the
-    columns of a log's contrast (``benchmark``, ``model``, ``seed``, ``trial``, ``trial_b``
-    missing, ``level`` ``"trial"``, ``subset`` ``"all"``, nothing left out), ``logs`` empty,
+    columns of a log's contrast (``benchmark``, ``model``, ``protocol``, ``seed``, ``trial``,
+    ``trial_b`` missing, ``level`` ``"trial"``, ``subset`` ``"all"``, nothing left out), ``logs`` empty,
     ``a = "a"``, ``b = "b"`` and ``by = "counts"``.
 
     Parameters
@@ -291,7 +291,7 @@ def contrast_counts(wins: int, losses: int, ties: int = 0, *, family_size: int =
     p_adjusted = adjust_families(np.array([r.p_value]), np.zeros(1, dtype=np.int64),
                                  method="bonferroni", family_size=family_size)[0]
     rows = pd.DataFrame([{
-        "benchmark": None, "model": None, "level": "trial", "seed": None, "trial": None,
+        "benchmark": None, "model": None, "protocol": None, "level": "trial", "seed": None, "trial": None,
         "trial_b": None, "subset": "all", "contrast": "a-b", "wins": r.wins,
         "losses": r.losses, "ties": r.ties, "n_only_a": 0, "n_only_b": 0, "n_excluded": 0,
         "n": r.n, "gap": r.gap, "p_value": r.p_value, "p_adjusted": float(p_adjusted[0]),
