@@ -10,12 +10,19 @@ import warnings
 
 import click
 
-from noisefloor.cli._common import HELP_OPTIONS, error_text, handle_errors, option_spelling
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    option_spelling,
+)
 from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
     LogValidationError,
     TruncatedLineWarning,
+    ValidationReport,
     trial_record_json_schema,
     validate_logs,
 )
@@ -63,26 +70,20 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     readable, found_problems = walk_paths(list(files))
     spell = option_spelling()
     path_problems = [p.render(spell) for p in found_problems]
-    if not readable:
-        for problem in path_problems:
-            click.echo(problem)
-        click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
-                   f"{len(path_problems)} problem(s)")
-        raise SystemExit(1)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", TruncatedLineWarning)
-            report = validate_logs(readable, format=format_, allow_nan=allow_nan,
-                                   benchmark=benchmark, model=model, protocol=protocol,
-                                   score=score, max_line_bytes=max_line_bytes)
-    except (LogValidationError, ValueError, OSError) as exc:
-        raise click.ClickException(error_text(exc)) from None
+    report = ValidationReport((), 0, (), ())  # nothing readable: nothing read
+    if readable:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TruncatedLineWarning)
+                report = validate_logs(readable, format=format_, allow_nan=allow_nan,
+                                       benchmark=benchmark, model=model, protocol=protocol,
+                                       score=score, max_line_bytes=max_line_bytes)
+        except (LogValidationError, ValueError, OSError) as exc:
+            raise click.ClickException(error_text(exc)) from None
     ok = report.ok and not path_problems
     if as_json:
-        doc = report.to_dict()
-        doc["path_problems"] = path_problems
-        doc["ok"] = ok
-        click.echo(json.dumps(doc, indent=2))
+        # one shape whatever was readable: the report's keys, its ok counting the paths too
+        emit_json({**report.to_dict(), "ok": ok, "path_problems": path_problems})
     else:
         for problem in path_problems:
             click.echo(problem)
