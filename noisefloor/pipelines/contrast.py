@@ -96,6 +96,16 @@ def _infer_by(trials: pd.DataFrame, a: str, b: str, by: str | None) -> str:
     return "protocol"
 
 
+def _missing_arms(trials: pd.DataFrame) -> ParameterError:
+    """The error of a contrast without both arms, listing the arms the log offers."""
+    from noisefloor.floor.nulls import arm_labels
+
+    present = ", ".join(sorted(set(arm_labels(trials))))
+    models = ", ".join(sorted(map(str, trials["model"].unique())))
+    return ParameterError("a", "", message="{logs} needs {a} and {b} " + literal(
+        f"(protocols in the log: {present}) (models: {models}") + ", with {by='model'})")
+
+
 def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by: str,
                     null_options: dict) -> list[str]:
     """``certified_by`` of each row of the contrast ``a-b`` (``""``: a real contrast), as
@@ -133,7 +143,7 @@ def _certified_rows(trials: pd.DataFrame, rows: pd.DataFrame, a: str, b: str, by
 
 
 def contrast_run(
-    logs: Any, a: str, b: str, *, by: str | None = None, trials: Sequence[int] | None = None,
+    logs: Any, a: str | None, b: str | None, *, by: str | None = None, trials: Sequence[int] | None = None,
     trial_b: int | None = None, coordination_active: bool = False, family_size: int = 1,
     format: str | None = None, allow_nan: bool = False, benchmark: str | None = None,
     model: str | None = None, protocol: str | None = None, score: str | None = None,
@@ -150,13 +160,15 @@ def contrast_run(
     a, b : str
         The arms: protocols (``protocol@run`` for one of several runs of a protocol), or
         models with ``by="model"``; ``a == b`` compares the arm with itself across trials.
+        Both are required: None (or empty) raises an error that lists the log's protocols and
+        models.
     by : {"protocol", "model"} or None
         What an arm is; None takes ``"model"`` when ``a`` and ``b`` are models of the log and
         not protocols, else ``"protocol"``.
     trials : sequence of int, optional
         Trials to compare (default: every trial after trial 0; A/A: every pair i < j).
     trial_b : int, optional
-        A/A only: the trial of arm b.
+        A/A only (``a == b``): the trial of arm b.
     coordination_active : bool, default False
         Also compare trial 1 on the tasks both arms failed at trial 0 (only when the records
         carry ``store_events_at_start``).
@@ -177,7 +189,7 @@ def contrast_run(
     Raises
     ------
     ValueError
-        ``family_size`` < 1, an arm not in the log, no shared trial (the message says how
+        ``family_size`` < 1, an arm missing or not in the log, ``trial_b`` with ``a != b``, no shared trial (the message says how
         to compare trial 0), or ``coordination_active`` on records without
         ``store_events_at_start``.
 
@@ -194,7 +206,10 @@ def contrast_run(
     if not isinstance(family_size, int) or family_size < 1:
         raise ValueError(f"family_size must be an integer >= 1, got {family_size!r}")
     confidence = _validate.probability("confidence", confidence)
-    if a != b:
+    if trial_b is not None and a and b and a != b:
+        raise ParameterError("trial_b", "", message=(
+            "{trial_b} goes with {a} = {b} (an A/A contrast across trials)"))
+    if a and b and a != b:
         for pair in null_pairs:
             parts = split_protocol_pair(pair, {a, b}, what="null pair") \
                 if isinstance(pair, str) else tuple(pair)
@@ -207,6 +222,8 @@ def contrast_run(
 
     frame = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                             model=model, protocol=protocol, score=score)
+    if not a or not b:
+        raise _missing_arms(frame)
     by = _infer_by(frame, a, b, by)
     if coordination_active and not has_store_fields(frame):
         raise ParameterError("coordination_active", "False", True, message=(
