@@ -54,7 +54,8 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
     better), per trial (trial i of A against trial i of B) and pooled over trials and seeds,
     with its interval at --confidence, the exact sign-test p and the minimum detectable effect
     at this n. The floor comes from each arm's own certified re-runs (trial i against trial j);
-    without any, the output says what to run. Python: noisefloor.compare.compare.
+    without any, the output says what to run. Python: noisefloor.compare.compare
+    (noisefloor.compare.compare_runs for RUN_A RUN_B).
     """
     from noisefloor.compare.render import comparison_text, save_comparison_report
 
