@@ -22,11 +22,9 @@ from noisefloor.logs import (
     FORMATS,
     LogValidationError,
     TruncatedLineWarning,
-    ValidationReport,
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.logs.formats.detect import walk_paths
 from noisefloor.logs.jsonl.lines import MAX_LINE_BYTES
 
 
@@ -67,33 +65,26 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     format_ = None if format_ == "auto" else format_
     # A path that cannot be read at all (missing, an empty directory, a named pipe, a broken
     # link) is one problem among the others: report each and go on with the files found.
-    readable, found_problems = walk_paths(list(files))
-    spell = option_spelling()
-    path_problems = [p.render(spell) for p in found_problems]
-    report = ValidationReport((), 0, (), ())  # nothing readable: nothing read
-    if readable:
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", TruncatedLineWarning)
-                report = validate_logs(readable, format=format_, allow_nan=allow_nan,
-                                       benchmark=benchmark, model=model, protocol=protocol,
-                                       score=score, max_line_bytes=max_line_bytes)
-        except (LogValidationError, ValueError, OSError) as exc:
-            raise click.ClickException(error_text(exc)) from None
-    ok = report.ok and not path_problems
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedLineWarning)
+            report = validate_logs(list(files), format=format_, allow_nan=allow_nan,
+                                   benchmark=benchmark, model=model, protocol=protocol,
+                                   score=score, max_line_bytes=max_line_bytes,
+                                   unreadable="report")
+    except (LogValidationError, ValueError, OSError) as exc:
+        raise click.ClickException(error_text(exc)) from None
     if as_json:
-        # one shape whatever was readable: the report's keys, its ok counting the paths too
-        emit_json({**report.to_dict(), "ok": ok, "path_problems": path_problems})
+        emit_json(report.to_dict())
     else:
-        for problem in path_problems:
-            click.echo(problem)
-        for log_problem in report.problems:
-            click.echo(log_problem.render(spell))
+        spell = option_spelling()
+        for problem in (*report.path_problems, *report.problems):
+            click.echo(problem.render(spell))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")
-        n_problems = len(report.problems) + len(path_problems)
-        status = "ok" if ok else f"{n_problems} problem(s)"
+        n_problems = len(report.problems) + len(report.path_problems)
+        status = "ok" if report.ok else f"{n_problems} problem(s)"
         click.echo(f"{len(report.files)} file(s), {report.n_valid} valid record(s), "
                    f"{len(report.truncated)} truncated line(s): {status}")
-    if not ok:
+    if not report.ok:
         raise SystemExit(1)
