@@ -37,8 +37,9 @@ if TYPE_CHECKING:
     from noisefloor.logs.schema import TrialRecord
     from noisefloor.monitoring.pipeline import monitor_trials
     from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
-    from noisefloor.pipelines import ContrastRun, FloorRun, contrast_run, floor_run
     from noisefloor.pipelines.audit import AuditRun, audit_run
+    from noisefloor.pipelines.contrast import ContrastRun, contrast_run
+    from noisefloor.pipelines.floor import FloorRun, floor_run
     from noisefloor.pipelines.leaderboard import LeaderboardRun, leaderboard_run
     from noisefloor.pipelines.planning import PlanRun, plan_run
     from noisefloor.report.forest import audit_forest, forest_plot
@@ -62,8 +63,8 @@ _HOMES: dict[str, str] = {
     "AuditRun": "pipelines.audit",
     "ClaimVerdict": "audit.verdicts",
     "Comparison": "compare.result",
-    "ContrastRun": "pipelines",
-    "FloorRun": "pipelines",
+    "ContrastRun": "pipelines.contrast",
+    "FloorRun": "pipelines.floor",
     "Leaderboard": "leaderboard.entries",
     "LeaderboardRun": "pipelines.leaderboard",
     "LogValidationError": "logs.records.errors",
@@ -84,9 +85,9 @@ _HOMES: dict[str, str] = {
     "cohen_kappa": "stats.agreement.cohen",
     "compare": "compare.result",
     "compare_entries": "leaderboard.gaps",
-    "contrast_run": "pipelines",
+    "contrast_run": "pipelines.contrast",
     "fleiss_kappa": "stats.agreement.fleiss.kappa",
-    "floor_run": "pipelines",
+    "floor_run": "pipelines.floor",
     "forest_plot": "report.forest",
     "html_report": "report.html.render",
     "krippendorff_alpha": "stats.agreement.alpha",

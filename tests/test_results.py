@@ -257,7 +257,7 @@ def test_the_walk_finds_the_result_classes():
     keys = {key for key, *_ in RESULTS}
     # one of each kind: a stats result, a floor result, a pipeline result, a harness result
     assert {"noisefloor/stats/paired.py:SignTest", "noisefloor/floor/estimate.py:NoiseFloor",
-            "noisefloor/pipelines/__init__.py:ContrastRun",
+            "noisefloor/pipelines/contrast.py:ContrastRun",
             "harness/runner/merge.py:MergeResult"} <= keys
     assert len(RESULTS) >= 60
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import click
 
 from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, option_spelling
@@ -55,7 +53,7 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
     --pooling random pools each null contrast over seeds by random effects instead of summed
     counts. Python: noisefloor.pipelines.audit_run.
     """
-    from noisefloor.pipelines import audit_run, write_audit_files
+    from noisefloor.pipelines.audit import audit_run
     from noisefloor.report.text import audit_text
 
     if logs and counts:
@@ -71,12 +69,10 @@ def audit(counts, logs, log_format, label_benchmark, label_model, label_protocol
                                   label_protocol)
         kwargs.update(logs=list(logs), null_pairs=null_pairs, trial0=not no_trial0,
                       reruns=not no_reruns, by=by, a=arm_a, b=arm_b)
-    run = audit_run(counts=counts, claims=claims, bundled_claims=bundled_claims,
-                    clean_pairs=clean, out=None, confidence=confidence, pooling=pooling,
-                    tau_method=tau_method, **kwargs)
     spell = option_spelling()
-    run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=not no_plot,
-                                                                 spell=spell)))
+    run = audit_run(counts=counts, claims=claims, bundled_claims=bundled_claims,
+                    clean_pairs=clean, out=out, plot=not no_plot, confidence=confidence,
+                    pooling=pooling, tau_method=tau_method, spell=spell, **kwargs)
     page = write_page(run, html_path, out)
     if as_json:
         emit_json(run.to_dict())

@@ -54,37 +54,35 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
     better), per trial (trial i of A against trial i of B) and pooled over trials and seeds,
     with its interval at --confidence, the exact sign-test p and the minimum detectable effect
     at this n. The floor comes from each arm's own certified re-runs (trial i against trial j);
-    without any, the output says what to run. Python: noisefloor.compare.compare.
+    without any, the output says what to run. Python: noisefloor.compare.compare
+    (noisefloor.compare.compare_runs for RUN_A RUN_B).
     """
-    from noisefloor.compare import compare as run_compare
     from noisefloor.compare.render import comparison_text, save_comparison_report
 
     runs, logs = list(runs), list(logs)
-    if runs:
-        if len(runs) != 2 or logs or arm_a or arm_b:
-            raise click.UsageError("give two runs as the arms (compare RUN_A RUN_B), or logs "
-                                   "with --log and the arms with --a and --b, not both")
-        (path_a, label_a), (path_b, label_b) = runs
-        from noisefloor.logs.runs import run_names
-
-        names = run_names([path_a, path_b])
-        arm_a, arm_b = label_a or names[0], label_b or names[1]
-        logs = [(path_a, arm_a if label_a else None), (path_b, arm_b if label_b else None)]
-        by = by or ("protocol" if label_a and label_b else "run")
-    if not logs:
+    if runs and (len(runs) != 2 or logs or arm_a or arm_b):
+        raise click.UsageError("give two runs as the arms (compare RUN_A RUN_B), or logs "
+                               "with --log and the arms with --a and --b, not both")
+    if not runs and not logs:
         raise click.UsageError("give the logs: two runs (compare RUN_A RUN_B) or --log LOG")
-    if not arm_a or not arm_b:
+    if not runs and (not arm_a or not arm_b):
         raise click.UsageError("name both arms with --a and --b (the gap is A - B)")
-    options = log_call_options(logs, log_format, label_benchmark, label_model, label_protocol)
-    result = run_compare(logs, a=arm_a, b=arm_b, by=by, null_pairs=null_pairs,
-                         confidence=confidence, power=power,
-                         infrastructure_errors=infrastructure_errors, **options)
+    options = log_call_options(runs or logs, log_format, label_benchmark, label_model,
+                               label_protocol)
+    options.update(null_pairs=null_pairs, confidence=confidence, power=power,
+                   infrastructure_errors=infrastructure_errors)
+    if runs:
+        from noisefloor.compare.runs import compare_runs
+
+        result = compare_runs(*runs, by=by, **options)
+    else:
+        from noisefloor.compare.result import compare as run_compare
+
+        result = run_compare(logs, a=arm_a, b=arm_b, by=by, **options)
     spell = option_spelling()
     write_page(result, html_path, out_dir, spell=spell)
     if as_json:
-        doc = result.to_dict()
-        doc["advice"] = result.advice_text(spell)
-        emit_json(doc)
+        emit_json(result.to_dict())
     else:
         click.echo(comparison_text(result, spell))
     if out_dir is not None:

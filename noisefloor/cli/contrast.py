@@ -75,7 +75,7 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
                                "--clean, --null, --no-trial0 and --no-reruns go with --log")
     if wins is None or losses is None:
         raise click.UsageError("give --wins and --losses (and --ties), or --log LOG --a P --b Q")
-    from noisefloor.pipelines import contrast_counts
+    from noisefloor.pipelines.contrast import contrast_counts
 
     run = contrast_counts(wins, losses, 0 if ties is None else ties, family_size=family_size,
                           confidence=confidence)
@@ -97,31 +97,30 @@ def contrast(wins, losses, ties, logs, log_format, label_benchmark, label_model,
 def _from_logs(logs, log_format, label_benchmark, label_model, label_protocol, clean,
                null_pairs, no_trial0, no_reruns, arm_a, arm_b, by, trial_indices, trial_b,
                coordination_active, family_size, confidence, as_json, html_path=None) -> None:
-    from noisefloor.logs.load import read_log_trials
-    from noisefloor.pipelines import contrast_run
+    from noisefloor.cli._common import error_text, option_spelling
+    from noisefloor.pipelines.contrast import contrast_run
     from noisefloor.report.text import contrast_text
+    from noisefloor.stats.validation import ParameterError
 
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,
                                label_protocol)
-    if not arm_a or not arm_b:
-        trials = read_log_trials(list(logs), **options)
-        from noisefloor.floor.nulls import arm_labels
-
-        present = ", ".join(sorted(set(arm_labels(trials))))
-        models = ", ".join(sorted(map(str, trials["model"].unique())))
-        raise click.UsageError(f"--log needs --a and --b (protocols in the log: {present}) "
-                               f"(models: {models}, with --by model)")
-    if trial_b is not None and arm_a != arm_b:
-        raise click.UsageError("--trial-b goes with --a = --b (an A/A contrast across trials)")
-    run = contrast_run(list(logs), arm_a, arm_b, by=by, trials=trial_indices or None,
-                       trial_b=trial_b, coordination_active=coordination_active,
-                       family_size=family_size, clean_pairs=clean, null_pairs=null_pairs,
-                       trial0=not no_trial0, reruns=not no_reruns, confidence=confidence,
-                       **options)
+    try:
+        run = contrast_run(list(logs), arm_a, arm_b, by=by, trials=trial_indices or None,
+                           trial_b=trial_b, coordination_active=coordination_active,
+                           family_size=family_size, clean_pairs=clean, null_pairs=null_pairs,
+                           trial0=not no_trial0, reruns=not no_reruns, confidence=confidence,
+                           **options)
+    except ParameterError as exc:
+        if exc.parameter in USAGE_PARAMETERS:  # options missing or given together: usage (2)
+            raise click.UsageError(error_text(exc)) from None
+        raise
     write_page(run, html_path)
     if as_json:
         emit_json(run.to_dict())
         return
-    from noisefloor.cli._common import option_spelling
-
     click.echo(contrast_text(run, option_spelling()))
+
+
+#: Parameters of :func:`noisefloor.pipelines.contrast_run` whose error is a usage error (an arm
+#: not named, ``--trial-b`` without ``--a`` = ``--b``): exit status 2, as click's own.
+USAGE_PARAMETERS = frozenset({"a", "trial_b"})

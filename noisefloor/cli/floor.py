@@ -31,7 +31,7 @@ def floor(paths, logs, log_format, label_benchmark, label_model, label_protocol,
     contrast pooled over seeds by summed counts or, with --pooling random, by random effects.
     Python: noisefloor.pipelines.floor_run.
     """
-    from noisefloor.pipelines import floor_run
+    from noisefloor.pipelines.floor import floor_run
     from noisefloor.report.text import floor_text
 
     if no_trial0 and no_reruns:

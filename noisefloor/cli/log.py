@@ -10,7 +10,13 @@ import warnings
 
 import click
 
-from noisefloor.cli._common import HELP_OPTIONS, error_text, handle_errors, option_spelling
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    option_spelling,
+)
 from noisefloor.cli._logs import ALLOW_NAN_HELP, SCORE_HELP
 from noisefloor.logs import (
     FORMATS,
@@ -19,7 +25,6 @@ from noisefloor.logs import (
     trial_record_json_schema,
     validate_logs,
 )
-from noisefloor.logs.formats.detect import walk_paths
 from noisefloor.logs.jsonl.lines import MAX_LINE_BYTES
 
 
@@ -60,39 +65,26 @@ def validate(files: tuple[str, ...], format_: str | None, allow_nan: bool,
     format_ = None if format_ == "auto" else format_
     # A path that cannot be read at all (missing, an empty directory, a named pipe, a broken
     # link) is one problem among the others: report each and go on with the files found.
-    readable, found_problems = walk_paths(list(files))
-    spell = option_spelling()
-    path_problems = [p.render(spell) for p in found_problems]
-    if not readable:
-        for problem in path_problems:
-            click.echo(problem)
-        click.echo(f"0 file(s), 0 valid record(s), 0 truncated line(s): "
-                   f"{len(path_problems)} problem(s)")
-        raise SystemExit(1)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedLineWarning)
-            report = validate_logs(readable, format=format_, allow_nan=allow_nan,
+            report = validate_logs(list(files), format=format_, allow_nan=allow_nan,
                                    benchmark=benchmark, model=model, protocol=protocol,
-                                   score=score, max_line_bytes=max_line_bytes)
+                                   score=score, max_line_bytes=max_line_bytes,
+                                   unreadable="report")
     except (LogValidationError, ValueError, OSError) as exc:
         raise click.ClickException(error_text(exc)) from None
-    ok = report.ok and not path_problems
     if as_json:
-        doc = report.to_dict()
-        doc["path_problems"] = path_problems
-        doc["ok"] = ok
-        click.echo(json.dumps(doc, indent=2))
+        emit_json(report.to_dict())
     else:
-        for problem in path_problems:
-            click.echo(problem)
-        for log_problem in report.problems:
-            click.echo(log_problem.render(spell))
+        spell = option_spelling()
+        for problem in (*report.path_problems, *report.problems):
+            click.echo(problem.render(spell))
         for cut in report.truncated:
             click.echo(f"warning: {cut}")
-        n_problems = len(report.problems) + len(path_problems)
-        status = "ok" if ok else f"{n_problems} problem(s)"
+        n_problems = len(report.problems) + len(report.path_problems)
+        status = "ok" if report.ok else f"{n_problems} problem(s)"
         click.echo(f"{len(report.files)} file(s), {report.n_valid} valid record(s), "
                    f"{len(report.truncated)} truncated line(s): {status}")
-    if not ok:
+    if not report.ok:
         raise SystemExit(1)

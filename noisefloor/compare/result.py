@@ -215,7 +215,9 @@ class Comparison(FrozenResult):
 
     # hand-written: rows split into 'pooled' and 'trials', plus 'gap_direction'
     def to_dict(self) -> dict:
-        """Every field, JSON-ready apart from NaN (the CLI writes NaN as null)."""
+        """Every field, JSON-ready apart from NaN (the CLI writes NaN as null): the document
+        ``noisefloor compare --json`` prints; ``advice`` is :meth:`advice_text` (parameters
+        spelled as Python keywords, as every pipeline's ``--json`` spells its notes)."""
         return {"a": self.a, "b": self.b, "by": self.by, "gap_direction": "a - b",
                 "confidence": self.confidence, "power": self.power,
                 "pooled": self.pooled.to_dict(),
@@ -225,7 +227,7 @@ class Comparison(FrozenResult):
                 "null_contrasts": [dict(r) for r in self.null_contrasts],
                 "skipped_nulls": [dict(r) for r in self.skipped_nulls],
                 "verdict": self.verdict, "verdict_text": self.verdict_text,
-                "advice": self.advice, "notes": list(self.notes), "n_tasks": self.n_tasks,
+                "advice": self.advice_text(), "notes": list(self.notes), "n_tasks": self.n_tasks,
                 "sources": list(self.sources)}
 
 

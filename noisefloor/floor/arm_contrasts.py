@@ -129,8 +129,9 @@ def log_contrasts(
     Returns
     -------
     pandas.DataFrame
-        Columns ``benchmark, model`` (``benchmark, protocol`` with ``by="model"``; when
-        logged), ``level, seed, trial, trial_b, subset, contrast, wins, losses, ties,
+        Columns ``benchmark, model, protocol`` (:data:`WHERE_COLUMNS`, whatever ``by``: the
+        benchmark, model and protocol the records were paired within, null for the arms' own
+        column and for one the log does not carry), ``level, seed, trial, trial_b, subset, contrast, wins, losses, ties,
         n_only_a, n_only_b, n_excluded, n, gap, p_value, p_adjusted, method, m, ci_low, ci_high,
         reason, certified_by``, the shape of :mod:`noisefloor.floor.contrast_table` (``level``
         ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
@@ -282,8 +283,21 @@ def arm_view(trials: pd.DataFrame, by: str = "protocol") -> pd.DataFrame:
     return frame
 
 
+#: The columns that say where a row of :func:`log_contrasts` was paired: every row has all three,
+#: whatever ``by``; the arms' own column is null (the arms are named in ``contrast``), as is one the
+#: log does not carry.
+WHERE_COLUMNS = ("benchmark", "model", "protocol")
+
+
 def _arm_columns(table: pd.DataFrame, by: str) -> pd.DataFrame:
-    return table.rename(columns={"model": "protocol"}) if by == "model" else table
+    """``table`` with :data:`WHERE_COLUMNS` first: with ``by="model"`` the held-fixed ``model``
+    column of :func:`arm_view` is the protocol again and ``model`` is null; with ``by="protocol"``
+    ``protocol`` is null."""
+    out = table.rename(columns={"model": "protocol"}) if by == "model" else table.copy()
+    for col in WHERE_COLUMNS:
+        if col not in out.columns:
+            out[col] = None
+    return out[[*WHERE_COLUMNS, *(c for c in out.columns if c not in WHERE_COLUMNS)]]
 
 
 def _log_row(ids: dict, trial: int, trial_b: int, subset: str, c) -> dict:

@@ -177,9 +177,11 @@ class NoiseFloor(FrozenResult):
         out["seed"] = pd.array(out["seed"].tolist(), dtype="Int64")
         return out
 
-    # hand-written: derived keys (per_seed, contrasts) and seed keys as strings
+    # hand-written: derived keys (per_seed, contrasts) and the per-seed floors as records
     def to_dict(self) -> dict:
-        """Plain-dict view (JSON-ready) with the table as a list of records."""
+        """Plain-dict view (JSON-ready) with the table as a list of records;
+        ``per_seed_floor`` is a list of ``{"seed", "floor"}`` records (seed null for a log
+        without seeds)."""
         return {
             "floor": self.floor,
             "floor_contrast": self.floor_contrast,
@@ -191,8 +193,8 @@ class NoiseFloor(FrozenResult):
             "null_gap_max": self.null_gap_max,
             "n_informative": self.n_informative,
             "n_seeds": self.n_seeds,
-            "per_seed_floor": {"none" if k is None else str(k): v
-                               for k, v in self.per_seed_floor.items()},
+            # records, not a dict keyed by seed: the document's shape never depends on the seeds
+            "per_seed_floor": [{"seed": k, "floor": v} for k, v in self.per_seed_floor.items()],
             "confidence": self.confidence,
             "reason": self.reason,
             "n_informative_floor": self.n_informative_floor,

@@ -16,7 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from noisefloor.logs.formats.detect import FORMATS, detect_format, expand_paths
+from noisefloor.logs.formats.detect import FORMATS, detect_format, expand_paths, walk_paths
 from noisefloor.logs.formats.harbor import iter_harbor_blocks
 from noisefloor.logs.formats.inspect import iter_inspect_blocks
 from noisefloor.logs.formats.paper import iter_paper_blocks
@@ -514,19 +514,24 @@ class ValidationReport(FrozenResult):
         Every problem, in file order, duplicates last.
     truncated : tuple of TruncatedLine
         Truncated final lines (skipped, not errors).
+    path_problems : tuple of LogProblem
+        Paths that could not be read at all (``kind`` ``"io"``: missing, an empty directory,
+        a named pipe), with ``unreadable="report"``; empty otherwise.
     """
 
-    _dict_keys = ("files", "n_valid", "ok", "problems", "truncated")
+    _dict_keys = ("files", "n_valid", "ok", "problems", "truncated", "path_problems")
 
     files: tuple[str, ...]
     n_valid: int
     problems: tuple[LogProblem, ...]
     truncated: tuple[TruncatedLine, ...]
+    path_problems: tuple[LogProblem, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """True when there is no problem (truncated lines do not count)."""
-        return not self.problems
+        """True when there is no problem, a path that cannot be read included (truncated
+        lines do not count)."""
+        return not self.problems and not self.path_problems
 
     # hand-written: one row per problem, a chosen subset of its fields
     def to_frame(self) -> pd.DataFrame:
@@ -539,12 +544,15 @@ class ValidationReport(FrozenResult):
 def validate_logs(
     paths: PathLike | Sequence[PathLike], *, format: str | None = None, allow_nan: bool = False,
     benchmark: str | None = None, model: str | None = None, protocol: str | None = None,
-    score: str | None = None, max_line_bytes: int | None = None,
+    score: str | None = None, max_line_bytes: int | None = None, unreadable: str = "raise",
 ) -> ValidationReport:
     """Check logs and report every problem (collect-all; never raises on bad records).
 
     Same parameters and checks as :func:`load_trials`, but every bad line is reported and
-    reading goes on; a file that holds no record at all is reported too. Missing paths and bad options still raise. Only two 64-bit hashes of each
+    reading goes on; a file that holds no record at all is reported too. Bad options still
+    raise; so do paths that cannot be read, unless ``unreadable="report"`` (``noisefloor log
+    validate``): then each is one of the report's ``path_problems`` and the files found are
+    read (none found: an empty report that is not ok). Only two 64-bit hashes of each
     valid record's trial key and its line are kept to find duplicates (24 bytes per record,
     see :mod:`noisefloor.logs.records.duplicates`), so a 10 GB log is checked in bounded memory
     apart from those.
@@ -566,6 +574,15 @@ def validate_logs(
     """
     labels = {"benchmark": benchmark, "model": model, "protocol": protocol}
     _check_options(format, labels)
+    if unreadable not in ("raise", "report"):
+        raise ValueError(f"unreadable must be 'raise' or 'report', got {unreadable!r}")
+    path_problems: tuple[LogProblem, ...] = ()
+    if unreadable == "report":
+        found, bad = walk_paths(paths)
+        path_problems = tuple(bad)
+        if not found:
+            return ValidationReport((), 0, (), (), path_problems)
+        paths = found
     sink = ProblemSink(collect=True)
     index = DuplicateIndex()
 
@@ -582,5 +599,6 @@ def validate_logs(
                              "and trial") for first, later in pairs)
     # A later copy of a trial is a problem, not a valid record (one pair per later copy).
     n_valid = index.n_rows - len({later for _, later in pairs})
-    return ValidationReport(tuple(files), n_valid, tuple(sink.problems), tuple(sink.truncated))
+    return ValidationReport(tuple(files), n_valid, tuple(sink.problems), tuple(sink.truncated),
+                            path_problems)
 

@@ -20,7 +20,7 @@ from noisefloor.floor.count_table import null_contrasts_from_counts
 from noisefloor.floor.estimate import NoiseFloor, noise_floor
 from noisefloor.floor.nulls import certified_null_contrasts
 from noisefloor.results import FrozenResult
-from noisefloor.stats.validation import ParameterError, literal, mention_text
+from noisefloor.stats.validation import ParameterError, Spell, literal, mention_text
 
 __all__ = ["NO_CLAIMS_SOURCE", "AuditRun", "audit_run", "write_audit_files"]
 
@@ -80,7 +80,7 @@ class AuditRun(FrozenResult):
     @property
     def left_out(self) -> list[dict]:
         """Per null (contrast, seed): tasks left out of the pairing."""
-        from noisefloor.pipelines import left_out_records  # the package imports this module
+        from noisefloor.pipelines.floor import left_out_records
 
         return left_out_records(self.null_table)
 
@@ -130,6 +130,7 @@ def audit_run(
     plot: bool = True, a: str | None = None, b: str | None = None,
     bundled_claims: bool = False,
     confidence: float = 0.95, pooling: str = "summed", tau_method: str = "dl",
+    spell: Spell | None = None,
 ) -> AuditRun:
     """Place claims against a noise floor from a count table or from logs.
 
@@ -169,6 +170,9 @@ def audit_run(
         :data:`noisefloor.report.forest.MAX_FOREST_ROWS` rows, those farthest from 0, with a
         :class:`noisefloor.report.forest.ForestRowsLeftOutWarning` when rows are left out of the
         picture). False writes ``report.md`` only, without a figure.
+    spell : callable, optional
+        With ``out``: how ``report.md`` spells the parameters a note mentions (as
+        :func:`noisefloor.report.text.audit_text` takes it; default the Python keywords).
     confidence : float, default 0.95
         Level of every interval and bound (the floor, the envelope, the log's and the count
         table's contrasts), strictly between 0 and 1.
@@ -224,10 +228,9 @@ def audit_run(
     n_arms = 0
     skipped: tuple = ()
     if logs is not None:
-        # the package imports this module last, so its helpers are imported when they run
         from noisefloor.logs.load import read_log_trials
         from noisefloor.logs.runs import log_sources
-        from noisefloor.pipelines import has_store_fields
+        from noisefloor.pipelines.contrast import has_store_fields
 
         trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
                                  model=model, protocol=protocol, score=score)
@@ -280,7 +283,8 @@ def audit_run(
                    log_contrasts=own,
                    n_arms=n_arms, other_contrasts=others, from_logs=logs is not None)
     if out is not None:
-        run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot)))
+        run = dataclasses.replace(run, files=tuple(write_audit_files(run, out, plot=plot,
+                                                                     spell=spell)))
     return run
 
 
@@ -338,7 +342,7 @@ def _own_contrast_notes(pair: tuple[str, str] | None, active: bool) -> tuple[str
 
 
 def write_audit_files(run: AuditRun, out: str | Path, *, plot: bool = True,
-                      spell=None) -> list[str]:
+                      spell: Spell | None = None) -> list[str]:
     """Write ``forest.png``, ``forest.svg`` (unless ``plot`` is False) and ``report.md``
     (``spell`` spells the parameters a note mentions, as in
     :func:`noisefloor.report.text.audit_text`)."""

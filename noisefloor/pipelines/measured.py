@@ -105,7 +105,7 @@ def measured_floor(logs: Any, kind: str = "floor", *, confidence: float = 0.95,
     >>> m.kind, m.value, m.contrast, m.n_tasks
     ('floor', 0.25, 'intercept-no_coord', 4)
     """
-    from noisefloor.pipelines import floor_run
+    from noisefloor.pipelines.floor import floor_run
     from noisefloor.stats.validation import choice
 
     choice("kind", kind, FLOOR_KINDS)

@@ -19,7 +19,9 @@ from noisefloor.floor.contrast_table import POOLED, TRIAL, seed_text
 if TYPE_CHECKING:
     from noisefloor.audit.verdicts import AuditResult
     from noisefloor.floor.estimate import NoiseFloor
-    from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
+    from noisefloor.pipelines.audit import AuditRun
+    from noisefloor.pipelines.contrast import ContrastRun
+    from noisefloor.pipelines.floor import FloorRun
 
 
 def pp(value: float, digits: int = 1, signed: bool = False) -> str:

@@ -12,7 +12,9 @@ from typing import Any
 import pandas as pd
 
 from noisefloor.floor.contrast_table import POOLED, seed_text
-from noisefloor.pipelines import AuditRun, ContrastRun, FloorRun
+from noisefloor.pipelines.audit import AuditRun
+from noisefloor.pipelines.contrast import ContrastRun
+from noisefloor.pipelines.floor import FloorRun
 from noisefloor.report.html.page import OKABE_ITO, VERDICT_FILL, Block, Page, Table, cells
 from noisefloor.report.html.render import page_for, shown
 from noisefloor.report.html.svg import ForestRow, forest_svg
