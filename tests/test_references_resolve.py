@@ -95,6 +95,8 @@ def references() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     names: dict[str, list[str]] = {}
     paths: dict[str, list[str]] = {}
     for path in tracked_texts():
+        if path == Path(__file__).resolve():
+            continue  # its own examples
         where = path.relative_to(ROOT).as_posix()
         for n, line in prose(path):
             for m in _NAME.finditer(line):

@@ -303,9 +303,9 @@ def contrast_run(
         What an arm is; None takes ``"model"`` when ``a`` and ``b`` are models of the log and
         not protocols, else ``"protocol"``.
     trials : sequence of int, optional
-        Trials to compare (default: every trial after trial 0; A/A: every pair i < j).
+        Trials to compare (default: every trial after trial 0; re-runs: every pair i < j).
     trial_b : int, optional
-        A/A only: the trial of arm b.
+        Re-runs only: the trial of arm b.
     coordination_active : bool, default False
         Also compare trial 1 on the tasks both arms failed at trial 0 (only when the records
         carry ``store_events_at_start``).
