@@ -3,13 +3,15 @@
 Read: every git-tracked Markdown page (README, docs), the docstrings and comments of every
 ``.py`` file, the Markdown cells and code comments of the notebooks, ``setup.cfg`` and
 ``pyproject.toml``. Extracted: every dotted ``noisefloor.x.y`` / ``harness.x.y`` name and every
-``noisefloor/...py``, ``harness/...py``, ``tests/...py`` and ``docs/...md`` path. A path must be
-a file of the repository; a dotted name must be a module, or an attribute of one (a function,
-class, constant, a class's method or field).
+``noisefloor/...py``, ``harness/...py``, ``tests/...py``, ``benchmarks/...py``, ``docs/...md`` and
+``notebooks/...`` path. A path must be a file of the repository; a dotted name must be a module,
+or an attribute of one (a function, class, constant, a class's method or field, inherited ones
+included).
 
-Names are resolved from the parsed source first (nothing imported); a name the source does
-not show directly (a lazy export, a re-export) is resolved with :func:`importlib.import_module`
-and :func:`getattr`, each module imported once. Run it as a script to list what does not
+Names are resolved without importing first: from the module's text (its top-level ``def``,
+``class``, assignments and imports), then from its syntax tree (a class's methods and fields,
+inherited ones, imports followed to their module). A name neither shows is resolved with
+:func:`importlib.import_module` and :func:`getattr`, each module imported once. Run it as a script to list what does not
 resolve: ``python tests/test_references_resolve.py``.
 """
 
@@ -24,11 +26,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.source_tree import ROOT, source, tree
 
 _NAME = re.compile(r"(?<![\w./-])((?:noisefloor|harness)(?:\.[A-Za-z_]\w*)+)")
-_PATH = re.compile(r"(?<![\w./-])((?:noisefloor|harness|tests)/[\w./-]*?\.py|docs/[\w./-]*?\.md)"
-                   r"(?![\w/-])")
+_PATH = re.compile(r"(?<![\w./-])((?:noisefloor|harness|tests|benchmarks)/[\w./-]*?\.py|"
+                   r"docs/[\w./-]*?\.md|notebooks/[\w./-]*?\.(?:py|ipynb))(?![\w/-])")
 #: A dotted word ending in one of these is a file name (``harness.md``), not a Python name.
 _FILE_SUFFIXES = {"md", "py", "json", "jsonl", "ipynb", "toml", "cfg", "txt", "png", "html",
                   "csv", "yaml", "yml"}
@@ -81,11 +86,11 @@ def prose(path: Path) -> list[tuple[int, str]]:
     if path.suffix == ".ipynb":
         out: list[tuple[int, str]] = []
         for n, cell in enumerate(json.loads(text)["cells"], 1):
-            source = "".join(cell["source"])
+            cell_text = "".join(cell["source"])
             if cell["cell_type"] == "markdown":
-                out.extend((n, line) for line in source.splitlines())
+                out.extend((n, line) for line in cell_text.splitlines())
             elif cell["cell_type"] == "code":
-                out.extend((n, line) for _, line in _python_prose(source))
+                out.extend((n, line) for _, line in _python_prose(cell_text))
         return out  # "line" is the cell number
     return list(enumerate(text.splitlines(), 1))
 
@@ -118,18 +123,23 @@ def _module_file(module: str) -> Path | None:
     return None
 
 
-@functools.cache
-def _tree(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(encoding="utf-8"))
-
-
 #: What a body defines under a name: its node (a function, a class: looked into for a longer
 #: name), ``None`` (a variable) or ``(module, name)`` (an import, followed).
 _Definition = ast.AST | tuple[str, str] | None
 
 
+_DEFINED: dict[int, dict[str, _Definition]] = {}
+
+
 def _defined(body: list[ast.stmt], module: str, in_class: bool) -> dict[str, _Definition]:
     """The names a module or class body defines (a class: also ``self.x = ...`` in methods)."""
+    key = id(body)  # the trees are cached, so each body is read once
+    if key not in _DEFINED:
+        _DEFINED[key] = _definitions(body, module, in_class)
+    return _DEFINED[key]
+
+
+def _definitions(body: list[ast.stmt], module: str, in_class: bool) -> dict[str, _Definition]:
     out: dict[str, _Definition] = {}
     for node in body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -162,16 +172,39 @@ def _defined(body: list[ast.stmt], module: str, in_class: bool) -> dict[str, _De
         elif isinstance(node, (ast.If, ast.Try)):
             nested = list(node.body) + list(node.orelse)
             nested += [s for h in getattr(node, "handlers", []) for s in h.body]
-            for key, value in _defined(nested, module, in_class).items():
+            for key, value in _definitions(nested, module, in_class).items():
                 out.setdefault(key, value)
     return out
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(\([^)]*\)|[^\n]*)",
+                     re.MULTILINE)
+
+
+@functools.cache
+def _text_names(path: Path) -> frozenset[str]:
+    """The names a module's text shows defined at the top level (``def``, ``class``, ``x =``,
+    ``x: T``) or imported anywhere (the lazy exports' ``if TYPE_CHECKING:`` imports among them):
+    read without parsing, which settles most names at a fraction of a parse's cost."""
+    text = source(path)
+    names = set(re.findall(r"^(?:(?:async[ \t]+)?def|class)[ \t]+(\w+)|^(\w+)[ \t]*[:=]", text,
+                           re.MULTILINE))
+    out = {a or b for a, b in names}
+    for m in _IMPORT.finditer(text):
+        for item in re.sub(r"#[^\n]*", "", m.group(1)).strip("()").split(","):
+            words = item.split()
+            if words:
+                out.add(words[-1].split(".")[0])
+    return frozenset(out)
 
 
 def _resolves_in_source(module: str, attributes: list[str], depth: int = 0) -> bool:
     path = _module_file(module)
     if path is None or depth > 5:
         return False
-    body: list[ast.stmt] = _tree(path).body
+    if len(attributes) == 1 and attributes[0] in _text_names(path):
+        return True
+    body: list[ast.stmt] = tree(path).body  # parsed once, shared with the other source-tree tests
     cls: ast.ClassDef | None = None
     for i, attribute in enumerate(attributes):
         found = _defined(body, module, cls is not None)
@@ -252,7 +285,6 @@ def test_the_checker_catches_what_it_is_for():
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     problems = unresolved()
     print("\n".join(problems) or "every cited name and path resolves")
     sys.exit(1 if problems else 0)
