@@ -1,4 +1,4 @@
-"""Compare benchmark: ``compare`` on 1,000,000 loaded trial records, and the A/A alarm rate.
+"""Compare benchmark: ``compare`` on 1,000,000 loaded trial records, and the re-runs alarm rate.
 
 Builds N trial records in memory with the columns and dtypes of
 :func:`noisefloor.logs.load_trials` (default N = 1,000,000: 2 systems x 2 seeds x 3 trials x
@@ -19,10 +19,10 @@ agree: the same W/L/T on every row and every re-run contrast, p-values and the p
 re-runs, the floor's Wilson-mapped bounds, the per-task flips), so the ratio is an upper bound
 on its overhead for the shared work.
 
-``--reruns N`` (default 200) also simulates N A/A pairs (both arms from one per-task success
+``--reruns N`` (default 200) also simulates N re-run pairs (both arms from one per-task success
 probability, 60 tasks x 3 trials, one seed) and prints how often ``--fail-if below`` would fire
 (verdict ``below``) and ``--fail-if inside`` would pass (verdict ``above``), each wrong under
-A/A and nominally at most ``(1 - confidence) / 2``, and how often the pooled interval excludes 0
+re-runs and nominally at most ``(1 - confidence) / 2``, and how often the pooled interval excludes 0
 (nominally ``1 - confidence``, with the central 99.8% binomial range of that rate).
 
 Usage::
@@ -88,10 +88,10 @@ def trial_frame(n: int, seed: int = 0, gain: float = 0.12) -> pd.DataFrame:
 
 
 def reruns_rates(n_pairs: int, seed: int = 1, confidence: float = 0.95) -> dict:
-    """How often each ``--fail-if`` gate decides wrongly over ``n_pairs`` A/A pairs.
+    """How often each ``--fail-if`` gate decides wrongly over ``n_pairs`` re-run pairs.
 
-    ``--fail-if below`` fires on verdict ``below`` (its error under A/A: firing); ``--fail-if
-    inside`` passes only on ``above`` (its error under A/A: passing). Nominal: at most
+    ``--fail-if below`` fires on verdict ``below`` (its error under re-runs: firing); ``--fail-if
+    inside`` passes only on ``above`` (its error under re-runs: passing). Nominal: at most
     ``(1 - confidence) / 2`` each (a one-sided tail of the pooled interval; the floor makes
     the verdicts stricter still). ``interval_excludes_0_rate`` is how often the pooled interval
     the verdicts rest on excludes 0, nominally ``1 - confidence``.
@@ -189,7 +189,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--reruns", type=int, default=200,
-                        help="A/A pairs to simulate for the --fail-if rates (0: none)")
+                        help="Re-run pairs to simulate for the --fail-if rates (0: none)")
     parser.add_argument("--tiny", action="store_true",
         help="a tiny size that only checks the script runs (the test suite's)")
     args = parser.parse_args()

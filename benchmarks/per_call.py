@@ -6,7 +6,7 @@ call on the small tables that interactive use and the property tests feed them:
 - :func:`noisefloor.floor.estimate.noise_floor` on a four-row null-contrast table (two
   contrasts at two seeds, the counts of the noise-floor paper's trial-0 contrasts), with
   ``pooling="summed"`` and ``pooling="random"``;
-- :func:`noisefloor.compare.compare` on an A/A pair of 60 tasks x 3 trials at one seed (both
+- :func:`noisefloor.compare.compare` on a re-run pair of 60 tasks x 3 trials at one seed (both
   arms drawn from one per-task success probability, re-runs certified by an empty store).
 
 Prints milliseconds per call, wall clock and process CPU (on a shared machine the CPU figure is
@@ -42,7 +42,7 @@ def null_table() -> pd.DataFrame:
                          "ties": [68, 74, 64, 61]})
 
 
-def aa_trials(n_tasks: int = 60, n_trials: int = 3, seed: int = 0) -> pd.DataFrame:
+def reruns_trials(n_tasks: int = 60, n_trials: int = 3, seed: int = 0) -> pd.DataFrame:
     """Trial records of two arms ``x`` and ``y`` that cannot differ (one success probability
     per task), ``store_events_at_start`` 0 so each arm's re-runs are certified null."""
     import numpy as np
@@ -103,7 +103,7 @@ def main() -> None:
     from noisefloor.compare import compare
     from noisefloor.floor.estimate import noise_floor
 
-    table, trials = null_table(), aa_trials()
+    table, trials = null_table(), reruns_trials()
     figures = {
         "calls": args.calls,
         "noise_floor_summed": per_call(lambda: noise_floor(table), args.calls),

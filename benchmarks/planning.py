@@ -1,4 +1,4 @@
-"""Speed of the planning estimators: the A/A false-positive simulation and the exact sign-test
+"""Speed of the planning estimators: the re-runs false-positive simulation and the exact sign-test
 sample-size search, plus the rates the simulation gives at the noise-floor paper's design.
 
 For each setting: wall-clock and CPU seconds, and simulated runs per second; the rates are

@@ -1,6 +1,6 @@
 """Builds notebooks/noise_floor_audit.ipynb from the cells below (run: python notebooks/_build_noise_floor_audit.py).
 
-The notebook is committed unexecuted; tests/test_notebooks.py executes it.
+The notebook is committed unexecuted; tests/test_noise_floor_notebook.py executes it.
 """
 
 from pathlib import Path

@@ -78,8 +78,8 @@ def test_counts_p_and_interval_by_hand():
 _PAIRS = ((0, 1), (0, 2), (1, 2))  # trial i against trial j of one arm: its re-runs
 
 
-def _aa_frame(ok: np.ndarray) -> pd.DataFrame:
-    """The trial records of one A/A replicate, ``ok`` of shape (2 arms, trials, tasks), as
+def _reruns_frame(ok: np.ndarray) -> pd.DataFrame:
+    """The trial records of one re-run replicate, ``ok`` of shape (2 arms, trials, tasks), as
     :func:`two_systems` writes them (arms ``x`` and ``y``, store events recorded)."""
     arms, n_trials, n_tasks = ok.shape
     arm, trial, task = (g.ravel() for g in np.meshgrid(np.array(["x", "y"]), np.arange(n_trials),
@@ -92,7 +92,7 @@ def _aa_frame(ok: np.ndarray) -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def reruns_pairs() -> dict:
-    """2,000 seeded A/A pairs (60 tasks x 3 trials, one seed), simulated in arrays: both arms
+    """2,000 seeded re-run pairs (60 tasks x 3 trials, one seed), simulated in arrays: both arms
     draw from the same per-task success probabilities, so any gap is run-to-run noise.
 
     Per pair, computed by the library on arrays of counts as :func:`compare` computes it for
@@ -149,7 +149,7 @@ def test_reruns_pairs_array_simulation_is_what_compare_computes(reruns_pairs):
     verdicts = {sim["verdict"][r] for r in sim["checked"]}
     assert {"above", "below", "inside"} <= verdicts
     for r in sim["checked"]:
-        c = compare(_aa_frame(sim["ok"][r]), a="x", b="y")
+        c = compare(_reruns_frame(sim["ok"][r]), a="x", b="y")
         assert (c.verdict, c.confidence) == (sim["verdict"][r], sim["confidence"]), r
         assert (c.pooled.gap, c.pooled.ci_low, c.pooled.ci_high, c.floor) == pytest.approx(
             (sim["gap"][r], sim["ci_low"][r], sim["ci_high"][r], sim["floor"][r]),
@@ -176,7 +176,7 @@ def test_reruns_pairs_pass_fail_if_inside_at_most_at_the_nominal_rate(reruns_pai
     assert passed + fired == n
     assert passed <= nominal * n, passed  # at most the nominal rate: <= 50 of 2000
     # From the other side, the gate is not absurdly conservative: the interval it rests on
-    # excludes 0 (either side) on about 1 - confidence = 5% of the A/A pairs. Tolerance: the
+    # excludes 0 (either side) on about 1 - confidence = 5% of the re-run pairs. Tolerance: the
     # central 99.8% range of Binomial(2000, 0.05), scipy.stats.binom.ppf([0.001, 0.999],
     # 2000, 0.05) = 71 .. 131. An interval at the wrong level fails: at 90% (or a one-sided
     # 95% bound used as a two-sided interval, z = 1.645) about 200 pairs exclude 0, at 99%

@@ -163,7 +163,7 @@ def test_from_trials_skips_reruns_with_populated_store():
 
 
 def test_from_trials_keeps_reruns_whose_reader_injected_nothing():
-    # no_coord writes its store but never reads it: its re-runs are A/A pairs even though the
+    # no_coord writes its store but never reads it: its re-runs are null pairs even though the
     # store is populated at trial 1; intercept injected warnings at trial 1, so its re-run pair
     # is not null, and it is listed as skipped, not silently dropped.
     t = _trials(store=True)
@@ -430,7 +430,7 @@ def test_per_seed_follows_the_basis_and_single_clean_contrast_is_cautioned():
     nf = _floor(t)
     assert nf.basis == "null"
     assert nf.per_seed()["floor"].tolist() == pytest.approx(list(nf.per_seed_floor.values()))
-    # one clean contrast at one seed, beside A/A re-runs: still no replicate of the floor itself
+    # one clean contrast at one seed, beside re-runs: still no replicate of the floor itself
     t = _trials()
     t.loc[t["trial"] == 1, "first_request_sha256"] = "f" * 64  # re-runs: requests differ
     nf = _floor(t)

@@ -1,7 +1,7 @@
-"""The A/A floor of tau-bench's published gpt-4o airline trajectories, derived by hand.
+"""The re-runs floor of tau-bench's published gpt-4o airline trajectories, derived by hand.
 
 ``../shared/data/tau-bench/gpt-4o-airline.json`` holds 50 tasks x 4 trials of one configuration,
-so its null contrasts are the six A/A re-run pairs (trial i against trial j). This test counts
+so its null contrasts are the six re-run pairs (trial i against trial j). This test counts
 their wins, losses and ties straight from the JSON with plain Python, maps the Wilson score
 interval of W / (W + L) onto the gap (DESIGN.md; Kaliyev & Maryanskyy 2026, the paper's interval),
 and checks that noisefloor's floor is the largest excursion, 17.2 pp, from trial 0 vs trial 1

@@ -143,14 +143,14 @@ def run(*args):
 def test_leaderboard_command_lists_and_compares(board_path):
     r = run("leaderboard", str(board_path), "--domain", "airline")
     assert r.exit_code == 0, r.output
-    assert "airline (50 tasks)" in r.output and "A/A contrasts" in r.output
+    assert "airline (50 tasks)" in r.output and "Re-run contrasts" in r.output
     r = run("leaderboard", str(board_path), "--a", "gemini-3-pro_google_2025-11-18",
             "--b", "gemini-3-pro_sierra_2026-03-02", "--confidence", "0.9", "--json")
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)["comparison"]
     assert {row["domain"] for row in doc["rows"]} == {"airline", "retail", "telecom"}
     assert all(row["confidence"] == 0.9 for row in doc["rows"])
-    assert "A/A envelope" in doc["floor_source"]
+    assert "re-runs envelope" in doc["floor_source"]
 
 
 def test_leaderboard_command_unknown_entry_names_option(board_path):

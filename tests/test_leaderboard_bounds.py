@@ -1,5 +1,5 @@
 """Leaderboard files read strictly and in bounded work: duplicate keys refused, proportions
-written where percentages belong detected, the A/A floor computed column-wise (equal to
+written where percentages belong detected, the re-runs floor computed column-wise (equal to
 gap_test pair by pair) and refused past its pair limit, a non-finite --floor refused."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def test_the_column_wise_floor_equals_gap_test_pair_by_pair(subs, confidence):
 def test_the_floor_refuses_more_pairs_than_its_limit(monkeypatch):
     board = leaderboard_from_submissions({f"s{i}": _sub("M", 50.0 + i) for i in range(5)})
     monkeypatch.setattr(lb, "MAX_RERUN_PAIRS", 9)  # 2 domains x 10 pairs = 20
-    with pytest.raises(ValueError, match=r"holds 20 A/A pairs of re-submissions, more than the "
+    with pytest.raises(ValueError, match=r"holds 20 re-run pairs of re-submissions, more than the "
                                          r"9 .*model 'm' alone is submitted 5 times"):
         reruns_floor(board)
 

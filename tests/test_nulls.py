@@ -103,7 +103,7 @@ def test_declaring_only_the_baseline_reruns_gives_a_floor_from_them_alone(nulls_
 
 def test_paper_key_set_without_store_at_start_makes_no_reruns_from_a_populated_store(nulls_dir):
     # the old code read "no store logged" as an inactive reader and made pull[t0]-pull[t1] an
-    # A/A null (floor 35.5 pp) although pull's store was populated at trial 1
+    # re-run null (floor 35.5 pp) although pull's store was populated at trial 1
     logs = nulls_dir / "paper_keys"
     trials = load_trials(logs, benchmark="tau2/retail", model="m")
     assert "store_events_at_end" in trials["extra"].iloc[0]
@@ -196,7 +196,7 @@ def test_labelled_runs_are_arms_and_their_contrast_is_not_null(nulls_dir):
            for r in run.contrasts.itertuples()]
     assert got == [(0, *_wlt(rb[0], ra[0]), ""), (1, *_wlt(rb[1], ra[1]), "")]
     # the labels replace the protocol; the run's own stays in logged_protocol, and the
-    # re-runs of each labelled run are A/A pairs (a tau2 run has no store reader)
+    # re-runs of each labelled run are null pairs (a tau2 run has no store reader)
     trials = load_trials([(a, "baseline"), (b, "variant")])
     assert set(trials["logged_protocol"]) == {"default"}
     null = certified_null_contrasts(trials)

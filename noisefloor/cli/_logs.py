@@ -174,7 +174,7 @@ def null_options(func):
     ``--model``, ``--protocol``), ``--clean``, ``--null``, ``--no-trial0`` and
     ``--no-reruns``."""
     func = click.option("--no-reruns", is_flag=True,
-                        help="Leave out re-runs of one configuration (A/A) as null contrasts.")(func)
+                        help="Leave out re-runs of one configuration as null contrasts.")(func)
     func = click.option("--no-trial0", is_flag=True,
                         help="Leave out trial-0 contrasts across protocols as null contrasts.")(func)
     func = click.option(

@@ -27,13 +27,13 @@ COUNT = click.IntRange(min=0, max=2**63 - 1)
                    "model (see --by).")
 @click.option("--b", "arm_b", default=None,
               help="With --log: arm b; the same as --a compares the arm with itself across "
-                   "trials (A/A).")
+                   "trials (re-runs).")
 @click.option("--by", type=click.Choice(["protocol", "model"]), default=None,
               help="With --log: what --a and --b name (default: model when both are models of "
                    "the log and not protocols, else protocol).")
 @click.option("--trial", "trial_indices", type=click.IntRange(min=0), multiple=True,
               help="With --log: trial to compare on (repeatable; default every trial after "
-                   "trial 0, each its own contrast; A/A: every pair of trials).")
+                   "trial 0, each its own contrast; re-runs: every pair of trials).")
 @click.option("--trial-b", type=click.IntRange(min=0), default=None,
               help="With --log and --a = --b: the trial of arm b (each --trial against it).")
 @click.option("--coordination-active", is_flag=True,

@@ -22,7 +22,7 @@ def _p(p: float) -> str:
     return "n/a" if math.isnan(p) else (f"{p:.3g}" if p >= 1e-300 else "<1e-300")
 
 
-@click.command(short_help="tau2-bench leaderboard: entries, gaps between two, an A/A floor.", context_settings=HELP_OPTIONS)
+@click.command(short_help="tau2-bench leaderboard: entries, gaps between two, a re-runs floor.", context_settings=HELP_OPTIONS)
 @click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False))
 @click.option("--domain", type=click.Choice(list(DOMAIN_TASKS)), default=None,
               help="Only this domain.")
@@ -59,8 +59,8 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
     with the unpaired two-proportion z-test on the domain's task count. Without --floor or
-    --floor-log it is placed against the leaderboard's own A/A floor (re-submissions of one
-    model), or its A/A envelope when every re-submission differs in setup.
+    --floor-log it is placed against the leaderboard's own re-runs floor (re-submissions of one
+    model), or its re-runs envelope when every re-submission differs in setup.
 
     --tiers ranks every entry into tiers (Holm over all pairs) with simultaneous rank
     intervals; with --log the entries are the configurations of trial logs, tested pairwise
@@ -137,12 +137,12 @@ def _echo_listing(run) -> None:
         click.echo("")
     reruns = run.reruns_floor
     pct = f"{reruns.confidence * 100:g}%"
-    click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
+    click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
     click.echo(f"  floor     {pp(reruns.floor)} pp"
                + (f"  ({reruns.floor_pair})" if reruns.floor_pair else ""))
     click.echo(f"  envelope  {pp(reruns.envelope)} pp" +
                (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
-    click.echo(f"  A/A gaps SD {pp(reruns.null_gap_sd)} pp")
+    click.echo(f"  re-run gaps SD {pp(reruns.null_gap_sd)} pp")
     if reruns.reason:
         click.echo(f"  note: {reruns.reason}")
 
@@ -172,7 +172,7 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
     reruns = run.reruns_floor
     if reruns is not None:
         pct = f"{reruns.confidence * 100:g}%"
-        click.echo(f"A/A contrasts (re-submissions of one model): {len(reruns.table)}; "
+        click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; "
                    f"{pct} bounds: "
                    f"floor {pp(reruns.floor)} pp, envelope {pp(reruns.envelope)} pp"
                    + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))

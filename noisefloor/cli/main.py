@@ -53,11 +53,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "plan": ("noisefloor.cli.plan", "plan",
              "Sample size for a gain, or the MDE for n tasks."),
     "reruns-sim": ("noisefloor.cli.plan", "false_positives",
-               "How often A/A contrasts look significant; a claim's SNR."),
+               "How often re-run contrasts look significant; a claim's SNR."),
     "tax": ("noisefloor.cli.tax", "tax",
             "Run the collaboration-tax suite; merge runs; report on them."),
     "leaderboard": ("noisefloor.cli.leaderboard", "leaderboard",
-                    "tau2-bench leaderboard: entries, gaps between two, an A/A floor."),
+                    "tau2-bench leaderboard: entries, gaps between two, a re-runs floor."),
 }
 
 

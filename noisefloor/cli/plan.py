@@ -132,7 +132,7 @@ def _echo_plan(run, gap, n_tasks) -> None:
 
 
 @click.command("reruns-sim",
-               short_help="How often A/A contrasts look significant; a claim's SNR.", context_settings=HELP_OPTIONS)
+               short_help="How often re-run contrasts look significant; a claim's SNR.", context_settings=HELP_OPTIONS)
 @click.option("--flip-rate", type=float, default=None,
               help="Share of tasks on which two runs of one configuration disagree (0..0.5).")
 @click.option("--tasks", "n_tasks", type=int, default=100, show_default=True,
@@ -158,7 +158,7 @@ def _echo_plan(run, gap, n_tasks) -> None:
 @handle_errors
 def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed, claim,
                     null_gaps, floor_logs, as_json) -> None:
-    """Simulate A/A runs and report how often a contrast reaches Bonferroni significance.
+    """Simulate re-runs and report how often a contrast reaches Bonferroni significance.
 
     Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
     ratio and percentile among null gaps (from --null-gap or --floor-log).
@@ -185,7 +185,7 @@ def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng
         emit_json(run.to_dict())
         return
     sim, snr, source = run.simulation, run.claim, run.source
-    click.echo(f"A/A simulation: {sim.n_sim} runs x {sim.n_seeds} seed(s) x {sim.m} contrast(s) "
+    click.echo(f"Re-runs simulation: {sim.n_sim} runs x {sim.n_seeds} seed(s) x {sim.m} contrast(s) "
                f"on {sim.n_tasks} tasks ({source}; mean flip rate {sim.flip_rate:.3f})")
     click.echo(f"significant after Bonferroni (m = {sim.m}, alpha {sim.alpha:g}):")
     click.echo(f"  one contrast at one seed     {sim.single_seed_rate:.4f} (MC SE {sim.mc_se:.4f})")

@@ -94,7 +94,7 @@ def log_contrasts(
     (``by="protocol"``; a protocol read from several runs gives one arm per run,
     ``protocol@run``, see :func:`noisefloor.floor.nulls.arm_labels`) or a model (``by="model"``,
     paired within one benchmark, protocol and seed). A pair ``a-a`` compares the arm with
-    itself across trials (A/A).
+    itself across trials (re-runs).
 
     Parameters
     ----------
@@ -110,17 +110,17 @@ def log_contrasts(
         written in the order the arms first appear in ``trials`` (for logs read together: the
         order the logs were given), the baseline ``no_coord`` written second; never sorted.
     trial_indices : iterable of int, optional
-        Trials to compare on (of arm a for an A/A pair). Default: every trial >= 1 (at trial 0
-        the stores are empty, so trial-0 contrasts are the floor's material); for an A/A pair
+        Trials to compare on (of arm a for a re-run pair). Default: every trial >= 1 (at trial 0
+        the stores are empty, so trial-0 contrasts are the floor's material); for a re-run pair
         every pair of trials i < j.
     trial_b : int, optional
-        For an A/A pair: the trial of arm b (each of ``trial_indices`` is compared with it).
+        For a re-run pair: the trial of arm b (each of ``trial_indices`` is compared with it).
     by : {"protocol", "model"}, default "protocol"
         What an arm is.
     coordination_active : bool, default False
         Also compare on trial 1 over the coordination-active subset (tasks where both arms
         failed trial 0; :func:`~noisefloor.floor.active.coordination_active_tasks`),
-        ``subset == "coordination_active"`` (not for A/A pairs).
+        ``subset == "coordination_active"`` (not for re-run pairs).
     infrastructure_errors : {"exclude", "fail"}, default "exclude"
         Passed to :func:`~noisefloor.floor.pairing.paired_contrast`.
     confidence : float, default 0.95
@@ -137,7 +137,7 @@ def log_contrasts(
         ``"trial"`` or ``"pooled"``, ``seed`` nullable Int64, NA on pooled rows and for a
         log without seeds; ``certified_by`` is ``""``: this function certifies nothing, see
         :func:`noisefloor.pipelines.contrast_run`); effects are proportions; ``trial_b`` is
-        the trial of arm b (equal to ``trial`` except for A/A pairs). ``p_adjusted`` is
+        the trial of arm b (equal to ``trial`` except for re-run pairs). ``p_adjusted`` is
         adjusted by ``method`` (``"bonferroni"``) within one (benchmark, model, seed, trial, subset), as in the noise-floor
         paper (m = 3 for three protocols). Empty (with these columns) when no pair of arms
         shares a trial.
@@ -259,7 +259,7 @@ def log_contrasts(
 
 
 def _reruns_trials(trials: set, wanted, trial_b) -> list[tuple[int, int]]:
-    """Trial pairs (i, j) of an A/A contrast: each wanted i against ``trial_b``, or every i < j."""
+    """Trial pairs (i, j) of a re-run contrast: each wanted i against ``trial_b``, or every i < j."""
     if trial_b is not None:
         firsts = wanted if wanted is not None else sorted(t for t in trials if t != trial_b)
         return [(i, int(trial_b)) for i in firsts

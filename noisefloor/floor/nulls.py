@@ -77,7 +77,7 @@ NO_STORE_READER = "no store reader"
 COUNT_TABLE = "count table: trial 0 declared null"
 
 #: Protocols that are a plain benchmark run without a coordination layer (the tau2-bench and
-#: tau-bench readers' label when no protocol is given): their re-runs are A/A pairs.
+#: tau-bench readers' label when no protocol is given): their re-runs are null pairs.
 NO_STORE_READER_PROTOCOLS = ("default",)
 
 #: What a user can do when nothing certifies any contrast, one remedy each.
@@ -265,7 +265,7 @@ def certify_pair(a_rows: pd.DataFrame, b_rows: pd.DataFrame, *, same_configurati
         The records of each arm (``task_id`` and optionally ``store_events_at_start,
         injections, first_request_sha256``; one benchmark, model, seed; one trial each).
     same_configuration : bool
-        True for a re-run or two runs of one configuration (A/A), False for two protocols.
+        True for a re-run or two runs of one configuration, False for two protocols.
     protocols : (str, str)
         The configuration (protocol as logged) of each arm, for :data:`NO_STORE_READER`.
     declared, declared_clean : bool

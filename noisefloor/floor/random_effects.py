@@ -104,8 +104,9 @@ def random_effects_floor(null_contrasts: pd.DataFrame, *, confidence: float = 0.
     ----------
     null_contrasts : pandas.DataFrame, shape (n_rows, >= 6)
         One row per (contrast, seed): ``contrast``, ``clean``, ``seed``, ``wins``, ``losses``,
-        ``ties``, as :func:`noisefloor.floor.estimate.noise_floor` takes it (build it with
-        :func:`~noisefloor.floor.estimate.null_contrasts_from_counts` or ``..._from_trials``).
+        ``ties``, as :func:`noisefloor.floor.estimate.noise_floor` takes it; build it with
+        :func:`~noisefloor.floor.count_table.null_contrasts_from_counts` (a count table) or
+        :func:`~noisefloor.floor.nulls.certified_null_contrasts` (a log's null contrasts).
     confidence : float, default 0.95
         Level of the pooled and prediction intervals, in (0, 1).
     method : {"dl", "pm"}, default "dl"

@@ -2,7 +2,7 @@
 
 :mod:`~noisefloor.leaderboard.entries` reads submission records into a :class:`Leaderboard`;
 :mod:`~noisefloor.leaderboard.gaps` compares two entries (unpaired two-proportion test, setup
-flags) and measures an A/A floor from same-model submissions;
+flags) and measures a re-runs floor from same-model submissions;
 :mod:`~noisefloor.leaderboard.tiers` groups entries into tiers that the data can tell apart.
 ``noisefloor leaderboard`` in one call is :func:`noisefloor.pipelines.leaderboard_run` (it also
 reads floors and trials from logs, a layer above this package).

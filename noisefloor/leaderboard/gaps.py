@@ -1,4 +1,4 @@
-"""Audit a tau2-bench leaderboard: entries per domain, gaps between two entries, an A/A floor.
+"""Audit a tau2-bench leaderboard: entries per domain, gaps between two entries, a re-runs floor.
 
 Reads the leaderboard's submission records: one ``submission.json`` (the schema of
 ``tau2.scripts.leaderboard.submission.Submission``) or a merged JSON object keyed by submission
@@ -10,7 +10,7 @@ count (a leaderboard publishes no per-task outcomes, so no paired test is possib
 averaged over trials of the same tasks, so counting trials as independent would overstate the
 sample). A pair is flagged when its entries differ in tau2-bench version, user simulator or
 submission type. Submissions of the same model (same name, reasoning effort and modality) are
-re-runs: their gaps are A/A contrasts, and their largest interval excursion is a leaderboard-wide
+re-runs: their gaps are re-run contrasts, and their largest interval excursion is a leaderboard-wide
 floor.
 """
 
@@ -380,22 +380,22 @@ def _same_effort(ra, rb) -> bool:
 
 @dataclass(frozen=True)
 class LeaderboardFloor(FrozenResult):
-    """Result of :func:`reruns_floor`: re-submissions of one model as A/A contrasts.
+    """Result of :func:`reruns_floor`: re-submissions of one model as re-run contrasts.
 
     Attributes
     ----------
     floor : float
-        Largest excursion bound ``max(ci_high, -ci_low)`` over A/A gaps whose entries share
+        Largest excursion bound ``max(ci_high, -ci_low)`` over re-run gaps whose entries share
         tau2 version, user simulator and submission type (NaN with ``reason`` when none do).
     envelope : float
-        The same over every A/A gap, flagged ones included.
+        The same over every re-run gap, flagged ones included.
     floor_pair, envelope_pair : str
         ``"domain: a vs b"`` of the gap that sets each.
     null_gap_sd : float
-        Standard deviation (ddof 1) of all A/A gaps.
+        Standard deviation (ddof 1) of all re-run gaps.
     confidence : float
     table : pandas.DataFrame
-        One row per A/A gap: ``model, domain, a, b, pass_1_a, pass_1_b, gap, n_tasks, z,
+        One row per re-run gap: ``model, domain, a, b, pass_1_a, pass_1_b, gap, n_tasks, z,
         p_value, ci_low, ci_high, bound, flags, flagged``.
     reason : str
     """
@@ -414,12 +414,12 @@ class LeaderboardFloor(FrozenResult):
     reason: str = ""
 
 
-#: Most A/A pairs :func:`reruns_floor` compares (a model submitted 1,415 times in one domain).
+#: Most re-run pairs :func:`reruns_floor` compares (a model submitted 1,415 times in one domain).
 MAX_RERUN_PAIRS = 1_000_000
 
 
 def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> LeaderboardFloor:
-    """The leaderboard-wide floor from re-submissions of one model (A/A contrasts).
+    """The leaderboard-wide floor from re-submissions of one model (re-run contrasts).
 
     Parameters
     ----------
@@ -437,7 +437,7 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     Each pair of submissions with one :func:`model_identity` and no conflicting reasoning
     effort, in each domain both report, is
     compared as :func:`gap_test` does; a pair's bound is ``max(ci_high, -ci_low)`` (the sign of
-    an A/A gap is arbitrary). floor = max bound over unflagged pairs, envelope = max over all.
+    a re-run gap is arbitrary). floor = max bound over unflagged pairs, envelope = max over all.
 
     Examples
     --------
@@ -447,7 +447,7 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> f = reruns_floor(board)
     >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:22]
-    ([['m_a', 'm_b', True]], 0.1978, 'every A/A pair differs')
+    ([['m_a', 'm_b', True]], 0.1978, 'every re-run pair differs')
     >>> f.to_frame().shape[0], sorted(f.to_dict())[:2]
     (1, ['confidence', 'envelope'])
     """
@@ -463,8 +463,8 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     if n_pairs > MAX_RERUN_PAIRS:
         # the first largest (ident, domain) group, as Series.idxmax picks it
         (ident, d), k = sizes.index[int(np.argmax(sizes.to_numpy()))], int(sizes.max())
-        raise ValueError(f"the leaderboard holds {n_pairs:,} A/A pairs of re-submissions, "
-                         f"more than the {MAX_RERUN_PAIRS:,} an A/A floor is computed from (model "
+        raise ValueError(f"the leaderboard holds {n_pairs:,} re-run pairs of re-submissions, "
+                         f"more than the {MAX_RERUN_PAIRS:,} a re-runs floor is computed from (model "
                          f"{ident.split('|')[0]!r} alone is submitted {k:,} times in {d}); "
                          "pass a floor of your own instead")
     setup = ["tau2_bench_version", "user_simulator", "submission_type", "reasoning_effort"]
@@ -506,7 +506,7 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     nan = math.nan
     if table.empty:
         return LeaderboardFloor(nan, nan, "", "", nan, conf, table,
-                                "no model is submitted twice in one domain: no A/A contrast")
+                                "no model is submitted twice in one domain: no re-run contrast")
 
     def top(t):
         if t.empty:
@@ -516,17 +516,17 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
 
     floor, fpair = top(table[~table["flagged"]])
     envelope, epair = top(table)
-    reason = ("" if fpair else "every A/A pair differs in tau2 version, user simulator or "
+    reason = ("" if fpair else "every re-run pair differs in tau2 version, user simulator or "
               "submission type: no unflagged floor; the envelope counts the flagged pairs")
     sd = float(table["gap"].std(ddof=1)) if len(table) >= 2 else nan
     return LeaderboardFloor(floor, envelope, fpair, epair, sd, conf, table, reason)
 
 
 def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
-    """The floor a gap is placed against when none is given: the leaderboard's own A/A floor.
+    """The floor a gap is placed against when none is given: the leaderboard's own re-runs floor.
 
     The floor of re-submissions whose setup matches, with the envelope beside it; when every
-    re-submission differs in setup, the envelope alone; NaN when the board has no A/A contrast.
+    re-submission differs in setup, the envelope alone; NaN when the board has no re-run contrast.
 
     Parameters
     ----------
@@ -545,11 +545,11 @@ def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
     >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> floor, envelope, source = floor_from_reruns(reruns_floor(board))
     >>> round(floor, 4), envelope, source
-    (0.1978, nan, 'leaderboard A/A envelope (airline: m_a vs m_b; no re-submission matches in setup)')
+    (0.1978, nan, 'leaderboard re-runs envelope (airline: m_a vs m_b; no re-submission matches in setup)')
     """
     if not math.isnan(reruns.floor):
-        return reruns.floor, reruns.envelope, f"leaderboard A/A floor ({reruns.floor_pair})"
+        return reruns.floor, reruns.envelope, f"leaderboard re-runs floor ({reruns.floor_pair})"
     if not math.isnan(reruns.envelope):
-        return reruns.envelope, math.nan, (f"leaderboard A/A envelope ({reruns.envelope_pair}; "
+        return reruns.envelope, math.nan, (f"leaderboard re-runs envelope ({reruns.envelope_pair}; "
                                            "no re-submission matches in setup)")
-    return math.nan, math.nan, "none (no A/A contrast on this leaderboard)"
+    return math.nan, math.nan, "none (no re-run contrast on this leaderboard)"

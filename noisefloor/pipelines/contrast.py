@@ -166,9 +166,9 @@ def contrast_run(
         What an arm is; None takes ``"model"`` when ``a`` and ``b`` are models of the log and
         not protocols, else ``"protocol"``.
     trials : sequence of int, optional
-        Trials to compare (default: every trial after trial 0; A/A: every pair i < j).
+        Trials to compare (default: every trial after trial 0; re-runs: every pair i < j).
     trial_b : int, optional
-        A/A only (``a == b``): the trial of arm b.
+        Re-runs only (``a == b``): the trial of arm b.
     coordination_active : bool, default False
         Also compare trial 1 on the tasks both arms failed at trial 0 (only when the records
         carry ``store_events_at_start``).
@@ -208,7 +208,7 @@ def contrast_run(
     confidence = _validate.probability("confidence", confidence)
     if trial_b is not None and a and b and a != b:
         raise ParameterError("trial_b", "", message=(
-            "{trial_b} goes with {a} = {b} (an A/A contrast across trials)"))
+            "{trial_b} goes with {a} = {b} (a re-run contrast across trials)"))
     if a and b and a != b:
         for pair in null_pairs:
             parts = split_protocol_pair(pair, {a, b}, what="null pair") \

@@ -4,7 +4,7 @@
 :class:`LeaderboardRun` whose :meth:`~LeaderboardRun.to_dict` is the command's ``--json``, with
 the same top-level keys in every mode (the parts a mode does not produce are None). The command
 line only parses its options and prints the result. The leaderboard's own work (its entries,
-gaps, A/A floor and tiers) is :mod:`noisefloor.leaderboard`; this module adds what needs the
+gaps, re-runs floor and tiers) is :mod:`noisefloor.leaderboard`; this module adds what needs the
 layers above it: a floor read from trial logs, and tiers of the configurations of trial logs.
 """
 
@@ -60,7 +60,7 @@ class LeaderboardRun(FrozenResult):
         Listing: the entries, best pass^1 first within each domain
         (:meth:`~noisefloor.leaderboard.Leaderboard.to_frame`).
     reruns_floor : LeaderboardFloor or None
-        The leaderboard's A/A floor from re-submissions of one model (None for trial logs).
+        The leaderboard's re-runs floor from re-submissions of one model (None for trial logs).
     comparison : LeaderboardComparison or None
         Compare: the gap per shared domain, placed against the floor it names.
     tiers : tuple of LeaderboardTiers or None
@@ -140,7 +140,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
                     **read_options: Any) -> LeaderboardRun:
     """List a tau2-bench leaderboard, compare two of its entries, or rank it into tiers.
 
-    What ``noisefloor leaderboard`` prints: without ``a``/``b`` the entries and the A/A floor;
+    What ``noisefloor leaderboard`` prints: without ``a``/``b`` the entries and the re-runs floor;
     with them the gap per shared domain; with ``tiers=True`` the tiers and simultaneous rank
     intervals of every domain (or of the configurations of ``tier_logs``).
 
@@ -155,7 +155,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
         Two entries (submission ids or model names) to compare; both or neither.
     floor, envelope : float, optional
         The floor (and envelope) the gap is placed against, proportions. Default: the floor of
-        ``floor_logs``, else the leaderboard's own A/A floor
+        ``floor_logs``, else the leaderboard's own re-runs floor
         (:func:`~noisefloor.leaderboard.gaps.floor_from_reruns`).
     floor_logs : path, sequence of paths or ``(path, label)`` pairs, or DataFrame, optional
         Trial logs whose floor (``floor_kind``) the gap is placed against
@@ -192,7 +192,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
     --------
     >>> r = leaderboard_run("fixtures/leaderboard/three_entries.json", a="m_a", b="n_a")
     >>> r.mode, r.comparison.rows[0].verdict, r.comparison.floor_source[:24]
-    ('compare', 'below', 'leaderboard A/A envelope')
+    ('compare', 'below', 'leaderboard re-runs envelope')
     >>> sorted(r.to_dict()) == sorted(leaderboard_run(
     ...     "fixtures/leaderboard/three_entries.json").to_dict())
     True

@@ -2,7 +2,7 @@
 
 :func:`plan_run` is the sample size or minimum detectable effect of several designs, against a
 floor given as a number or read from trial logs (then also the sample size with that floor
-shrinking as ``1/sqrt(n)``); :func:`reruns_sim_run` simulates A/A runs and rates a claim against
+shrinking as ``1/sqrt(n)``); :func:`reruns_sim_run` simulates re-runs and rates a claim against
 null gaps. Each result's ``to_dict()`` is its command's ``--json``, with the same top-level keys
 whatever the options (a part not asked for is None); the command line only parses its options
 and prints the result. The statistics are :mod:`noisefloor.stats.power` and
@@ -21,7 +21,7 @@ from noisefloor.pipelines.measured import MeasuredFloor
 from noisefloor.results import FrozenResult
 from noisefloor.stats.power.planning import PowerPlan
 from noisefloor.stats.power.shrinking_floor import ShrinkingFloorPlan
-from noisefloor.stats.snr import AASimulation, ClaimSNR
+from noisefloor.stats.snr import ClaimSNR, RerunsSimulation
 from noisefloor.stats.validation import MentionError, ParameterError
 
 __all__ = ["DESIGN_NAMES", "PlanRun", "RerunsSimRun", "plan_power_figure", "plan_run",
@@ -192,14 +192,14 @@ class RerunsSimRun(FrozenResult):
     source : str
         What the success probabilities are (a flip rate on every task, or the per-task
         success shares of logs).
-    simulation : AASimulation
-        How often A/A contrasts reach Bonferroni significance.
+    simulation : RerunsSimulation
+        How often re-run contrasts reach Bonferroni significance.
     claim : ClaimSNR or None
         With a claim: its signal-to-noise ratio and percentile among the null gaps.
     """
 
     source: str
-    simulation: AASimulation
+    simulation: RerunsSimulation
     claim: ClaimSNR | None = None
 
 
@@ -235,7 +235,7 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
                    n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05, n_sim: int = 2000,
                    seed: int = 0, claim: float | None = None, null_gaps: Sequence[float] = (),
                    floor_logs: Any = (), **read_options: Any) -> RerunsSimRun:
-    """Simulate A/A runs (re-runs of one configuration) and rate a claim against null gaps.
+    """Simulate re-runs of one configuration and rate a claim against null gaps.
 
     Parameters
     ----------

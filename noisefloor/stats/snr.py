@@ -1,9 +1,9 @@
 """A claim against the null gaps: its signal-to-noise ratio and its percentile among them, and a
-simulation-calibrated false-positive rate of single-seed contrasts in A/A runs.
+simulation-calibrated false-positive rate of single-seed contrasts in re-runs.
 
 The noise-floor paper's seed-1 pull-vs-intercept gap (+18 pp, Bonferroni p = 0.012) came from
 two arms that could not differ: "the kind of number that gets published". :func:`simulate_reruns`
-gives its probability: A/A runs are simulated task by task at the per-task success rates of a
+gives its probability: re-runs are simulated task by task at the per-task success rates of a
 log (or at a given flip rate), every pair of arms is sign-tested per seed with the Bonferroni
 correction over the pairs, and the share of contrasts reaching significance is reported for
 single seeds and pooled over seeds.
@@ -133,8 +133,8 @@ def flip_rate_to_success_prob(flip_rate: float) -> float:
 
 
 @dataclass(frozen=True)
-class AASimulation(FrozenResult):
-    """Result of :func:`simulate_reruns`: how often A/A contrasts look significant.
+class RerunsSimulation(FrozenResult):
+    """Result of :func:`simulate_reruns`: how often re-run contrasts look significant.
 
     Attributes
     ----------
@@ -189,8 +189,8 @@ MAX_RERUN_DRAWS = 2_000_000_000
 
 
 def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: float = 0.05,
-                n_sim: int = 2000, rng=None) -> AASimulation:
-    """Simulate A/A runs and count how often their contrasts reach Bonferroni significance.
+                n_sim: int = 2000, rng=None) -> RerunsSimulation:
+    """Simulate re-runs and count how often their contrasts reach Bonferroni significance.
 
     Parameters
     ----------
@@ -212,7 +212,7 @@ def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: f
 
     Returns
     -------
-    AASimulation
+    RerunsSimulation
 
     Raises
     ------
@@ -286,7 +286,7 @@ def simulate_reruns(success_prob, *, n_seeds: int = 2, n_arms: int = 3, alpha: f
                    pooled.any(-1).sum())
     cells = n_sim * n_seeds * m
     rate = float(counts[0] / cells)
-    return AASimulation(
+    return RerunsSimulation(
         single_seed_rate=rate, single_seed_any_rate=float(counts[1] / (n_sim * n_seeds)),
         experiment_any_rate=float(counts[2] / n_sim),
         pooled_rate=float(counts[3] / (n_sim * m)), pooled_any_rate=float(counts[4] / n_sim),

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from noisefloor.cli.main import cli
 
 # The user's log: benchmark mybench/shop, 5 tasks, protocols no_coord and
-# intercept, 3 trials each; the store is populated from trial 1 on (so no A/A re-run is a null
+# intercept, 3 trials each; the store is populated from trial 1 on (so no re-run is a null
 # contrast) and the trial-0 first requests match (the trial-0 contrast is clean).
 REWARDS = {  # protocol -> task -> rewards of trials 0, 1, 2
     "no_coord": {"t1": (1, 0, 1), "t2": (0, 0, 1), "t3": (1, 1, 1), "t4": (0, 1, 0), "t5": (1, 0, 0)},

@@ -227,7 +227,7 @@ def test_floor_says_which_tasks_were_left_out_of_the_pairing(run, tmp_path, fixt
     doc = json.loads(run("floor", log, "--json").output)
     assert doc["left_out"] == [{"contrast": "intercept-no_coord", "seed": 1, "n_only_a": 0,
                                 "n_only_b": 2, "n_excluded": 0}]
-    # the tau2 fixture: task 1 trial 1 is an infrastructure error, so the A/A pair drops it
+    # the tau2 fixture: task 1 trial 1 is an infrastructure error, so the re-run pair drops it
     out = run("floor", fixtures_dir / "logs" / "tau2_dir").output
     assert "left out: 1 task(s) with an infrastructure error or no reward" in out
     assert "left out" in run("audit", "--log", fixtures_dir / "logs" / "tau2_dir",

@@ -1,5 +1,5 @@
 """One ``--json`` shape per command, and that document is the library result's ``to_dict()``:
-``contrast`` (counts, protocols, models, A/A), ``audit`` (bundled, a log by protocol or by
+``contrast`` (counts, protocols, models, re-runs), ``audit`` (bundled, a log by protocol or by
 model), ``compare`` (two runs, or logs and named arms), ``log validate`` (readable or not) and
 ``floor`` (summed or random pooling, trial 0 or re-runs only). Each mode keeps the same
 top-level keys and the same keys in every row, whatever the data."""

@@ -1,4 +1,4 @@
-"""Claim SNR and the simulated A/A false-positive rate, pinned to R and to the exact size of the
+"""Claim SNR and the simulated re-runs false-positive rate, pinned to R and to the exact size of the
 sign test (R binom.test enumeration)."""
 
 import math

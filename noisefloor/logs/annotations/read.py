@@ -262,7 +262,7 @@ def read_annotations(
         A check, not a selection: the raters expected in the file. A rating by anyone else is
         an error (a typo in a rater name would otherwise create a new rater silently). To
         compute agreement among some of the raters, read everything and pass ``raters`` to
-        :func:`noisefloor.stats.agreement_table.agreement_by_label`.
+        :func:`noisefloor.agreement.study.agreement_by_label`.
 
     Returns
     -------

@@ -57,7 +57,7 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
 
 
 def leaderboard_listing_doc(doc: dict) -> ReportDoc:
-    """The page of ``noisefloor leaderboard FILE`` (the entries and the A/A floor) from its
+    """The page of ``noisefloor leaderboard FILE`` (the entries and the re-runs floor) from its
     ``--json`` (the :class:`~noisefloor.pipelines.LeaderboardRun` of mode
     ``"listing"``)."""
     entries = doc["entries"]
@@ -73,15 +73,15 @@ def leaderboard_listing_doc(doc: dict) -> ReportDoc:
             "type": entries[i].get("submission_type") or "-"} for r, i in enumerate(idx)])
         tables.append(DocTable(f"{d}: {len(idx)} entries", cells, table_id=f"entries-{d}"))
     reruns_rows = reruns.get("table") or []
-    verdict = ("Re-submissions of one model differ by up to the A/A floor of "
+    verdict = ("Re-submissions of one model differ by up to the re-runs floor of "
                "{reruns_floor.floor:pp}"
                " pp" if reruns.get("floor") is not None else "No two re-submissions match in setup,"
-               " so the A/A floor is undefined")
+               " so the re-runs floor is undefined")
     verdict += (" (envelope {reruns_floor.envelope:pp} pp): a gap between two entries smaller than "
                 "that is inside the leaderboard's own noise." if reruns.get("envelope") is not None
                 else ".")
     facts = [f"{doc['n_submissions']} submissions from {doc['source']}",
-             f"A/A contrasts (re-submissions of one model): {len(reruns_rows)}"]
+             f"Re-run contrasts (re-submissions of one model): {len(reruns_rows)}"]
     if reruns.get("reason"):
         facts.append(f"note: {reruns['reason']}")
     return ReportDoc("leaderboard", "tau2-bench leaderboard", verdict, doc, facts=facts,
