@@ -23,22 +23,34 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from harness.base import UNPARSED, Instance, Task, View
+    from harness.answer_text import normalise_answer
+    from harness.base import SOLO_VIEWS, UNPARSED, Instance, Task, View
+    from harness.checks import check_keep, check_seed, check_seed_difficulty
     from harness.manifest import TASK_NAMES, TASKS_BY_FAMILY, family_counts, family_of
     from harness.registry import get_task, list_tasks, register
+    from harness.vocabulary import DEFAULT_DIFFICULTY, DIFFICULTIES, FAMILIES, SIDES
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
+    "DEFAULT_DIFFICULTY": "vocabulary",
+    "DIFFICULTIES": "vocabulary",
+    "FAMILIES": "vocabulary",
     "Instance": "base",
+    "SIDES": "vocabulary",
+    "SOLO_VIEWS": "base",
     "TASKS_BY_FAMILY": "manifest",
     "TASK_NAMES": "manifest",
     "Task": "base",
     "UNPARSED": "base",
     "View": "base",
+    "check_keep": "checks",
+    "check_seed": "checks",
+    "check_seed_difficulty": "checks",
     "family_counts": "manifest",
     "family_of": "manifest",
     "get_task": "registry",
     "list_tasks": "registry",
+    "normalise_answer": "answer_text",
     "register": "registry",
 }
 

@@ -4,6 +4,27 @@
 it into text, Markdown and the forest plot (the CLI only parses options and prints those).
 """
 
-from noisefloor.compare.result import BY, VERDICTS, Comparison, ComparisonRow, compare
+from __future__ import annotations
 
-__all__ = ["BY", "VERDICTS", "Comparison", "ComparisonRow", "compare"]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.compare.render import comparison_text, save_comparison_report
+    from noisefloor.compare.result import BY, VERDICTS, Comparison, ComparisonRow, compare
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "BY": "result",
+    "Comparison": "result",
+    "ComparisonRow": "result",
+    "VERDICTS": "result",
+    "compare": "result",
+    "comparison_text": "render",
+    "save_comparison_report": "render",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -25,8 +25,19 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from noisefloor.logs.configuration import (
+        describe_differences,
+        differing_fields,
+        parse_configuration,
+    )
     from noisefloor.logs.formats.detect import FORMATS, detect_format
-    from noisefloor.logs.load import ValidationReport, load_trials, read_records, validate_logs
+    from noisefloor.logs.load import (
+        ValidationReport,
+        load_trials,
+        read_log_trials,
+        read_records,
+        validate_logs,
+    )
     from noisefloor.logs.records.errors import (
         InfrastructureRewardWarning,
         LogProblem,
@@ -35,20 +46,42 @@ if TYPE_CHECKING:
         TruncatedLineWarning,
     )
     from noisefloor.logs.records.frame import COLUMNS, DTYPES
-    from noisefloor.logs.schema import SCHEMA_VERSION, TrialRecord, trial_record_json_schema
+    from noisefloor.logs.runs import log_sources, parse_log_spec, run_names
+    from noisefloor.logs.schema import (
+        KEY_FIELDS,
+        SCHEMA_VERSION,
+        TrialRecord,
+        trial_record_json_schema,
+    )
 
 #: Public name -> the module that defines it. The names load on first use, so that importing
 #: one light module of the package (its errors, the configuration identity) does not load every
 #: reader, pydantic and the JSON parser.
 _HOMES = {
-    "FORMATS": "formats.detect", "detect_format": "formats.detect",
-    "InfrastructureRewardWarning": "records.errors", "LogProblem": "records.errors",
-    "LogValidationError": "records.errors", "TruncatedLine": "records.errors",
+    "COLUMNS": "records.frame",
+    "DTYPES": "records.frame",
+    "FORMATS": "formats.detect",
+    "InfrastructureRewardWarning": "records.errors",
+    "KEY_FIELDS": "schema",
+    "LogProblem": "records.errors",
+    "LogValidationError": "records.errors",
+    "SCHEMA_VERSION": "schema",
+    "TrialRecord": "schema",
+    "TruncatedLine": "records.errors",
     "TruncatedLineWarning": "records.errors",
-    "COLUMNS": "records.frame", "DTYPES": "records.frame",
-    "ValidationReport": "load", "load_trials": "load", "read_records": "load",
+    "ValidationReport": "load",
+    "describe_differences": "configuration",
+    "detect_format": "formats.detect",
+    "differing_fields": "configuration",
+    "load_trials": "load",
+    "log_sources": "runs",
+    "parse_configuration": "configuration",
+    "parse_log_spec": "runs",
+    "read_log_trials": "load",
+    "read_records": "load",
+    "run_names": "runs",
+    "trial_record_json_schema": "schema",
     "validate_logs": "load",
-    "SCHEMA_VERSION": "schema", "TrialRecord": "schema", "trial_record_json_schema": "schema",
 }
 
 
@@ -59,17 +92,25 @@ __all__ = [
     "COLUMNS",
     "DTYPES",
     "FORMATS",
-    "SCHEMA_VERSION",
     "InfrastructureRewardWarning",
+    "KEY_FIELDS",
     "LogProblem",
     "LogValidationError",
+    "SCHEMA_VERSION",
     "TrialRecord",
     "TruncatedLine",
     "TruncatedLineWarning",
     "ValidationReport",
+    "describe_differences",
     "detect_format",
+    "differing_fields",
     "load_trials",
+    "log_sources",
+    "parse_configuration",
+    "parse_log_spec",
+    "read_log_trials",
     "read_records",
+    "run_names",
     "trial_record_json_schema",
     "validate_logs",
 ]

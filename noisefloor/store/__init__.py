@@ -13,34 +13,62 @@ Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evalua
 Trustworthiness.
 """
 
-from noisefloor.store.base import EventStore, ScopeViolation, StoredEvent, StoreError, TaskView
-from noisefloor.store.events import (
-    EVENT_SCHEMA_VERSION,
-    Condition,
-    FailedPredicate,
-    FailedTrialAction,
-    event_from_json,
-    event_to_json,
-    parse_event,
-)
-from noisefloor.store.keys import call_fingerprint, canonical_arguments, canonical_key
-from noisefloor.store.sqlite import SQLiteEventStore
+from __future__ import annotations
 
-__all__ = [
-    "EVENT_SCHEMA_VERSION",
-    "Condition",
-    "EventStore",
-    "FailedPredicate",
-    "FailedTrialAction",
-    "SQLiteEventStore",
-    "ScopeViolation",
-    "StoreError",
-    "StoredEvent",
-    "TaskView",
-    "call_fingerprint",
-    "canonical_arguments",
-    "canonical_key",
-    "event_from_json",
-    "event_to_json",
-    "parse_event",
-]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.store.base import (
+        MAX_EVENT_ID,
+        EventStore,
+        ScopeViolation,
+        StoredEvent,
+        StoreError,
+        TaskView,
+    )
+    from noisefloor.store.events import (
+        EVENT_SCHEMA_VERSION,
+        Condition,
+        FailedPredicate,
+        FailedTrialAction,
+        event_from_json,
+        event_to_json,
+        parse_event,
+    )
+    from noisefloor.store.keys import (
+        MAX_ARGUMENT_DEPTH,
+        call_fingerprint,
+        canonical_arguments,
+        canonical_key,
+        check_depth,
+    )
+    from noisefloor.store.sqlite import SQLiteEventStore
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "Condition": "events",
+    "EVENT_SCHEMA_VERSION": "events",
+    "EventStore": "base",
+    "FailedPredicate": "events",
+    "FailedTrialAction": "events",
+    "MAX_ARGUMENT_DEPTH": "keys",
+    "MAX_EVENT_ID": "base",
+    "SQLiteEventStore": "sqlite",
+    "ScopeViolation": "base",
+    "StoreError": "base",
+    "StoredEvent": "base",
+    "TaskView": "base",
+    "call_fingerprint": "keys",
+    "canonical_arguments": "keys",
+    "canonical_key": "keys",
+    "check_depth": "keys",
+    "event_from_json": "events",
+    "event_to_json": "events",
+    "parse_event": "events",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

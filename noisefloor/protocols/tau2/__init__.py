@@ -27,20 +27,13 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from noisefloor.protocols.tau2.agent import (
-        AGENT_NAME,
-        AgentBinding,
-        CoordinatedLLMAgent,
-        bind,
-    )
-    from noisefloor.protocols.tau2.llm import generate
+    from noisefloor.protocols.tau2.agent import AGENT_NAME, AgentBinding, CoordinatedLLMAgent, bind
+    from noisefloor.protocols.tau2.llm import generate, offered_tools
     from noisefloor.protocols.tau2.registration import register
-    from noisefloor.protocols.tau2.run import (
-        ProtocolRunResult,
-        ProtocolRunSettings,
-        run_protocols,
-    )
+    from noisefloor.protocols.tau2.retail_cut import cut_retail_db, retail_db_for
+    from noisefloor.protocols.tau2.run import ProtocolRunResult, ProtocolRunSettings, run_protocols
     from noisefloor.protocols.tau2.scripted import ScriptedEndpoint
+    from noisefloor.protocols.tau2.state import ReplayFacts, db_facts, facts_before_calls
     from noisefloor.protocols.tau2.usage import RoleUsage
     from noisefloor.protocols.tau2.user import USER_NAME, EndpointUserSimulator
 
@@ -51,12 +44,18 @@ _HOMES: dict[str, str] = {
     "EndpointUserSimulator": "user",
     "ProtocolRunResult": "run",
     "ProtocolRunSettings": "run",
+    "ReplayFacts": "state",
     "RoleUsage": "usage",
     "ScriptedEndpoint": "scripted",
     "USER_NAME": "user",
     "bind": "agent",
+    "cut_retail_db": "retail_cut",
+    "db_facts": "state",
+    "facts_before_calls": "state",
     "generate": "llm",
+    "offered_tools": "llm",
     "register": "registration",
+    "retail_db_for": "retail_cut",
     "run_protocols": "run",
 }
 
