@@ -3,17 +3,11 @@
 A task is registered by name (:func:`get_task`, :func:`list_tasks`; the manifest
 :data:`TASK_NAMES` says which exist) and offers the same interface, :class:`Task`, so a runner
 can drive any of them in the three modes of the collaboration-tax paper: solo on the full
-instance, and a pair of agents on the two views. :mod:`harness.tasks` holds the three families,
-:mod:`harness.runner` runs them against model endpoints. The names below load on first use, so
-importing a leaf module such as :mod:`harness.vocabulary` or :mod:`harness.manifest` loads no
-other module of the harness.
-
-Examples
---------
->>> from harness import get_task
->>> task = get_task("csp_sudoku4")
->>> task.grade(task.generate(0, difficulty=0), "3412/1243/4321/2134")
-1.0
+instance, and a pair of agents on the two views; its vocabulary (:data:`FAMILIES`,
+:data:`DIFFICULTIES`, the dialogue markers) is in :mod:`harness.vocabulary`. :mod:`harness.tasks`
+holds the three families, :mod:`harness.runner` runs them against model endpoints. The names
+below load on first use, so importing a leaf module such as :mod:`harness.vocabulary` or
+:mod:`harness.manifest` loads no other module of the harness.
 """
 
 from __future__ import annotations

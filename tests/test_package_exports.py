@@ -102,10 +102,13 @@ def home(module: str, name: str) -> str | None:
 
 @functools.cache
 def exports(package: str) -> frozenset[str]:
-    """The names a package's ``__init__.py`` lists: the keys of ``_HOMES`` and ``__all__``."""
+    """The names a package's ``__init__.py`` lists (the keys of ``_HOMES`` and ``__all__``)
+    or imports at its top."""
     syntax = tree(ROOT.joinpath(*package.split(".")) / "__init__.py")
     names: set[str] = set()
     for stmt in syntax.body:
+        if isinstance(stmt, ast.ImportFrom):  # a name the package imports when it is imported
+            names.update(alias.asname or alias.name for alias in stmt.names)
         if not isinstance(stmt, ast.Assign | ast.AnnAssign) or stmt.value is None:
             continue
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]

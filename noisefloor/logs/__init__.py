@@ -1,23 +1,25 @@
 """Trial records in, tidy DataFrames out: the schema, the strict JSONL reader, format readers.
 
-Formats (:data:`FORMATS`): noisefloor JSONL, the noise-floor paper's layout, tau2-bench runs
-(:mod:`noisefloor.logs.formats.tau2`), tau-bench v1 lists (:mod:`noisefloor.logs.formats.taubench`),
-inspect_ai eval logs (:mod:`noisefloor.logs.formats.inspect`), Terminal-Bench runs and Harbor jobs.
-
-Public API: :func:`load_trials` (files -> typed DataFrame), :func:`read_records` (streaming
-:class:`TrialRecord` objects), :func:`validate_logs` (collect-all report), the schema
-(:class:`TrialRecord`, :func:`trial_record_json_schema`), and the problem types
-(:class:`LogValidationError`, :class:`LogProblem`, :class:`TruncatedLine`,
-:class:`TruncatedLineWarning`, :class:`InfrastructureRewardWarning`).
-
-Layout, bottom up (each layer imports only those below it): :mod:`~noisefloor.logs.schema`,
-the record schema; :mod:`~noisefloor.logs.records`, the problem types and the typed frame;
+The formats (:data:`FORMATS`) are noisefloor JSONL, the noise-floor paper's layout, tau2-bench
+runs (:mod:`~noisefloor.logs.formats.tau2`), tau-bench v1 lists
+(:mod:`~noisefloor.logs.formats.taubench`), inspect_ai eval logs
+(:mod:`~noisefloor.logs.formats.inspect`), Terminal-Bench runs and Harbor jobs. The public API is
+:func:`load_trials` (files -> typed DataFrame; :func:`read_log_trials` also takes a trial frame
+as it is), :func:`read_records` (streaming :class:`TrialRecord` objects), :func:`validate_logs`
+(collect-all report), the schema (:class:`TrialRecord`, :func:`trial_record_json_schema`), the
+problem types (:class:`LogValidationError`, :class:`LogProblem`, :class:`TruncatedLine`,
+:class:`TruncatedLineWarning`, :class:`InfrastructureRewardWarning`), logs given with the label
+of their arm (:func:`log_sources`) and what a run's tool records about the system under test
+(:func:`parse_configuration`, :func:`describe_differences`). The layers, bottom up (each imports
+only those below it): :mod:`~noisefloor.logs.schema`, the record schema;
+:mod:`~noisefloor.logs.records`, the problem types and the typed frame;
 :mod:`~noisefloor.logs.jsonl`, the JSONL reader and the validation pipeline every reader feeds;
 :mod:`~noisefloor.logs.formats`, format detection and one reader per tool;
-:mod:`~noisefloor.logs.load`, the entry points. Beside them: :mod:`~noisefloor.logs.runs` (a log
-given with the label of its arm), :mod:`~noisefloor.logs.configuration` (what a run's tool
-records about the system under test) and :mod:`~noisefloor.logs.annotations` (human annotation
-tables, not trial logs).
+:mod:`~noisefloor.logs.load`, the entry points; beside them :mod:`~noisefloor.logs.runs`,
+:mod:`~noisefloor.logs.configuration` and :mod:`~noisefloor.logs.annotations` (human annotation
+tables, not trial logs). The names load on first use, so that importing one light module of the
+package (its errors, the configuration identity) does not load every reader, pydantic and the
+JSON parser.
 """
 
 from typing import TYPE_CHECKING

@@ -1,10 +1,10 @@
 """Pure statistics: paired tests, intervals, multiplicity, pooling, pass^k, agreement, monitors.
 
-No I/O and no plotting live in this package; every function returns a frozen result object.
-
-The names below are imported on first use, so importing a light module of the package
-(:mod:`noisefloor.stats.validation`, :mod:`noisefloor.stats.warning_classes`) does not load
-scipy and statsmodels.
+No I/O and no plotting live in this package; every function returns a frozen result object. It
+also holds what every layer shares at the public boundary: the parameter validation
+(:mod:`~noisefloor.stats.validation`) and the warning classes
+(:mod:`~noisefloor.stats.warning_classes`). The names below are imported on first use, so
+importing a light module of the package (those two) does not load scipy and statsmodels.
 """
 
 from __future__ import annotations

@@ -1,16 +1,13 @@
-"""The task-scoped negative-knowledge store (the ET-MCP substrate).
+"""The task-scoped negative-knowledge store (the ET-MCP substrate of Kaliyev & Maryanskyy 2026).
 
-* :mod:`noisefloor.store.keys`: canonical coordination keys of tool calls.
-* :mod:`noisefloor.store.events`: typed, versioned events (``failed_trial_action``, ``failed_predicate``).
-* :mod:`noisefloor.store.base`: the backend interface and the task-scoped :class:`TaskView`.
-* :mod:`noisefloor.store.sqlite`: the embedded default backend (one SQLite file, WAL).
-* :mod:`noisefloor.store.mcp`: the MCP server (``noisefloor store serve``) and its stdio transport.
-
-References
-----------
-Kaliyev & Maryanskyy (2026), "How Much Coordination Gain Is Real? A Paired Noise-Floor
-Protocol for Multi-Agent LLM Benchmarks", KDD 2026 Workshop on Agentic AI Evaluation and
-Trustworthiness.
+Canonical coordination keys of tool calls (:mod:`~noisefloor.store.keys`); typed, versioned
+events, ``failed_trial_action`` and ``failed_predicate`` (:mod:`~noisefloor.store.events`); the
+backend interface and the task-scoped :class:`TaskView` (:mod:`~noisefloor.store.base`); the
+embedded default backend, one SQLite file in WAL mode (:mod:`~noisefloor.store.sqlite`); and the
+MCP server (``noisefloor store serve``) with its stdio transport (:mod:`noisefloor.store.mcp`).
+The names below are imported on first use. Reference: Kaliyev & Maryanskyy (2026), "How Much
+Coordination Gain Is Real? A Paired Noise-Floor Protocol for Multi-Agent LLM Benchmarks", KDD
+2026 Workshop on Agentic AI Evaluation and Trustworthiness.
 """
 
 from __future__ import annotations
