@@ -11,24 +11,27 @@ from noisefloor.lazy import lazy_exports
 if TYPE_CHECKING:
     from noisefloor.protocols.blocking import BlockingEndpoints
     from noisefloor.protocols.event_text import attempt_of, short_text
-    from noisefloor.protocols.intercept import WARNING_CLOSE, WARNING_OPEN, warning_block
+    from noisefloor.protocols.intercept import (
+        WARNING_CLOSE,
+        WARNING_OPEN,
+        Intercept,
+        PredicateIntercept,
+        SelectiveIntercept,
+        warning_block,
+    )
     from noisefloor.protocols.langchain import CoordinationMiddleware
     from noisefloor.protocols.predicates import call_facts, evaluate, lookup
-    from noisefloor.protocols.readers import (
+    from noisefloor.protocols.pull import Pull, peer_warnings_summary
+    from noisefloor.protocols.reader_interface import (
         CallContext,
         Injection,
-        Intercept,
         NoCoord,
-        PredicateIntercept,
-        Pull,
         Reader,
         ReaderStart,
-        SelectiveIntercept,
         ToolSpec,
         TrialState,
-        peer_warnings_summary,
-        reader_by_name,
     )
+    from noisefloor.protocols.readers import reader_by_name
     from noisefloor.protocols.refinements import (
         ModelCaller,
         ModelGate,
@@ -51,28 +54,28 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "Attribution": "writers",
     "BlockingEndpoints": "blocking",
-    "CallContext": "readers",
+    "CallContext": "reader_interface",
     "CoordinationMiddleware": "langchain",
     "Coordinator": "session",
-    "Injection": "readers",
-    "Intercept": "readers",
+    "Injection": "reader_interface",
+    "Intercept": "intercept",
     "JudgedWriter": "writers",
     "LastKWriter": "writers",
     "ModelCaller": "refinements",
     "ModelGate": "refinements",
     "ModelJudge": "refinements",
     "ModelPredicateExtractor": "refinements",
-    "NoCoord": "readers",
-    "PredicateIntercept": "readers",
+    "NoCoord": "reader_interface",
+    "PredicateIntercept": "intercept",
     "PredicateWriter": "writers",
-    "Pull": "readers",
-    "Reader": "readers",
-    "ReaderStart": "readers",
-    "SelectiveIntercept": "readers",
+    "Pull": "pull",
+    "Reader": "reader_interface",
+    "ReaderStart": "reader_interface",
+    "SelectiveIntercept": "intercept",
     "ToolCall": "trace",
-    "ToolSpec": "readers",
+    "ToolSpec": "reader_interface",
     "TrialSession": "session",
-    "TrialState": "readers",
+    "TrialState": "reader_interface",
     "TrialTrace": "trace",
     "WARNING_CLOSE": "intercept",
     "WARNING_OPEN": "intercept",
@@ -84,7 +87,7 @@ _HOMES: dict[str, str] = {
     "is_failure": "trace",
     "load_prompt": "refinements",
     "lookup": "predicates",
-    "peer_warnings_summary": "readers",
+    "peer_warnings_summary": "pull",
     "reader_by_name": "readers",
     "request_sha256": "session",
     "short_text": "event_text",
