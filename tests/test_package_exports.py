@@ -114,9 +114,9 @@ def exports(package: str) -> frozenset[str]:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         ids = {t.id for t in targets if isinstance(t, ast.Name)}
         if "_HOMES" in ids and isinstance(stmt.value, ast.Dict):
-            names.update(k.value for k in stmt.value.keys if isinstance(k, ast.Constant))
+            names.update(str(k.value) for k in stmt.value.keys if isinstance(k, ast.Constant))
         if "__all__" in ids and isinstance(stmt.value, ast.List | ast.Tuple):
-            names.update(e.value for e in stmt.value.elts if isinstance(e, ast.Constant))
+            names.update(str(e.value) for e in stmt.value.elts if isinstance(e, ast.Constant))
     return frozenset(names)
 
 
