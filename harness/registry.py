@@ -137,6 +137,8 @@ def get_task(name: str) -> Task:
     ('csp', 'constraint')
     >>> task.oracle(task.generate(seed=0, difficulty=0))
     '3412/1243/4321/2134'
+    >>> task.grade(task.generate(0, difficulty=0), "3412/1243/4321/2134")
+    1.0
     >>> get_task("sudoku")
     Traceback (most recent call last):
     ...

@@ -19,33 +19,48 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from harness.runner.budget import NO_PAIR_BUDGET
     from harness.runner.config import RunConfig, load_config
-    from harness.runner.dialogue import RolloutOutcome, run_rollout
-    from harness.runner.hostile import HostileServer
+    from harness.runner.dialogue import RolloutOutcome, input_bound, run_rollout
+    from harness.runner.hostile import KINDS, HostileServer
     from harness.runner.journal import rebuild_trials
-    from harness.runner.keys import MODES, RolloutSpec, parse_shard
+    from harness.runner.keys import MODES, RolloutSpec, in_shard, parse_shard
     from harness.runner.merge import MergeConflictError, MergeResult, merge_runs
-    from harness.runner.run import Progress, SettingsMismatchError, TaxRunResult, run_tax
-    from harness.runner.scripted import ScriptedServer, TaxPolicy, answer_book
-    from harness.runner.settings import RunSettings, plan_rollouts, variant_texts
+    from harness.runner.run import (
+        SUMMARY_FIELDS,
+        Progress,
+        SettingsMismatchError,
+        TaxRunResult,
+        check_meta,
+        run_tax,
+    )
+    from harness.runner.scripted import FAILURE_PHRASES, ScriptedServer, TaxPolicy, answer_book
+    from harness.runner.settings import RunSettings, plan_rollouts, variant_ids, variant_texts
     from harness.runner.variants import load_variants
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
+    "FAILURE_PHRASES": "scripted",
     "HostileServer": "hostile",
+    "KINDS": "hostile",
     "MODES": "keys",
     "MergeConflictError": "merge",
     "MergeResult": "merge",
+    "NO_PAIR_BUDGET": "budget",
     "Progress": "run",
     "RolloutOutcome": "dialogue",
     "RolloutSpec": "keys",
     "RunConfig": "config",
     "RunSettings": "settings",
+    "SUMMARY_FIELDS": "run",
     "ScriptedServer": "scripted",
     "SettingsMismatchError": "run",
     "TaxPolicy": "scripted",
     "TaxRunResult": "run",
     "answer_book": "scripted",
+    "check_meta": "run",
+    "in_shard": "keys",
+    "input_bound": "dialogue",
     "load_config": "config",
     "load_variants": "variants",
     "merge_runs": "merge",
@@ -54,6 +69,7 @@ _HOMES: dict[str, str] = {
     "rebuild_trials": "journal",
     "run_rollout": "dialogue",
     "run_tax": "run",
+    "variant_ids": "settings",
     "variant_texts": "settings",
 }
 

@@ -7,20 +7,46 @@ error, never a score. Users: the collaboration-tax runner (:mod:`harness.runner`
 of ``noisefloor tax report`` and the protocols runner.
 """
 
-from noisefloor.endpoints.client import (
-    Completion,
-    EndpointError,
-    EndpointFatalError,
-    Endpoints,
-    ModelEndpoint,
-    retry_after_seconds,
-)
+from __future__ import annotations
 
-__all__ = [
-    "Completion",
-    "EndpointError",
-    "EndpointFatalError",
-    "Endpoints",
-    "ModelEndpoint",
-    "retry_after_seconds",
-]
+from typing import TYPE_CHECKING
+
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from noisefloor.endpoints.client import (
+        Completion,
+        EndpointError,
+        EndpointFatalError,
+        Endpoints,
+        ModelEndpoint,
+        retry_after_seconds,
+        url_problem,
+    )
+    from noisefloor.endpoints.response import (
+        DEFAULT_MAX_RESPONSE_BYTES,
+        ERROR_EXCERPT_CHARS,
+        MalformedResponse,
+        parse_chat_completion,
+    )
+    from noisefloor.endpoints.transport import HTTPPool
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "Completion": "client",
+    "DEFAULT_MAX_RESPONSE_BYTES": "response",
+    "ERROR_EXCERPT_CHARS": "response",
+    "EndpointError": "client",
+    "EndpointFatalError": "client",
+    "Endpoints": "client",
+    "HTTPPool": "transport",
+    "MalformedResponse": "response",
+    "ModelEndpoint": "client",
+    "parse_chat_completion": "response",
+    "retry_after_seconds": "client",
+    "url_problem": "client",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

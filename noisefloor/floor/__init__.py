@@ -58,6 +58,7 @@ if TYPE_CHECKING:
         NoiseFloor,
         noise_floor,
     )
+    from noisefloor.floor.null_gaps import excursion_bound
     from noisefloor.floor.nulls import (
         COUNT_TABLE,
         DECLARED,
@@ -130,6 +131,7 @@ _HOMES: dict[str, str] = {
     "coordination_active_pass_hat_k": "active",
     "coordination_active_tasks": "active",
     "encode_groups": "pairing",
+    "excursion_bound": "null_gaps",
     "left_out_totals": "arm_contrasts",
     "log_contrasts": "arm_contrasts",
     "noise_floor": "estimate",

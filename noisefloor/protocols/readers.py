@@ -26,8 +26,8 @@ Maryanskyy, 2026) and its refinements:
 
 Each reader lives in its own module (:mod:`~noisefloor.protocols.reader_interface`,
 :mod:`~noisefloor.protocols.pull`, :mod:`~noisefloor.protocols.intercept` for the three
-intercept readers); this module gathers them and makes one from
-its protocol name (:func:`reader_by_name`).
+intercept readers; every class is also exported by :mod:`noisefloor.protocols`); this module
+makes one from its protocol name (:func:`reader_by_name`).
 
 References
 ----------
@@ -41,41 +41,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from noisefloor.protocols.intercept import (
-    WARNING_CLOSE,
-    WARNING_OPEN,
-    Intercept,
-    PredicateIntercept,
-    SelectiveIntercept,
-)
-from noisefloor.protocols.pull import TRACE_QUERY_TOOL, Pull, peer_warnings_summary  # noqa: F401
-from noisefloor.protocols.reader_interface import (
-    CallContext,
-    Injection,
-    NoCoord,
-    Reader,
-    ReaderStart,
-    ToolSpec,
-    TrialState,
-)
+from noisefloor.protocols.intercept import Intercept, PredicateIntercept, SelectiveIntercept
+from noisefloor.protocols.pull import Pull
+from noisefloor.protocols.reader_interface import NoCoord, Reader
 
-__all__ = [
-    "WARNING_CLOSE",
-    "WARNING_OPEN",
-    "CallContext",
-    "Injection",
-    "Intercept",
-    "NoCoord",
-    "PredicateIntercept",
-    "Pull",
-    "Reader",
-    "ReaderStart",
-    "SelectiveIntercept",
-    "ToolSpec",
-    "TrialState",
-    "peer_warnings_summary",
-    "reader_by_name",
-]
+__all__ = ["reader_by_name"]
 
 
 _READERS: dict[str, Callable[..., Reader]] = {

@@ -6,7 +6,7 @@ calls an agent loop makes:
 
 1. ``session.system_prompt(base)`` -- the system prompt to send (pull prepends its summary);
 2. ``session.tools`` -- extra tools to offer the agent (pull: ``trace_query``), each a
-   :class:`~noisefloor.protocols.readers.ToolSpec` with a JSON Schema and a callable;
+   :class:`~noisefloor.protocols.reader_interface.ToolSpec` with a JSON Schema and a callable;
 3. ``session.after_tool_call(name, arguments, response)`` -- after every tool call; returns the
    response the agent should see (intercept readers may prepend a ``[PEER-WARNING]`` block);
    ``session.call_tool(name, arguments, fn)`` runs ``fn(**arguments)`` and does the same;

@@ -16,6 +16,7 @@ from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.report.agreement_figure import (
+        BAND_COLORS,
         PLOT_FORMATS,
         agreement_forest_plot,
         agreement_plot_rows,
@@ -70,6 +71,7 @@ if TYPE_CHECKING:
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
+    "BAND_COLORS": "agreement_figure",
     "BUNDLED_CLAIMS_SECTION": "forest",
     "CLAIMS_SECTION": "forest",
     "LABEL_WIDTH": "forest",

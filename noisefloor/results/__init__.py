@@ -2,16 +2,13 @@
 
 Every function of noisefloor returns one frozen dataclass. :class:`FrozenResult` gives each of
 them the same two views, with the conversion rules written once (:func:`plain`), so a result
-declares only what really differs about it (class attributes, never a re-written method).
-This is the role of the results mixins of statsmodels (Seabold and Perktold 2010, "statsmodels:
-Econometric and statistical modeling with Python", Proceedings of the 9th Python in Science
-Conference).
-
-This package sits below every layer: it imports nothing of noisefloor, and pandas only when a
-frame is asked for (or a DataFrame is already among the values), so the statistics, the logs
-and the harness can all use it. It is a package of its own, not a module of ``noisefloor``'s
-top level, so that in the graph of packages it is a leaf and ties ``noisefloor.stats`` to no
-other package.
+declares only what really differs about it (class attributes, never a re-written method), as
+the results mixins of statsmodels do (Seabold and Perktold 2010, "statsmodels: Econometric and
+statistical modeling with Python", Proceedings of the 9th Python in Science Conference). The
+package sits below every layer: it imports nothing of noisefloor, and pandas only when a frame
+is asked for (or a DataFrame is already among the values), so the statistics, the logs and the
+harness can all use it; it is a package of its own, not a module of ``noisefloor``'s top level,
+so that in the graph of packages it is a leaf and ties ``noisefloor.stats`` to no other package.
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
         InstallOrder,
         TimelineDates,
         TransitiveComparison,
+        closure,
         order_of,
     )
     from harness.tasks.relational.records import (
@@ -97,6 +98,7 @@ _HOMES: dict[str, str] = {
     "TransitiveComparison": "orders",
     "balanced_owners": "common",
     "chain_up": "structures",
+    "closure": "orders",
     "compact": "common",
     "draw_people": "common",
     "final_owner": "records",

@@ -15,6 +15,7 @@ from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from noisefloor.logs.annotations.annotation_table import (
+        PYTHON_STRING_DTYPE,
         check_utf8,
         python_string_array,
         read_csv_table,
@@ -31,11 +32,17 @@ if TYPE_CHECKING:
 
 #: Public name -> the module of this package that defines it (imported on first use).
 _HOMES = {
-    "check_utf8": "annotation_table", "python_string_array": "annotation_table",
-    "read_csv_table": "annotation_table",
-    "AnnotationError": "read", "LAYOUTS": "read", "Layout": "read", "detect_layout": "read",
-    "parse_label": "read", "read_annotations": "read",
+    "AnnotationError": "read",
+    "LAYOUTS": "read",
+    "Layout": "read",
+    "PYTHON_STRING_DTYPE": "annotation_table",
+    "check_utf8": "annotation_table",
+    "detect_layout": "read",
     "first_repeat": "repeats",
+    "parse_label": "read",
+    "python_string_array": "annotation_table",
+    "read_annotations": "read",
+    "read_csv_table": "annotation_table",
 }
 
 
@@ -43,9 +50,10 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [
-    "LAYOUTS",
     "AnnotationError",
+    "LAYOUTS",
     "Layout",
+    "PYTHON_STRING_DTYPE",
     "check_utf8",
     "detect_layout",
     "first_repeat",

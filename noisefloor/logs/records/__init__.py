@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         describe_value,
     )
     from noisefloor.logs.records.extra import (
+        TEXT_TYPE,
         ExtraArray,
         ExtraDtype,
         decode_extra,
@@ -33,25 +34,44 @@ if TYPE_CHECKING:
         extra_texts,
     )
     from noisefloor.logs.records.frame import (
+        ARROW_STRING,
         COLUMNS,
         DTYPES,
         RECORD_COLUMNS,
         RUN_COLUMNS,
+        STRING_DTYPE,
         FrameBuilder,
         duplicate_rows,
         empty_frame,
+        string_array,
     )
 
 #: Public name -> the module of this package that defines it (imported on first use).
 _HOMES = {
-    "DuplicateIndex": "duplicates", "key_hashes": "duplicates",
-    "InfrastructureRewardWarning": "errors", "LogProblem": "errors",
-    "LogValidationError": "errors", "TruncatedLine": "errors", "TruncatedLineWarning": "errors",
+    "ARROW_STRING": "frame",
+    "COLUMNS": "frame",
+    "DTYPES": "frame",
+    "DuplicateIndex": "duplicates",
+    "ExtraArray": "extra",
+    "ExtraDtype": "extra",
+    "FrameBuilder": "frame",
+    "InfrastructureRewardWarning": "errors",
+    "LogProblem": "errors",
+    "LogValidationError": "errors",
+    "RECORD_COLUMNS": "frame",
+    "RUN_COLUMNS": "frame",
+    "STRING_DTYPE": "frame",
+    "TEXT_TYPE": "extra",
+    "TruncatedLine": "errors",
+    "TruncatedLineWarning": "errors",
+    "decode_extra": "extra",
     "describe_value": "errors",
-    "ExtraArray": "extra", "ExtraDtype": "extra", "decode_extra": "extra", "encode_extra": "extra",
+    "duplicate_rows": "frame",
+    "empty_frame": "frame",
+    "encode_extra": "extra",
     "extra_texts": "extra",
-    "COLUMNS": "frame", "DTYPES": "frame", "FrameBuilder": "frame", "RECORD_COLUMNS": "frame",
-    "RUN_COLUMNS": "frame", "duplicate_rows": "frame", "empty_frame": "frame",
+    "key_hashes": "duplicates",
+    "string_array": "frame",
 }
 
 
@@ -59,10 +79,9 @@ __getattr__, __dir__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [
+    "ARROW_STRING",
     "COLUMNS",
     "DTYPES",
-    "RECORD_COLUMNS",
-    "RUN_COLUMNS",
     "DuplicateIndex",
     "ExtraArray",
     "ExtraDtype",
@@ -70,6 +89,10 @@ __all__ = [
     "InfrastructureRewardWarning",
     "LogProblem",
     "LogValidationError",
+    "RECORD_COLUMNS",
+    "RUN_COLUMNS",
+    "STRING_DTYPE",
+    "TEXT_TYPE",
     "TruncatedLine",
     "TruncatedLineWarning",
     "decode_extra",
@@ -79,4 +102,5 @@ __all__ = [
     "encode_extra",
     "extra_texts",
     "key_hashes",
+    "string_array",
 ]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         power_two_proportion,
     )
     from noisefloor.stats.power.planning import (
+        MAX_PLAN_N,
         PlanSet,
         PowerPlan,
         minimum_detectable_effect,
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
 _HOMES: dict[str, str] = {
     "EFFECT_SIZES": "functions",
     "MAX_EXACT_N": "functions",
+    "MAX_PLAN_N": "planning",
     "PlanSet": "planning",
     "PowerPlan": "planning",
     "ShrinkingFloorPlan": "shrinking_floor",

@@ -13,27 +13,53 @@ back in :mod:`~harness.tasks.spatial.common.text`. It stands on the grid worlds 
 
 from __future__ import annotations
 
-from harness.tasks.spatial.common.hooks import GridHooks
-from harness.tasks.spatial.common.task import GridTask
-from harness.tasks.spatial.common.text import LEGEND, draw_map, legend_text, read_map
-from harness.tasks.spatial.common.worlds import (
-    DENSITY,
-    SIZES,
-    carve_maze,
-    drop_off_map_items,
-    egocentric,
-    free_cell,
-    item_cells,
-    merge_worlds,
-    owner_grid,
-    paste_views,
-    place,
-    set_cell,
-    wall_grid,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "DENSITY", "LEGEND", "SIZES", "GridHooks", "GridTask", "carve_maze", "draw_map",
-    "drop_off_map_items", "egocentric", "free_cell", "item_cells", "legend_text", "merge_worlds",
-    "owner_grid", "paste_views", "place", "read_map", "set_cell", "wall_grid",
-]
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.tasks.spatial.common.hooks import GridHooks
+    from harness.tasks.spatial.common.task import GridTask
+    from harness.tasks.spatial.common.text import LEGEND, draw_map, legend_text, read_map
+    from harness.tasks.spatial.common.worlds import (
+        DENSITY,
+        SIZES,
+        carve_maze,
+        drop_off_map_items,
+        egocentric,
+        free_cell,
+        item_cells,
+        merge_worlds,
+        owner_grid,
+        paste_views,
+        place,
+        set_cell,
+        wall_grid,
+    )
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "DENSITY": "worlds",
+    "GridHooks": "hooks",
+    "GridTask": "task",
+    "LEGEND": "text",
+    "SIZES": "worlds",
+    "carve_maze": "worlds",
+    "draw_map": "text",
+    "drop_off_map_items": "worlds",
+    "egocentric": "worlds",
+    "free_cell": "worlds",
+    "item_cells": "worlds",
+    "legend_text": "text",
+    "merge_worlds": "worlds",
+    "owner_grid": "worlds",
+    "paste_views": "worlds",
+    "place": "worlds",
+    "read_map": "text",
+    "set_cell": "worlds",
+    "wall_grid": "worlds",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

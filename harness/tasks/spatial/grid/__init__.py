@@ -12,28 +12,50 @@ family on it.
 
 from __future__ import annotations
 
-from harness.tasks.spatial.grid.frames import (
-    ARROWS,
-    DIRS,
-    ORDERS,
-    ORIGINS,
-    Cell,
-    Frame,
-    canonical,
-    sixteen,
-)
-from harness.tasks.spatial.grid.routes import (
-    RouteGraph,
-    grade_route,
-    in_bounds,
-    parse_route,
-    route_graph,
-    score_route,
-    shortest_route,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "ARROWS", "DIRS", "ORDERS", "ORIGINS", "Cell", "Frame", "RouteGraph", "canonical",
-    "grade_route", "in_bounds", "parse_route", "route_graph", "score_route", "shortest_route",
-    "sixteen",
-]
+from noisefloor.lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from harness.tasks.spatial.grid.frames import (
+        ARROWS,
+        DIRS,
+        ORDERS,
+        ORIGINS,
+        Cell,
+        Frame,
+        canonical,
+        sixteen,
+    )
+    from harness.tasks.spatial.grid.routes import (
+        RouteGraph,
+        grade_route,
+        in_bounds,
+        parse_route,
+        route_graph,
+        score_route,
+        shortest_route,
+    )
+
+#: Public name -> the module of this package that defines it.
+_HOMES: dict[str, str] = {
+    "ARROWS": "frames",
+    "Cell": "frames",
+    "DIRS": "frames",
+    "Frame": "frames",
+    "ORDERS": "frames",
+    "ORIGINS": "frames",
+    "RouteGraph": "routes",
+    "canonical": "frames",
+    "grade_route": "routes",
+    "in_bounds": "routes",
+    "parse_route": "routes",
+    "route_graph": "routes",
+    "score_route": "routes",
+    "shortest_route": "routes",
+    "sixteen": "frames",
+}
+
+__all__ = sorted(_HOMES)
+
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)
