@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         TruncatedLineWarning,
     )
     from noisefloor.logs.records.frame import COLUMNS, DTYPES
-    from noisefloor.logs.runs import log_sources, parse_log_spec, run_names
+    from noisefloor.logs.runs import log_sources, parse_log_spec, run_names, run_specs
     from noisefloor.logs.schema import (
         KEY_FIELDS,
         SCHEMA_VERSION,
@@ -77,6 +77,7 @@ _HOMES = {
     "differing_fields": "configuration",
     "load_trials": "load",
     "log_sources": "runs",
+    "run_specs": "runs",
     "parse_configuration": "configuration",
     "parse_log_spec": "runs",
     "read_log_trials": "load",
@@ -113,6 +114,7 @@ __all__ = [
     "read_log_trials",
     "read_records",
     "run_names",
+    "run_specs",
     "trial_record_json_schema",
     "validate_logs",
 ]

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     )
     from noisefloor.pipelines.floor import FloorRun, floor_run, left_out_records
     from noisefloor.pipelines.leaderboard import LeaderboardRun, leaderboard_run
+    from noisefloor.pipelines.measured import FLOOR_KINDS, measured_floor, required_floor
     from noisefloor.pipelines.planning import (
         DESIGN_NAMES,
         PlanRun,
@@ -45,6 +46,9 @@ if TYPE_CHECKING:
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
+    "FLOOR_KINDS": "measured",
+    "measured_floor": "measured",
+    "required_floor": "measured",
     "AuditRun": "audit",
     "ContrastRun": "contrast",
     "DESIGN_NAMES": "planning",

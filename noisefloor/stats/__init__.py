@@ -58,8 +58,8 @@ if TYPE_CHECKING:
         pool_random_effects,
     )
     from noisefloor.stats.snr import (
-        AASimulation,
         ClaimSNR,
+        RerunsSimulation,
         claim_snr,
         flip_rate_to_success_prob,
         simulate_reruns,
@@ -98,7 +98,7 @@ if TYPE_CHECKING:
 
 #: Public name -> the module that defines it.
 _HOMES = {
-    "AASimulation": "snr",
+    "RerunsSimulation": "snr",
     "ClaimSNR": "snr",
     "CountTotalsWarning": "warning_classes",
     "FirstRequestMismatchWarning": "warning_classes",
