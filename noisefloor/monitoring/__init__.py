@@ -11,10 +11,13 @@ The analysis layer between the trial logs (:mod:`noisefloor.logs`) and the pure 
 * :mod:`noisefloor.monitoring.pipeline` -- the three alarms over a monitored stream and its
   release baseline, in one call (:func:`monitor_trials`), each alarm mapped to its record;
 * :mod:`noisefloor.monitoring.floor_sigma` -- the R1 sigma from the noise floor of logs of the
-  same deployment (:func:`floor_sigma`).
+  same deployment (:func:`floor_sigma`);
+* :mod:`noisefloor.monitoring.from_logs` -- the alarms over logs, sigma given or from a floor's
+  logs, in one call (:func:`monitor_logs`; ``noisefloor monitor``).
 """
 
 from noisefloor.monitoring.floor_sigma import FloorSigma, floor_sigma
+from noisefloor.monitoring.from_logs import monitor_logs
 from noisefloor.monitoring.pass_hat_k_rounds import (
     PassHatKRounds,
     coordination_active_pass_hat_k_rounds,
@@ -31,6 +34,7 @@ __all__ = [
     "PassHatKRounds",
     "coordination_active_pass_hat_k_rounds",
     "floor_sigma",
+    "monitor_logs",
     "monitor_trials",
     "order_trials",
 ]
