@@ -31,6 +31,17 @@ def test_passk_json_has_one_shape_for_one_and_several_configurations(fixtures_di
     (keys,) = group_keys
     assert {"run", "pass_hat_k", "pass_at_k", "intervals"} <= set(keys)
     assert len({tuple(r) for d in docs.values() for g in d["groups"] for r in g["details"]}) == 1
+    # --json is the library's one result
+    from noisefloor.cli._common import jsonable
+    from noisefloor.logs import load_trials
+    from noisefloor.passk.report import pass_hat_k_report_from_trials
+
+    trials = load_trials(str(logs / "paper"), benchmark="tau2/retail", model="m")
+    report = pass_hat_k_report_from_trials(trials, (1, 2))
+    assert jsonable(report.to_dict()) == docs["protocols"]
+    assert report.n_infrastructure_errors == sum(
+        g["n_infrastructure_errors"] for g in docs["protocols"]["groups"])
+    assert report.n_trials_truncated == 0
 
 
 def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
