@@ -22,6 +22,7 @@ __version__ = "0.1.0"
 # The public API, imported on first use: ``import noisefloor`` and ``noisefloor --help`` load
 # nothing below until a name is asked for.
 if TYPE_CHECKING:
+    from noisefloor.agreement.from_file import AgreementStudy, agreement_study
     from noisefloor.agreement.study import AgreementTable, agreement_by_label
     from noisefloor.audit.published import TableError, read_claims, read_paired_counts
     from noisefloor.audit.verdicts import AuditResult, ClaimVerdict, audit
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from noisefloor.logs.load import load_trials, read_records, validate_logs
     from noisefloor.logs.records.errors import LogValidationError
     from noisefloor.logs.schema import TrialRecord
+    from noisefloor.monitoring.from_logs import monitor_logs
     from noisefloor.monitoring.pipeline import monitor_trials
     from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.pipelines.audit import AuditRun, audit_run
@@ -58,6 +60,7 @@ if TYPE_CHECKING:
 #: Public name -> the module (relative to this package) that defines it.
 _HOMES: dict[str, str] = {
     "AgreementResult": "stats.agreement.result",
+    "AgreementStudy": "agreement.from_file",
     "AgreementTable": "agreement.study",
     "AuditResult": "audit.verdicts",
     "AuditRun": "pipelines.audit",
@@ -78,6 +81,7 @@ _HOMES: dict[str, str] = {
     "TrialRecord": "logs.schema",
     "adjust_pvalues": "stats.multiplicity",
     "agreement_by_label": "agreement.study",
+    "agreement_study": "agreement.from_file",
     "audit": "audit.verdicts",
     "audit_forest": "report.forest",
     "audit_run": "pipelines.audit",
@@ -95,6 +99,7 @@ _HOMES: dict[str, str] = {
     "leaderboard_tiers": "leaderboard.tiers",
     "load_trials": "logs.load",
     "minimum_detectable_effect": "stats.power.planning",
+    "monitor_logs": "monitoring.from_logs",
     "monitor_trials": "monitoring.pipeline",
     "noise_floor": "floor.estimate",
     "pass_at_k": "passk.trials",

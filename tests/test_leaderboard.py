@@ -186,7 +186,7 @@ def test_plan_plot_is_written(tmp_path):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_false_positives_command_json_and_claim():
+def test_reruns_sim_command_json_and_claim():
     r = run("reruns-sim", "--flip-rate", "0.36", "--n-sim", "300", "--seed", "2",
             "--claim", "0.06", *[a for g in ["0.10", "0", "0.08", "-0.03", "0.18", "-0.03"]
                                  for a in ("--null-gap", g)],
@@ -200,6 +200,6 @@ def test_false_positives_command_json_and_claim():
     assert again["simulation"] == doc["simulation"]  # the same --seed, the same rates
 
 
-def test_false_positives_bad_flip_rate_names_option():
+def test_reruns_sim_bad_flip_rate_names_option():
     r = run("reruns-sim", "--flip-rate", "0.7")
     assert r.exit_code != 0 and "--flip-rate must be in [0, 0.5]" in r.output

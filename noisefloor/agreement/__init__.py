@@ -1,5 +1,8 @@
 """Agreement of an annotation study: one call from an annotation table to a table per label.
 
+:mod:`~noisefloor.agreement.from_file` is ``noisefloor agreement FILE`` in one call
+(:func:`~noisefloor.agreement.from_file.agreement_study`: layout, reading and the table).
+
 :mod:`~noisefloor.agreement.study` reads the table of (item, rater, label, category) rows and
 reports, per label, Fleiss' kappa and Krippendorff's alpha among the raters and Cohen's kappa
 between a judge and the rater majority, or the intraclass correlations of numeric scores; both
@@ -15,6 +18,13 @@ from typing import TYPE_CHECKING
 from noisefloor.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from noisefloor.agreement.from_file import (
+        STUDY_METRICS,
+        AgreementStudy,
+        AgreementStudyError,
+        NoCohenPairError,
+        agreement_study,
+    )
     from noisefloor.agreement.study import (
         METRICS,
         NOT_APPLICABLE,
@@ -30,6 +40,11 @@ if TYPE_CHECKING:
 
 #: Public name -> the module of this package that defines it.
 _HOMES: dict[str, str] = {
+    "AgreementStudy": "from_file",
+    "AgreementStudyError": "from_file",
+    "NoCohenPairError": "from_file",
+    "STUDY_METRICS": "from_file",
+    "agreement_study": "from_file",
     "AgreementTable": "study",
     "IccTable": "study",
     "METRICS": "study",

@@ -1,9 +1,9 @@
 """``noisefloor agreement``: inter-rater agreement per label, from a long or wide annotation file.
 
-Thin layer: reading is :func:`noisefloor.logs.annotations.read_annotations`, statistics are
-:func:`noisefloor.agreement.study.agreement_by_label` (``--metric icc``:
-:func:`noisefloor.agreement.study.icc_by_label`), and the rows of ``--json`` are their tables'
-``to_rows()`` (the same keys for every metric); the plot is
+Thin layer: the work is one call, :func:`noisefloor.agreement.from_file.agreement_study`
+(layout, reading, and :func:`~noisefloor.agreement.study.agreement_by_label` or with
+``--metric icc`` :func:`~noisefloor.agreement.study.icc_by_label`); the rows of ``--json`` are
+its ``to_rows()`` (the same keys for every metric); the plot is
 :func:`noisefloor.report.agreement_figure.agreement_forest_plot`.
 """
 
@@ -14,23 +14,11 @@ from pathlib import Path
 
 import click
 
-from noisefloor.agreement.study import IccTable, agreement_by_label, icc_by_label
-from noisefloor.cli._common import (
-    HELP_OPTIONS,
-    emit_json,
-    error_text,
-    handle_errors,
-    jsonable,
-    os_error_text,
-)
+from noisefloor.agreement.from_file import AgreementStudy, NoCohenPairError, agreement_study
+from noisefloor.agreement.study import IccTable
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, jsonable, os_error_text
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.logs.annotations import (
-    LAYOUTS,
-    AnnotationError,
-    detect_layout,
-    parse_label,
-    read_annotations,
-)
+from noisefloor.logs.annotations import LAYOUTS, parse_label
 from noisefloor.stats.agreement import NO_RESAMPLES_REASON
 
 PLOT_FORMATS = (".png", ".svg", ".pdf")  # what save_agreement_plot writes
@@ -166,31 +154,14 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     question, e.g. a failure stage; each becomes one output label). Wide layout (CSV):
     item[,category],<one column per rater>; an empty cell is a rating not given.
     """
-    metrics = ("fleiss", "cohen", "krippendorff") if metric == "all" else (metric,)
+    if metric == "icc" and (plot_paths or html_path is not None):
+        raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
+                               "not available with --metric icc")
+    cats = _split(categories)
     try:
-        chosen = detect_layout(file, layout)
-    except (AnnotationError, ValueError) as exc:
-        raise click.ClickException(error_text(exc)) from None
-    if metric == "icc":
-        if plot_paths or html_path is not None:
-            raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
-                                   "not available with --metric icc")
-        try:
-            icc = icc_by_label(read_annotations(file, layout=chosen.layout), judge=judge,
-                               raters=_split(raters), confidence=confidence)
-        except AnnotationError as exc:
-            raise click.ClickException(str(exc)) from None
-        except ValueError as exc:
-            raise click.ClickException(
-                f"{file}: {error_text(exc)} (read in {chosen.describe()})") from None
-        _echo_icc(icc, file, chosen.describe(), confidence, as_json)
-        return
-    try:
-        df = read_annotations(file, layout=chosen.layout)
-        cats = _split(categories)
-        table = agreement_by_label(
-            df,
-            metrics=metrics,
+        study = agreement_study(
+            file,
+            metric=metric,
             judge=judge,
             raters=_split(raters),
             weights=weights,
@@ -198,22 +169,22 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             categories=None if cats is None else [parse_label(c) for c in cats],
             fleiss_method="randolph" if randolph else "fleiss",
             tie=tie,
+            layout=layout,
             confidence=confidence,
             n_boot=n_boot,
             rng=seed,
         )
-    except AnnotationError as exc:  # names file, line and field already
-        raise click.ClickException(str(exc)) from None
-    except ValueError as exc:
-        raise click.ClickException(f"{file}: {error_text(exc)} (read in {chosen.describe()})"
-                                   ) from None
-    if metric == "cohen" and table.judge is None and len(table.raters) != 2:
+    except NoCohenPairError as exc:
         # no pair to compare: the option that was asked for cannot be honoured
         raise click.UsageError(
-            f"{file}: --metric cohen compares two raters, and there are {len(table.raters)} "
-            f"({', '.join(table.raters)}) and no --judge. Name a judge with --judge RATER "
+            f"{file}: --metric cohen compares two raters, and there are {len(exc.raters)} "
+            f"({', '.join(exc.raters)}) and no --judge. Name a judge with --judge RATER "
             "(compared with the majority of the others) or two raters with --raters A,B"
-        )
+        ) from None
+    table = study.table
+    if isinstance(table, IccTable):
+        _echo_icc(study, confidence, as_json)
+        return
     frame = table.to_frame()
     if plot_paths:
         from noisefloor.report.agreement_figure import save_agreement_plot
@@ -226,20 +197,20 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                 f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
-    rows = jsonable(table.to_rows())  # NaN as None, as --json writes it
+    rows = jsonable(study.to_rows())  # NaN as None, as --json writes it
     if html_path is not None:
         from noisefloor.report.html.command_docs import agreement_doc
 
-        write_page(agreement_doc(rows, source=f"{file} ({chosen.describe()})", table=table),
+        write_page(agreement_doc(rows, source=f"{file} ({study.layout.describe()})", table=table),
                    html_path)
     if as_json:
         emit_json(rows)
         return
     pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
-    click.echo(f"{file}: {chosen.describe()}; {len(df)} ratings; "
+    click.echo(f"{file}: {study.layout.describe()}; {study.n_ratings} ratings; "
                f"raters {', '.join(table.raters)}" + (f"; judge {judge}" if judge else "")
                + (f"; ignored (not in --raters): {', '.join(table.ignored)}, "
-                  f"{int(df['rater'].isin(table.ignored).sum())} ratings"
+                  f"{study.n_ignored_ratings} ratings"
                   if table.ignored else ""))
     header = f"{'label':<8} {'metric':<13} {'value':>7} {f'{pct}% CI (bootstrap)':>20} " \
              f"{'z(H0)':>6} {'items':>5} {'raters':>6} {'obs.agr':>7}  {'Landis-Koch':<15} " \
@@ -272,13 +243,15 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
 
 
 
-def _echo_icc(table: IccTable, file: Path, layout: str, confidence: float, as_json: bool) -> None:
+def _echo_icc(study: AgreementStudy, confidence: float, as_json: bool) -> None:
     """Print the intraclass correlations: a table per label, or one JSON list."""
     if as_json:
-        emit_json(table.to_rows())
+        emit_json(study.to_rows())
         return
+    table = study.table
+    assert isinstance(table, IccTable)
     pct = f"{confidence * 100:g}"
-    click.echo(f"{file}: {layout}; raters {', '.join(table.raters)}"
+    click.echo(f"{study.source}: {study.layout.describe()}; raters {', '.join(table.raters)}"
                + (f" (judge {table.judge})" if table.judge else "")
                + (f"; ignored (not in --raters): {', '.join(table.ignored)}"
                   if table.ignored else ""))

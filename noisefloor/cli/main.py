@@ -52,7 +52,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                 "The collaboration-tax task suite: list tasks, show one."),
     "plan": ("noisefloor.cli.plan", "plan",
              "Sample size for a gain, or the MDE for n tasks."),
-    "reruns-sim": ("noisefloor.cli.plan", "false_positives",
+    "reruns-sim": ("noisefloor.cli.plan", "reruns_sim",
                "How often re-run contrasts look significant; a claim's SNR."),
     "tax": ("noisefloor.cli.tax", "tax",
             "Run the collaboration-tax suite; merge runs; report on them."),

@@ -9,7 +9,7 @@ import pandas as pd
 
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
 from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options, read_logs
-from noisefloor.monitoring import monitor_trials
+from noisefloor.monitoring.from_logs import monitor_logs
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
 ALARM_EXIT_CODE = 3
@@ -274,16 +274,15 @@ def monitor(
     # --protocol here selects the monitored protocol (it is not a label, unlike floor's).
     trials = read_logs(logs, log_format, label_benchmark, label_model)
     baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
-    if floor_logs:
-        from noisefloor.monitoring.floor_sigma import floor_sigma
-
-        sigma = floor_sigma(list(floor_logs), trials, **log_call_options(
-            list(floor_logs), log_format, label_benchmark, label_model)).noise_floor
+    read = (log_call_options(list(floor_logs), log_format, label_benchmark, label_model)
+            if floor_logs else {})
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-    report = monitor_trials(
+    report = monitor_logs(
         trials,
         baseline,
         sigma=sigma,
+        floor_logs=list(floor_logs) or None,
+        read_options=read,
         k=k,
         trials_per_round=trials_per_round,
         tasks=golden,

@@ -71,7 +71,6 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     if as_json:
         emit_json(report.to_dict())
         return
-    groups = report.groups
     table = report.details_frame()
     keys = list(report.keys)
     # n_not_run: trials with a null reward that are not infrastructure errors; they are left
@@ -88,13 +87,13 @@ def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, in
     echo_table(shown.rename(columns={"value": "pass^k", "pass_at_k": "pass@k",
                                      "pass_at_k_ci_low": "pass@k_ci"}))
     click.echo(WHICH_IS_WHICH.format(level=100 * confidence))
-    n_infra = int(sum(g["n_infrastructure_errors"] for g in groups))
+    n_infra = report.n_infrastructure_errors
     if n_infra:
         how = ("dropped before counting (--infrastructure-errors exclude)"
                if infrastructure_errors == "exclude" else
                "counted as failed trials, included in n_trials (--infrastructure-errors fail)")
         click.echo(f"{n_infra} infrastructure-error trial(s) {how}")
-    n_cut = sum(int(g["details"][0]["n_trials_truncated"]) for g in groups if g["details"])
+    n_cut = report.n_trials_truncated
     if n_cut:
         click.echo(f"{n_cut} trial(s) beyond each task's first m dropped to equalise trial counts "
                    "(--unequal-trials truncate)")

@@ -78,8 +78,8 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
         from noisefloor.pipelines.planning import plan_power_figure
         from noisefloor.report.html.command_docs import plan_doc
 
-        defined = any(not math.isnan(p.gap) and p.gap != 0 for p in run.plans)
-        write_page(plan_doc(jsonable(run.to_dict()), plan_power_figure(run) if defined else None),
+        write_page(plan_doc(jsonable(run.to_dict()),
+                            plan_power_figure(run) if run.drawn_plans else None),
                    html_path)
     if as_json:
         emit_json(run.to_dict())
@@ -99,14 +99,14 @@ def _echo_plan(run, gap, n_tasks) -> None:
     if run.measured_floor is not None and run.measured_floor.n_tasks:
         click.echo("held fixed in the table: the floor as measured, on n = "
                    f"{run.measured_floor.n_tasks} paired tasks")
-    for test, shrink in (run.shrinking_floor or {}).items():
+    for shrink in run.shrinking_floor:
         if shrink.n > 0:
-            click.echo(f"with the floor shrinking as 1/sqrt(n) ({test}; held fixed: "
+            click.echo(f"with the floor shrinking as 1/sqrt(n) ({shrink.test}; held fixed: "
                        f"{shrink.held_fixed}): n = {shrink.n} tasks, where the floor "
                        f"would be {pp(shrink.floor_at_n)} pp (power "
                        f"{shrink.achieved_power:.3f}); measure the floor again at that n")
         else:
-            click.echo(f"with the floor shrinking as 1/sqrt(n) ({test}): {shrink.reason}")
+            click.echo(f"with the floor shrinking as 1/sqrt(n) ({shrink.test}): {shrink.reason}")
     rows = []
     for p in run.plans:
         rows.append({
@@ -156,7 +156,7 @@ def _echo_plan(run, gap, n_tasks) -> None:
               help="Trial LOG(s) whose per-seed null-contrast gaps rate --claim.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
-def false_positives(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed, claim,
+def reruns_sim(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed, claim,
                     null_gaps, floor_logs, as_json) -> None:
     """Simulate re-runs and report how often a contrast reaches Bonferroni significance.
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from noisefloor.cli._common import HELP_OPTIONS, handle_errors
+from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -154,7 +153,7 @@ def run(**opts: Any) -> None:
         raise click.ClickException(f"the run stopped: {exc} (check --base-url, --api-key-env "
                                    "and the model names; the same command resumes)") from None
     if as_json:
-        click.echo(json.dumps(result.to_dict(), indent=2))
+        emit_json(result.to_dict())
         return
     click.echo(f"{result.simulations} simulation(s) in {result.out} ({result.ran} run now, "
                f"{result.infrastructure_errors} infrastructure error(s), unscored)")

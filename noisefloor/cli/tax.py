@@ -12,7 +12,6 @@ scikit-learn, the plotting), and a missing optional package names the extra that
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
@@ -281,23 +280,11 @@ def _ci(lo: float, hi: float) -> str:
     return f"[{pp(lo, signed=True)}, {pp(hi, signed=True)}]"
 
 
-def _catch_up(logs: Any) -> None:
-    """Rebuild the records of a run directory whose trials.jsonl is older than its journal
-    (an interrupted run), and say so on stderr."""
-    from noisefloor.tax.run import trials_behind_journal
+def _rebuild_trials(run_dir: Path) -> tuple[int | None, int]:
+    """The runner's :func:`harness.runner.journal.rebuild_trials`, imported when a run needs it."""
+    from harness.runner.journal import rebuild_trials
 
-    for log in logs:
-        path = Path(log)
-        trials = path / "trials.jsonl" if path.is_dir() else path
-        stale = trials_behind_journal(trials) if trials.exists() or path.is_dir() else None
-        if stale is None:
-            continue
-        from harness.runner.journal import rebuild_trials
-
-        before, after = rebuild_trials(trials.parent)
-        held = "no file" if before is None else f"{before:,} records"
-        click.echo(f"note: {stale}; rebuilt it from the journal: {after:,} records "
-                   f"(it held {held})", err=True)
+    return rebuild_trials(run_dir)
 
 
 @tax.command("report", short_help="Tax per cell, mixed pairs, cascade, prediction, intervention.", context_settings=HELP_OPTIONS)
@@ -353,7 +340,6 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
     from noisefloor.report.text import pp
     from noisefloor.tax import tax_report
 
-    _catch_up(logs)
     judge = None
     if judge_model or judge_url:
         if not (judge_model and judge_url):
@@ -371,10 +357,13 @@ def report(logs, out, labels, judge_model, judge_url, judge_api_key_env, judge_c
                    judge_journal=judge_journal, judge_variants=judge_variants,
                    rater=rater, target=target,
                    n_boot=n_boot, n_permutations=permutations, confidence=confidence,
-                   predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed)
+                   predict=not no_predict, missing_transcripts=missing_transcripts, rng=seed,
+                   rebuild_stale=_rebuild_trials)
+    for note in r.rebuilt:
+        click.echo(f"note: {note}", err=True)
     write_page(r, html_path, out)
     if as_json:
-        click.echo(json.dumps(r.to_dict(), indent=1, allow_nan=False))
+        emit_json(r.to_dict())
         return
     level = f"{100 * confidence:g}%"
     click.echo(f"{r.n_rollouts} rollouts, {r.n_infrastructure_errors} infrastructure errors "

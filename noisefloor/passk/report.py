@@ -63,6 +63,19 @@ class PassHatKReport(FrozenResult):
     keys: tuple = ()
     confidence: float = 0.95
 
+    @property
+    def n_infrastructure_errors(self) -> int:
+        """Infrastructure-error trials over every configuration (left out of pass^k under
+        ``infrastructure_errors="exclude"``, counted as failures under ``"fail"``)."""
+        return int(sum(g["n_infrastructure_errors"] for g in self.groups))
+
+    @property
+    def n_trials_truncated(self) -> int:
+        """Trials beyond each task's first m dropped to equalise trial counts, over every
+        configuration (``unequal_trials="truncate"``; 0 otherwise)."""
+        return sum(int(g["details"][0]["n_trials_truncated"]) for g in self.groups
+                   if g["details"])
+
     def details_frame(self) -> pd.DataFrame:
         """One row per (configuration, k): the configuration columns, then every field of
         ``details`` (the table ``noisefloor passk`` prints its columns from)."""

@@ -4,15 +4,15 @@
 floor given as a number or read from trial logs (then also the sample size with that floor
 shrinking as ``1/sqrt(n)``); :func:`reruns_sim_run` simulates re-runs and rates a claim against
 null gaps. Each result's ``to_dict()`` is its command's ``--json``, with the same top-level keys
-whatever the options (a part not asked for is None); the command line only parses its options
-and prints the result. The statistics are :mod:`noisefloor.stats.power` and
+whatever the options (a part not asked for is None, or an empty list); the command line only
+parses its options and prints the result. The statistics are :mod:`noisefloor.stats.power` and
 :mod:`noisefloor.stats.snr`; this module adds the reading of logs they cannot do.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,12 +24,38 @@ from noisefloor.stats.power.shrinking_floor import ShrinkingFloorPlan
 from noisefloor.stats.snr import ClaimSNR, RerunsSimulation
 from noisefloor.stats.validation import MentionError, ParameterError
 
-__all__ = ["DESIGN_NAMES", "PlanRun", "RerunsSimRun", "plan_power_figure", "plan_run",
-           "reruns_sim_run", "trial_null_gaps"]
+__all__ = ["DESIGN_NAMES", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
+           "plan_power_figure", "plan_run", "reruns_sim_run", "trial_null_gaps"]
 
 #: Each design (``test``) as the text output and the power figure name it.
 DESIGN_NAMES = {"two_proportion": "two-proportion z (independent)",
                 "mcnemar": "McNemar (Connor)", "sign_test": "exact sign test"}
+
+
+@dataclass(frozen=True)
+class DesignShrinkingFloor(FrozenResult):
+    """One paired design's plan against a floor shrinking as ``1/sqrt(n)``.
+
+    Attributes
+    ----------
+    test : str
+        The design (``"mcnemar"``, ``"sign_test"``).
+    n, floor_at_n, achieved_power, held_fixed, reason
+        As in :class:`~noisefloor.stats.power.shrinking_floor.ShrinkingFloorPlan`.
+    """
+
+    test: str
+    n: int
+    floor_at_n: float
+    achieved_power: float
+    held_fixed: str
+    reason: str = ""
+
+    @classmethod
+    def of(cls, test: str, plan: ShrinkingFloorPlan) -> DesignShrinkingFloor:
+        """The design's record of ``plan``."""
+        return cls(test, plan.n, plan.floor_at_n, plan.achieved_power, plan.held_fixed,
+                   plan.reason)
 
 
 @dataclass(frozen=True)
@@ -47,10 +73,11 @@ class PlanRun(FrozenResult):
         empty without a floor.
     measured_floor : MeasuredFloor or None
         The floor read from ``floor_logs`` (with the n it was measured at).
-    shrinking_floor : dict of str to ShrinkingFloorPlan, or None
-        With a floor read from logs, solving for n with a positive gain: per paired design,
-        the smallest n at which the gain clears the floor as it would be at that n
-        (:func:`~noisefloor.stats.power.shrinking_floor.sample_size_shrinking_floor`).
+    shrinking_floor : tuple of DesignShrinkingFloor
+        With a floor read from logs, solving for n with a positive gain: one record per paired
+        design, the smallest n at which the gain clears the floor as it would be at that n
+        (:func:`~noisefloor.stats.power.shrinking_floor.sample_size_shrinking_floor`); empty
+        otherwise (one shape whatever the options).
     plot : str or None
         The power figure written.
     """
@@ -63,8 +90,14 @@ class PlanRun(FrozenResult):
     plans: tuple[PowerPlan, ...]
     floor_source: str = ""
     measured_floor: MeasuredFloor | None = None
-    shrinking_floor: Mapping[str, ShrinkingFloorPlan] | None = None
+    shrinking_floor: tuple[DesignShrinkingFloor, ...] = ()
     plot: str | None = None
+
+    @property
+    def drawn_plans(self) -> tuple[PowerPlan, ...]:
+        """The plans with a defined, non-zero gain: those the power figure draws (none: no
+        figure, :func:`plan_power_figure` refuses)."""
+        return tuple(p for p in self.plans if not math.isnan(p.gap) and p.gap != 0)
 
 
 def plan_run(*, gap: float | None = None, n: int | None = None,
@@ -111,7 +144,7 @@ def plan_run(*, gap: float | None = None, n: int | None = None,
     --------
     >>> r = plan_run(gap=0.1, p_d=0.3)
     >>> [p.n for p in r.plans], r.floor_source, r.shrinking_floor
-    ([234, 249], '', None)
+    ([234, 249], '', ())
     >>> list(r.to_dict())
     ['solve_for', 'plans', 'floor_source', 'measured_floor', 'shrinking_floor', 'plot']
     """
@@ -134,13 +167,13 @@ def plan_run(*, gap: float | None = None, n: int | None = None,
         floor, source = measured.value, measured.source
     plans = plan(gap=gap, n=n, tests=tests, baseline=baseline, p_d=p_d, alpha=alpha,
                  power=power, effect_size=effect_size, floor=0.0 if floor is None else floor)
-    shrinking = None
+    shrinking: tuple[DesignShrinkingFloor, ...] = ()
     if measured is not None and measured.n_tasks and gap is not None and gap > 0:
         from noisefloor.stats.power.shrinking_floor import sample_size_shrinking_floor
 
-        shrinking = {p.test: sample_size_shrinking_floor(
+        shrinking = tuple(DesignShrinkingFloor.of(p.test, sample_size_shrinking_floor(
             gap, measured.value, measured.n_tasks, test=p.test, p_d=p.p_d, alpha=alpha,
-            power=power) for p in plans.plans if p.test != "two_proportion"}
+            power=power)) for p in plans.plans if p.test != "two_proportion")
     run = PlanRun(plans.solve_for, plans.plans, source, measured, shrinking)
     if plot is None:
         return run
@@ -167,7 +200,7 @@ def plan_power_figure(run: PlanRun) -> Any:
     from noisefloor.stats.power.planning import power_curve
 
     curves, marks = {}, {}
-    defined = [p for p in run.plans if not math.isnan(p.gap) and p.gap != 0]
+    defined = run.drawn_plans
     if not defined:
         raise MentionError("{plot}: no design has a defined gain to draw power for")
     top = max([p.n for p in defined if p.n > 0] or [100])

@@ -6,7 +6,7 @@ import dataclasses
 import json
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,7 @@ from noisefloor.tax.intervention import figure6_markdown, recovered_share_table
 from noisefloor.tax.mixed import mixed_pair_table
 from noisefloor.tax.prediction import TaxPrediction, predict_tax
 from noisefloor.tax.replies import JOURNAL_NAME, JudgeJournal
-from noisefloor.tax.run import TaxRun, read_run
+from noisefloor.tax.run import TaxRun, read_run, rebuild_stale_runs
 
 __all__ = ["TaxReport", "tax_report"]
 
@@ -75,6 +75,9 @@ class TaxReport(FrozenResult):
         labelled nothing); empty when the stage rates were computed.
     files : tuple of str
         Files written (empty unless ``out`` was given).
+    rebuilt : tuple of str
+        Runs whose records were older than their journal and were rebuilt before reading
+        (``rebuild_stale``), one note each; empty otherwise.
     """
 
     _frame_field = "family_cells"
@@ -97,6 +100,7 @@ class TaxReport(FrozenResult):
     notes: tuple
     cascade_note: str = ""
     files: tuple = ()
+    rebuilt: tuple = ()
 
     # hand-written: NaN as None throughout, judge reduced to its failures
     def to_dict(self) -> dict[str, Any]:
@@ -113,6 +117,7 @@ class TaxReport(FrozenResult):
             "judge_failures": _records(self.judge.failures) if self.judge else None,
             "intervention": _records(self.intervention), "notes": list(self.notes),
             "cascade_note": self.cascade_note, "files": list(self.files),
+            "rebuilt": list(self.rebuilt),
         }
 
     def markdown(self, figures: dict[str, str] | None = None) -> str:
@@ -150,6 +155,7 @@ def tax_report(
     predict: bool = True,
     missing_transcripts: str = "error",
     rng: int | np.random.Generator | None = 0,
+    rebuild_stale: Callable[[Path], tuple[int | None, int]] | None = None,
 ) -> TaxReport:
     """Analyse a collaboration-tax run: cells, game, cascade, prediction, intervention, figures.
 
@@ -195,6 +201,11 @@ def tax_report(
         A pair rollout without a transcript: raise, or leave it out of the prediction (counted).
     rng : int, numpy.random.Generator or None, default 0
         Seed of every resampling step.
+    rebuild_stale : callable, optional
+        Rebuild a run's records when they are older than its journal (an interrupted run)
+        before reading them: :func:`harness.runner.journal.rebuild_trials`, as ``noisefloor
+        tax report`` passes it (:func:`noisefloor.tax.run.rebuild_stale_runs`; ``rebuilt``
+        notes each). None: such a run is refused.
 
     Returns
     -------
@@ -218,6 +229,9 @@ def tax_report(
     >>> r.family_cells[["model", "family", "n_instances"]].head(3).values.tolist()
     [['model-hi', 'spatial', 8], ['model-hi', 'relational', 8], ['model-hi', 'csp', 8]]
     """
+    rebuilt: tuple[str, ...] = ()
+    if rebuild_stale is not None and not isinstance(paths, TaxRun):
+        rebuilt = rebuild_stale_runs(paths, rebuild_stale)
     run = paths if isinstance(paths, TaxRun) else read_run(paths)
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
@@ -278,7 +292,8 @@ def tax_report(
         confidence=float(confidence), task_cells=task_cells, family_cells=family_cells,
         model_cells=model_cells, tasks=tasks, mixed=mixed, prediction=prediction,
         stage_rates=rates, stage_rates_mixed=rates_mixed, judge=judged,
-        intervention=intervention, notes=tuple(notes), cascade_note=cascade_note)
+        intervention=intervention, notes=tuple(notes), cascade_note=cascade_note,
+        rebuilt=rebuilt)
     if out is not None:
         report = dataclasses.replace(report, files=tuple(str(p) for p in _write(report, Path(out))))
     return report

@@ -10,7 +10,7 @@ events of given rollouts, from one file per rollout or from shard files filtered
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,8 @@ from noisefloor.results import FrozenResult
 from noisefloor.stats.validation import MentionError, literal
 from noisefloor.tax.layout import JOURNAL_FILE, TRIALS_STAMP_FILE, path_inside
 
-__all__ = ["AGENTS", "EXTRACTIONS", "MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run", "read_transcripts"]
+__all__ = ["AGENTS", "EXTRACTIONS", "MODES", "SUCCESS_TOLERANCE", "TaxRun", "TaxRunError", "read_run",
+           "read_transcripts", "rebuild_stale_runs"]
 
 #: Rollout modes of the tax runner.
 MODES = ("solo", "pair", "split_solo_a", "split_solo_b")
@@ -137,6 +138,45 @@ def trials_behind_journal(trials: str | Path) -> str | None:
     what = ("with no note of the journal it was built from" if built is None
             else f"built from {built:,} bytes of {JOURNAL_FILE}, which now holds {size:,}")
     return f"{trials}: older than its journal ({what})"
+
+
+def rebuild_stale_runs(paths: str | Path | Sequence[str | Path],
+                       rebuild: Callable[[Path], tuple[int | None, int]]) -> tuple[str, ...]:
+    """Rebuild the records of every run whose ``trials.jsonl`` is older than its journal.
+
+    Parameters
+    ----------
+    paths : path or sequence of paths
+        Run directories or ``trials.jsonl`` files, as for :func:`read_run`.
+    rebuild : callable
+        ``rebuild(run_dir) -> (records before or None, records after)``: the runner's
+        :func:`harness.runner.journal.rebuild_trials` (the analysis does not import the runner).
+
+    Returns
+    -------
+    tuple of str
+        One note per run rebuilt (why it was stale, the records before and after); empty when
+        every run was current.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "trials.jsonl").write_text("")
+    >>> rebuild_stale_runs(d, lambda run_dir: (0, 0))
+    ()
+    """
+    notes = []
+    for log in [paths] if isinstance(paths, (str, Path)) else paths:
+        path = Path(log)
+        trials = path / "trials.jsonl" if path.is_dir() else path
+        stale = trials_behind_journal(trials) if trials.exists() or path.is_dir() else None
+        if stale is None:
+            continue
+        before, after = rebuild(trials.parent)
+        held = "no file" if before is None else f"{before:,} records"
+        notes.append(f"{stale}; rebuilt it from the journal: {after:,} records (it held {held})")
+    return tuple(notes)
 
 
 def _trials_file(path: Path) -> Path:

@@ -400,3 +400,22 @@ def test_the_command_and_agreement_by_label_give_the_same_intervals_by_default()
                                metrics=("fleiss",), rng=0).to_frame()
     assert [r["ci_low"] for r in rows] == frame["ci_low"].tolist()
     assert [r["ci_high"] for r in rows] == frame["ci_high"].tolist()
+
+
+def test_the_library_call_refuses_what_the_command_refuses(tmp_path):
+    """agreement_study does the checks the command relies on: no Cohen pair, and a statistics
+    error naming the file and the layout it was read in (spelled as options by the command)."""
+    import pickle
+
+    from noisefloor.agreement import AgreementStudyError, NoCohenPairError, agreement_study
+
+    p = _three_raters(tmp_path)
+    with pytest.raises(NoCohenPairError, match="metric='cohen' compares two raters") as err:
+        agreement_study(p, metric="cohen")
+    assert err.value.raters == ("alice", "bob", "carol")
+    with pytest.raises(AgreementStudyError) as err2:
+        agreement_study(p, raters=["alice"], n_boot=0)
+    assert str(err2.value).startswith(f"{p}: ") and str(err2.value).endswith(
+        "(read in wide layout, since the header has no rater or label column, so each other "
+        "column is a rater)")
+    assert str(pickle.loads(pickle.dumps(err2.value))) == str(err2.value)

@@ -31,6 +31,17 @@ def test_passk_json_has_one_shape_for_one_and_several_configurations(fixtures_di
     (keys,) = group_keys
     assert {"run", "pass_hat_k", "pass_at_k", "intervals"} <= set(keys)
     assert len({tuple(r) for d in docs.values() for g in d["groups"] for r in g["details"]}) == 1
+    # --json is the library's one result
+    from noisefloor.cli._common import jsonable
+    from noisefloor.logs import load_trials
+    from noisefloor.passk.report import pass_hat_k_report_from_trials
+
+    trials = load_trials(str(logs / "paper"), benchmark="tau2/retail", model="m")
+    report = pass_hat_k_report_from_trials(trials, (1, 2))
+    assert jsonable(report.to_dict()) == docs["protocols"]
+    assert report.n_infrastructure_errors == sum(
+        g["n_infrastructure_errors"] for g in docs["protocols"]["groups"])
+    assert report.n_trials_truncated == 0
 
 
 def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
@@ -50,3 +61,17 @@ def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
     icc, kappa = modes["icc"][0], modes["all"][0]
     assert icc["z"] is None and icc["landis_koch"] == "" and icc["categories"] == []
     assert kappa["f"] is None and kappa["notation"] == "" and kappa["n_left_out"] is None
+    # --json is the library's one result: its rows (to_dict() adds the layout and counts)
+    from noisefloor.agreement.from_file import agreement_study
+    from noisefloor.cli._common import jsonable
+
+    calls = {"all": agreement_study(study, judge="judge", n_boot=0),
+             "randolph": agreement_study(study, metric="fleiss", fleiss_method="randolph",
+                                         n_boot=0),
+             "icc": agreement_study(scores, metric="icc")}
+    for mode, result in calls.items():
+        doc = jsonable(result.to_dict())
+        assert doc["rows"] == modes[mode] == jsonable(result.to_rows()), mode
+        assert list(doc) == ["source", "layout", "metric", "n_ratings", "n_ignored_ratings",
+                             "rows"], mode
+    assert calls["all"].layout.describe().startswith("long layout")

@@ -138,9 +138,13 @@ def test_plan_json_has_one_key_set_and_is_one_library_call(log):
         assert _as_printed(run) == doc, case
         from_logs = "floor_logs" in kwargs
         assert (doc["measured_floor"] is None) != from_logs, case
-        assert (doc["shrinking_floor"] is not None) == (from_logs and "gap" in kwargs), case
+        # one shape: a list of per-design records, empty where the options give none
+        assert isinstance(doc["shrinking_floor"], list), case
+        assert bool(doc["shrinking_floor"]) == (from_logs and "gap" in kwargs), case
     shrink = _json("plan", *_plan_cases(log)["against a log's floor"][0])["shrinking_floor"]
-    assert list(shrink) == ["mcnemar"] and shrink["mcnemar"]["n"] > 0
+    assert [s["test"] for s in shrink] == ["mcnemar"] and shrink[0]["n"] > 0
+    assert list(shrink[0]) == ["test", "n", "floor_at_n", "achieved_power", "held_fixed",
+                               "reason"]
 
 
 def test_reruns_sim_json_has_one_key_set_and_is_one_library_call(log):

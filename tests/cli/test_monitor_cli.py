@@ -107,7 +107,8 @@ def test_sigma_from_floor_logs(tmp_path):
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert doc["r1"]["sigma"] == pytest.approx(expected)
-    assert doc["r1"]["sigma_source"] == "null_gap_sd of NoiseFloor"
+    assert doc["r1"]["sigma_source"] == (
+        f"null_gap_sd of the noise floor of {floor_path} (2 per-seed null contrasts)")
 
 
 def test_errors_are_one_clear_line(tmp_path):
@@ -216,3 +217,23 @@ def test_a_rule_that_ran_but_compared_nothing_is_not_evaluated():
     assert res.exit_code == NOT_EVALUATED_EXIT_CODE, res.output
     assert "R2  note: baseline 0.95 quantile is 0" in res.output
     assert "no rule could be evaluated" in res.output
+
+
+def test_json_is_the_library_result_with_one_key_set(tmp_path):
+    """--json is ``monitor_logs(...).to_dict()`` and has the same keys, sigma given, from the
+    baseline or from a floor's logs."""
+    from noisefloor.cli._common import jsonable
+    from noisefloor.monitoring import monitor_logs
+
+    floor_path = str(_floor_log(tmp_path / "floor.jsonl"))
+    cases = {
+        "sigma from the baseline": ([], {}),
+        "sigma given": (["--sigma", "0.05"], {"sigma": 0.05}),
+        "sigma from a floor's logs": (["--floor-log", floor_path], {"floor_logs": [floor_path]}),
+    }
+    shapes = set()
+    for case, (args, kwargs) in cases.items():
+        doc = json.loads(run(MONITORED, "--baseline", BASELINE, *args, "--json").output)
+        assert doc == jsonable(monitor_logs(MONITORED, BASELINE, **kwargs).to_dict()), case
+        shapes.add((tuple(doc), tuple(doc["r1"])))
+    assert len(shapes) == 1

@@ -40,3 +40,19 @@ def test_bad_protocol_and_judged_writer_without_a_model_are_usage_errors(tmp_pat
     r = _run(tmp_path, "--agent-model", "m", "--base-url", "http://127.0.0.1:1/v1",
              "--writer", "judged")
     assert r.exit_code == 2 and "--writer judged needs --refine-model" in r.output
+
+
+def test_json_is_the_run_result_through_the_one_writer(tmp_path, monkeypatch):
+    import json
+
+    from noisefloor.cli._common import jsonable
+    from noisefloor.protocols.tau2 import run as tau2_run
+
+    result = tau2_run.ProtocolRunResult(
+        out=tmp_path / "out", simulations=4, ran=4, infrastructure_errors=0,
+        events_written={"intercept": 2}, results={"intercept": tmp_path / "r.json"},
+        trials_path=tmp_path / "out" / "trials.jsonl", success={"intercept/0": (1, 2)})
+    monkeypatch.setattr(tau2_run, "run_protocols", lambda *a, **k: result)
+    r = _run(tmp_path, "--agent-model", "m", "--base-url", "http://127.0.0.1:1/v1", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output) == jsonable(result.to_dict())

@@ -1,4 +1,4 @@
-"""``noisefloor.monitoring.floor_sigma``: the R1 sigma from a floor of the same deployment,
+"""``noisefloor.monitoring.sigma``: the R1 sigma from a floor of the same deployment,
 in the library (``noisefloor monitor --floor-log`` only reads its options and renders)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from noisefloor.logs import load_trials
 from noisefloor.monitoring import FloorSigma, floor_sigma, monitor_trials
-from noisefloor.monitoring.floor_sigma import labels_differ
+from noisefloor.monitoring.sigma import labels_differ
 from noisefloor.pipelines import floor_run
 from noisefloor.stats.validation import MentionError
 

@@ -7,6 +7,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
+from noisefloor.cli._common import jsonable
 from noisefloor.cli.tax import report
 from noisefloor.tax import TaxReport, tax_report
 from noisefloor.tax.synthetic import write_synthetic_run
@@ -46,9 +47,15 @@ def test_python_call_reproduces_the_command(small, tmp_path):
                                       "--permutations", "9", "--seed", "3", "--json"])
     assert res.exit_code == 0, res.output
     cli = json.loads(res.output)
-    py = r.to_dict()
+    py = jsonable(r.to_dict())
     for key in ("task_cells", "family_cells", "stage_rates", "prediction"):
         assert cli[key] == py[key], key
+    # the whole document is the library's (files: the command wrote them, the call did not)
+    assert {k: v for k, v in cli.items() if k != "files"} == {
+        k: v for k, v in py.items() if k != "files"}
+    # one key set, with or without labels and prediction
+    bare = tax_report(d, n_boot=20, n_permutations=0, predict=False)
+    assert list(jsonable(bare.to_dict())) == list(cli)
     assert isinstance(r, TaxReport)
     import dataclasses
     with pytest.raises(dataclasses.FrozenInstanceError):

@@ -86,6 +86,18 @@ def test_tax_report_rebuilds_and_says_so(interrupted, tmp_path):
     assert _lines(interrupted) == 12
 
 
+def test_tax_report_call_rebuilds_with_the_runner_given(interrupted):
+    from noisefloor.tax import tax_report
+
+    with pytest.raises(TaxRunError, match="older than its journal"):
+        tax_report(interrupted, predict=False, n_boot=20, n_permutations=0)
+    rep = tax_report(interrupted, predict=False, n_boot=20, n_permutations=0,
+                     rebuild_stale=rebuild_trials)
+    (note,) = rep.rebuilt
+    assert "rebuilt it from the journal: 12 records (it held 4 records)" in note
+    assert rep.to_dict()["rebuilt"] == [note] and rep.n_rollouts == 12
+
+
 def test_merge_notes_what_its_records_were_built_from(server, tmp_path):
     run_tax(_settings(1), endpoints_for(server, "solver"), tmp_path / "a")
     merge_runs([tmp_path / "a"], tmp_path / "m")
