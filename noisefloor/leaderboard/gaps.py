@@ -446,7 +446,7 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     >>> from noisefloor.leaderboard import read_leaderboard
     >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
     >>> f = reruns_floor(board)
-    >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:22]
+    >>> f.table[["a", "b", "flagged"]].values.tolist(), round(f.envelope, 4), f.reason[:25]
     ([['m_a', 'm_b', True]], 0.1978, 'every re-run pair differs')
     >>> f.to_frame().shape[0], sorted(f.to_dict())[:2]
     (1, ['confidence', 'envelope'])

@@ -191,7 +191,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
     Examples
     --------
     >>> r = leaderboard_run("fixtures/leaderboard/three_entries.json", a="m_a", b="n_a")
-    >>> r.mode, r.comparison.rows[0].verdict, r.comparison.floor_source[:24]
+    >>> r.mode, r.comparison.rows[0].verdict, r.comparison.floor_source[:28]
     ('compare', 'below', 'leaderboard re-runs envelope')
     >>> sorted(r.to_dict()) == sorted(leaderboard_run(
     ...     "fixtures/leaderboard/three_entries.json").to_dict())
