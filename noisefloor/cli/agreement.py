@@ -2,8 +2,9 @@
 
 Thin layer: the work is one call, :func:`noisefloor.agreement.from_file.agreement_study`
 (layout, reading, and :func:`~noisefloor.agreement.study.agreement_by_label` or with
-``--metric icc`` :func:`~noisefloor.agreement.study.icc_by_label`); the rows of ``--json`` are
-its ``to_rows()`` (the same keys for every metric); the plot is
+``--metric icc`` :func:`~noisefloor.agreement.study.icc_by_label`); ``--json`` prints its
+``to_dict()`` (the file, its layout and why, the counts and the rows, with the same keys for
+every metric); the plot is
 :func:`noisefloor.report.agreement_figure.agreement_forest_plot`.
 """
 
@@ -133,10 +134,11 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the bootstrap: the same seed gives the same intervals.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print a JSON list instead of the table, one object per (label, metric) "
-                   "row (with --metric icc, per label and form), every row with the same keys "
-                   "whatever the metric; an undefined value, or a number that does not belong "
-                   "to the row's metric, is null.")
+              help="Print one JSON document instead of the table: source, layout (which "
+                   "and why), metric, n_ratings, n_ignored_ratings and rows, one object per "
+                   "(label, metric) row (with --metric icc, per label and form), every row "
+                   "with the same keys whatever the metric; an undefined value, or a number "
+                   "that does not belong to the row's metric, is null.")
 @click.option("--plot", "plot_paths", type=click.Path(dir_okay=False, path_type=Path),
               multiple=True, callback=_check_plot_paths, metavar="PATH",
               help="Write a per-label forest plot to PATH, in the format its suffix names "
@@ -197,14 +199,13 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                 f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
-    rows = jsonable(study.to_rows())  # NaN as None, as --json writes it
+    document = jsonable(study.to_dict())  # NaN as None, as --json writes it
     if html_path is not None:
         from noisefloor.report.html.command_docs import agreement_doc
 
-        write_page(agreement_doc(rows, source=f"{file} ({study.layout.describe()})", table=table),
-                   html_path)
+        write_page(agreement_doc(document, table=table), html_path)
     if as_json:
-        emit_json(rows)
+        emit_json(document)
         return
     pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
     click.echo(f"{file}: {study.layout.describe()}; {study.n_ratings} ratings; "
@@ -244,9 +245,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
 
 
 def _echo_icc(study: AgreementStudy, confidence: float, as_json: bool) -> None:
-    """Print the intraclass correlations: a table per label, or one JSON list."""
+    """Print the intraclass correlations: a table per label, or the JSON document."""
     if as_json:
-        emit_json(study.to_rows())
+        emit_json(study.to_dict())
         return
     table = study.table
     assert isinstance(table, IccTable)
