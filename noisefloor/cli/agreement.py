@@ -14,6 +14,7 @@ import math
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from noisefloor.agreement.from_file import AgreementStudy, NoCohenPairError, agreement_study
 from noisefloor.agreement.study import IccTable
@@ -159,6 +160,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     if metric == "icc" and (plot_paths or html_path is not None):
         raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
                                "not available with --metric icc")
+    if metric == "icc":
+        _refuse_kappa_options(click.get_current_context())
     cats = _split(categories)
     try:
         study = agreement_study(
@@ -242,6 +245,25 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         click.echo("no CI: --n-boot 0 draws no bootstrap resamples, so no row has an interval.")
     click.echo("Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics 33:159-174.")
 
+
+
+#: Options of the kappa and alpha rows only: the intraclass correlations take none of them.
+KAPPA_ONLY_OPTIONS = ("weights", "level", "categories", "tie", "randolph", "n_boot", "seed")
+
+
+def _refuse_kappa_options(ctx: click.Context) -> None:
+    """A usage error naming the kappa and alpha options the user gave with ``--metric icc``
+    (a default is not given: ``ctx.get_parameter_source`` tells them apart)."""
+    given = [p for p in ctx.command.params
+             if p.name in KAPPA_ONLY_OPTIONS
+             and ctx.get_parameter_source(p.name) in (ParameterSource.COMMANDLINE,
+                                                      ParameterSource.ENVIRONMENT)]
+    if given:
+        names = ", ".join(max(p.opts, key=len) for p in given)
+        raise click.UsageError(
+            f"{names} {'applies' if len(given) == 1 else 'apply'} to the kappa and alpha rows, "
+            "not to --metric icc (the intraclass correlations take --judge, --raters, "
+            "--layout and --confidence)", ctx=ctx)
 
 
 def _echo_icc(study: AgreementStudy, confidence: float, as_json: bool) -> None:

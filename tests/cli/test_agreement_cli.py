@@ -419,3 +419,18 @@ def test_the_library_call_refuses_what_the_command_refuses(tmp_path):
         "(read in wide layout, since the header has no rater or label column, so each other "
         "column is a rater)")
     assert str(pickle.loads(pickle.dumps(err2.value))) == str(err2.value)
+
+
+def test_metric_icc_refuses_the_kappa_options_it_would_ignore():
+    # --metric icc took --weights, --level, --categories, --tie, --randolph and --n-boot and
+    # ignored them (exit 0): a usage error names the ones given; their defaults are no error
+    scores = FIX / "shrout_fleiss1979_scores.csv"
+    res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--weights", "linear"])
+    assert res.exit_code == 2, res.output
+    assert "--weights applies to the kappa and alpha rows, not to --metric icc" in res.output
+    res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--level", "nominal",
+                                         "--categories", "1,2", "--tie", "lowest", "--randolph",
+                                         "--n-boot", "0", "--seed", "3"])
+    assert res.exit_code == 2, res.output
+    assert "--level, --categories, --tie, --randolph, --n-boot, --seed apply to" in res.output
+    assert _run(scores, "--metric", "icc", "--confidence", "0.9").exit_code == 0
