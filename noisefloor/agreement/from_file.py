@@ -188,9 +188,9 @@ def agreement_study(
     if metric == "cohen" and table.judge is None and len(table.raters) != 2:
         err = NoCohenPairError("judge", "a rater of the file, or two raters", message=(
             f"{literal(path)}: {{metric='cohen'}} compares two raters, and there are "
-            f"{len(table.raters)} ({literal(', '.join(table.raters))}) and no judge: pass "
-            "{judge} (a rater compared with the majority of the others) or two raters as "
-            "{raters}"))
+            f"{len(table.raters)} ({literal(', '.join(table.raters))}) and no judge: name one "
+            "with {judge} (a rater compared with the majority of the others) or two raters "
+            "with {raters}"))
         err.raters = tuple(table.raters)
         raise err
     return AgreementStudy(

@@ -18,7 +18,14 @@ from click.core import ParameterSource
 
 from noisefloor.agreement.from_file import AgreementStudy, NoCohenPairError, agreement_study
 from noisefloor.agreement.study import IccTable
-from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, jsonable, os_error_text
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    jsonable,
+    os_error_text,
+)
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import LAYOUTS, parse_label
 from noisefloor.stats.agreement import NO_RESAMPLES_REASON
@@ -180,12 +187,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             rng=seed,
         )
     except NoCohenPairError as exc:
-        # no pair to compare: the option that was asked for cannot be honoured
-        raise click.UsageError(
-            f"{file}: --metric cohen compares two raters, and there are {len(exc.raters)} "
-            f"({', '.join(exc.raters)}) and no --judge. Name a judge with --judge RATER "
-            "(compared with the majority of the others) or two raters with --raters A,B"
-        ) from None
+        # no pair to compare: the option that was asked for cannot be honoured (usage, exit 2);
+        # the library's message, its parameters spelled as this command's options
+        raise click.UsageError(error_text(exc)) from None
     table = study.table
     if isinstance(table, IccTable):
         _echo_icc(study, confidence, as_json)

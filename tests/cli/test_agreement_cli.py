@@ -251,8 +251,8 @@ def test_metric_cohen_without_a_pair_is_a_usage_error(tmp_path):
         res = CliRunner().invoke(agreement, [str(p), "--metric", "cohen", *extra])
         assert res.exit_code == 2, res.output
         assert "--metric cohen compares two raters, and there are 3 (alice, bob, carol) and no " \
-               "--judge" in res.output
-        assert "--judge RATER" in res.output and "--raters A,B" in res.output
+               "judge: name one with --judge (a rater compared with the majority of the " \
+               "others) or two raters with --raters" in " ".join(res.output.split())
         assert "n/a" not in res.output
     # with --metric all the Cohen row stays, NaN with its reason and the hint
     res = _run(p, "--n-boot", "0", "--json")
@@ -434,3 +434,19 @@ def test_metric_icc_refuses_the_kappa_options_it_would_ignore():
     assert res.exit_code == 2, res.output
     assert "--level, --categories, --tie, --randolph, --n-boot, --seed apply to" in res.output
     assert _run(scores, "--metric", "icc", "--confidence", "0.9").exit_code == 0
+
+
+def test_the_cohen_pair_error_is_the_library_message_spelled_as_options(tmp_path, monkeypatch):
+    # the command rendered its own rewording of NoCohenPairError; it now renders the library's
+    # message (error_text), its parameter mentions spelled as this command's options
+    import noisefloor.cli.agreement as cli_agreement
+    from noisefloor.agreement import NoCohenPairError
+
+    def refuse(path, **kwargs):
+        raise NoCohenPairError("judge", "a rater", message=(
+            "no pair in this file: {judge}, {raters} or {metric='fleiss'}"))
+
+    monkeypatch.setattr(cli_agreement, "agreement_study", refuse)
+    res = CliRunner().invoke(agreement, [str(_three_raters(tmp_path)), "--metric", "cohen"])
+    assert res.exit_code == 2, res.output
+    assert "Error: no pair in this file: --judge, --raters or --metric fleiss" in res.output

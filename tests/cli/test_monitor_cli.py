@@ -237,3 +237,23 @@ def test_json_is_the_library_result_with_one_key_set(tmp_path):
         assert doc == jsonable(monitor_logs(MONITORED, BASELINE, **kwargs).to_dict()), case
         shapes.add((tuple(doc), tuple(doc["r1"])))
     assert len(shapes) == 1
+
+
+def test_sigma_with_floor_log_is_the_library_refusal_spelled_as_options(monkeypatch):
+    # the command checked "--sigma or --floor-log" itself, before the library could; the
+    # library's refusal (monitor_logs) is now the one, rendered with the command's options
+    import noisefloor.cli.monitor as cli_monitor
+    from noisefloor.monitoring import from_logs
+
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return from_logs.monitor_logs(*args, **kwargs)
+
+    monkeypatch.setattr(cli_monitor, "monitor_logs", spy)
+    both = CliRunner().invoke(
+        monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.1", "--floor-log", BASELINE])
+    assert both.exit_code == 2, both.output
+    assert "Error: give --sigma or --floor-log, not both" in both.output
+    assert len(calls) == 1 and calls[0]["sigma"] == 0.1
