@@ -1,4 +1,9 @@
-"""``noisefloor monitor``: the three runtime alarms (R1-R3) over trial logs in time order."""
+"""``noisefloor monitor``: the three runtime alarms (R1-R3) over trial logs in time order.
+
+Thin layer: the work is one call on the paths,
+:func:`noisefloor.monitoring.from_logs.monitor_logs` (reading, sigma, the three rules); its
+``to_dict()`` is ``--json``.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, error_text, handle_errors
-from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options, read_logs
+from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options
 from noisefloor.monitoring.from_logs import monitor_logs
 from noisefloor.stats.validation import ParameterError
 
@@ -275,15 +280,16 @@ def monitor(
          "--collision-threshold": collision_threshold},
     )
     # --protocol here selects the monitored protocol (it is not a label, unlike floor's).
-    trials = read_logs(logs, log_format, label_benchmark, label_model)
-    baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
-    read = (log_call_options(list(floor_logs), log_format, label_benchmark, label_model)
-            if floor_logs else {})
+    # each group checked on its own (one file may be monitored and also the baseline)
+    read = {}
+    for group in (logs, baseline_logs, floor_logs):
+        if group:
+            read = log_call_options(list(group), log_format, label_benchmark, label_model)
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     try:
         report = monitor_logs(
-            trials,
-            baseline,
+            list(logs),
+            list(baseline_logs),
             sigma=sigma,
             floor_logs=list(floor_logs) or None,
             read_options=read,

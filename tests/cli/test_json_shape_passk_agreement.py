@@ -81,3 +81,27 @@ def test_agreement_json_is_the_study_document_with_one_row_shape_for_every_metri
         assert doc == docs[mode], mode
         assert doc["rows"] == jsonable(result.to_rows()), mode
     assert calls["all"].layout.describe().startswith("long layout")
+
+
+def test_passk_command_is_one_library_call_on_the_paths(fixtures_dir, monkeypatch):
+    # passk read the logs itself (read_logs) and called the library on the frame: now one
+    # call, pass_hat_k_report_from_logs, on the paths (exported by noisefloor.passk)
+    import noisefloor.cli.passk as cli_passk
+    from noisefloor.cli._common import jsonable
+    from noisefloor.passk import pass_hat_k_report_from_logs
+
+    paper = str(fixtures_dir / "logs" / "paper")
+    seen = []
+
+    def spy(logs, ks, **kwargs):
+        seen.append((logs, ks, kwargs))
+        return pass_hat_k_report_from_logs(logs, ks, **kwargs)
+
+    monkeypatch.setattr(cli_passk, "pass_hat_k_report_from_logs", spy)
+    doc = _json("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--k", "1,2",
+                "--json")
+    ((logs, ks, kwargs),) = seen
+    assert logs == [(paper, None)] and ks == (1, 2)
+    assert kwargs["benchmark"] == "tau2/retail" and kwargs["model"] == "m"
+    assert jsonable(pass_hat_k_report_from_logs(
+        paper, (1, 2), benchmark="tau2/retail", model="m").to_dict()) == doc
