@@ -66,7 +66,10 @@ class _KList(click.ParamType):
 @html_option()
 @handle_errors
 def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json, html_path) -> None:
-    """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files."""
+    """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files.
+
+    Python: noisefloor.pass_hat_k_report_from_logs(LOGS, ks).
+    """
     options = log_call_options(list(logs), log_format, label_benchmark, label_model,
                                label_protocol)
     report = pass_hat_k_report_from_logs(
