@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from noisefloor.audit.published import TableError, read_claims, read_paired_counts
     from noisefloor.audit.verdicts import AuditResult, ClaimVerdict, audit
     from noisefloor.compare.result import Comparison, compare
+    from noisefloor.compare.runs import compare_runs
     from noisefloor.floor.estimate import NoiseFloor, noise_floor
     from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
     from noisefloor.floor.random_effects import random_effects_floor
@@ -38,12 +39,13 @@ if TYPE_CHECKING:
     from noisefloor.logs.schema import TrialRecord
     from noisefloor.monitoring.from_logs import monitor_logs
     from noisefloor.monitoring.pipeline import monitor_trials
+    from noisefloor.passk.report import PassHatKReport, pass_hat_k_report_from_logs
     from noisefloor.passk.trials import pass_at_k, pass_at_k_table, pass_hat_k, pass_hat_k_table
     from noisefloor.pipelines.audit import AuditRun, audit_run
-    from noisefloor.pipelines.contrast import ContrastRun, contrast_run
+    from noisefloor.pipelines.contrast import ContrastRun, contrast_counts, contrast_run
     from noisefloor.pipelines.floor import FloorRun, floor_run
     from noisefloor.pipelines.leaderboard import LeaderboardRun, leaderboard_run
-    from noisefloor.pipelines.planning import PlanRun, plan_run
+    from noisefloor.pipelines.planning import PlanRun, RerunsSimRun, plan_run, reruns_sim_run
     from noisefloor.report.forest import audit_forest, forest_plot
     from noisefloor.report.html.render import html_report, write_html
     from noisefloor.stats.agreement.alpha import krippendorff_alpha
@@ -75,7 +77,9 @@ _HOMES: dict[str, str] = {
     "NullContrasts": "floor.nulls",
     "PassAtK": "stats.passat",
     "PassHatK": "stats.passk",
+    "PassHatKReport": "passk.report",
     "PlanRun": "pipelines.planning",
+    "RerunsSimRun": "pipelines.planning",
     "SignTest": "stats.paired",
     "TableError": "audit.published",
     "TrialRecord": "logs.schema",
@@ -89,6 +93,8 @@ _HOMES: dict[str, str] = {
     "cohen_kappa": "stats.agreement.cohen",
     "compare": "compare.result",
     "compare_entries": "leaderboard.gaps",
+    "compare_runs": "compare.runs",
+    "contrast_counts": "pipelines.contrast",
     "contrast_run": "pipelines.contrast",
     "fleiss_kappa": "stats.agreement.fleiss.kappa",
     "floor_run": "pipelines.floor",
@@ -105,6 +111,7 @@ _HOMES: dict[str, str] = {
     "pass_at_k": "passk.trials",
     "pass_at_k_table": "passk.trials",
     "pass_hat_k": "passk.trials",
+    "pass_hat_k_report_from_logs": "passk.report",
     "pass_hat_k_table": "passk.trials",
     "plan_run": "pipelines.planning",
     "pool_counts": "stats.pooling",
@@ -114,6 +121,7 @@ _HOMES: dict[str, str] = {
     "read_leaderboard": "leaderboard.entries",
     "read_paired_counts": "audit.published",
     "read_records": "logs.load",
+    "reruns_sim_run": "pipelines.planning",
     "sample_size": "stats.power.planning",
     "sign_test": "stats.paired",
     "validate_logs": "logs.load",

@@ -50,3 +50,26 @@ def test_type_checking_imports_match_the_lazy_table(path):
     seen = _type_checking_imports(ast.parse(path.read_text(encoding="utf-8")))
     assert seen == homes
     assert set(homes) <= set(module.__all__)
+
+
+def test_the_commands_one_call_functions_are_exported_from_the_top():
+    # compare_runs, contrast_counts, reruns_sim_run (and its result) and passk's one call were
+    # exported by their packages only; each is the package's own object, loaded on first use
+    import noisefloor
+    from noisefloor import compare, passk, pipelines
+
+    for package, names in ((compare, ["compare_runs"]),
+                           (pipelines, ["contrast_counts", "reruns_sim_run", "RerunsSimRun"]),
+                           (passk, ["pass_hat_k_report_from_logs", "PassHatKReport"])):
+        for name in names:
+            assert name in noisefloor.__all__, name
+            assert getattr(noisefloor, name) is getattr(package, name), name
+
+
+def test_passk_help_names_its_one_call_function():
+    from click.testing import CliRunner
+
+    from noisefloor.cli.passk import passk
+
+    help_text = " ".join(CliRunner().invoke(passk, ["--help"]).output.split())
+    assert "Python: noisefloor.pass_hat_k_report_from_logs(LOGS, ks)" in help_text

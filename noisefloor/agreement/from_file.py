@@ -6,8 +6,8 @@ layout (:func:`noisefloor.logs.annotations.detect_layout`), reads it
 (:func:`~noisefloor.agreement.study.agreement_by_label`, or with ``metric="icc"``
 :func:`~noisefloor.agreement.study.icc_by_label`), refusing ``metric="cohen"`` when no pair
 of raters is defined. The result holds the layout (and why it was chosen), the counts the
-command's first line shows and the table; its :meth:`AgreementStudy.to_rows` are the rows of
-``--json``.
+command's first line shows and the table; its :meth:`AgreementStudy.to_dict` is the document
+``--json`` prints (:meth:`AgreementStudy.to_rows` its ``rows``).
 """
 
 from __future__ import annotations
@@ -59,14 +59,15 @@ class AgreementStudy(FrozenResult):
     table: AgreementTable | IccTable
 
     def to_rows(self) -> list[dict[str, Any]]:
-        """The rows of ``noisefloor agreement --json`` (``table.to_rows()``: the keys of
+        """The ``rows`` of ``noisefloor agreement --json`` (``table.to_rows()``: the keys of
         :data:`~noisefloor.agreement.study.ROW_KEYS` whatever the metric; NaN stays NaN)."""
         return self.table.to_rows()
 
     # hand-written: the layout as a dict, the table as its rows
     def to_dict(self) -> dict[str, Any]:
-        """``source``, ``layout`` (``layout``, ``reason``, ``columns``), ``metric``, the two
-        counts and ``rows`` (:meth:`to_rows`)."""
+        """The document ``noisefloor agreement --json`` prints (NaN where it writes null):
+        ``source``, ``layout`` (``layout``, ``reason``, ``columns``), ``metric``, the two counts
+        and ``rows`` (:meth:`to_rows`)."""
         return {"source": self.source, "layout": self.layout.to_dict(), "metric": self.metric,
                 "n_ratings": self.n_ratings, "n_ignored_ratings": self.n_ignored_ratings,
                 "rows": self.to_rows()}
@@ -187,9 +188,9 @@ def agreement_study(
     if metric == "cohen" and table.judge is None and len(table.raters) != 2:
         err = NoCohenPairError("judge", "a rater of the file, or two raters", message=(
             f"{literal(path)}: {{metric='cohen'}} compares two raters, and there are "
-            f"{len(table.raters)} ({literal(', '.join(table.raters))}) and no judge: pass "
-            "{judge} (a rater compared with the majority of the others) or two raters as "
-            "{raters}"))
+            f"{len(table.raters)} ({literal(', '.join(table.raters))}) and no judge: name one "
+            "with {judge} (a rater compared with the majority of the others) or two raters "
+            "with {raters}"))
         err.raters = tuple(table.raters)
         raise err
     return AgreementStudy(

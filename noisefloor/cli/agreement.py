@@ -2,8 +2,9 @@
 
 Thin layer: the work is one call, :func:`noisefloor.agreement.from_file.agreement_study`
 (layout, reading, and :func:`~noisefloor.agreement.study.agreement_by_label` or with
-``--metric icc`` :func:`~noisefloor.agreement.study.icc_by_label`); the rows of ``--json`` are
-its ``to_rows()`` (the same keys for every metric); the plot is
+``--metric icc`` :func:`~noisefloor.agreement.study.icc_by_label`); ``--json`` prints its
+``to_dict()`` (the file, its layout and why, the counts and the rows, with the same keys for
+every metric); the plot is
 :func:`noisefloor.report.agreement_figure.agreement_forest_plot`.
 """
 
@@ -13,10 +14,18 @@ import math
 from pathlib import Path
 
 import click
+from click.core import ParameterSource
 
 from noisefloor.agreement.from_file import AgreementStudy, NoCohenPairError, agreement_study
 from noisefloor.agreement.study import IccTable
-from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, jsonable, os_error_text
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    jsonable,
+    os_error_text,
+)
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.logs.annotations import LAYOUTS, parse_label
 from noisefloor.stats.agreement import NO_RESAMPLES_REASON
@@ -133,10 +142,11 @@ def _check_plot_paths(ctx: click.Context, param: click.Parameter, value: tuple) 
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the bootstrap: the same seed gives the same intervals.")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print a JSON list instead of the table, one object per (label, metric) "
-                   "row (with --metric icc, per label and form), every row with the same keys "
-                   "whatever the metric; an undefined value, or a number that does not belong "
-                   "to the row's metric, is null.")
+              help="Print one JSON document instead of the table: source, layout (which "
+                   "and why), metric, n_ratings, n_ignored_ratings and rows, one object per "
+                   "(label, metric) row (with --metric icc, per label and form), every row "
+                   "with the same keys whatever the metric; an undefined value, or a number "
+                   "that does not belong to the row's metric, is null.")
 @click.option("--plot", "plot_paths", type=click.Path(dir_okay=False, path_type=Path),
               multiple=True, callback=_check_plot_paths, metavar="PATH",
               help="Write a per-label forest plot to PATH, in the format its suffix names "
@@ -157,6 +167,8 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
     if metric == "icc" and (plot_paths or html_path is not None):
         raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
                                "not available with --metric icc")
+    if metric == "icc":
+        _refuse_kappa_options(click.get_current_context())
     cats = _split(categories)
     try:
         study = agreement_study(
@@ -175,12 +187,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             rng=seed,
         )
     except NoCohenPairError as exc:
-        # no pair to compare: the option that was asked for cannot be honoured
-        raise click.UsageError(
-            f"{file}: --metric cohen compares two raters, and there are {len(exc.raters)} "
-            f"({', '.join(exc.raters)}) and no --judge. Name a judge with --judge RATER "
-            "(compared with the majority of the others) or two raters with --raters A,B"
-        ) from None
+        # no pair to compare: the option that was asked for cannot be honoured (usage, exit 2);
+        # the library's message, its parameters spelled as this command's options
+        raise click.UsageError(error_text(exc)) from None
     table = study.table
     if isinstance(table, IccTable):
         _echo_icc(study, confidence, as_json)
@@ -197,14 +206,13 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
                 f"{os_error_text(exc)}") from None
         if not as_json:
             click.echo("plot: " + ", ".join(str(p) for p in written), err=True)
-    rows = jsonable(study.to_rows())  # NaN as None, as --json writes it
+    document = jsonable(study.to_dict())  # NaN as None, as --json writes it
     if html_path is not None:
         from noisefloor.report.html.command_docs import agreement_doc
 
-        write_page(agreement_doc(rows, source=f"{file} ({study.layout.describe()})", table=table),
-                   html_path)
+        write_page(agreement_doc(document, table=table), html_path)
     if as_json:
-        emit_json(rows)
+        emit_json(document)
         return
     pct = f"{confidence * 100:g}"  # 0.975 is 97.5%, not a rounded 98%
     click.echo(f"{file}: {study.layout.describe()}; {study.n_ratings} ratings; "
@@ -243,10 +251,29 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
 
 
 
+#: Options of the kappa and alpha rows only: the intraclass correlations take none of them.
+KAPPA_ONLY_OPTIONS = ("weights", "level", "categories", "tie", "randolph", "n_boot", "seed")
+
+
+def _refuse_kappa_options(ctx: click.Context) -> None:
+    """A usage error naming the kappa and alpha options the user gave with ``--metric icc``
+    (a default is not given: ``ctx.get_parameter_source`` tells them apart)."""
+    given = [p for p in ctx.command.params
+             if p.name in KAPPA_ONLY_OPTIONS
+             and ctx.get_parameter_source(p.name) in (ParameterSource.COMMANDLINE,
+                                                      ParameterSource.ENVIRONMENT)]
+    if given:
+        names = ", ".join(max(p.opts, key=len) for p in given)
+        raise click.UsageError(
+            f"{names} {'applies' if len(given) == 1 else 'apply'} to the kappa and alpha rows, "
+            "not to --metric icc (the intraclass correlations take --judge, --raters, "
+            "--layout and --confidence)", ctx=ctx)
+
+
 def _echo_icc(study: AgreementStudy, confidence: float, as_json: bool) -> None:
-    """Print the intraclass correlations: a table per label, or one JSON list."""
+    """Print the intraclass correlations: a table per label, or the JSON document."""
     if as_json:
-        emit_json(study.to_rows())
+        emit_json(study.to_dict())
         return
     table = study.table
     assert isinstance(table, IccTable)

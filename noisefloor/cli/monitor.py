@@ -1,4 +1,9 @@
-"""``noisefloor monitor``: the three runtime alarms (R1-R3) over trial logs in time order."""
+"""``noisefloor monitor``: the three runtime alarms (R1-R3) over trial logs in time order.
+
+Thin layer: the work is one call on the paths,
+:func:`noisefloor.monitoring.from_logs.monitor_logs` (reading, sigma, the three rules); its
+``to_dict()`` is ``--json``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +12,10 @@ import math
 import click
 import pandas as pd
 
-from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
-from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options, read_logs
+from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, error_text, handle_errors
+from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options
 from noisefloor.monitoring.from_logs import monitor_logs
+from noisefloor.stats.validation import ParameterError
 
 #: Exit status when ``--fail-on-alarm`` is given and an alarm was raised.
 ALARM_EXIT_CODE = 3
@@ -17,6 +23,10 @@ ALARM_EXIT_CODE = 3
 #: Exit status when ``--fail-on-alarm`` is given and no rule could be evaluated: nothing was
 #: checked, which a CI gate must not read as "no alarm".
 NOT_EVALUATED_EXIT_CODE = 4
+
+#: Parameters of :func:`noisefloor.monitoring.from_logs.monitor_logs` whose error is a usage
+#: error (``--sigma`` with ``--floor-log``): exit status 2, as click's own.
+USAGE_PARAMETERS = frozenset({"sigma"})
 
 
 def _num(value: float, digits: int = 3) -> str:
@@ -263,8 +273,6 @@ def monitor(
     Time order: by extra.timestamp when every record has one, else the order of the LOG paths
     as given and line order within each file.
     """
-    if sigma is not None and floor_logs:
-        raise click.UsageError("give --sigma or --floor-log, not both")
     _check_options(
         {"--k": k, "--trials-per-round": trials_per_round, "--window": window},
         {"--sigma": sigma, "--cusum-k": cusum_k, "--cusum-h": cusum_h,
@@ -272,30 +280,36 @@ def monitor(
          "--collision-threshold": collision_threshold},
     )
     # --protocol here selects the monitored protocol (it is not a label, unlike floor's).
-    trials = read_logs(logs, log_format, label_benchmark, label_model)
-    baseline = read_logs(baseline_logs, log_format, label_benchmark, label_model)
-    read = (log_call_options(list(floor_logs), log_format, label_benchmark, label_model)
-            if floor_logs else {})
+    # each group checked on its own (one file may be monitored and also the baseline)
+    read = {}
+    for group in (logs, baseline_logs, floor_logs):
+        if group:
+            read = log_call_options(list(group), log_format, label_benchmark, label_model)
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
-    report = monitor_logs(
-        trials,
-        baseline,
-        sigma=sigma,
-        floor_logs=list(floor_logs) or None,
-        read_options=read,
-        k=k,
-        trials_per_round=trials_per_round,
-        tasks=golden,
-        cusum_k=cusum_k,
-        cusum_h=cusum_h,
-        window=window,
-        q=quantile,
-        rel_increase=rel_increase,
-        collision_threshold=collision_threshold,
-        protocol=protocol,
-        infrastructure_errors=infrastructure_errors,
-        rounds=rounds_policy,
-    )
+    try:
+        report = monitor_logs(
+            list(logs),
+            list(baseline_logs),
+            sigma=sigma,
+            floor_logs=list(floor_logs) or None,
+            read_options=read,
+            k=k,
+            trials_per_round=trials_per_round,
+            tasks=golden,
+            cusum_k=cusum_k,
+            cusum_h=cusum_h,
+            window=window,
+            q=quantile,
+            rel_increase=rel_increase,
+            collision_threshold=collision_threshold,
+            protocol=protocol,
+            infrastructure_errors=infrastructure_errors,
+            rounds=rounds_policy,
+        )
+    except ParameterError as exc:
+        if exc.parameter in USAGE_PARAMETERS:  # options given together: usage (exit 2)
+            raise click.UsageError(error_text(exc)) from None
+        raise
     evaluated = report.evaluated
     if as_json:
         emit_json(report.to_dict())

@@ -1,4 +1,8 @@
-"""``noisefloor passk``: pass^k per configuration from per-trial logs."""
+"""``noisefloor passk``: pass^k per configuration from per-trial logs.
+
+Thin layer: the work is one call on the paths,
+:func:`noisefloor.passk.report.pass_hat_k_report_from_logs`; its ``to_dict()`` is ``--json``.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +12,8 @@ import pandas as pd
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
-from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, read_logs
-from noisefloor.passk.report import pass_hat_k_report_from_trials
+from noisefloor.cli._logs import LOG_SPEC, label_options, log_call_options, log_options
+from noisefloor.passk.report import pass_hat_k_report_from_logs
 
 #: The line under the table saying which figure is which.
 WHICH_IS_WHICH = ("pass^k: all k of k attempts at a task succeed (tau-bench, Yao et al. 2024); "
@@ -62,11 +66,16 @@ class _KList(click.ParamType):
 @html_option()
 @handle_errors
 def passk(logs, log_format, label_benchmark, label_model, label_protocol, ks, infrastructure_errors, k_exceeds_n, unequal_trials, confidence, as_json, html_path) -> None:
-    """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files."""
-    trials = read_logs(logs, log_format, label_benchmark, label_model, label_protocol)
-    report = pass_hat_k_report_from_trials(
-        trials, tuple(k for group in ks for k in group),
-        infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials, confidence=confidence)
+    """pass^k (tau-bench) and pass@k (Chen et al.) of each configuration in LOG files.
+
+    Python: noisefloor.pass_hat_k_report_from_logs(LOGS, ks).
+    """
+    options = log_call_options(list(logs), log_format, label_benchmark, label_model,
+                               label_protocol)
+    report = pass_hat_k_report_from_logs(
+        list(logs), tuple(k for group in ks for k in group),
+        infrastructure_errors=infrastructure_errors, k_exceeds_n=k_exceeds_n,
+        unequal_trials=unequal_trials, confidence=confidence, **options)
     write_page(report, html_path)
     if as_json:
         emit_json(report.to_dict())

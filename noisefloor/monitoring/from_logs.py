@@ -23,11 +23,10 @@ __all__ = ["monitor_logs"]
 
 
 def _frame(logs: Any, read_options: Mapping[str, Any]) -> pd.DataFrame:
-    if isinstance(logs, pd.DataFrame):
-        return logs
-    from noisefloor.logs import load_trials
+    """A frame as it is; paths read, a log without any trial record refused."""
+    from noisefloor.logs.load import read_log_trials
 
-    return load_trials(logs, **read_options)
+    return read_log_trials(logs, **read_options)
 
 
 def monitor_logs(
@@ -55,7 +54,9 @@ def monitor_logs(
         them). Without ``sigma`` and ``floor_logs``, sigma is the SD of the baseline rounds.
     read_options : mapping, optional
         Keyword arguments of :func:`~noisefloor.logs.load_trials` (``format``,
-        ``allow_nan``, ``benchmark``, ``model``, ...) for every path given.
+        ``allow_nan``, ``benchmark``, ``model``, ``protocol``, ``score``) for every path given
+        (``logs``, ``baseline`` and ``floor_logs``); ``protocol`` here labels the logs, while
+        the ``protocol`` of ``**options`` chooses the monitored one.
     **options
         Keyword arguments of :func:`~noisefloor.monitoring.pipeline.monitor_trials` (``k``,
         ``trials_per_round``, ``tasks``, ``window``, ``protocol``, ...).
@@ -68,8 +69,8 @@ def monitor_logs(
     Raises
     ------
     ValueError
-        ``sigma`` with ``floor_logs``; what :func:`floor_sigma` and :func:`monitor_trials`
-        refuse.
+        ``sigma`` with ``floor_logs`` (checked before any log is read); a log without any
+        trial record; what :func:`floor_sigma` and :func:`monitor_trials` refuse.
 
     Examples
     --------

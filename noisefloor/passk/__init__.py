@@ -5,8 +5,9 @@ checks that the records are one configuration, turns ``task_id``, ``trial``, ``r
 ``infrastructure_error`` into arrays and hands them to the estimators of
 :mod:`noisefloor.stats.passk` (pass^k and its intervals) and :mod:`noisefloor.stats.passat`,
 which take counts only (:mod:`~noisefloor.passk.trials`).
-:func:`~noisefloor.passk.report.pass_hat_k_report_from_trials` is ``noisefloor passk`` in one
-call: the tables and intervals gathered into one result (by
+:func:`~noisefloor.passk.report.pass_hat_k_report_from_logs` is ``noisefloor passk`` in one
+call (:func:`~noisefloor.passk.report.pass_hat_k_report_from_trials` on trials already
+loaded): the tables and intervals gathered into one result (by
 :func:`~noisefloor.passk.report.pass_hat_k_report`) whose ``to_dict()`` is the command's
 ``--json``. The names below are imported on first use.
 """
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from noisefloor.passk.report import (
         PassHatKReport,
         pass_hat_k_report,
+        pass_hat_k_report_from_logs,
         pass_hat_k_report_from_trials,
     )
     from noisefloor.passk.trials import (
@@ -46,6 +48,7 @@ _HOMES: dict[str, str] = {
     "pass_hat_k_interval": "trials",
     "pass_hat_k_report": "report",
     "pass_hat_k_table": "trials",
+    "pass_hat_k_report_from_logs": "report",
     "pass_hat_k_report_from_trials": "report",
     "per_task_success_share": "trials",
     "task_counts": "trials",

@@ -1,6 +1,7 @@
 """pass^k and pass@k per configuration, with intervals, in one result.
 
-:func:`pass_hat_k_report_from_trials` is ``noisefloor passk`` in one call: the values of
+:func:`pass_hat_k_report_from_logs` is ``noisefloor passk`` in one call on the log paths;
+:func:`pass_hat_k_report_from_trials` does the same on trials already loaded: the values of
 :func:`noisefloor.passk.pass_hat_k_table` and :func:`noisefloor.passk.pass_at_k_table`, and for
 each (configuration, k) the analytic interval of :func:`noisefloor.passk.pass_hat_k_interval`
 (CLT over tasks, Miller 2024, "Adding Error Bars to Evals", arXiv:2411.00640), gathered by
@@ -27,7 +28,8 @@ from noisefloor.passk.trials import (
 )
 from noisefloor.results import FrozenResult
 
-__all__ = ["PassHatKReport", "pass_hat_k_report", "pass_hat_k_report_from_trials"]
+__all__ = ["PassHatKReport", "pass_hat_k_report", "pass_hat_k_report_from_logs",
+           "pass_hat_k_report_from_trials"]
 
 
 @dataclass(frozen=True)
@@ -234,3 +236,50 @@ def pass_hat_k_report_from_trials(trials: pd.DataFrame, ks: Sequence[int] = (), 
     table["pass_at_k_ci_high"] = at["ci_high"].to_numpy()
     table["pass_at_k_se"] = at["se"].to_numpy()
     return pass_hat_k_report(trials, table, by=by, confidence=confidence, **policies)
+
+
+def pass_hat_k_report_from_logs(logs: Any, ks: Sequence[int] = (), *, format: str | None = None,
+                                allow_nan: bool = False, benchmark: str | None = None,
+                                model: str | None = None, protocol: str | None = None,
+                                score: str | None = None, infrastructure_errors: str = "exclude",
+                                k_exceeds_n: str = "nan", unequal_trials: str = "allow",
+                                confidence: float = 0.95) -> PassHatKReport:
+    """pass^k and pass@k of every configuration in trial logs: ``noisefloor passk LOGS`` in one
+    call.
+
+    Parameters
+    ----------
+    logs : path, ``"PATH=LABEL"``, (path, label), a sequence of them, or pandas.DataFrame
+        The logs (each path one run, see :func:`noisefloor.logs.load_trials`), or trials
+        already loaded.
+    ks : sequence of int, default ()
+        As for :func:`pass_hat_k_report_from_trials`.
+    format, allow_nan, benchmark, model, protocol, score
+        As for :func:`noisefloor.logs.load_trials`.
+    infrastructure_errors, k_exceeds_n, unequal_trials, confidence
+        As for :func:`pass_hat_k_report_from_trials`.
+
+    Returns
+    -------
+    PassHatKReport
+        Its ``to_dict()`` is the document ``noisefloor passk --json`` prints.
+
+    Raises
+    ------
+    LogValidationError, ValueError
+        A bad log or option; logs without any trial record.
+
+    Examples
+    --------
+    >>> r = pass_hat_k_report_from_logs("fixtures/logs/paper", (1, 2), benchmark="tau2/retail",
+    ...                                 model="m")
+    >>> len(r.groups), sorted(r.groups[0]["pass_hat_k"])
+    (3, [1, 2])
+    """
+    from noisefloor.logs.load import read_log_trials
+
+    trials = read_log_trials(logs, format=format, allow_nan=allow_nan, benchmark=benchmark,
+                             model=model, protocol=protocol, score=score)
+    return pass_hat_k_report_from_trials(trials, ks, infrastructure_errors=infrastructure_errors,
+                                         k_exceeds_n=k_exceeds_n, unequal_trials=unequal_trials,
+                                         confidence=confidence)

@@ -23,7 +23,7 @@ def _run(*args: str):
 def test_json_per_label_keys_and_values():
     res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--json", "--n-boot", "100")
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)
+    rows = json.loads(res.output)["rows"]
     assert len(rows) == 12
     assert list(rows[0])[:9] == KEYS
     assert [r["label"] for r in rows[::3]] == ["L1", "L2", "L3", "L4"]
@@ -49,20 +49,20 @@ def test_wide_table_weighted_cohen_matches_irr(tmp_path):
     p.write_text("\n".join(lines) + "\n")
     res = _run(p, "--metric", "cohen", "--weights", "linear", "--json", "--n-boot", "0")
     assert res.exit_code == 0, res.output
-    (row,) = json.loads(res.output)
+    (row,) = json.loads(res.output)["rows"]
     assert row["value"] == pytest.approx(0.1459, abs=5e-5)
     assert row["ci_low"] is None  # no bootstrap asked: null, not NaN
     # Declared full scale 1..6 gives another (documented) value
     res6 = _run(p, "--metric", "cohen", "--weights", "linear", "--categories", "1,2,3,4,5,6",
                 "--json", "--n-boot", "0")
-    assert json.loads(res6.output)[0]["value"] != pytest.approx(0.1459, abs=5e-3)
+    assert json.loads(res6.output)["rows"][0]["value"] != pytest.approx(0.1459, abs=5e-3)
 
 
 def test_undefined_agreement_is_null_with_reason(tmp_path):
     p = tmp_path / "same.csv"
     p.write_text("item,a,b,c\n1,x,x,x\n2,x,x,x\n3,x,x,x\n")
     res = _run(p, "--metric", "fleiss", "--json")
-    (row,) = json.loads(res.output)
+    (row,) = json.loads(res.output)["rows"]
     assert row["value"] is None and row["observed_agreement"] == 1.0
     assert "undefined" in row["reason"]
     text = _run(p, "--metric", "fleiss").output
@@ -107,7 +107,7 @@ def test_fleiss_z_test_matches_irr_json_and_text(tmp_path):
     p = _diagnoses_wide(tmp_path)
     res = _run(p, "--metric", "fleiss", "--json", "--n-boot", "0")
     assert res.exit_code == 0, res.output
-    (row,) = json.loads(res.output)
+    (row,) = json.loads(res.output)["rows"]
     assert list(row)[:9] == KEYS  # documented keys first, unchanged
     # R irr: kappam.fleiss(diagnoses) -> Kappa = 0.43, z = 17.7, p-value = 0
     assert round(row["value"], 2) == 0.43
@@ -177,7 +177,7 @@ def test_raters_selects_two_of_three_for_cohen(tmp_path):
     assert row.split()[:3] == ["all", "cohen", "0.500"] and row.endswith("alice vs bob")
     assert row.split()[6:8] == ["4", "2"]  # items, raters
     (js,) = json.loads(_run(p, "--metric", "cohen", "--raters", "bob,alice", "--json",
-                            "--n-boot", "0").output)
+                            "--n-boot", "0").output)["rows"]
     assert js["value"] == pytest.approx(0.5) and js["comparison"] == "bob vs alice"
     # the other raters are not read at all: carol's item 5 does not appear as a missing row
     res = _run(p, "--metric", "fleiss", "--raters", "alice,bob", "--n-boot", "0")
@@ -251,13 +251,13 @@ def test_metric_cohen_without_a_pair_is_a_usage_error(tmp_path):
         res = CliRunner().invoke(agreement, [str(p), "--metric", "cohen", *extra])
         assert res.exit_code == 2, res.output
         assert "--metric cohen compares two raters, and there are 3 (alice, bob, carol) and no " \
-               "--judge" in res.output
-        assert "--judge RATER" in res.output and "--raters A,B" in res.output
+               "judge: name one with --judge (a rater compared with the majority of the " \
+               "others) or two raters with --raters" in " ".join(res.output.split())
         assert "n/a" not in res.output
     # with --metric all the Cohen row stays, NaN with its reason and the hint
     res = _run(p, "--n-boot", "0", "--json")
     assert res.exit_code == 0
-    (cohen,) = [r for r in json.loads(res.output) if r["metric"] == "cohen"]
+    (cohen,) = [r for r in json.loads(res.output)["rows"] if r["metric"] == "cohen"]
     assert cohen["value"] is None and cohen["reason"].startswith("not computed: Cohen's kappa")
     # a pair defined either way: fine
     assert _run(p, "--metric", "cohen", "--judge", "carol", "--n-boot", "0").exit_code == 0
@@ -289,7 +289,7 @@ def test_weighted_kappa_on_text_labels_needs_categories(tmp_path):
     assert res.output.splitlines()[2].split()[:3] == ["all", "cohen", "0.512"]
     assert "scale: low < mid < high (declared by --categories)" in res.output
     (row,) = json.loads(_run(p, "--metric", "cohen", "--weights", "linear", "--categories",
-                             "low,mid,high", "--n-boot", "0", "--json").output)
+                             "low,mid,high", "--n-boot", "0", "--json").output)["rows"]
     assert row["category_order"] == "declared" and row["categories"] == ["low", "mid", "high"]
     # unweighted kappa and nominal alpha need no order, and print no scale
     res = _run(p, "--n-boot", "0")
@@ -307,7 +307,7 @@ def test_numeric_labels_show_the_numeric_scale(tmp_path):
             "points)"
     assert sum(scale in line for line in lines) == 2  # the Cohen and the alpha row, not Fleiss
     (row, *_) = [r for r in json.loads(_run(p, "--metric", "cohen", "--weights", "linear",
-                                            "--json", "--n-boot", "0").output)]
+                                            "--json", "--n-boot", "0").output)["rows"]]
     assert row["category_order"] == "numeric" and row["categories"] == [1, 2, 10]
     # a Cohen row that was not computed (three raters, no pair) shows no scale
     three = tmp_path / "three.csv"
@@ -333,7 +333,7 @@ def test_one_item_has_no_interval_and_says_why(tmp_path):
     assert "-0.500" in res.output and "[n/a, n/a]" in res.output
     assert "[-0.500, -0.500]" not in res.output
     assert "no CI: one item: a bootstrap over items resamples the same item" in res.output
-    rows = json.loads(_run(_one_item(tmp_path), "--metric", "krippendorff", "--json").output)
+    rows = json.loads(_run(_one_item(tmp_path), "--metric", "krippendorff", "--json").output)["rows"]
     assert rows[0]["ci_low"] is None and rows[0]["ci_reason"].startswith("one item")
 
 
@@ -376,14 +376,14 @@ def test_randolph_json_and_text_say_why_there_is_no_z(tmp_path):
     p = _diagnoses_wide(tmp_path)
     res = _run(p, "--metric", "fleiss", "--randolph", "--json", "--n-boot", "0")
     assert res.exit_code == 0, res.output
-    (row,) = json.loads(res.output)
+    (row,) = json.loads(res.output)["rows"]
     assert row["metric"] == "randolph" and row["reason"] == ""
     assert row["z"] is None and row["p_value"] is None and row["se_null"] is None
     assert "Fleiss, Nee and Landis" in row["null_reason"]
     assert "free-marginal" in row["null_reason"]
     text = _run(p, "--metric", "fleiss", "--randolph", "--n-boot", "0").output
     assert "z(H0): no z-test: the null standard error of Fleiss, Nee and Landis" in text
-    fleiss = json.loads(_run(p, "--metric", "fleiss", "--json", "--n-boot", "0").output)[0]
+    fleiss = json.loads(_run(p, "--metric", "fleiss", "--json", "--n-boot", "0").output)["rows"][0]
     assert fleiss["null_reason"] == ""
 
 
@@ -395,7 +395,7 @@ def test_the_command_and_agreement_by_label_give_the_same_intervals_by_default()
 
     res = _run(FIX / "tax_annotations.csv", "--judge", "judge", "--metric", "fleiss", "--json")
     assert res.exit_code == 0, res.output
-    rows = json.loads(res.output)
+    rows = json.loads(res.output)["rows"]
     frame = agreement_by_label(read_annotations(FIX / "tax_annotations.csv"), judge="judge",
                                metrics=("fleiss",), rng=0).to_frame()
     assert [r["ci_low"] for r in rows] == frame["ci_low"].tolist()
@@ -419,3 +419,34 @@ def test_the_library_call_refuses_what_the_command_refuses(tmp_path):
         "(read in wide layout, since the header has no rater or label column, so each other "
         "column is a rater)")
     assert str(pickle.loads(pickle.dumps(err2.value))) == str(err2.value)
+
+
+def test_metric_icc_refuses_the_kappa_options_it_would_ignore():
+    # --metric icc took --weights, --level, --categories, --tie, --randolph and --n-boot and
+    # ignored them (exit 0): a usage error names the ones given; their defaults are no error
+    scores = FIX / "shrout_fleiss1979_scores.csv"
+    res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--weights", "linear"])
+    assert res.exit_code == 2, res.output
+    assert "--weights applies to the kappa and alpha rows, not to --metric icc" in res.output
+    res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--level", "nominal",
+                                         "--categories", "1,2", "--tie", "lowest", "--randolph",
+                                         "--n-boot", "0", "--seed", "3"])
+    assert res.exit_code == 2, res.output
+    assert "--level, --categories, --tie, --randolph, --n-boot, --seed apply to" in res.output
+    assert _run(scores, "--metric", "icc", "--confidence", "0.9").exit_code == 0
+
+
+def test_the_cohen_pair_error_is_the_library_message_spelled_as_options(tmp_path, monkeypatch):
+    # the command rendered its own rewording of NoCohenPairError; it now renders the library's
+    # message (error_text), its parameter mentions spelled as this command's options
+    import noisefloor.cli.agreement as cli_agreement
+    from noisefloor.agreement import NoCohenPairError
+
+    def refuse(path, **kwargs):
+        raise NoCohenPairError("judge", "a rater", message=(
+            "no pair in this file: {judge}, {raters} or {metric='fleiss'}"))
+
+    monkeypatch.setattr(cli_agreement, "agreement_study", refuse)
+    res = CliRunner().invoke(agreement, [str(_three_raters(tmp_path)), "--metric", "cohen"])
+    assert res.exit_code == 2, res.output
+    assert "Error: no pair in this file: --judge, --raters or --metric fleiss" in res.output

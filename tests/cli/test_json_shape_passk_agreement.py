@@ -44,15 +44,22 @@ def test_passk_json_has_one_shape_for_one_and_several_configurations(fixtures_di
     assert report.n_trials_truncated == 0
 
 
-def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
+def test_agreement_json_is_the_study_document_with_one_row_shape_for_every_metric(fixtures_dir):
     from noisefloor.agreement.study import ROW_KEYS
 
     study = fixtures_dir / "agreement" / "tax_annotations.csv"
     scores = fixtures_dir / "agreement" / "shrout_fleiss1979_scores.csv"
-    modes = {"all": _json("agreement", study, "--judge", "judge", "--n-boot", "0", "--json"),
-             "randolph": _json("agreement", study, "--metric", "fleiss", "--randolph",
-                               "--n-boot", "0", "--json"),
-             "icc": _json("agreement", scores, "--metric", "icc", "--json")}
+    docs = {"all": _json("agreement", study, "--judge", "judge", "--n-boot", "0", "--json"),
+            "randolph": _json("agreement", study, "--metric", "fleiss", "--randolph",
+                              "--n-boot", "0", "--json"),
+            "icc": _json("agreement", scores, "--metric", "icc", "--json")}
+    # one document, one key set, for kappa/alpha and ICC alike: the layout and why it was chosen
+    # (the text output's first line) reach --json
+    assert {mode: list(d) for mode, d in docs.items()} == dict.fromkeys(
+        docs, ["source", "layout", "metric", "n_ratings", "n_ignored_ratings", "rows"])
+    assert docs["all"]["layout"]["layout"] == "long" and docs["all"]["layout"]["reason"]
+    assert docs["icc"]["layout"]["layout"] == "wide" and docs["icc"]["metric"] == "icc"
+    modes = {mode: d["rows"] for mode, d in docs.items()}
     metrics = {r["metric"] for rows in modes.values() for r in rows}
     assert metrics == {"fleiss", "cohen", "krippendorff", "randolph", "icc"}
     assert all(isinstance(rows, list) and rows for rows in modes.values())
@@ -61,7 +68,7 @@ def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
     icc, kappa = modes["icc"][0], modes["all"][0]
     assert icc["z"] is None and icc["landis_koch"] == "" and icc["categories"] == []
     assert kappa["f"] is None and kappa["notation"] == "" and kappa["n_left_out"] is None
-    # --json is the library's one result: its rows (to_dict() adds the layout and counts)
+    # --json is the library's one result: its to_dict()
     from noisefloor.agreement.from_file import agreement_study
     from noisefloor.cli._common import jsonable
 
@@ -71,7 +78,30 @@ def test_agreement_json_rows_have_one_shape_for_every_metric(fixtures_dir):
              "icc": agreement_study(scores, metric="icc")}
     for mode, result in calls.items():
         doc = jsonable(result.to_dict())
-        assert doc["rows"] == modes[mode] == jsonable(result.to_rows()), mode
-        assert list(doc) == ["source", "layout", "metric", "n_ratings", "n_ignored_ratings",
-                             "rows"], mode
+        assert doc == docs[mode], mode
+        assert doc["rows"] == jsonable(result.to_rows()), mode
     assert calls["all"].layout.describe().startswith("long layout")
+
+
+def test_passk_command_is_one_library_call_on_the_paths(fixtures_dir, monkeypatch):
+    # passk read the logs itself (read_logs) and called the library on the frame: now one
+    # call, pass_hat_k_report_from_logs, on the paths (exported by noisefloor.passk)
+    import noisefloor.cli.passk as cli_passk
+    from noisefloor.cli._common import jsonable
+    from noisefloor.passk import pass_hat_k_report_from_logs
+
+    paper = str(fixtures_dir / "logs" / "paper")
+    seen = []
+
+    def spy(logs, ks, **kwargs):
+        seen.append((logs, ks, kwargs))
+        return pass_hat_k_report_from_logs(logs, ks, **kwargs)
+
+    monkeypatch.setattr(cli_passk, "pass_hat_k_report_from_logs", spy)
+    doc = _json("passk", paper, "--benchmark", "tau2/retail", "--model", "m", "--k", "1,2",
+                "--json")
+    ((logs, ks, kwargs),) = seen
+    assert logs == [(paper, None)] and ks == (1, 2)
+    assert kwargs["benchmark"] == "tau2/retail" and kwargs["model"] == "m"
+    assert jsonable(pass_hat_k_report_from_logs(
+        paper, (1, 2), benchmark="tau2/retail", model="m").to_dict()) == doc

@@ -237,3 +237,51 @@ def test_json_is_the_library_result_with_one_key_set(tmp_path):
         assert doc == jsonable(monitor_logs(MONITORED, BASELINE, **kwargs).to_dict()), case
         shapes.add((tuple(doc), tuple(doc["r1"])))
     assert len(shapes) == 1
+
+
+def test_sigma_with_floor_log_is_the_library_refusal_spelled_as_options(monkeypatch):
+    # the command checked "--sigma or --floor-log" itself, before the library could; the
+    # library's refusal (monitor_logs) is now the one, rendered with the command's options
+    import noisefloor.cli.monitor as cli_monitor
+    from noisefloor.monitoring import from_logs
+
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return from_logs.monitor_logs(*args, **kwargs)
+
+    monkeypatch.setattr(cli_monitor, "monitor_logs", spy)
+    both = CliRunner().invoke(
+        monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.1", "--floor-log", BASELINE])
+    assert both.exit_code == 2, both.output
+    assert "Error: give --sigma or --floor-log, not both" in both.output
+    assert len(calls) == 1 and calls[0]["sigma"] == 0.1
+
+
+def test_the_command_is_one_library_call_on_the_paths(monkeypatch, tmp_path):
+    # monitor read the logs itself (read_logs) and passed the frames: now monitor_logs reads
+    # the paths it is given, and refuses a log without any trial record itself
+    import noisefloor.cli.monitor as cli_monitor
+    from noisefloor.monitoring import from_logs
+
+    seen = []
+
+    def spy(logs, baseline, **kwargs):
+        seen.append((logs, baseline, kwargs["read_options"]))
+        return from_logs.monitor_logs(logs, baseline, **kwargs)
+
+    monkeypatch.setattr(cli_monitor, "monitor_logs", spy)
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.05"])
+    assert res.exit_code == 0, res.output
+    ((logs, baseline, read),) = seen
+    assert logs == [(MONITORED, None)] and baseline == [(BASELINE, None)]
+    assert read["format"] is None and read["allow_nan"] is False
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    res = CliRunner().invoke(monitor, [MONITORED, "--baseline", str(empty), "--format",
+                                       "jsonl", "--sigma", "0.05"])
+    assert res.exit_code == 1 and f"no trial record in {empty}" in res.output, res.output
+    with pytest.raises(ValueError, match="no trial record"):
+        from_logs.monitor_logs(MONITORED, str(empty), read_options={"format": "jsonl"},
+                               sigma=0.05)

@@ -170,7 +170,7 @@ def test_command():
     assert line.split()[:3] == ["all", "ICC(2,1)", "0.290"]
     assert "[0.019, 0.761]" in line and "95% CI" in run.output
     rows = json.loads(CliRunner().invoke(
-        agreement, [str(path), "--metric", "icc", "--json", "--confidence", "0.9"]).output)
+        agreement, [str(path), "--metric", "icc", "--json", "--confidence", "0.9"]).output)["rows"]
     assert [r["notation"] for r in rows] == list(SF_VALUES)
     assert rows[0]["confidence"] == 0.9 and rows[0]["reason"] == ""
     bad = CliRunner().invoke(agreement, [str(path), "--metric", "icc", "--plot", "x.png"])

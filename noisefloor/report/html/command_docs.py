@@ -88,15 +88,17 @@ def leaderboard_listing_doc(doc: dict) -> ReportDoc:
                      tables=tables)
 
 
-def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
-    """The page of ``noisefloor agreement FILE`` from its ``--json`` rows (and, for the
-    figure, the :class:`~noisefloor.agreement.study.AgreementTable`)."""
-    data = list(rows)
+def agreement_doc(document: dict, *, table: Any = None) -> ReportDoc:
+    """The page of ``noisefloor agreement FILE`` from its ``--json`` document (the JSON-safe
+    ``AgreementStudy.to_dict()``: source, layout, counts and rows) and, for the figure, the
+    :class:`~noisefloor.agreement.study.AgreementTable`."""
+    rows = list(document["rows"])
+    layout = document["layout"]
     cells = table_cells([{
-        "label": str(r["label"]), "metric": r["metric"], "value": f"{{{i}.value:prop}}",
-        "CI (bootstrap)": f"[{{{i}.ci_low:prop}}, {{{i}.ci_high:prop}}]",
-        "items": f"{{{i}.n_items:int}}", "raters": f"{{{i}.n_raters:int}}",
-        "obs. agreement": f"{{{i}.observed_agreement:prop}}",
+        "label": str(r["label"]), "metric": r["metric"], "value": f"{{rows.{i}.value:prop}}",
+        "CI (bootstrap)": f"[{{rows.{i}.ci_low:prop}}, {{rows.{i}.ci_high:prop}}]",
+        "items": f"{{rows.{i}.n_items:int}}", "raters": f"{{rows.{i}.n_raters:int}}",
+        "obs. agreement": f"{{rows.{i}.observed_agreement:prop}}",
         "Landis-Koch": r["landis_koch"], "comparison": r["comparison"],
         "note": "; ".join(x for x in (r["reason"], r["ci_reason"], r["note"]) if x)}
         for i, r in enumerate(rows)])
@@ -104,9 +106,9 @@ def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
     if defined:
         lo = min(defined, key=lambda x: x[1]["value"])
         hi = max(defined, key=lambda x: x[1]["value"])
-        verdict = (f"Agreement ranges from {{{lo[0]}.value:prop}} ({lo[1]['metric']}, "
+        verdict = (f"Agreement ranges from {{rows.{lo[0]}.value:prop}} ({lo[1]['metric']}, "
                    f"label {lo[1]['label']}, {lo[1]['landis_koch']}) to "
-                   f"{{{hi[0]}.value:prop}} ({hi[1]['metric']}, label {hi[1]['label']}, "
+                   f"{{rows.{hi[0]}.value:prop}} ({hi[1]['metric']}, label {hi[1]['label']}, "
                    f"{hi[1]['landis_koch']}) over {len(defined)} defined coefficients.")
     else:
         verdict = "No agreement coefficient is defined for this file (see the notes)."
@@ -116,8 +118,9 @@ def agreement_doc(rows: list, *, source: str, table: Any = None) -> ReportDoc:
 
         figures.append(("Each coefficient with its bootstrap interval, by label.",
                         figure_svg(agreement_forest_plot(table))))
-    return ReportDoc("agreement", "Inter-rater agreement", verdict, data,
-                     facts=[f"annotations: {source}",
+    return ReportDoc("agreement", "Inter-rater agreement", verdict, document,
+                     facts=[f"annotations: {document['source']} ({layout['layout']} layout, "
+                            f"{layout['reason']}); {document['n_ratings']} ratings",
                             "Landis-Koch: verbal bands of Landis & Koch (1977), Biometrics "
                             "33:159-174."],
                      tables=[DocTable("Coefficients", cells, table_id="coefficients")],
