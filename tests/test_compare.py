@@ -314,3 +314,14 @@ def test_two_runs_as_the_arms_directly():
     assert (doc["a"], doc["b"], doc["by"]) == ("tau2_runA", "tau2_modelB", "run")
     assert {r["certified_by"] for r in doc["null_contrasts"]} == {"no store reader"}
     assert {r["arm"] for r in doc["null_contrasts"]} == {"tau2_runA", "tau2_modelB"}
+
+
+def test_one_run_and_mixed_arguments_have_their_own_messages():
+    one = CliRunner().invoke(cli, ["compare", "fixtures/nulls/tau2_runA"])
+    assert one.exit_code == 2
+    assert "give two runs, A then B" in one.output and "got 1" in one.output
+    assert "not both" not in one.output
+    mixed = CliRunner().invoke(cli, ["compare", "fixtures/nulls/tau2_runA",
+                                     "fixtures/nulls/tau2_modelB", "--a", "x"])
+    assert mixed.exit_code == 2
+    assert "not both (got RUN arguments and --a)" in mixed.output
