@@ -68,6 +68,10 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
     if runs and len(runs) != 2:
         raise click.UsageError(f"give two runs, A then B (compare RUN_A RUN_B), got "
                                f"{len(runs)}; for the arms of one log use --log LOG --a A --b B")
+    if runs and by not in (None, "run"):
+        raise click.UsageError(f"two runs are the two arms (compare RUN_A RUN_B), so the arms "
+                               f"are runs, not a {by} picked from them: leave --by out, or give "
+                               f"the logs with --log and name the arms with --a and --b --by {by}")
     if not runs and not logs:
         raise click.UsageError("give the logs: two runs (compare RUN_A RUN_B) or --log LOG")
     if not runs and (not arm_a or not arm_b):
