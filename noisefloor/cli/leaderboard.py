@@ -66,13 +66,25 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     intervals; with --log the entries are the configurations of trial logs, tested pairwise
     over their shared tasks.
     """
-    if tiers or tier_logs or plot:  # leaderboard tiers (noisefloor.leaderboard.tiers)
-        _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json)
+    ctx = click.get_current_context()
+    if tiers:
+        _refuse_unused(ctx, ("entry_a", "entry_b", "floor", "envelope", "floor_logs",
+                             "floor_kind", "null_pairs", "clean_pairs"),
+                       "with --tiers", "it ranks the whole leaderboard; they place the gap "
+                       "between two entries (--a, --b) against a floor")
+        _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path)
         return
+    _refuse_unused(ctx, ("tier_logs", "plot"), "without --tiers",
+                   "they give and draw the entries ranked into tiers")
     if file is None:
         raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
     if (entry_a is None) != (entry_b is None):
         raise click.UsageError("give both --a and --b to compare two entries")
+    if entry_a is None:
+        _refuse_unused(ctx, ("floor", "envelope", "floor_logs", "floor_kind", "null_pairs",
+                             "clean_pairs"),
+                       "to the listing (no --a/--b)",
+                       "they place the gap between --a and --b against a floor")
     for option, value in (("--floor", floor), ("--envelope", envelope)):
         if value is not None and not math.isfinite(value):
             raise click.BadParameter(f"expected a finite proportion, got {value!r}",
@@ -84,6 +96,9 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     if (null_pairs or clean_pairs) and not floor_logs:
         raise click.UsageError("--null and --clean go with --floor-log (they decide which "
                                "contrasts of the log are null)")
+    if not floor_logs:
+        _refuse_unused(ctx, ("floor_kind",), "without --floor-log",
+                       "it chooses the floor read from those logs")
     read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
     run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
                           envelope=envelope, floor_logs=list(floor_logs), floor_kind=floor_kind,
@@ -147,11 +162,21 @@ def _echo_listing(run) -> None:
         click.echo(f"  note: {reruns.reason}")
 
 
-def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -> None:
-    if not tiers:
-        raise click.UsageError("--log and --plot go with --tiers")
-    if entry_a is not None:
-        raise click.UsageError("--tiers ranks the whole leaderboard: give it without --a/--b")
+def _refuse_unused(ctx: click.Context, names, mode: str, why: str) -> None:
+    """A usage error naming every option of ``names`` given on the command line (or from the
+    environment): an option that does not apply to the mode is refused, never ignored."""
+    from click.core import ParameterSource
+
+    given = [p for p in ctx.command.params
+             if p.name in names and ctx.get_parameter_source(p.name) not in (
+                 ParameterSource.DEFAULT, None)]
+    if given:
+        shown = ", ".join(max(p.opts, key=len) for p in given)
+        verb = "does" if len(given) == 1 else "do"
+        raise click.UsageError(f"{shown} {verb} not apply {mode}: {why}")
+
+
+def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path) -> None:
     if bool(file) == bool(tier_logs):
         raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), one "
                                "of the two")
@@ -161,6 +186,10 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
     read = log_call_options(logs, "auto") if logs else {}
     run = leaderboard_run(file or None, domain=domain, confidence=confidence, tiers=True,
                           tier_logs=logs, plot=plot, **read)
+    if html_path is not None:
+        from noisefloor.report.html.command_docs import leaderboard_tiers_doc
+
+        write_page(leaderboard_tiers_doc(jsonable(run.to_dict())), html_path)
     if as_json:
         emit_json(run.to_dict())
         return
