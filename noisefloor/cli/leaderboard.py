@@ -11,7 +11,13 @@ import pandas as pd
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
-from noisefloor.cli._logs import LOG_SPEC, log_call_options
+from noisefloor.cli._logs import (
+    LOG_SPEC,
+    label_options,
+    log_options,
+    log_read_options,
+    refuse_unused,
+)
 from noisefloor.leaderboard.entries import DOMAIN_TASKS
 from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
@@ -50,11 +56,14 @@ def _p(p: float) -> str:
                    "tests over tasks) instead of FILE (repeatable).")
 @click.option("--plot", default=None, type=click.Path(dir_okay=False),
               help="With --tiers: write the tier figure here (.png, .svg, .pdf; one per domain).")
+@log_options
+@label_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @html_option()
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
-                null_pairs, clean_pairs, confidence, tiers, tier_logs, plot, as_json, html_path=None) -> None:
+                null_pairs, clean_pairs, confidence, tiers, tier_logs, plot, log_format,
+                label_benchmark, label_model, label_protocol, as_json, html_path=None) -> None:
     """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
@@ -68,20 +77,26 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     """
     ctx = click.get_current_context()
     if tiers:
-        _refuse_unused(ctx, ("entry_a", "entry_b", "floor", "envelope", "floor_logs",
+        refuse_unused(ctx, ("entry_a", "entry_b", "floor", "envelope", "floor_logs",
                              "floor_kind", "null_pairs", "clean_pairs"),
                        "with --tiers", "it ranks the whole leaderboard; they place the gap "
                        "between two entries (--a, --b) against a floor")
-        _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path)
+        if bool(file) == bool(tier_logs):
+            raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), "
+                                   "one of the two")
+        read = log_read_options(ctx, [(str(p), None) for p in tier_logs], log_format,
+                                label_benchmark, label_model, label_protocol,
+                                logs_option="--log")
+        _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read)
         return
-    _refuse_unused(ctx, ("tier_logs", "plot"), "without --tiers",
+    refuse_unused(ctx, ("tier_logs", "plot"), "without --tiers",
                    "they give and draw the entries ranked into tiers")
     if file is None:
         raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
     if (entry_a is None) != (entry_b is None):
         raise click.UsageError("give both --a and --b to compare two entries")
     if entry_a is None:
-        _refuse_unused(ctx, ("floor", "envelope", "floor_logs", "floor_kind", "null_pairs",
+        refuse_unused(ctx, ("floor", "envelope", "floor_logs", "floor_kind", "null_pairs",
                              "clean_pairs"),
                        "to the listing (no --a/--b)",
                        "they place the gap between --a and --b against a floor")
@@ -97,9 +112,10 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
         raise click.UsageError("--null and --clean go with --floor-log (they decide which "
                                "contrasts of the log are null)")
     if not floor_logs:
-        _refuse_unused(ctx, ("floor_kind",), "without --floor-log",
+        refuse_unused(ctx, ("floor_kind",), "without --floor-log",
                        "it chooses the floor read from those logs")
-    read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
+    read = log_read_options(ctx, floor_logs, log_format, label_benchmark, label_model,
+                            label_protocol, logs_option="--floor-log")
     run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
                           envelope=envelope, floor_logs=list(floor_logs), floor_kind=floor_kind,
                           null_pairs=null_pairs, clean_pairs=clean_pairs, confidence=confidence,
@@ -162,28 +178,10 @@ def _echo_listing(run) -> None:
         click.echo(f"  note: {reruns.reason}")
 
 
-def _refuse_unused(ctx: click.Context, names, mode: str, why: str) -> None:
-    """A usage error naming every option of ``names`` given on the command line (or from the
-    environment): an option that does not apply to the mode is refused, never ignored."""
-    from click.core import ParameterSource
-
-    given = [p for p in ctx.command.params
-             if p.name in names and ctx.get_parameter_source(p.name) not in (
-                 ParameterSource.DEFAULT, None)]
-    if given:
-        shown = ", ".join(max(p.opts, key=len) for p in given)
-        verb = "does" if len(given) == 1 else "do"
-        raise click.UsageError(f"{shown} {verb} not apply {mode}: {why}")
-
-
-def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path) -> None:
-    if bool(file) == bool(tier_logs):
-        raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), one "
-                               "of the two")
+def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read) -> None:
     if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
     logs = [(str(p), None) for p in tier_logs]
-    read = log_call_options(logs, "auto") if logs else {}
     run = leaderboard_run(file or None, domain=domain, confidence=confidence, tiers=True,
                           tier_logs=logs, plot=plot, **read)
     if html_path is not None:
