@@ -240,3 +240,17 @@ def test_reruns_sim_command_json_and_claim():
 def test_reruns_sim_bad_flip_rate_names_option():
     r = run("reruns-sim", "--flip-rate", "0.7")
     assert r.exit_code != 0 and "--flip-rate must be in [0, 0.5]" in r.output
+
+
+def test_leaderboard_text_says_why_a_value_is_undefined_and_labels_the_envelope():
+    out = run("leaderboard", THREE).output
+    assert "n/a pp" not in out
+    assert ("  floor     n/a (every re-run pair differs in tau2 version, user simulator or "
+            "submission type" in out)
+    assert "  re-run gaps SD n/a (1 re-run gap(s): the SD needs two)" in out
+    out = run("leaderboard", THREE, "--a", "m_a", "--b", "n_a").output
+    assert "placed against the envelope: 19.8 pp (leaderboard re-runs envelope" in out
+    assert "floor: 19.8" not in out and "vs envelope" in out
+    out = run("leaderboard", THREE, "--a", "m_a", "--b", "n_a", "--floor", "0.1").output
+    assert "placed against the floor: 10.0 pp (--floor)" in out and "vs floor" in out
+    assert "n/a pp" not in run("leaderboard", THREE, "--tiers").output

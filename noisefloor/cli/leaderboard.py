@@ -21,7 +21,7 @@ from noisefloor.cli._logs import (
 from noisefloor.leaderboard.entries import DOMAIN_TASKS
 from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
-from noisefloor.report.text import pp
+from noisefloor.report.text import pp, pp_or_why
 
 
 def _p(p: float) -> str:
@@ -140,11 +140,11 @@ def _echo_comparison(result, confidence: float) -> None:
     pct = f"{confidence * 100:g}%"
     click.echo(f"{result.a} vs {result.b}: unpaired two-proportion z-test, n = the domain's "
                "task count per entry")
-    click.echo(f"floor: {pp(result.floor)} pp ({result.floor_source})")
+    click.echo(f"placed against {_reading(result)}")
     rows = [{"domain": r.domain, "n": r.n_tasks, "a (%)": pp(r.pass_1_a), "b (%)": pp(r.pass_1_b),
              "gap (pp)": pp(r.gap, signed=True),
              f"{pct} CI (pp)": f"[{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}]",
-             "p": _p(r.p_value), "vs floor": r.verdict} for r in result.rows]
+             "p": _p(r.p_value), f"vs {_kind(result)}": r.verdict} for r in result.rows]
     echo_table(pd.DataFrame(rows))
     flags = dict.fromkeys(f for r in result.rows for f in r.flags)
     for f in flags:
@@ -152,6 +152,32 @@ def _echo_comparison(result, confidence: float) -> None:
     for r in result.rows:
         if r.reason:
             click.echo(f"note ({r.domain}): {r.reason}")
+
+
+def _reading(result) -> str:
+    """What the gaps are placed against, labelled truthfully: the leaderboard's re-runs
+    envelope (when no re-submission matches in setup) or a log's envelope is no floor."""
+    return (f"the {_kind(result)}: {pp_or_why(result.floor, 'no floor to place the gaps against')}"
+            f" ({result.floor_source})")
+
+
+def _kind(result) -> str:
+    """``"envelope"`` when the number the gaps are placed against is an envelope, else
+    ``"floor"`` (read from the source: ``leaderboard re-runs envelope (...)``, ``envelope of
+    LOG``)."""
+    return "envelope" if "envelope" in result.floor_source.split("(")[0] else "floor"
+
+
+def _floor_lines(reruns) -> tuple[str, str, str]:
+    """The re-runs floor, envelope and gap SD as text; an undefined one says why."""
+    floor = (f"{pp(reruns.floor)} pp" + (f"  ({reruns.floor_pair})" if reruns.floor_pair else "")
+             if reruns.floor == reruns.floor else pp_or_why(reruns.floor, reruns.reason))
+    envelope = (f"{pp(reruns.envelope)} pp"
+                + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else "")
+                if reruns.envelope == reruns.envelope else pp_or_why(reruns.envelope,
+                                                                       reruns.reason))
+    sd = pp_or_why(reruns.null_gap_sd, f"{len(reruns.table)} re-run gap(s): the SD needs two")
+    return floor, envelope, sd
 
 
 def _echo_listing(run) -> None:
@@ -169,12 +195,11 @@ def _echo_listing(run) -> None:
     reruns = run.reruns_floor
     pct = f"{reruns.confidence * 100:g}%"
     click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
-    click.echo(f"  floor     {pp(reruns.floor)} pp"
-               + (f"  ({reruns.floor_pair})" if reruns.floor_pair else ""))
-    click.echo(f"  envelope  {pp(reruns.envelope)} pp" +
-               (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
-    click.echo(f"  re-run gaps SD {pp(reruns.null_gap_sd)} pp")
-    if reruns.reason:
+    floor, envelope, sd = _floor_lines(reruns)
+    click.echo(f"  floor     {floor}")
+    click.echo(f"  envelope  {envelope}")
+    click.echo(f"  re-run gaps SD {sd}")
+    if reruns.reason and reruns.floor == reruns.floor:  # else on the floor's line
         click.echo(f"  note: {reruns.reason}")
 
 
@@ -199,11 +224,10 @@ def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read) 
     reruns = run.reruns_floor
     if reruns is not None:
         pct = f"{reruns.confidence * 100:g}%"
+        floor, envelope, _ = _floor_lines(reruns)
         click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; "
-                   f"{pct} bounds: "
-                   f"floor {pp(reruns.floor)} pp, envelope {pp(reruns.envelope)} pp"
-                   + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
-        if reruns.reason:
+                   f"{pct} bounds: floor {floor}, envelope {envelope}")
+        if reruns.reason and reruns.floor == reruns.floor:  # else on the floor's text
             click.echo(f"  note: {reruns.reason}")
 
 

@@ -42,13 +42,15 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
         "flags": "; ".join(r["flags"])} for i, r in enumerate(rows)])
     parts = [f"{r['domain']} {{{key}.{i}.gap:pp+}} pp ({r['verdict']})"
              for i, r in enumerate(rows)]
-    floor = "{comparison.floor:pp}" if comparison.get("floor") is not None else "n/a"
-    verdict = (f"{comparison['a']} minus {comparison['b']}, placed against a floor of {floor} "
-               "pp: " + "; ".join(parts) + ".")
+    kind = "envelope" if "envelope" in comparison["floor_source"].split("(")[0] else "floor"
+    floor = ("{comparison.floor:pp} pp" if comparison.get("floor") is not None
+             else "n/a (no floor to place the gaps against)")
+    verdict = (f"{comparison['a']} minus {comparison['b']}, placed against the {kind}, {floor}: "
+               + "; ".join(parts) + ".")
     floor_v, env_v = _nan(comparison.get("floor")), _nan(comparison.get("envelope"))
     return ReportDoc("leaderboard", f"Leaderboard: {comparison['a']} vs {comparison['b']}",
                      verdict, doc,
-                     facts=[f"floor: {comparison['floor_source']}",
+                     facts=[f"{kind}: {comparison['floor_source']}",
                             "unpaired two-proportion z-test, n = the domain's task count per "
                             "entry"],
                      tables=[DocTable("Gaps per domain", cells, tips=[f.tip for f in forest])],
