@@ -161,11 +161,15 @@ def _reading(result) -> str:
             f" ({result.floor_source})")
 
 
+#: How a floor source that is an envelope begins (a log's, the leaderboard's re-runs').
+_ENVELOPE_SOURCES = ("envelope of ", "leaderboard re-runs envelope")
+
+
 def _kind(result) -> str:
     """``"envelope"`` when the number the gaps are placed against is an envelope, else
     ``"floor"`` (read from the source: ``leaderboard re-runs envelope (...)``, ``envelope of
     LOG``)."""
-    return "envelope" if "envelope" in result.floor_source.split("(")[0] else "floor"
+    return "envelope" if result.floor_source.startswith(_ENVELOPE_SOURCES) else "floor"
 
 
 def _floor_lines(reruns) -> tuple[str, str, str]:
