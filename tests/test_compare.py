@@ -314,3 +314,34 @@ def test_two_runs_as_the_arms_directly():
     assert (doc["a"], doc["b"], doc["by"]) == ("tau2_runA", "tau2_modelB", "run")
     assert {r["certified_by"] for r in doc["null_contrasts"]} == {"no store reader"}
     assert {r["arm"] for r in doc["null_contrasts"]} == {"tau2_runA", "tau2_modelB"}
+
+
+def test_one_run_and_mixed_arguments_have_their_own_messages():
+    one = CliRunner().invoke(cli, ["compare", "fixtures/nulls/tau2_runA"])
+    assert one.exit_code == 2
+    assert "give two runs, A then B" in one.output and "got 1" in one.output
+    assert "not both" not in one.output
+    mixed = CliRunner().invoke(cli, ["compare", "fixtures/nulls/tau2_runA",
+                                     "fixtures/nulls/tau2_modelB", "--a", "x"])
+    assert mixed.exit_code == 2
+    assert "not both (got RUN arguments and --a)" in mixed.output
+
+
+def test_two_runs_are_the_arms_whatever_their_labels():
+    from noisefloor.compare.runs import compare_runs
+
+    run_a, run_b = "fixtures/nulls/tau2_runA", "fixtures/nulls/tau2_modelB"
+    plain = compare_runs(run_a, run_b)
+    one = compare_runs(f"{run_a}=new", run_b)  # a label on one run only names that arm
+    assert (one.a, one.b, one.by) == ("new", "tau2_modelB", "run")
+    assert one.pooled == plain.pooled and one.floor == plain.floor
+    assert one.sources == (f"{run_a}=new", run_b)
+    both = compare_runs(f"{run_a}=x", f"{run_b}=y", null_pairs=["x-x"])
+    assert (both.a, both.b, both.by, both.pooled) == ("x", "y", "run", plain.pooled)
+    with pytest.raises(ParameterError, match="two runs are the two arms"):
+        compare_runs(run_a, run_b, by="model")
+    for by in ("protocol", "model"):
+        out = CliRunner().invoke(cli, ["compare", run_a, "fixtures/nulls/tau2_runB", "--by", by])
+        assert out.exit_code == 2 and "two runs are the two arms" in out.output, out.output
+    out = CliRunner().invoke(cli, ["compare", f"{run_a}=foo", run_b, "--by", "run"])
+    assert out.exit_code == 0 and "A = foo, B = tau2_modelB (by run)" in out.output

@@ -153,6 +153,43 @@ def test_leaderboard_command_lists_and_compares(board_path):
     assert "re-runs envelope" in doc["floor_source"]
 
 
+THREE = "fixtures/leaderboard/three_entries.json"
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--tiers", "--b", "n_a", "--floor", "0.1", "--null", "a-b"], "--b, --floor, --null do not"),
+    (["--tiers", "--envelope", "0.2", "--clean", "a-b", "--floor-kind", "envelope"],
+     "--envelope, --floor-kind, --clean do not"),
+    (["--tiers", "--floor-log", "fixtures/nulls/two_systems.jsonl"], "--floor-log does not"),
+    (["--floor", "0.1"], "--floor does not apply to the listing"),
+    (["--plot", "x.png"], "--plot does not apply without --tiers"),
+    (["--a", "m_a", "--b", "n_a", "--floor-kind", "envelope"],
+     "--floor-kind does not apply without --floor-log"),
+])
+def test_leaderboard_options_of_another_mode_are_refused(args, named):
+    r = run("leaderboard", THREE, *args)
+    assert r.exit_code == 2 and named in r.output, r.output
+
+
+def test_leaderboard_options_of_another_mode_are_refused_in_python():
+    from noisefloor.pipelines.leaderboard import leaderboard_run
+    from noisefloor.stats.validation import ParameterError
+
+    with pytest.raises(ParameterError, match="ranks the whole leaderboard"):
+        leaderboard_run(THREE, tiers=True, floor=0.1)
+    with pytest.raises(ParameterError, match="no a=/b= to compare"):
+        leaderboard_run(THREE, null_pairs=("a-b",), floor_logs=["x.jsonl"])
+
+
+def test_leaderboard_tiers_html_writes_the_tiers_page(tmp_path):
+    page = tmp_path / "tiers.html"
+    r = run("leaderboard", THREE, "--tiers", "--html", str(page))
+    assert r.exit_code == 0, r.output
+    text = page.read_text()
+    assert "tau2-bench leaderboard: tiers" in text and "3 entries in 1 tier(s)" in text
+    assert "m_b" in text and "rank 95% (simultaneous)" in text
+
+
 def test_leaderboard_command_unknown_entry_names_option(board_path):
     r = run("leaderboard", str(board_path), "--a", "nope-model", "--b", "GPT-5")
     assert r.exit_code != 0
@@ -203,3 +240,17 @@ def test_reruns_sim_command_json_and_claim():
 def test_reruns_sim_bad_flip_rate_names_option():
     r = run("reruns-sim", "--flip-rate", "0.7")
     assert r.exit_code != 0 and "--flip-rate must be in [0, 0.5]" in r.output
+
+
+def test_leaderboard_text_says_why_a_value_is_undefined_and_labels_the_envelope():
+    out = run("leaderboard", THREE).output
+    assert "n/a pp" not in out
+    assert ("  floor     n/a (every re-run pair differs in tau2 version, user simulator or "
+            "submission type" in out)
+    assert "  re-run gaps SD n/a (1 re-run gap(s): the SD needs two)" in out
+    out = run("leaderboard", THREE, "--a", "m_a", "--b", "n_a").output
+    assert "placed against the envelope: 19.8 pp (leaderboard re-runs envelope" in out
+    assert "floor: 19.8" not in out and "vs envelope" in out
+    out = run("leaderboard", THREE, "--a", "m_a", "--b", "n_a", "--floor", "0.1").output
+    assert "placed against the floor: 10.0 pp (--floor)" in out and "vs floor" in out
+    assert "n/a pp" not in run("leaderboard", THREE, "--tiers").output

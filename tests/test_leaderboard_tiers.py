@@ -216,6 +216,6 @@ def test_aggregate_leaderboard_cli():
     assert [e["tier"] for e in entries] == sorted(e["tier"] for e in entries)
     assert "reruns_floor" in doc and doc["reruns_floor"]["envelope"] > 0
     bad = CliRunner().invoke(cli, ["leaderboard", str(BOARD), "--tiers", "--a", "x", "--b", "y"])
-    assert bad.exit_code != 0 and "without --a/--b" in bad.output
+    assert bad.exit_code != 0 and "--a, --b do not apply with --tiers" in bad.output
     bad = CliRunner().invoke(cli, ["leaderboard", "--tiers"])
     assert bad.exit_code != 0 and "--log" in bad.output

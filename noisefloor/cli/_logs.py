@@ -214,3 +214,39 @@ def log_call_options(specs, log_format: str, label_benchmark=None, label_model=N
 def spec_text(specs) -> list[str]:
     """The logs as the user typed them."""
     return [p + (f"={label}" if label else "") for p, label in specs]
+
+
+#: The parameters of :func:`log_options` and :func:`label_options`: how logs are read.
+LOG_READ_PARAMS = ("log_format", "allow_nan", "score", "label_benchmark", "label_model",
+                   "label_protocol")
+
+
+def refuse_unused(ctx: click.Context, names, mode: str, why: str) -> None:
+    """A usage error naming every option of ``names`` given on the command line (or from the
+    environment): an option that does not apply is refused, never ignored.
+
+    The message reads ``--a, --b do not apply {mode}: {why}``.
+    """
+    from click.core import ParameterSource
+
+    given = [p for p in ctx.command.params
+             if p.name in names and ctx.get_parameter_source(p.name) not in (
+                 ParameterSource.DEFAULT, None)]
+    if given:
+        shown = ", ".join(max(p.opts, key=len) for p in given)
+        verb = "does" if len(given) == 1 else "do"
+        raise click.UsageError(f"{shown} {verb} not apply {mode}: {why}")
+
+
+def log_read_options(ctx: click.Context, specs, log_format: str, label_benchmark=None,
+                     label_model=None, label_protocol=None, *, logs_option: str) -> dict:
+    """:func:`log_call_options` for the logs a command reads besides its main input (e.g.
+    ``--floor-log``): with no log, the log options given are refused by name (they would read
+    nothing) and the result is ``{}``."""
+    if not specs:
+        refuse_unused(ctx, LOG_READ_PARAMS, f"without {logs_option}",
+                      "log options say how the logs are read, and no log is given")
+        return {}
+    return log_call_options(list(specs), log_format, label_benchmark, label_model,
+                            label_protocol)
+

@@ -60,9 +60,18 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
     from noisefloor.compare.render import comparison_text, save_comparison_report
 
     runs, logs = list(runs), list(logs)
-    if runs and (len(runs) != 2 or logs or arm_a or arm_b):
-        raise click.UsageError("give two runs as the arms (compare RUN_A RUN_B), or logs "
-                               "with --log and the arms with --a and --b, not both")
+    if runs and (logs or arm_a or arm_b):
+        mixed = [o for o, v in (("--log", logs), ("--a", arm_a), ("--b", arm_b)) if v]
+        raise click.UsageError(f"give two runs as the arms (compare RUN_A RUN_B), or logs with "
+                               f"--log and the arms with --a and --b, not both (got RUN "
+                               f"arguments and {', '.join(mixed)})")
+    if runs and len(runs) != 2:
+        raise click.UsageError(f"give two runs, A then B (compare RUN_A RUN_B), got "
+                               f"{len(runs)}; for the arms of one log use --log LOG --a A --b B")
+    if runs and by not in (None, "run"):
+        raise click.UsageError(f"two runs are the two arms (compare RUN_A RUN_B), so the arms "
+                               f"are runs, not a {by} picked from them: leave --by out, or give "
+                               f"the logs with --log and name the arms with --a and --b --by {by}")
     if not runs and not logs:
         raise click.UsageError("give the logs: two runs (compare RUN_A RUN_B) or --log LOG")
     if not runs and (not arm_a or not arm_b):

@@ -11,11 +11,17 @@ import pandas as pd
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
-from noisefloor.cli._logs import LOG_SPEC, log_call_options
+from noisefloor.cli._logs import (
+    LOG_SPEC,
+    label_options,
+    log_options,
+    log_read_options,
+    refuse_unused,
+)
 from noisefloor.leaderboard.entries import DOMAIN_TASKS
 from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
-from noisefloor.report.text import pp
+from noisefloor.report.text import pp, pp_or_why
 
 
 def _p(p: float) -> str:
@@ -50,11 +56,14 @@ def _p(p: float) -> str:
                    "tests over tasks) instead of FILE (repeatable).")
 @click.option("--plot", default=None, type=click.Path(dir_okay=False),
               help="With --tiers: write the tier figure here (.png, .svg, .pdf; one per domain).")
+@log_options
+@label_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @html_option()
 @handle_errors
 def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, floor_kind,
-                null_pairs, clean_pairs, confidence, tiers, tier_logs, plot, as_json, html_path=None) -> None:
+                null_pairs, clean_pairs, confidence, tiers, tier_logs, plot, log_format,
+                label_benchmark, label_model, label_protocol, as_json, html_path=None) -> None:
     """Entries of a tau2-bench leaderboard FILE per domain, or the gap between --a and --b.
 
     FILE is the merged leaderboard_submissions.json or one submission.json. The gap is tested
@@ -66,13 +75,31 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     intervals; with --log the entries are the configurations of trial logs, tested pairwise
     over their shared tasks.
     """
-    if tiers or tier_logs or plot:  # leaderboard tiers (noisefloor.leaderboard.tiers)
-        _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json)
+    ctx = click.get_current_context()
+    if tiers:
+        refuse_unused(ctx, ("entry_a", "entry_b", "floor", "envelope", "floor_logs",
+                             "floor_kind", "null_pairs", "clean_pairs"),
+                       "with --tiers", "it ranks the whole leaderboard; they place the gap "
+                       "between two entries (--a, --b) against a floor")
+        if bool(file) == bool(tier_logs):
+            raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), "
+                                   "one of the two")
+        read = log_read_options(ctx, [(str(p), None) for p in tier_logs], log_format,
+                                label_benchmark, label_model, label_protocol,
+                                logs_option="--log")
+        _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read)
         return
+    refuse_unused(ctx, ("tier_logs", "plot"), "without --tiers",
+                   "they give and draw the entries ranked into tiers")
     if file is None:
         raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
     if (entry_a is None) != (entry_b is None):
         raise click.UsageError("give both --a and --b to compare two entries")
+    if entry_a is None:
+        refuse_unused(ctx, ("floor", "envelope", "floor_logs", "floor_kind", "null_pairs",
+                             "clean_pairs"),
+                       "to the listing (no --a/--b)",
+                       "they place the gap between --a and --b against a floor")
     for option, value in (("--floor", floor), ("--envelope", envelope)):
         if value is not None and not math.isfinite(value):
             raise click.BadParameter(f"expected a finite proportion, got {value!r}",
@@ -84,7 +111,11 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     if (null_pairs or clean_pairs) and not floor_logs:
         raise click.UsageError("--null and --clean go with --floor-log (they decide which "
                                "contrasts of the log are null)")
-    read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
+    if not floor_logs:
+        refuse_unused(ctx, ("floor_kind",), "without --floor-log",
+                       "it chooses the floor read from those logs")
+    read = log_read_options(ctx, floor_logs, log_format, label_benchmark, label_model,
+                            label_protocol, logs_option="--floor-log")
     run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
                           envelope=envelope, floor_logs=list(floor_logs), floor_kind=floor_kind,
                           null_pairs=null_pairs, clean_pairs=clean_pairs, confidence=confidence,
@@ -109,11 +140,11 @@ def _echo_comparison(result, confidence: float) -> None:
     pct = f"{confidence * 100:g}%"
     click.echo(f"{result.a} vs {result.b}: unpaired two-proportion z-test, n = the domain's "
                "task count per entry")
-    click.echo(f"floor: {pp(result.floor)} pp ({result.floor_source})")
+    click.echo(f"placed against {_reading(result)}")
     rows = [{"domain": r.domain, "n": r.n_tasks, "a (%)": pp(r.pass_1_a), "b (%)": pp(r.pass_1_b),
              "gap (pp)": pp(r.gap, signed=True),
              f"{pct} CI (pp)": f"[{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}]",
-             "p": _p(r.p_value), "vs floor": r.verdict} for r in result.rows]
+             "p": _p(r.p_value), f"vs {_kind(result)}": r.verdict} for r in result.rows]
     echo_table(pd.DataFrame(rows))
     flags = dict.fromkeys(f for r in result.rows for f in r.flags)
     for f in flags:
@@ -121,6 +152,36 @@ def _echo_comparison(result, confidence: float) -> None:
     for r in result.rows:
         if r.reason:
             click.echo(f"note ({r.domain}): {r.reason}")
+
+
+def _reading(result) -> str:
+    """What the gaps are placed against, labelled truthfully: the leaderboard's re-runs
+    envelope (when no re-submission matches in setup) or a log's envelope is no floor."""
+    return (f"the {_kind(result)}: {pp_or_why(result.floor, 'no floor to place the gaps against')}"
+            f" ({result.floor_source})")
+
+
+#: How a floor source that is an envelope begins (a log's, the leaderboard's re-runs').
+_ENVELOPE_SOURCES = ("envelope of ", "leaderboard re-runs envelope")
+
+
+def _kind(result) -> str:
+    """``"envelope"`` when the number the gaps are placed against is an envelope, else
+    ``"floor"`` (read from the source: ``leaderboard re-runs envelope (...)``, ``envelope of
+    LOG``)."""
+    return "envelope" if result.floor_source.startswith(_ENVELOPE_SOURCES) else "floor"
+
+
+def _floor_lines(reruns) -> tuple[str, str, str]:
+    """The re-runs floor, envelope and gap SD as text; an undefined one says why."""
+    floor = (f"{pp(reruns.floor)} pp" + (f"  ({reruns.floor_pair})" if reruns.floor_pair else "")
+             if reruns.floor == reruns.floor else pp_or_why(reruns.floor, reruns.reason))
+    envelope = (f"{pp(reruns.envelope)} pp"
+                + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else "")
+                if reruns.envelope == reruns.envelope else pp_or_why(reruns.envelope,
+                                                                       reruns.reason))
+    sd = pp_or_why(reruns.null_gap_sd, f"{len(reruns.table)} re-run gap(s): the SD needs two")
+    return floor, envelope, sd
 
 
 def _echo_listing(run) -> None:
@@ -138,29 +199,24 @@ def _echo_listing(run) -> None:
     reruns = run.reruns_floor
     pct = f"{reruns.confidence * 100:g}%"
     click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; {pct} bounds")
-    click.echo(f"  floor     {pp(reruns.floor)} pp"
-               + (f"  ({reruns.floor_pair})" if reruns.floor_pair else ""))
-    click.echo(f"  envelope  {pp(reruns.envelope)} pp" +
-               (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
-    click.echo(f"  re-run gaps SD {pp(reruns.null_gap_sd)} pp")
-    if reruns.reason:
+    floor, envelope, sd = _floor_lines(reruns)
+    click.echo(f"  floor     {floor}")
+    click.echo(f"  envelope  {envelope}")
+    click.echo(f"  re-run gaps SD {sd}")
+    if reruns.reason and reruns.floor == reruns.floor:  # else on the floor's line
         click.echo(f"  note: {reruns.reason}")
 
 
-def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -> None:
-    if not tiers:
-        raise click.UsageError("--log and --plot go with --tiers")
-    if entry_a is not None:
-        raise click.UsageError("--tiers ranks the whole leaderboard: give it without --a/--b")
-    if bool(file) == bool(tier_logs):
-        raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), one "
-                               "of the two")
+def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read) -> None:
     if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
         raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
     logs = [(str(p), None) for p in tier_logs]
-    read = log_call_options(logs, "auto") if logs else {}
     run = leaderboard_run(file or None, domain=domain, confidence=confidence, tiers=True,
                           tier_logs=logs, plot=plot, **read)
+    if html_path is not None:
+        from noisefloor.report.html.command_docs import leaderboard_tiers_doc
+
+        write_page(leaderboard_tiers_doc(jsonable(run.to_dict())), html_path)
     if as_json:
         emit_json(run.to_dict())
         return
@@ -172,11 +228,10 @@ def _tiers(file, domain, tiers, tier_logs, plot, entry_a, confidence, as_json) -
     reruns = run.reruns_floor
     if reruns is not None:
         pct = f"{reruns.confidence * 100:g}%"
+        floor, envelope, _ = _floor_lines(reruns)
         click.echo(f"Re-run contrasts (re-submissions of one model): {len(reruns.table)}; "
-                   f"{pct} bounds: "
-                   f"floor {pp(reruns.floor)} pp, envelope {pp(reruns.envelope)} pp"
-                   + (f"  ({reruns.envelope_pair})" if reruns.envelope_pair else ""))
-        if reruns.reason:
+                   f"{pct} bounds: floor {floor}, envelope {envelope}")
+        if reruns.reason and reruns.floor == reruns.floor:  # else on the floor's text
             click.echo(f"  note: {reruns.reason}")
 
 

@@ -10,7 +10,7 @@ import click
 
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
 from noisefloor.cli._html import html_option, write_page
-from noisefloor.cli._logs import LOG_SPEC, log_call_options
+from noisefloor.cli._logs import LOG_SPEC, label_options, log_options, log_read_options
 from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import pp
 from noisefloor.stats.power.planning import TESTS
@@ -46,13 +46,16 @@ from noisefloor.stats.power.planning import TESTS
                    "for noisefloor floor. Repeatable.")
 @click.option("--clean", "clean_pairs", multiple=True, metavar="A-B",
               help="With --floor-log: a null pair certified clean, as for noisefloor floor.")
+@log_options
+@label_options
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
               help="Write power against n to this file (.png, .svg or .pdf).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @html_option()
 @handle_errors
 def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, floor_logs,
-         floor_kind, null_pairs, clean_pairs, plot_path, as_json, html_path=None) -> None:
+         floor_kind, null_pairs, clean_pairs, log_format, label_benchmark, label_model,
+         label_protocol, plot_path, as_json, html_path=None) -> None:
     """Tasks needed for a gain of --gap, or the minimum detectable effect with --n tasks.
 
     Gains and floors are proportions (0.06 for 6 pp); the text output shows percentage points.
@@ -69,7 +72,9 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
                                "contrasts of the log are null)")
     from noisefloor.pipelines.planning import plan_run
 
-    read = log_call_options(list(floor_logs), "auto") if floor_logs else {}
+    read = log_read_options(click.get_current_context(), floor_logs, log_format,
+                            label_benchmark, label_model, label_protocol,
+                            logs_option="--floor-log")
     run = plan_run(gap=gap, n=n_tasks, tests=tests or None, baseline=baseline, p_d=p_d,
                    alpha=alpha, power=power, effect_size=effect_size, floor=floor,
                    floor_logs=list(floor_logs), floor_kind=floor_kind, null_pairs=null_pairs,
@@ -154,10 +159,13 @@ def _echo_plan(run, gap, n_tasks) -> None:
               help="A null contrast's gap (proportion), repeatable.")
 @click.option("--floor-log", "floor_logs", multiple=True, type=LOG_SPEC,
               help="Trial LOG(s) whose per-seed null-contrast gaps rate --claim.")
+@log_options
+@label_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
 @handle_errors
 def reruns_sim(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed, claim,
-                    null_gaps, floor_logs, as_json) -> None:
+               null_gaps, floor_logs, log_format, label_benchmark, label_model, label_protocol,
+               as_json) -> None:
     """Simulate re-runs and report how often a contrast reaches Bonferroni significance.
 
     Give --flip-rate (with --tasks) or --log. With --claim, also the claim's signal-to-noise
@@ -177,7 +185,8 @@ def reruns_sim(flip_rate, n_tasks, logs, n_seeds, n_arms, alpha, n_sim, rng_seed
     elif null_gaps or floor_logs:
         raise click.UsageError("--null-gap and --floor-log rate a --claim; give --claim")
     specs = [*logs, *floor_logs]
-    read = log_call_options(specs, "auto") if specs else {}
+    read = log_read_options(click.get_current_context(), specs, log_format, label_benchmark,
+                            label_model, label_protocol, logs_option="--log or --floor-log")
     run = reruns_sim_run(flip_rate=flip_rate, n_tasks=n_tasks, logs=list(logs), n_seeds=n_seeds,
                          n_arms=n_arms, alpha=alpha, n_sim=n_sim, seed=rng_seed, claim=claim,
                          null_gaps=null_gaps, floor_logs=list(floor_logs), **read)

@@ -117,6 +117,15 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
                 "of the two"))
         if plot is not None and not str(plot).lower().endswith(_PLOT_SUFFIXES):
             raise P("plot", "a path ending in .png, .svg or .pdf", str(plot))
+    unused = [name for name, value in (("floor", floor), ("envelope", envelope),
+                                       ("floor_logs", floor_logs), ("null_pairs", null_pairs),
+                                       ("clean_pairs", clean_pairs))
+              if value is not None and not (isinstance(value, (tuple, list)) and not value)]
+    if unused and (tiers or a is None):  # never ignored: they place the gap of a and b
+        where = "{tiers=True} ranks the whole leaderboard" if tiers else "no {a}/{b} to compare"
+        raise P(unused[0], "None: " + where, message=", ".join(
+            "{" + n + "}" for n in unused) + " place the gap between {a} and {b} against a "
+            "floor, and " + where)
     for name, value in (("floor", floor), ("envelope", envelope)):
         if value is not None and not math.isfinite(value):
             raise P(name, "a finite proportion", value)

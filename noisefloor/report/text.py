@@ -37,6 +37,20 @@ def pp(value: float, digits: int = 1, signed: bool = False) -> str:
     return f"{value * 100:+.{digits}f}" if signed else f"{value * 100:.{digits}f}"
 
 
+def pp_or_why(value: float, why: str, signed: bool = False) -> str:
+    """A proportion as ``"11.8 pp"``, or, when undefined, ``"n/a (why)"``: an undefined value
+    is shown with the reason it is undefined, never as a bare ``"n/a pp"``.
+
+    Examples
+    --------
+    >>> pp_or_why(0.118, "unused"), pp_or_why(float("nan"), "one seed")
+    ('11.8 pp', 'n/a (one seed)')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return f"n/a ({why})" if why else "n/a"
+    return f"{pp(value, signed=signed)} pp"
+
+
 def level_text(confidence: float) -> str:
     """An interval level as a person reads it: ``0.95`` -> ``"95%"``.
 
@@ -313,19 +327,39 @@ def _which(contrast: str, pooling: str = "summed") -> str:
             else "no contrast has an untied pair")
 
 
+def _undefined_why(reason: str, fallback: str) -> str:
+    """The parts of a result's ``reason`` (parts joined by ``"; "``, parenthesised text kept
+    whole) that say why a value is undefined; ``fallback`` when none does."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(reason):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and reason.startswith("; ", i):
+            parts.append(reason[start:i])
+            start = i + 2
+    parts.append(reason[start:])
+    return "; ".join(p for p in parts if "undefined" in p) or fallback
+
+
 def floor_text(run: FloorRun) -> str:
     """The terminal output of ``noisefloor floor``."""
     nf = run.noise_floor
     how = f", upper {level_text(nf.confidence)} bound, {POOLING_TEXT[nf.pooling]}"
+    # an undefined value says why (the reason the result carries), never a bare "n/a pp"
+    if nf.floor == nf.floor:
+        floor = f"{pp(nf.floor)} pp  ({_which(nf.floor_contrast, nf.pooling)}; basis: {nf.basis})"
+    else:
+        floor = f"{pp_or_why(nf.floor, _undefined_why(nf.reason, _which('', nf.pooling)))}; basis: {nf.basis}"
+    envelope = (f"{pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})"
+                if nf.envelope == nf.envelope else pp_or_why(nf.envelope, _which("", nf.pooling)))
+    signing = "each contrast signed so its pooled gap is >= 0; the table signs them as written"
+    spread = (f"SD {pp(nf.null_gap_sd)} pp ({signing})" if nf.null_gap_sd == nf.null_gap_sd
+              else f"SD {pp_or_why(nf.null_gap_sd, 'fewer than two null gaps')}; {signing}")
     lines = [f"{run.n_trials} trials, {run.n_tasks} tasks, {run.n_protocols} protocol(s), "
              f"{len(run.null_contrasts.table)} per-seed null contrast(s)",
-             f"  floor     {pp(nf.floor)} pp  ({_which(nf.floor_contrast, nf.pooling)}; "
-             f"basis: {nf.basis})"
-             f"{how}",
-             f"  envelope  {pp(nf.envelope)} pp  ({_which(nf.envelope_contrast, nf.pooling)})",
+             f"  floor     {floor}{how}",
+             f"  envelope  {envelope}",
              f"  null gaps {pp(nf.null_gap_min, signed=True)} to "
-             f"{pp(nf.null_gap_max, signed=True)} pp, SD {pp(nf.null_gap_sd)} pp "
-             "(each contrast signed so its pooled gap is >= 0; the table signs them as written); "
+             f"{pp(nf.null_gap_max, signed=True)} pp, {spread}; "
              f"{count_noun(nf.n_informative, 'informative pair')}"]
     lines += [f"  {text}" for _, text in floor_facts(nf, run.null_contrasts.table, run.skipped)]
     return "\n".join(lines + ["", text_table(floor_table(nf))])

@@ -239,7 +239,17 @@ def test_floor_all_ties_names_no_empty_contrast(run, tmp_path):
     log.write_text("\n".join(_record(protocol=p, task_id=f"t{i}", reward=float(i % 2))
                              for p in ("no_coord", "intercept") for i in range(4)) + "\n")
     out = run("floor", log).output
-    assert "n/a pp  (no contrast has an untied pair; basis: null)" in out and "(;" not in out
+    assert ("floor     n/a (no informative (untied) pair in the floor's contrasts: the floor "
+            "is undefined); basis: null" in out) and "(;" not in out and "n/a pp" not in out
+    assert "envelope  n/a (no contrast has an untied pair)" in out
+
+
+def test_floor_undefined_by_random_pooling_says_why(run):
+    out = run("floor", "--log", "fixtures/logs/trials.jsonl", "--pooling", "random").output
+    assert ("floor     n/a (the random-effects floor is undefined (random-effects pooling "
+            "needs at least two seeds; got 1)); basis: clean" in out)
+    assert "envelope  n/a (no contrast has two seeds with variance to pool)" in out
+    assert "SD n/a (fewer than two null gaps); each contrast" in out and "n/a pp" not in out
 
 
 @pytest.mark.parametrize("value", ["99999999999999999999", "-1"])

@@ -90,3 +90,33 @@ def test_an_undefined_floor_is_refused_naming_the_options(tmp_path, shared_data,
     assert res.exit_code == 1, res.output
     assert f"--floor-log {log}: no floor can be read (" in res.output
     assert "with --null (" in res.output and "null_pairs" not in res.output
+
+
+RUN_A = "fixtures/nulls/tau2_runA"  # a tau2-bench run directory, no JSONL
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--gap", "0.1", "--p-d", "0.9", "--floor-log", RUN_A, "--json"],
+    ["leaderboard", "fixtures/leaderboard/three_entries.json", "--a", "m_a", "--b", "n_a",
+     "--floor-log", RUN_A, "--json"],
+    ["reruns-sim", "--flip-rate", "0.1", "--n-sim", "20", "--claim", "0.1", "--floor-log",
+     RUN_A, "--json"],
+])
+def test_floor_log_takes_the_log_options_of_every_log_reader(args):
+    auto = json.loads(_run(*args).output)
+    assert json.loads(_run(*args, "--format", "tau2", "--allow-nan").output) == auto
+    wrong = CliRunner().invoke(cli, [*args, "--format", "jsonl"])  # the format reaches the reader
+    assert wrong.exit_code == 1 and "tau2_runA" in wrong.output, wrong.output
+
+
+@pytest.mark.parametrize("args, named", [
+    (["plan", "--gap", "0.1", "--p-d", "0.9", "--format", "tau2"],
+     "--format does not apply without --floor-log"),
+    (["reruns-sim", "--flip-rate", "0.1", "--score", "x", "--model", "m"],
+     "--score, --model do not apply without --log or --floor-log"),
+    (["leaderboard", "fixtures/leaderboard/three_entries.json", "--tiers", "--allow-nan"],
+     "--allow-nan does not apply without --log"),
+])
+def test_log_options_without_a_log_are_refused(args, named):
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and named in res.output, res.output

@@ -87,7 +87,7 @@ def test_compare_json_has_one_shape_and_is_the_comparison(fixtures_dir):
             "labelled": _json("compare", f"{run_a}=x", f"{run_b}=y", "--json"),
             "logs": _json("compare", "--log", nulls / "two_systems.jsonl", "--a", "swarm",
                           "--b", "baseline", "--json")}
-    assert [d["by"] for d in docs.values()] == ["run", "protocol", "protocol"]
+    assert [d["by"] for d in docs.values()] == ["run", "run", "protocol"]
     _one_shape(docs, "trials")
     assert docs["runs"] == _doc(compare_runs(str(run_a), str(run_b)))
     logs = _doc(compare(str(nulls / "two_systems.jsonl"), a="swarm", b="baseline"))

@@ -12,7 +12,8 @@ from noisefloor.report.html.page import cells as table_cells
 from noisefloor.report.html.report_doc import DocTable, ReportDoc, figure_svg
 from noisefloor.report.html.svg import ForestRow, forest_svg
 
-__all__ = ["agreement_doc", "leaderboard_compare_doc", "leaderboard_listing_doc", "plan_doc"]
+__all__ = ["agreement_doc", "leaderboard_compare_doc", "leaderboard_listing_doc",
+           "leaderboard_tiers_doc", "plan_doc"]
 
 
 def _nan(v: Any) -> float:
@@ -41,13 +42,16 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
         "flags": "; ".join(r["flags"])} for i, r in enumerate(rows)])
     parts = [f"{r['domain']} {{{key}.{i}.gap:pp+}} pp ({r['verdict']})"
              for i, r in enumerate(rows)]
-    floor = "{comparison.floor:pp}" if comparison.get("floor") is not None else "n/a"
-    verdict = (f"{comparison['a']} minus {comparison['b']}, placed against a floor of {floor} "
-               "pp: " + "; ".join(parts) + ".")
+    kind = ("envelope" if comparison["floor_source"].startswith(
+        ("envelope of ", "leaderboard re-runs envelope")) else "floor")
+    floor = ("{comparison.floor:pp} pp" if comparison.get("floor") is not None
+             else "n/a (no floor to place the gaps against)")
+    verdict = (f"{comparison['a']} minus {comparison['b']}, placed against the {kind}, {floor}: "
+               + "; ".join(parts) + ".")
     floor_v, env_v = _nan(comparison.get("floor")), _nan(comparison.get("envelope"))
     return ReportDoc("leaderboard", f"Leaderboard: {comparison['a']} vs {comparison['b']}",
                      verdict, doc,
-                     facts=[f"floor: {comparison['floor_source']}",
+                     facts=[f"{kind}: {comparison['floor_source']}",
                             "unpaired two-proportion z-test, n = the domain's task count per "
                             "entry"],
                      tables=[DocTable("Gaps per domain", cells, tips=[f.tip for f in forest])],
@@ -86,6 +90,54 @@ def leaderboard_listing_doc(doc: dict) -> ReportDoc:
         facts.append(f"note: {reruns['reason']}")
     return ReportDoc("leaderboard", "tau2-bench leaderboard", verdict, doc, facts=facts,
                      tables=tables)
+
+
+#: Fill of a tier's rows in the tiers figure, tier 1 first (cycled).
+_TIER_FILLS = ("#1b6ca8", "#d9822b", "#2e8b57", "#8e44ad", "#b03a2e", "#5d6d7e")
+
+
+def leaderboard_tiers_doc(doc: dict) -> ReportDoc:
+    """The page of ``noisefloor leaderboard FILE --tiers`` (or ``--tiers --log LOG``) from its
+    ``--json`` (the :class:`~noisefloor.pipelines.LeaderboardRun` of mode ``"tiers"``): per
+    domain, the entries with their tier, simultaneous rank interval and score interval."""
+    results = doc.get("tiers") or []
+    tables, forest, parts, facts = [], [], [], []
+    for k, t in enumerate(results):
+        heading = t["domain"] or "trial logs"
+        level = f"{t['confidence'] * 100:g}%"
+        key = f"tiers.{k}.entries"
+        cells = table_cells([{
+            "tier": f"{{{key}.{i}.tier:int}}", "rank": f"{{{key}.{i}.rank:int}}",
+            f"rank {level} (simultaneous)": f"{{{key}.{i}.rank_low:int}}-"
+                                            f"{{{key}.{i}.rank_high:int}}",
+            "entry": e["entry"], "score (%)": f"{{{key}.{i}.score:pp}}",
+            f"{level} CI (%)": f"[{{{key}.{i}.ci_low:pp}}, {{{key}.{i}.ci_high:pp}}]",
+            "n": f"{{{key}.{i}.n_items:int}}"} for i, e in enumerate(t["entries"])])
+        tables.append(DocTable(f"{heading}: {t['n_entries']} entries in {t['n_tiers']} tier(s)",
+                               cells, table_id=f"tiers-{heading.replace(' ', '-')}"))
+        forest += [ForestRow(heading, f"tier {e['tier']}: {e['entry']}", _nan(e["score"]),
+                             _nan(e["ci_low"]), _nan(e["ci_high"]),
+                             _TIER_FILLS[(e["tier"] - 1) % len(_TIER_FILLS)],
+                             f"{e['entry']}: tier {e['tier']}, rank {e['rank']} "
+                             f"({e['rank_low']}-{e['rank_high']} at {level})\nscore "
+                             f"{interval_text(_nan(e['score']), _nan(e['ci_low']), _nan(e['ci_high']), scale=100)} %")
+                   for e in t["entries"]]
+        parts.append(f"{heading}: {t['n_entries']} entries in {t['n_tiers']} tier(s), "
+                     f"{t['n_distinguishable']} of {t['n_pairs']} pairs distinguishable")
+        facts.append(f"{heading}: {t['method']}; {t['adjustment']}")
+        facts += [f"note ({heading}): {n}" for n in t.get("notes") or ()]
+    reruns = doc.get("reruns_floor")
+    if reruns:
+        facts.append(f"Re-run contrasts (re-submissions of one model): {len(reruns.get('table') or [])}"
+                     + (f"; note: {reruns['reason']}" if reruns.get("reason") else ""))
+    facts.append("A tier runs from its best entry down to the first entry that entry beats (Holm "
+                 "over all pairs); rank intervals hold jointly (Bonferroni over the pairs; Klein, "
+                 "Wright & Wieczorek 2020).")
+    verdict = ("; ".join(parts) + ".") if parts else "No entry to rank."
+    figures = [("Each entry's score with its interval, coloured by tier; hover a row for its "
+                "rank interval.", forest_svg(forest, xlabel="score (%)"))] if forest else []
+    return ReportDoc("leaderboard", "tau2-bench leaderboard: tiers", verdict, doc,
+                     facts=facts, tables=tables, figures=figures)
 
 
 def agreement_doc(document: dict, *, table: Any = None) -> ReportDoc:
