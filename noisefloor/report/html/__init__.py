@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         agreement_doc,
         leaderboard_compare_doc,
         leaderboard_listing_doc,
+        leaderboard_tiers_doc,
         plan_doc,
     )
     from noisefloor.report.html.page import Markup, Page, Table, cells, render_page, render_table
@@ -50,6 +51,7 @@ _HOMES: dict[str, str] = {
     "html_report": "render",
     "leaderboard_compare_doc": "command_docs",
     "leaderboard_listing_doc": "command_docs",
+    "leaderboard_tiers_doc": "command_docs",
     "make_server": "viewer",
     "page_for": "render",
     "plan_doc": "command_docs",
