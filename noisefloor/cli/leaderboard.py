@@ -21,11 +21,7 @@ from noisefloor.cli._logs import (
 from noisefloor.leaderboard.entries import DOMAIN_TASKS
 from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
-from noisefloor.report.text import pp, pp_or_why
-
-
-def _p(p: float) -> str:
-    return "n/a" if math.isnan(p) else (f"{p:.3g}" if p >= 1e-300 else "<1e-300")
+from noisefloor.report.text import p_cell, pp, pp_or_why
 
 
 @click.command(short_help="tau2-bench leaderboard: entries, gaps between two, a re-runs floor.", context_settings=HELP_OPTIONS)
@@ -144,7 +140,7 @@ def _echo_comparison(result, confidence: float) -> None:
     rows = [{"domain": r.domain, "n": r.n_tasks, "a (%)": pp(r.pass_1_a), "b (%)": pp(r.pass_1_b),
              "gap (pp)": pp(r.gap, signed=True),
              f"{pct} CI (pp)": f"[{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}]",
-             "p": _p(r.p_value), f"vs {_kind(result)}": r.verdict} for r in result.rows]
+             "p": p_cell(r.p_value), f"vs {_kind(result)}": r.verdict} for r in result.rows]
     echo_table(pd.DataFrame(rows))
     flags = dict.fromkeys(f for r in result.rows for f in r.flags)
     for f in flags:
