@@ -211,11 +211,6 @@ def log_call_options(specs, log_format: str, label_benchmark=None, label_model=N
             "score": ctx.meta.get(_SCORE) if ctx is not None else None}
 
 
-def spec_text(specs) -> list[str]:
-    """The logs as the user typed them."""
-    return [p + (f"={label}" if label else "") for p, label in specs]
-
-
 #: The parameters of :func:`log_options` and :func:`label_options`: how logs are read.
 LOG_READ_PARAMS = ("log_format", "allow_nan", "score", "label_benchmark", "label_model",
                    "label_protocol")

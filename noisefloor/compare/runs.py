@@ -49,7 +49,7 @@ def compare_runs(run_a: Any, run_b: Any, *, by: str | None = None, **options: An
     from dataclasses import replace
 
     from noisefloor.logs.load import read_log_trials
-    from noisefloor.logs.runs import run_names, run_specs
+    from noisefloor.logs.runs import log_sources, run_names, run_specs
     from noisefloor.stats.validation import ParameterError, literal
 
     if by not in (None, "run"):
@@ -66,8 +66,7 @@ def compare_runs(run_a: Any, run_b: Any, *, by: str | None = None, **options: An
     # each run is an arm: its rows carry the arm's name (the label, else the run's name)
     trials = trials.assign(run=trials["run"].map({names[0]: a, names[1]: b}).astype(str))
     result = compare(trials, a=a, b=b, by="run", **options)
-    return replace(result, sources=tuple(
-        str(path) + (f"={label}" if label else "") for path, label in specs))
+    return replace(result, sources=log_sources(specs))
 
 
 #: The keyword arguments of :func:`compare_runs` that say how the runs are read.
