@@ -6,7 +6,13 @@ import sys
 
 import click
 
-from noisefloor.cli._common import HELP_OPTIONS, emit_json, handle_errors, option_spelling
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    emit_json,
+    error_text,
+    handle_errors,
+    option_spelling,
+)
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import LOG_SPEC, label_options, log_call_options, log_options
@@ -68,10 +74,6 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
     if runs and len(runs) != 2:
         raise click.UsageError(f"give two runs, A then B (compare RUN_A RUN_B), got "
                                f"{len(runs)}; for the arms of one log use --log LOG --a A --b B")
-    if runs and by not in (None, "run"):
-        raise click.UsageError(f"two runs are the two arms (compare RUN_A RUN_B), so the arms "
-                               f"are runs, not a {by} picked from them: leave --by out, or give "
-                               f"the logs with --log and name the arms with --a and --b --by {by}")
     if not runs and not logs:
         raise click.UsageError("give the logs: two runs (compare RUN_A RUN_B) or --log LOG")
     if not runs and (not arm_a or not arm_b):
@@ -82,8 +84,14 @@ def compare(runs, logs, log_format, label_benchmark, label_model, label_protocol
                    infrastructure_errors=infrastructure_errors)
     if runs:
         from noisefloor.compare.runs import compare_runs
+        from noisefloor.stats.validation import ParameterError
 
-        result = compare_runs(*runs, by=by, **options)
+        try:
+            result = compare_runs(*runs, by=by, **options)
+        except ParameterError as exc:
+            if exc.parameter == "by":  # --by with two runs: usage (exit 2)
+                raise click.UsageError(error_text(exc)) from None
+            raise
     else:
         from noisefloor.compare.result import compare as run_compare
 
