@@ -140,7 +140,7 @@ def _echo_comparison(result, confidence: float) -> None:
     rows = [{"domain": r.domain, "n": r.n_tasks, "a (%)": pp(r.pass_1_a), "b (%)": pp(r.pass_1_b),
              "gap (pp)": pp(r.gap, signed=True),
              f"{pct} CI (pp)": f"[{pp(r.ci_low, signed=True)}, {pp(r.ci_high, signed=True)}]",
-             "p": p_cell(r.p_value), f"vs {_kind(result)}": r.verdict} for r in result.rows]
+             "p": p_cell(r.p_value), f"vs {result.floor_kind}": r.verdict} for r in result.rows]
     echo_table(pd.DataFrame(rows))
     flags = dict.fromkeys(f for r in result.rows for f in r.flags)
     for f in flags:
@@ -153,19 +153,8 @@ def _echo_comparison(result, confidence: float) -> None:
 def _reading(result) -> str:
     """What the gaps are placed against, labelled truthfully: the leaderboard's re-runs
     envelope (when no re-submission matches in setup) or a log's envelope is no floor."""
-    return (f"the {_kind(result)}: {pp_or_why(result.floor, 'no floor to place the gaps against')}"
-            f" ({result.floor_source})")
-
-
-#: How a floor source that is an envelope begins (a log's, the leaderboard's re-runs').
-_ENVELOPE_SOURCES = ("envelope of ", "leaderboard re-runs envelope")
-
-
-def _kind(result) -> str:
-    """``"envelope"`` when the number the gaps are placed against is an envelope, else
-    ``"floor"`` (read from the source: ``leaderboard re-runs envelope (...)``, ``envelope of
-    LOG``)."""
-    return "envelope" if result.floor_source.startswith(_ENVELOPE_SOURCES) else "floor"
+    return (f"the {result.floor_kind}: "
+            f"{pp_or_why(result.floor, 'no floor to place the gaps against')} ({result.floor_source})")
 
 
 def _floor_lines(reruns) -> tuple[str, str, str]:

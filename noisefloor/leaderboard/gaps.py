@@ -261,9 +261,12 @@ class LeaderboardComparison(FrozenResult):
         What the gaps were placed against (NaN when not given).
     floor_source : str
         Where the floor came from.
+    floor_kind : {"floor", "envelope"}
+        What ``floor`` is: a floor, or an envelope the gaps are placed against in its stead
+        (the leaderboard's re-runs envelope, a log's envelope).
     """
 
-    _dict_keys = ("a", "b", "floor", "envelope", "floor_source", "rows")
+    _dict_keys = ("a", "b", "floor", "envelope", "floor_source", "floor_kind", "rows")
     _frame_field = "rows"
 
     a: str
@@ -272,11 +275,13 @@ class LeaderboardComparison(FrozenResult):
     floor: float
     envelope: float
     floor_source: str
+    floor_kind: str = "floor"
 
 
 def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = None,
                     floor: float = math.nan, envelope: float = math.nan,
-                    floor_source: str = "", confidence: float = 0.95) -> LeaderboardComparison:
+                    floor_source: str = "", floor_kind: str = "floor",
+                    confidence: float = 0.95) -> LeaderboardComparison:
     """Compare two leaderboard entries in every domain both report (or one).
 
     Parameters
@@ -290,6 +295,8 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
         Noise floor (and envelope) to place each |gap| against, proportions.
     floor_source : str, optional
         Recorded with the result.
+    floor_kind : {"floor", "envelope"}, default "floor"
+        What ``floor`` is (recorded with the result; :func:`floor_from_reruns` says it).
     confidence : float, default 0.95
         Interval level.
 
@@ -317,6 +324,7 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
     (1, 0.12)
     """
     conf = _validate.probability("confidence", confidence)
+    _validate.choice("floor_kind", floor_kind, ("floor", "envelope"))
     if not math.isnan(floor) and floor < 0:
         raise _validate.ParameterError("floor", "a proportion >= 0", floor)
     ia, ib = find_entry(board, a, "a"), find_entry(board, b, "b")
@@ -336,7 +344,7 @@ def compare_entries(board: Leaderboard, a: str, b: str, *, domain: str | None = 
         raise ValueError(f"{ia} and {ib} share no domain ({ia}: {', '.join(ea.index)}; "
                          f"{ib}: {', '.join(eb.index)})")
     rows = [_gap_row(d, ia, ib, ea.loc[d], eb.loc[d], conf, floor, envelope) for d in shared]
-    return LeaderboardComparison(ia, ib, tuple(rows), floor, envelope, floor_source)
+    return LeaderboardComparison(ia, ib, tuple(rows), floor, envelope, floor_source, floor_kind)
 
 
 def _gap_row(d, ia, ib, ra, rb, conf, floor, envelope) -> EntryGap:
@@ -522,7 +530,7 @@ def reruns_floor(board: Leaderboard, *, confidence: float = 0.95) -> Leaderboard
     return LeaderboardFloor(floor, envelope, fpair, epair, sd, conf, table, reason)
 
 
-def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
+def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str, str]:
     """The floor a gap is placed against when none is given: the leaderboard's own re-runs floor.
 
     The floor of re-submissions whose setup matches, with the envelope beside it; when every
@@ -535,21 +543,23 @@ def floor_from_reruns(reruns: LeaderboardFloor) -> tuple[float, float, str]:
 
     Returns
     -------
-    tuple of (float, float, str)
-        ``(floor, envelope, source)``: the envelope is NaN unless the floor is the matched
-        one; ``source`` says which reading it is and the pair that sets it.
+    tuple of (float, float, str, str)
+        ``(floor, envelope, source, kind)``: the envelope is NaN unless the floor is the
+        matched one; ``source`` says which reading it is and the pair that sets it; ``kind`` is
+        ``"envelope"`` when the envelope stands in for the floor, else ``"floor"``.
 
     Examples
     --------
     >>> from noisefloor.leaderboard import read_leaderboard, reruns_floor
     >>> board = read_leaderboard("fixtures/leaderboard/three_entries.json")
-    >>> floor, envelope, source = floor_from_reruns(reruns_floor(board))
-    >>> round(floor, 4), envelope, source
-    (0.1978, nan, 'leaderboard re-runs envelope (airline: m_a vs m_b; no re-submission matches in setup)')
+    >>> floor, envelope, source, kind = floor_from_reruns(reruns_floor(board))
+    >>> round(floor, 4), envelope, kind, source
+    (0.1978, nan, 'envelope', 'leaderboard re-runs envelope (airline: m_a vs m_b; no re-submission matches in setup)')
     """
     if not math.isnan(reruns.floor):
-        return reruns.floor, reruns.envelope, f"leaderboard re-runs floor ({reruns.floor_pair})"
+        return (reruns.floor, reruns.envelope, f"leaderboard re-runs floor ({reruns.floor_pair})",
+                "floor")
     if not math.isnan(reruns.envelope):
         return reruns.envelope, math.nan, (f"leaderboard re-runs envelope ({reruns.envelope_pair}; "
-                                           "no re-submission matches in setup)")
-    return math.nan, math.nan, "none (no re-run contrast on this leaderboard)"
+                                           "no re-submission matches in setup)"), "envelope"
+    return math.nan, math.nan, "none (no re-run contrast on this leaderboard)", "floor"

@@ -229,14 +229,14 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
         measured = required_floor(floor_logs, floor_kind, confidence=conf,
                                   null_pairs=null_pairs, clean_pairs=clean_pairs,
                                   **read_options)
-        value, source = measured.value, measured.source
+        value, source, kind = measured.value, measured.source, measured.kind
     elif floor is not None:
-        value, source = floor, "--floor"
+        value, source, kind = floor, "--floor", "floor"
         env = math.nan if envelope is None else envelope
     else:
-        value, env, source = floor_from_reruns(reruns)
+        value, env, source, kind = floor_from_reruns(reruns)
     comparison = compare_entries(lb, a, b, domain=domain, floor=value, envelope=env,
-                                 floor_source=source, confidence=conf)
+                                 floor_source=source, floor_kind=kind, confidence=conf)
     return replace(base, mode="compare", comparison=comparison)
 
 

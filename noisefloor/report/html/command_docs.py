@@ -42,8 +42,7 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
         "flags": "; ".join(r["flags"])} for i, r in enumerate(rows)])
     parts = [f"{r['domain']} {{{key}.{i}.gap:pp+}} pp ({r['verdict']})"
              for i, r in enumerate(rows)]
-    kind = ("envelope" if comparison["floor_source"].startswith(
-        ("envelope of ", "leaderboard re-runs envelope")) else "floor")
+    kind = comparison["floor_kind"]
     floor = ("{comparison.floor:pp} pp" if comparison.get("floor") is not None
              else "n/a (no floor to place the gaps against)")
     verdict = (f"{comparison['a']} minus {comparison['b']}, placed against the {kind}, {floor}: "
