@@ -153,8 +153,9 @@ def _echo_comparison(result, confidence: float) -> None:
 def _reading(result) -> str:
     """What the gaps are placed against, labelled truthfully: the leaderboard's re-runs
     envelope (when no re-submission matches in setup) or a log's envelope is no floor."""
+    source = "--floor" if result.floor_source == "given" else result.floor_source
     return (f"the {result.floor_kind}: "
-            f"{pp_or_why(result.floor, 'no floor to place the gaps against')} ({result.floor_source})")
+            f"{pp_or_why(result.floor, 'no floor to place the gaps against')} ({source})")
 
 
 def _floor_lines(reruns) -> tuple[str, str, str]:

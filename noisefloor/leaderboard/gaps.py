@@ -260,7 +260,8 @@ class LeaderboardComparison(FrozenResult):
     floor, envelope : float
         What the gaps were placed against (NaN when not given).
     floor_source : str
-        Where the floor came from.
+        Where the floor came from (:func:`~noisefloor.pipelines.leaderboard_run` records
+        ``"given"`` for a floor passed in; a renderer says how it was given).
     floor_kind : {"floor", "envelope"}
         What ``floor`` is: a floor, or an envelope the gaps are placed against in its stead
         (the leaderboard's re-runs envelope, a log's envelope).

@@ -231,7 +231,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
                                   **read_options)
         value, source, kind = measured.value, measured.source, measured.kind
     elif floor is not None:
-        value, source, kind = floor, "--floor", "floor"
+        value, source, kind = floor, "given", "floor"
         env = math.nan if envelope is None else envelope
     else:
         value, env, source, kind = floor_from_reruns(reruns)

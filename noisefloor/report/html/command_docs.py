@@ -43,6 +43,8 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
     parts = [f"{r['domain']} {{{key}.{i}.gap:pp+}} pp ({r['verdict']})"
              for i, r in enumerate(rows)]
     kind = comparison["floor_kind"]
+    source = ("given with --floor" if comparison["floor_source"] == "given"
+              else comparison["floor_source"])
     floor = ("{comparison.floor:pp} pp" if comparison.get("floor") is not None
              else "n/a (no floor to place the gaps against)")
     verdict = (f"{comparison['a']} minus {comparison['b']}, placed against the {kind}, {floor}: "
@@ -50,7 +52,7 @@ def leaderboard_compare_doc(doc: dict) -> ReportDoc:
     floor_v, env_v = _nan(comparison.get("floor")), _nan(comparison.get("envelope"))
     return ReportDoc("leaderboard", f"Leaderboard: {comparison['a']} vs {comparison['b']}",
                      verdict, doc,
-                     facts=[f"{kind}: {comparison['floor_source']}",
+                     facts=[f"{kind}: {source}",
                             "unpaired two-proportion z-test, n = the domain's task count per "
                             "entry"],
                      tables=[DocTable("Gaps per domain", cells, tips=[f.tip for f in forest])],
