@@ -158,8 +158,8 @@ THREE = "fixtures/leaderboard/three_entries.json"
 
 @pytest.mark.parametrize("args, named", [
     (["--tiers", "--b", "n_a", "--floor", "0.1", "--null", "a-b"], "--b, --floor, --null do not"),
-    (["--tiers", "--envelope", "0.2", "--clean", "a-b", "--floor-kind", "envelope"],
-     "--envelope, --floor-kind, --clean do not"),
+    (["--tiers", "--envelope", "0.2", "--clean", "a-b"], "--envelope, --clean do not"),
+    (["--tiers", "--floor-kind", "envelope"], "--floor-kind does not apply with --tiers"),
     (["--tiers", "--floor-log", "fixtures/nulls/two_systems.jsonl"], "--floor-log does not"),
     (["--floor", "0.1"], "--floor does not apply to the listing"),
     (["--plot", "x.png"], "--plot does not apply without --tiers"),

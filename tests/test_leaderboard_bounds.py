@@ -76,5 +76,5 @@ def test_a_non_finite_floor_is_refused(tmp_path, option):
     if option == "--floor":
         args = args[:-4] + ["--floor", "nan"]
     res = CliRunner().invoke(cli, args)
-    assert res.exit_code == 2 and f"Invalid value for {option}: expected a finite proportion, " \
-                                  "got nan" in res.output
+    assert res.exit_code == 2 and f"{option} must be a finite proportion, got nan" \
+                                  in res.output

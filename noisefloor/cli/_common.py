@@ -76,7 +76,8 @@ def option_spelling(command: click.Command | None = None) -> Spell:
 OPTION_DESTINATIONS = {"trials": "trial_indices", "missing": "missing_transcripts"}
 
 
-def error_text(exc: BaseException, command: click.Command | None = None) -> str:
+def error_text(exc: BaseException, command: click.Command | None = None, *,
+               spell: Spell | None = None) -> str:
     """An exception's message for the command line, its parameters spelled as options.
 
     A :class:`~noisefloor.stats.validation.MentionError` (a
@@ -85,7 +86,8 @@ def error_text(exc: BaseException, command: click.Command | None = None) -> str:
     :func:`option_spelling` of ``command`` (default: the running command); the subject of a
     ``ParameterError`` that is no option keeps its bare Python name. A file-system error is
     ``PATH: what went wrong``; a ``KeyError`` its message without quotes; anything else
-    ``str(exc)``.
+    ``str(exc)``. ``spell`` replaces :func:`option_spelling` (a command that spells an argument,
+    too).
 
     Examples
     --------
@@ -100,7 +102,7 @@ def error_text(exc: BaseException, command: click.Command | None = None) -> str:
     "no task 'x'"
     """
     if isinstance(exc, MentionError):
-        spell = option_spelling(command)
+        spell = spell or option_spelling(command)
         if isinstance(exc, ParameterError):
             subject = exc.parameter
             return exc.render(lambda name, value: spell(name, value).removesuffix("=")

@@ -3,12 +3,18 @@ tiers (:func:`noisefloor.pipelines.leaderboard_run`); this module parses and pri
 
 from __future__ import annotations
 
-import math
-
 import click
 import pandas as pd
 
-from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, handle_errors, jsonable
+from noisefloor.cli._common import (
+    HELP_OPTIONS,
+    echo_table,
+    emit_json,
+    error_text,
+    handle_errors,
+    jsonable,
+    option_spelling,
+)
 from noisefloor.cli._html import html_option, write_page
 from noisefloor.cli._intervals import confidence_option
 from noisefloor.cli._logs import (
@@ -22,6 +28,7 @@ from noisefloor.leaderboard.entries import DOMAIN_TASKS
 from noisefloor.pipelines.leaderboard import leaderboard_run
 from noisefloor.pipelines.measured import FLOOR_KINDS
 from noisefloor.report.text import p_cell, pp, pp_or_why
+from noisefloor.stats.validation import ParameterError
 
 
 @click.command(short_help="tau2-bench leaderboard: entries, gaps between two, a re-runs floor.", context_settings=HELP_OPTIONS)
@@ -72,50 +79,30 @@ def leaderboard(file, domain, entry_a, entry_b, floor, envelope, floor_logs, flo
     over their shared tasks.
     """
     ctx = click.get_current_context()
+    # --floor-kind has a default: only the command line knows it was given
     if tiers:
-        refuse_unused(ctx, ("entry_a", "entry_b", "floor", "envelope", "floor_logs",
-                             "floor_kind", "null_pairs", "clean_pairs"),
-                       "with --tiers", "it ranks the whole leaderboard; they place the gap "
-                       "between two entries (--a, --b) against a floor")
-        if bool(file) == bool(tier_logs):
-            raise click.UsageError("--tiers reads the leaderboard FILE or trial logs (--log), "
-                                   "one of the two")
-        read = log_read_options(ctx, [(str(p), None) for p in tier_logs], log_format,
-                                label_benchmark, label_model, label_protocol,
-                                logs_option="--log")
-        _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read)
-        return
-    refuse_unused(ctx, ("tier_logs", "plot"), "without --tiers",
-                   "they give and draw the entries ranked into tiers")
-    if file is None:
-        raise click.UsageError("give the leaderboard FILE (or --tiers --log LOG for trial logs)")
-    if (entry_a is None) != (entry_b is None):
-        raise click.UsageError("give both --a and --b to compare two entries")
-    if entry_a is None:
-        refuse_unused(ctx, ("floor", "envelope", "floor_logs", "floor_kind", "null_pairs",
-                             "clean_pairs"),
-                       "to the listing (no --a/--b)",
-                       "they place the gap between --a and --b against a floor")
-    for option, value in (("--floor", floor), ("--envelope", envelope)):
-        if value is not None and not math.isfinite(value):
-            raise click.BadParameter(f"expected a finite proportion, got {value!r}",
-                                     param_hint=option)
-    if floor is not None and floor_logs:
-        raise click.UsageError("give --floor or --floor-log, not both")
-    if envelope is not None and floor is None:
-        raise click.UsageError("--envelope goes with --floor")
-    if (null_pairs or clean_pairs) and not floor_logs:
-        raise click.UsageError("--null and --clean go with --floor-log (they decide which "
-                               "contrasts of the log are null)")
-    if not floor_logs:
+        refuse_unused(ctx, ("floor_kind",), "with --tiers", "it ranks the whole leaderboard; "
+                      "it chooses the floor of --floor-log for the gap between --a and --b")
+    elif not floor_logs:
         refuse_unused(ctx, ("floor_kind",), "without --floor-log",
-                       "it chooses the floor read from those logs")
-    read = log_read_options(ctx, floor_logs, log_format, label_benchmark, label_model,
-                            label_protocol, logs_option="--floor-log")
-    run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
-                          envelope=envelope, floor_logs=list(floor_logs), floor_kind=floor_kind,
-                          null_pairs=null_pairs, clean_pairs=clean_pairs, confidence=confidence,
-                          **read)
+                      "it chooses the floor read from those logs")
+    logs = [(str(p), None) for p in tier_logs]
+    read = log_read_options(ctx, logs if tiers else floor_logs, log_format, label_benchmark,
+                            label_model, label_protocol,
+                            logs_option="--log" if tiers else "--floor-log")
+    try:
+        run = leaderboard_run(file, domain=domain, a=entry_a, b=entry_b, floor=floor,
+                              envelope=envelope, floor_logs=list(floor_logs),
+                              floor_kind=floor_kind, null_pairs=null_pairs,
+                              clean_pairs=clean_pairs, confidence=confidence, tiers=tiers,
+                              tier_logs=logs, plot=plot, **read)
+    except ParameterError as exc:
+        if exc.parameter in USAGE_PARAMETERS:  # options given together, or out of range: 2
+            raise click.UsageError(error_text(exc, spell=_spelling())) from None
+        raise
+    if tiers:
+        _echo_tiers_run(run, as_json, html_path)
+        return
     if html_path is not None:
         from noisefloor.report.html.command_docs import (
             leaderboard_compare_doc,
@@ -193,12 +180,19 @@ def _echo_listing(run) -> None:
         click.echo(f"  note: {reruns.reason}")
 
 
-def _tiers(file, domain, tier_logs, plot, confidence, as_json, html_path, read) -> None:
-    if plot and not plot.lower().endswith((".png", ".svg", ".pdf")):
-        raise click.UsageError(f"--plot: {plot!r} must end in .png, .svg or .pdf")
-    logs = [(str(p), None) for p in tier_logs]
-    run = leaderboard_run(file or None, domain=domain, confidence=confidence, tiers=True,
-                          tier_logs=logs, plot=plot, **read)
+#: Parameters of :func:`noisefloor.pipelines.leaderboard_run` whose error is a usage error
+#: (options that do not go together, or out of range): exit status 2, as click's own.
+USAGE_PARAMETERS = frozenset({"tiers", "board", "a", "b", "plot", "tier_logs", "floor",
+                              "envelope", "floor_logs", "null_pairs", "clean_pairs"})
+
+
+def _spelling():
+    """The command's options, and FILE for the leaderboard (``board=`` in Python)."""
+    spell = option_spelling()
+    return lambda name, value: "FILE" if name == "board" else spell(name, value)
+
+
+def _echo_tiers_run(run, as_json, html_path) -> None:
     if html_path is not None:
         from noisefloor.report.html.command_docs import leaderboard_tiers_doc
 

@@ -99,8 +99,11 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
                    tier_logs, plot) -> None:
     P = _validate.ParameterError
     if not tiers:
-        if tier_logs or plot:
-            raise P("tiers", "True with {tier_logs} or {plot}", tiers)
+        given = [n for n, v in (("tier_logs", tier_logs), ("plot", plot)) if _supplied(v)]
+        if given:
+            raise P(given[0], "None without {tiers=True}", message=_unused(
+                given, "without {tiers=True}", "they give and draw the entries ranked into "
+                "tiers"))
         if board is None:
             raise P("board", "a leaderboard (or {tier_logs} with {tiers=True})", message=(
                 "give the leaderboard {board} (or {tier_logs} with {tiers=True})"))
@@ -108,24 +111,24 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
             raise P("b" if b is None else "a", "given with {a}/{b}", message=(
                 "give both {a} and {b} to compare two entries"))
     else:
-        if a is not None or b is not None:
-            raise P("a", "None with {tiers=True}", a, message=(
-                "{tiers=True} ranks the whole leaderboard: give it without {a}/{b}"))
         if (board is None) == (not tier_logs):
             raise P("board", "given or {tier_logs}", message=(
                 "{tiers=True} reads the leaderboard {board} or trial logs ({tier_logs}), one "
                 "of the two"))
         if plot is not None and not str(plot).lower().endswith(_PLOT_SUFFIXES):
             raise P("plot", "a path ending in .png, .svg or .pdf", str(plot))
-    unused = [name for name, value in (("floor", floor), ("envelope", envelope),
-                                       ("floor_logs", floor_logs), ("null_pairs", null_pairs),
-                                       ("clean_pairs", clean_pairs))
-              if value is not None and not (isinstance(value, (tuple, list)) and not value)]
-    if unused and (tiers or a is None):  # never ignored: they place the gap of a and b
-        where = "{tiers=True} ranks the whole leaderboard" if tiers else "no {a}/{b} to compare"
-        raise P(unused[0], "None: " + where, message=", ".join(
-            "{" + n + "}" for n in unused) + " place the gap between {a} and {b} against a "
-            "floor, and " + where)
+    # never ignored: they place the gap of a and b
+    unused = [name for name, value in (("a", a), ("b", b), ("floor", floor),
+                                       ("envelope", envelope), ("floor_logs", floor_logs),
+                                       ("null_pairs", null_pairs), ("clean_pairs", clean_pairs))
+              if _supplied(value) and (tiers or name not in ("a", "b"))]
+    if unused and (tiers or a is None):
+        raise P(unused[0], "None " + ("with {tiers=True}" if tiers else "without {a}/{b}"),
+                message=_unused(unused, "with {tiers=True}", "it ranks the whole leaderboard; "
+                                "they place the gap between two entries ({a}, {b}) against a "
+                                "floor") if tiers else _unused(
+                    unused, "to the listing (no {a}/{b} to compare)", "they place the gap "
+                    "between {a} and {b} against a floor"))
     for name, value in (("floor", floor), ("envelope", envelope)):
         if value is not None and not math.isfinite(value):
             raise P(name, "a finite proportion", value)
@@ -138,6 +141,17 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
         raise P("null_pairs", "given with {floor_logs}", message=(
             "{null_pairs} and {clean_pairs} go with {floor_logs} (they decide which contrasts "
             "of the log are null)"))
+
+
+def _supplied(value) -> bool:
+    """An argument given: not None, not an empty sequence."""
+    return value is not None and not (isinstance(value, (tuple, list)) and not value)
+
+
+def _unused(names, mode: str, why: str) -> str:
+    """``{x}, {y} do not apply {mode}: {why}`` (parameters as mentions)."""
+    verb = "does" if len(names) == 1 else "do"
+    return ", ".join("{" + n + "}" for n in names) + f" {verb} not apply {mode}: {why}"
 
 
 def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: str | None = None,

@@ -107,7 +107,7 @@ def test_leaderboard_json_has_one_key_set_and_is_one_library_call(log):
 def test_leaderboard_run_refuses_what_the_command_refuses():
     with pytest.raises(ValueError, match="give both a= and b="):
         leaderboard_run(BOARD, a="m_a")
-    with pytest.raises(ValueError, match="without a=/b="):
+    with pytest.raises(ValueError, match="a=, b= do not apply with tiers=True"):
         leaderboard_run(BOARD, a="m_a", b="n_a", tiers=True)
     with pytest.raises(ValueError, match="give floor= or floor_logs=, not both"):
         leaderboard_run(BOARD, a="m_a", b="n_a", floor=0.1, floor_logs=["x.jsonl"])
