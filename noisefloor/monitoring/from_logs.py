@@ -16,6 +16,7 @@ from typing import Any
 
 import pandas as pd
 
+from noisefloor.logs.runs import logs_given
 from noisefloor.monitoring.pipeline import MonitorReport, monitor_trials
 from noisefloor.stats.validation import ParameterError
 
@@ -79,13 +80,13 @@ def monitor_logs(
     >>> rep.r1.sigma_source, rep.n_trials
     ('parameter', 240)
     """
-    if sigma is not None and floor_logs is not None:
+    if sigma is not None and logs_given(floor_logs):
         raise ParameterError("sigma", "None with {floor_logs}", sigma, message=(
             "give {sigma} or {floor_logs}, not both"))
     read = dict(read_options or {})
     trials = _frame(logs, read)
     base = _frame(baseline, read)
-    if floor_logs is None:
+    if not logs_given(floor_logs):
         return monitor_trials(trials, base, sigma=sigma, **options)
     from noisefloor.monitoring.sigma import floor_sigma
 
