@@ -234,16 +234,18 @@ LOG_READ_PARAMS = ("log_format", "allow_nan", "score", "label_benchmark", "label
 
 
 def refuse_unused(ctx: click.Context, names, mode: str, why: str) -> None:
-    """A usage error naming every option of ``names`` given on the command line (or from the
-    environment): an option that does not apply is refused, never ignored.
+    """A usage error naming every option of ``names`` the user gave: an option that does not
+    apply is refused, never ignored.
 
-    The message reads ``--a, --b do not apply {mode}: {why}``.
+    Given means on the command line or from the environment (click's ``ParameterSource``
+    ``COMMANDLINE`` or ``ENVIRONMENT``); a default, from the option or the configuration's
+    default map, is not given. The message reads ``--a, --b do not apply {mode}: {why}``.
     """
     from click.core import ParameterSource
 
     given = [p for p in ctx.command.params
-             if p.name in names and ctx.get_parameter_source(p.name) not in (
-                 ParameterSource.DEFAULT, None)]
+             if p.name in names and ctx.get_parameter_source(p.name) in (
+                 ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)]
     if given:
         shown = ", ".join(max(p.opts, key=len) for p in given)
         verb = "does" if len(given) == 1 else "do"
