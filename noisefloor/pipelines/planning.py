@@ -32,6 +32,10 @@ __all__ = ["DESIGN_NAMES", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
 DESIGN_NAMES = {"two_proportion": "two-proportion z (independent)",
                 "mcnemar": "McNemar (Connor)", "sign_test": "exact sign test"}
 
+#: :attr:`PlanRun.floor_source` of a floor given as a number (``floor``); a command says how
+#: it was given (``noisefloor plan`` prints ``--floor``).
+GIVEN_FLOOR = "given"
+
 
 @dataclass(frozen=True)
 class DesignShrinkingFloor(FrozenResult):
@@ -70,8 +74,8 @@ class PlanRun(FrozenResult):
     plans : tuple of PowerPlan
         One per design, in the order asked.
     floor_source : str
-        Where the floor came from (``"--floor"``, the logs' :attr:`MeasuredFloor.source`),
-        empty without a floor.
+        Where the floor came from (:data:`GIVEN_FLOOR` for ``floor``, the logs'
+        :attr:`MeasuredFloor.source`), empty without a floor.
     measured_floor : MeasuredFloor or None
         The floor read from ``floor_logs`` (with the n it was measured at).
     shrinking_floor : tuple of DesignShrinkingFloor
@@ -159,7 +163,7 @@ def plan_run(*, gap: float | None = None, n: int | None = None,
             "{null_pairs} and {clean_pairs} go with {floor_logs} (they decide which contrasts "
             "of the log are null)"))
     measured = None
-    source = "--floor" if floor is not None else ""
+    source = GIVEN_FLOOR if floor is not None else ""
     if logs_given(floor_logs):
         from noisefloor.pipelines.measured import required_floor
 

@@ -185,3 +185,11 @@ def test_logs_given_as_a_dataframe_are_taken_like_paths(log):
     assert run.tiers is not None
     compared = leaderboard_run(BOARD, a="m_a", b="n_a", floor_logs=frame)
     assert compared.comparison is not None
+
+
+def test_plan_run_labels_a_floor_given_as_a_number_neutrally():
+    """The result says the floor was given, not how a command spells it; ``plan`` prints the
+    option."""
+    assert plan_run(gap=0.15, p_d=0.36, floor=0.118).floor_source == "given"
+    res = CliRunner().invoke(cli, ["plan", "--gap", "0.15", "--p-d", "0.36", "--floor", "0.118"])
+    assert "clearing a floor of 11.8 pp (--floor)" in res.output
