@@ -25,7 +25,7 @@ from noisefloor.stats.power.shrinking_floor import ShrinkingFloorPlan
 from noisefloor.stats.snr import ClaimSNR, RerunsSimulation
 from noisefloor.stats.validation import MentionError, ParameterError
 
-__all__ = ["DESIGN_NAMES", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
+__all__ = ["DESIGN_NAMES", "GIVEN_FLOOR", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
            "plan_power_figure", "plan_run", "reruns_sim_run", "trial_null_gaps"]
 
 #: Each design (``test``) as the text output and the power figure name it.
