@@ -155,6 +155,9 @@ def agreement_study(
         What the statistics refuse, with the file and the layout it was read in.
     NoCohenPairError
         ``metric="cohen"`` without a judge on other than two raters.
+    ParameterError
+        ``metric="icc"`` with any of ``weights``, ``level``, ``categories``, ``tie``,
+        ``fleiss_method``, ``n_boot``, ``rng`` away from its default (each named).
     ValueError
         A header that fits no layout, an unknown ``metric``.
 
@@ -170,6 +173,9 @@ def agreement_study(
 
     if metric not in STUDY_METRICS:
         raise ParameterError("metric", f"one of {list(STUDY_METRICS)}", metric)
+    if metric == "icc":
+        _refuse_kappa_parameters(weights=weights, level=level, categories=categories, tie=tie,
+                                 fleiss_method=fleiss_method, n_boot=n_boot, rng=rng)
     chosen = detect_layout(path, layout)
     table: AgreementTable | IccTable
     try:
@@ -196,6 +202,30 @@ def agreement_study(
     return AgreementStudy(
         source=str(path), layout=chosen, metric=metric, n_ratings=len(df),
         n_ignored_ratings=int(df["rater"].isin(table.ignored).sum()), table=table)
+
+
+#: The parameters of :func:`agreement_study` that set the kappa and alpha rows only, with
+#: their defaults: ``metric="icc"`` takes none of them.
+KAPPA_ONLY_DEFAULTS: dict[str, Any] = {
+    "weights": "none", "level": "nominal", "categories": None, "tie": "exclude",
+    "fleiss_method": "fleiss", "n_boot": 2000, "rng": 0}
+
+
+def _refuse_kappa_parameters(**values: Any) -> None:
+    """Refuse, by name, the kappa and alpha parameters set away from their defaults."""
+    def differs(value: Any, default: Any) -> bool:
+        if value is default:
+            return False
+        same_kind = isinstance(value, (str, int, np.integer)) and not isinstance(value, bool)
+        return not (same_kind and value == default)
+
+    given = [name for name, value in values.items()
+             if differs(value, KAPPA_ONLY_DEFAULTS[name])]
+    if given:
+        names = ", ".join(f"{{{name}}}" for name in given)
+        raise ParameterError(given[0], "left at its default with {metric='icc'}", message=(
+            f"{names} set the kappa and alpha rows; {{metric='icc'}} computes the intraclass "
+            "correlations, which take {judge}, {raters}, {layout} and {confidence} only"))
 
 
 #: The coefficients each non-ICC ``metric`` computes.

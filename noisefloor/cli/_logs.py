@@ -200,10 +200,22 @@ def log_call_options(specs, log_format: str, label_benchmark=None, label_model=N
                      label_protocol=None) -> dict:
     """Check labelled logs (every unrecognised file named at once) and return the keyword
     arguments a pipeline (:mod:`noisefloor.pipelines`) reads them with."""
+    check_log_specs(specs, log_format)
+    return log_read_kwargs(log_format, label_benchmark, label_model, label_protocol)
+
+
+def check_log_specs(specs, log_format: str) -> None:
+    """Refuse no log, and name every unrecognised file at once (``log_format`` ``"auto"``)."""
     if not specs:
         raise click.UsageError("give at least one LOG path")
     if log_format == "auto":
         _refuse_unrecognised([p for p, _ in specs])
+
+
+def log_read_kwargs(log_format: str, label_benchmark=None, label_model=None,
+                    label_protocol=None) -> dict:
+    """The keyword arguments a pipeline reads logs with, the command's context's
+    ``--allow-nan`` and ``--score`` included (no log checked: :func:`check_log_specs`)."""
     ctx = click.get_current_context(silent=True)
     return {"format": None if log_format == "auto" else log_format,
             "allow_nan": bool(ctx is not None and ctx.meta.get(_ALLOW_NAN, False)),
@@ -217,16 +229,18 @@ LOG_READ_PARAMS = ("log_format", "allow_nan", "score", "label_benchmark", "label
 
 
 def refuse_unused(ctx: click.Context, names, mode: str, why: str) -> None:
-    """A usage error naming every option of ``names`` given on the command line (or from the
-    environment): an option that does not apply is refused, never ignored.
+    """A usage error naming every option of ``names`` the user gave: an option that does not
+    apply is refused, never ignored.
 
-    The message reads ``--a, --b do not apply {mode}: {why}``.
+    Given means on the command line or from the environment (click's ``ParameterSource``
+    ``COMMANDLINE`` or ``ENVIRONMENT``); a default, from the option or the configuration's
+    default map, is not given. The message reads ``--a, --b do not apply {mode}: {why}``.
     """
     from click.core import ParameterSource
 
     given = [p for p in ctx.command.params
-             if p.name in names and ctx.get_parameter_source(p.name) not in (
-                 ParameterSource.DEFAULT, None)]
+             if p.name in names and ctx.get_parameter_source(p.name) in (
+                 ParameterSource.COMMANDLINE, ParameterSource.ENVIRONMENT)]
     if given:
         shown = ", ".join(max(p.opts, key=len) for p in given)
         verb = "does" if len(given) == 1 else "do"

@@ -14,7 +14,6 @@ import math
 from pathlib import Path
 
 import click
-from click.core import ParameterSource
 
 from noisefloor.agreement.from_file import AgreementStudy, NoCohenPairError, agreement_study
 from noisefloor.agreement.study import IccTable
@@ -27,6 +26,7 @@ from noisefloor.cli._common import (
     os_error_text,
 )
 from noisefloor.cli._html import html_option, write_page
+from noisefloor.cli._logs import refuse_unused
 from noisefloor.logs.annotations import LAYOUTS, parse_label
 from noisefloor.stats.agreement import NO_RESAMPLES_REASON
 
@@ -168,7 +168,9 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
         raise click.UsageError("--plot and --html draw the kappa and alpha rows; they are "
                                "not available with --metric icc")
     if metric == "icc":
-        _refuse_kappa_options(click.get_current_context())
+        refuse_unused(click.get_current_context(), KAPPA_ONLY_OPTIONS, "with --metric icc",
+                      "the intraclass correlations take --judge, --raters, --layout and "
+                      "--confidence (the others set the kappa and alpha rows)")
     cats = _split(categories)
     try:
         study = agreement_study(
@@ -176,15 +178,14 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
             metric=metric,
             judge=judge,
             raters=_split(raters),
-            weights=weights,
-            level=level,
-            categories=None if cats is None else [parse_label(c) for c in cats],
-            fleiss_method="randolph" if randolph else "fleiss",
-            tie=tie,
             layout=layout,
             confidence=confidence,
-            n_boot=n_boot,
-            rng=seed,
+            # the kappa options, never with icc (a default-map value is not given either)
+            **({} if metric == "icc" else dict(
+                weights=weights, level=level,
+                categories=None if cats is None else [parse_label(c) for c in cats],
+                fleiss_method="randolph" if randolph else "fleiss", tie=tie, n_boot=n_boot,
+                rng=seed)),
         )
     except NoCohenPairError as exc:
         # no pair to compare: the option that was asked for cannot be honoured (usage, exit 2);
@@ -253,21 +254,6 @@ def agreement(file, metric, weights, level, judge, raters, categories, tie, rand
 
 #: Options of the kappa and alpha rows only: the intraclass correlations take none of them.
 KAPPA_ONLY_OPTIONS = ("weights", "level", "categories", "tie", "randolph", "n_boot", "seed")
-
-
-def _refuse_kappa_options(ctx: click.Context) -> None:
-    """A usage error naming the kappa and alpha options the user gave with ``--metric icc``
-    (a default is not given: ``ctx.get_parameter_source`` tells them apart)."""
-    given = [p for p in ctx.command.params
-             if p.name in KAPPA_ONLY_OPTIONS
-             and ctx.get_parameter_source(p.name) in (ParameterSource.COMMANDLINE,
-                                                      ParameterSource.ENVIRONMENT)]
-    if given:
-        names = ", ".join(max(p.opts, key=len) for p in given)
-        raise click.UsageError(
-            f"{names} {'applies' if len(given) == 1 else 'apply'} to the kappa and alpha rows, "
-            "not to --metric icc (the intraclass correlations take --judge, --raters, "
-            "--layout and --confidence)", ctx=ctx)
 
 
 def _echo_icc(study: AgreementStudy, confidence: float, as_json: bool) -> None:

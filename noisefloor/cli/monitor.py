@@ -13,7 +13,7 @@ import click
 import pandas as pd
 
 from noisefloor.cli._common import HELP_OPTIONS, echo_table, emit_json, error_text, handle_errors
-from noisefloor.cli._logs import LOG_SPEC, log_call_options, log_options
+from noisefloor.cli._logs import LOG_SPEC, check_log_specs, log_options, log_read_kwargs
 from noisefloor.monitoring.from_logs import monitor_logs
 from noisefloor.stats.validation import ParameterError
 
@@ -281,10 +281,10 @@ def monitor(
     )
     # --protocol here selects the monitored protocol (it is not a label, unlike floor's).
     # each group checked on its own (one file may be monitored and also the baseline)
-    read = {}
     for group in (logs, baseline_logs, floor_logs):
         if group:
-            read = log_call_options(list(group), log_format, label_benchmark, label_model)
+            check_log_specs(list(group), log_format)
+    read = log_read_kwargs(log_format, label_benchmark, label_model)
     golden = [t.strip() for t in tasks.split(",") if t.strip()] if tasks else None
     try:
         report = monitor_logs(

@@ -93,14 +93,15 @@ def plan(gap, n_tasks, tests, p_d, baseline, alpha, power, effect_size, floor, f
 
 
 def _echo_plan(run, gap, n_tasks) -> None:
-    from noisefloor.pipelines.planning import DESIGN_NAMES
+    from noisefloor.pipelines.planning import DESIGN_NAMES, GIVEN_FLOOR
 
     first = run.plans[0]
     what = (f"tasks for a gain of {pp(gap, signed=True)} pp" if gap is not None
             else f"minimum detectable effect with n = {n_tasks}")
     click.echo(f"{what}: alpha {first.alpha:g} (two-sided), power {first.power:g}")
     if first.floor > 0:
-        click.echo(f"clearing a floor of {pp(first.floor)} pp ({run.floor_source})")
+        source = "--floor" if run.floor_source == GIVEN_FLOOR else run.floor_source
+        click.echo(f"clearing a floor of {pp(first.floor)} pp ({source})")
     if run.measured_floor is not None and run.measured_floor.n_tasks:
         click.echo("held fixed in the table: the floor as measured, on n = "
                    f"{run.measured_floor.n_tasks} paired tasks")

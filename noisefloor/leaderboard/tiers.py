@@ -532,7 +532,29 @@ def tier_plot_path(plot: str, count: int, label: str) -> str:
 def save_tier_plots(results: Sequence[LeaderboardTiers], plot: str | Path) -> tuple[str, ...]:
     """Draw each of ``results`` with :func:`save_tier_plot`: to ``plot`` for one, to
     ``<stem>-<domain>.<suffix>`` (``logs`` for trial logs) for several
-    (:func:`tier_plot_path`); returns the paths written."""
+    (:func:`tier_plot_path`).
+
+    Parameters
+    ----------
+    results : sequence of LeaderboardTiers
+        The tiers to draw, one figure each (:func:`tiers_by_domain`,
+        :func:`tiers_from_trials`).
+    plot : str or Path
+        The figure's path (``.png``, ``.svg`` or ``.pdf``); with several results, the stem of
+        each one's path.
+
+    Returns
+    -------
+    tuple of str
+        The paths written, in the order of ``results``.
+
+    Raises
+    ------
+    OSError
+        A path that cannot be written (a missing folder, no permission).
+    ValueError
+        A suffix matplotlib does not write.
+    """
     written = []
     for result in results:
         path = tier_plot_path(str(plot), len(results), result.domain or "logs")
@@ -545,6 +567,26 @@ def tiers_by_domain(board: Leaderboard, domain: str | None = None, *,
                     confidence: float = 0.95) -> tuple[LeaderboardTiers, ...]:
     """:func:`leaderboard_tiers` of every domain (or of ``domain``) that holds at least two
     entries with a published pass^1, in :data:`DOMAIN_TASKS` order.
+
+    Parameters
+    ----------
+    board : Leaderboard
+        The leaderboard (:func:`~noisefloor.leaderboard.read_leaderboard`).
+    domain : str, optional
+        One domain of :data:`DOMAIN_TASKS`; default: every domain of ``board``.
+    confidence : float, default 0.95
+        Level of each entry's interval and of the simultaneous rank intervals.
+
+    Returns
+    -------
+    tuple of LeaderboardTiers
+        One per domain with at least two such entries (empty when none has).
+
+    Raises
+    ------
+    ParameterError
+        A ``domain`` not of :data:`DOMAIN_TASKS`, a ``confidence`` not strictly between 0
+        and 1.
 
     Examples
     --------

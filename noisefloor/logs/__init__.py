@@ -48,7 +48,13 @@ if TYPE_CHECKING:
         TruncatedLineWarning,
     )
     from noisefloor.logs.records.frame import COLUMNS, DTYPES
-    from noisefloor.logs.runs import log_sources, parse_log_spec, run_names, run_specs
+    from noisefloor.logs.runs import (
+        log_sources,
+        logs_given,
+        parse_log_spec,
+        run_names,
+        run_specs,
+    )
     from noisefloor.logs.schema import (
         KEY_FIELDS,
         SCHEMA_VERSION,
@@ -77,6 +83,7 @@ _HOMES = {
     "differing_fields": "configuration",
     "load_trials": "load",
     "log_sources": "runs",
+    "logs_given": "runs",
     "run_specs": "runs",
     "parse_configuration": "configuration",
     "parse_log_spec": "runs",
@@ -109,6 +116,7 @@ __all__ = [
     "differing_fields",
     "load_trials",
     "log_sources",
+    "logs_given",
     "parse_configuration",
     "parse_log_spec",
     "read_log_trials",

@@ -11,9 +11,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["log_sources", "parse_log_spec", "run_names", "run_specs"]
+__all__ = ["log_sources", "logs_given", "parse_log_spec", "run_names", "run_specs"]
 
 PathLike = str | Path
+
+
+def logs_given(logs: Any) -> bool:
+    """Whether logs were given: a DataFrame counts, however long (its truth value is
+    ambiguous), a path or a non-empty sequence of them counts, ``None`` and ``()`` do not.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> logs_given(pd.DataFrame()), logs_given(["a.jsonl"]), logs_given(()), logs_given(None)
+    (True, True, False, False)
+    """
+    import pandas as pd
+
+    return isinstance(logs, pd.DataFrame) or bool(logs)
 
 
 def parse_log_spec(text: str) -> tuple[str, str | None]:

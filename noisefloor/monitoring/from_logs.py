@@ -14,19 +14,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-import pandas as pd
-
+from noisefloor.logs.runs import logs_given
 from noisefloor.monitoring.pipeline import MonitorReport, monitor_trials
 from noisefloor.stats.validation import ParameterError
 
 __all__ = ["monitor_logs"]
-
-
-def _frame(logs: Any, read_options: Mapping[str, Any]) -> pd.DataFrame:
-    """A frame as it is; paths read, a log without any trial record refused."""
-    from noisefloor.logs.load import read_log_trials
-
-    return read_log_trials(logs, **read_options)
 
 
 def monitor_logs(
@@ -79,13 +71,15 @@ def monitor_logs(
     >>> rep.r1.sigma_source, rep.n_trials
     ('parameter', 240)
     """
-    if sigma is not None and floor_logs is not None:
+    if sigma is not None and logs_given(floor_logs):
         raise ParameterError("sigma", "None with {floor_logs}", sigma, message=(
             "give {sigma} or {floor_logs}, not both"))
     read = dict(read_options or {})
-    trials = _frame(logs, read)
-    base = _frame(baseline, read)
-    if floor_logs is None:
+    from noisefloor.logs.load import read_log_trials
+
+    trials = read_log_trials(logs, **read)
+    base = read_log_trials(baseline, **read)
+    if not logs_given(floor_logs):
         return monitor_trials(trials, base, sigma=sigma, **options)
     from noisefloor.monitoring.sigma import floor_sigma
 

@@ -207,6 +207,14 @@ def pass_hat_k_report_from_trials(trials: pd.DataFrame, ks: Sequence[int] = (), 
     PassHatKReport
         Its ``to_dict()`` is the document ``noisefloor passk --json`` prints.
 
+    Raises
+    ------
+    ValueError
+        What :func:`~noisefloor.passk.pass_hat_k` refuses: a missing column, a duplicate
+        (task, trial), an invalid policy, a task with fewer than k trials under
+        ``k_exceeds_n="error"``, unequal trial counts under ``unequal_trials="error"``; a
+        ``confidence`` not strictly between 0 and 1.
+
     Examples
     --------
     >>> import pandas as pd

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from noisefloor.pipelines.measured import FLOOR_KINDS, measured_floor, required_floor
     from noisefloor.pipelines.planning import (
         DESIGN_NAMES,
+        GIVEN_FLOOR,
         PlanRun,
         RerunsSimRun,
         plan_power_figure,
@@ -53,6 +54,7 @@ _HOMES: dict[str, str] = {
     "ContrastRun": "contrast",
     "DESIGN_NAMES": "planning",
     "FloorRun": "floor",
+    "GIVEN_FLOOR": "planning",
     "LeaderboardRun": "leaderboard",
     "NO_CLAIMS_SOURCE": "audit",
     "PlanRun": "planning",

@@ -32,6 +32,7 @@ from noisefloor.leaderboard.tiers import (
     tiers_by_domain,
     tiers_from_trials,
 )
+from noisefloor.logs.runs import logs_given
 from noisefloor.results import FrozenResult
 from noisefloor.stats import validation as _validate
 
@@ -111,7 +112,7 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
             raise P("b" if b is None else "a", "given with {a}/{b}", message=(
                 "give both {a} and {b} to compare two entries"))
     else:
-        if (board is None) == (not tier_logs):
+        if (board is None) == (not logs_given(tier_logs)):
             raise P("board", "given or {tier_logs}", message=(
                 "{tiers=True} reads the leaderboard {board} or trial logs ({tier_logs}), one "
                 "of the two"))
@@ -132,12 +133,12 @@ def _check_options(board, a, b, floor, envelope, floor_logs, null_pairs, clean_p
     for name, value in (("floor", floor), ("envelope", envelope)):
         if value is not None and not math.isfinite(value):
             raise P(name, "a finite proportion", value)
-    if floor is not None and floor_logs:
+    if floor is not None and logs_given(floor_logs):
         raise P("floor", "None with {floor_logs}", floor, message=(
             "give {floor} or {floor_logs}, not both"))
     if envelope is not None and floor is None:
         raise P("envelope", "given with {floor}", envelope, message="{envelope} goes with {floor}")
-    if (null_pairs or clean_pairs) and not floor_logs:
+    if (null_pairs or clean_pairs) and not logs_given(floor_logs):
         raise P("null_pairs", "given with {floor_logs}", message=(
             "{null_pairs} and {clean_pairs} go with {floor_logs} (they decide which contrasts "
             "of the log are null)"))
@@ -225,7 +226,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
     conf = _validate.probability("confidence", confidence)
     if domain is not None:
         _validate.choice("domain", domain, tuple(DOMAIN_TASKS))
-    if tiers and tier_logs:
+    if tiers and logs_given(tier_logs):
         return _tiers_of_logs(tier_logs, domain, conf, plot, read_options)
     lb = board if isinstance(board, Leaderboard) else read_leaderboard(board)
     reruns = reruns_floor(lb, confidence=conf)
@@ -237,7 +238,7 @@ def leaderboard_run(board: Leaderboard | str | Path | None = None, *, domain: st
     if a is None or b is None:
         return replace(base, entries=lb.to_frame(domain))
     env = math.nan
-    if floor_logs:
+    if logs_given(floor_logs):
         from noisefloor.pipelines.measured import required_floor
 
         measured = required_floor(floor_logs, floor_kind, confidence=conf,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from noisefloor.logs.runs import logs_given
 from noisefloor.pipelines.measured import MeasuredFloor
 from noisefloor.results import FrozenResult
 from noisefloor.stats.power.planning import PowerPlan
@@ -24,12 +25,16 @@ from noisefloor.stats.power.shrinking_floor import ShrinkingFloorPlan
 from noisefloor.stats.snr import ClaimSNR, RerunsSimulation
 from noisefloor.stats.validation import MentionError, ParameterError
 
-__all__ = ["DESIGN_NAMES", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
+__all__ = ["DESIGN_NAMES", "GIVEN_FLOOR", "DesignShrinkingFloor", "PlanRun", "RerunsSimRun",
            "plan_power_figure", "plan_run", "reruns_sim_run", "trial_null_gaps"]
 
 #: Each design (``test``) as the text output and the power figure name it.
 DESIGN_NAMES = {"two_proportion": "two-proportion z (independent)",
                 "mcnemar": "McNemar (Connor)", "sign_test": "exact sign test"}
+
+#: :attr:`PlanRun.floor_source` of a floor given as a number (``floor``); a command says how
+#: it was given (``noisefloor plan`` prints ``--floor``).
+GIVEN_FLOOR = "given"
 
 
 @dataclass(frozen=True)
@@ -69,8 +74,8 @@ class PlanRun(FrozenResult):
     plans : tuple of PowerPlan
         One per design, in the order asked.
     floor_source : str
-        Where the floor came from (``"--floor"``, the logs' :attr:`MeasuredFloor.source`),
-        empty without a floor.
+        Where the floor came from (:data:`GIVEN_FLOOR` for ``floor``, the logs'
+        :attr:`MeasuredFloor.source`), empty without a floor.
     measured_floor : MeasuredFloor or None
         The floor read from ``floor_logs`` (with the n it was measured at).
     shrinking_floor : tuple of DesignShrinkingFloor
@@ -150,16 +155,16 @@ def plan_run(*, gap: float | None = None, n: int | None = None,
     """
     from noisefloor.stats.power.planning import plan
 
-    if floor is not None and floor_logs:
+    if floor is not None and logs_given(floor_logs):
         raise ParameterError("floor", "None with {floor_logs}", floor, message=(
             "give {floor} or {floor_logs}, not both"))
-    if (null_pairs or clean_pairs) and not floor_logs:
+    if (null_pairs or clean_pairs) and not logs_given(floor_logs):
         raise ParameterError("null_pairs", "given with {floor_logs}", message=(
             "{null_pairs} and {clean_pairs} go with {floor_logs} (they decide which contrasts "
             "of the log are null)"))
     measured = None
-    source = "--floor" if floor is not None else ""
-    if floor_logs:
+    source = GIVEN_FLOOR if floor is not None else ""
+    if logs_given(floor_logs):
         from noisefloor.pipelines.measured import required_floor
 
         measured = required_floor(floor_logs, floor_kind, null_pairs=null_pairs,
@@ -315,20 +320,20 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
 
     from noisefloor.stats.snr import claim_snr, flip_rate_to_success_prob, simulate_reruns
 
-    if (flip_rate is None) == (not _given(logs)):
+    if (flip_rate is None) == (not logs_given(logs)):
         raise ParameterError("flip_rate", "given without {logs}", message=(
             "give exactly one of {flip_rate} and {logs}"))
-    if claim is None and (null_gaps or _given(floor_logs)):
+    if claim is None and (null_gaps or logs_given(floor_logs)):
         raise ParameterError("claim", "given with {null_gaps} or {floor_logs}", message=(
             "{null_gaps} and {floor_logs} rate a {claim}; give {claim}"))
     if claim is not None:
-        if null_gaps and _given(floor_logs):
+        if null_gaps and logs_given(floor_logs):
             raise ParameterError("null_gaps", "empty with {floor_logs}", message=(
                 "give {null_gaps} or {floor_logs}, not both"))
-        if not null_gaps and not _given(floor_logs):
+        if not null_gaps and not logs_given(floor_logs):
             raise ParameterError("claim", "given with {null_gaps} or {floor_logs}", message=(
                 "{claim} needs {null_gaps} or {floor_logs}"))
-    if _given(logs):
+    if logs_given(logs):
         from noisefloor.logs.load import read_log_trials
         from noisefloor.logs.runs import log_sources
         from noisefloor.passk.trials import per_task_success_share
@@ -348,10 +353,3 @@ def reruns_sim_run(*, flip_rate: float | None = None, n_tasks: int = 100, logs: 
         gaps = list(null_gaps) or trial_null_gaps(floor_logs, **read_options)
         snr = claim_snr(claim, gaps)
     return RerunsSimRun(source, sim, snr)
-
-
-def _given(logs: Any) -> bool:
-    """Whether logs were given (a DataFrame counts, however long)."""
-    import pandas as pd
-
-    return isinstance(logs, pd.DataFrame) or bool(logs)

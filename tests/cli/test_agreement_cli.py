@@ -427,12 +427,12 @@ def test_metric_icc_refuses_the_kappa_options_it_would_ignore():
     scores = FIX / "shrout_fleiss1979_scores.csv"
     res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--weights", "linear"])
     assert res.exit_code == 2, res.output
-    assert "--weights applies to the kappa and alpha rows, not to --metric icc" in res.output
+    assert "--weights does not apply with --metric icc" in res.output
     res = CliRunner().invoke(agreement, [str(scores), "--metric", "icc", "--level", "nominal",
                                          "--categories", "1,2", "--tie", "lowest", "--randolph",
                                          "--n-boot", "0", "--seed", "3"])
     assert res.exit_code == 2, res.output
-    assert "--level, --categories, --tie, --randolph, --n-boot, --seed apply to" in res.output
+    assert "--level, --categories, --tie, --randolph, --n-boot, --seed do not apply" in res.output
     assert _run(scores, "--metric", "icc", "--confidence", "0.9").exit_code == 0
 
 
@@ -450,3 +450,39 @@ def test_the_cohen_pair_error_is_the_library_message_spelled_as_options(tmp_path
     res = CliRunner().invoke(agreement, [str(_three_raters(tmp_path)), "--metric", "cohen"])
     assert res.exit_code == 2, res.output
     assert "Error: no pair in this file: --judge, --raters or --metric fleiss" in res.output
+
+
+def test_given_means_command_line_or_environment_for_every_refusal():
+    """A value from the configuration's default map is no option the user gave: neither the
+    agreement command nor the shared refusal (leaderboard's, the log options') refuses it."""
+    import click
+
+    from noisefloor.cli._logs import refuse_unused
+
+    scores = str(FIX / "shrout_fleiss1979_scores.csv")
+    res = CliRunner().invoke(agreement, [scores, "--metric", "icc"],
+                             default_map={"weights": "linear"})
+    assert res.exit_code == 0, res.output
+
+    @click.command()
+    @click.option("--plot", default=None)
+    @click.pass_context
+    def cmd(ctx, plot):
+        refuse_unused(ctx, ("plot",), "here", "no figure")
+
+    assert CliRunner().invoke(cmd, [], default_map={"plot": "x.png"}).exit_code == 0
+    res = CliRunner().invoke(cmd, [], env={"P_PLOT": "x.png"}, auto_envvar_prefix="P")
+    assert res.exit_code == 2 and "--plot does not apply here: no figure" in res.output
+
+
+def test_agreement_study_refuses_the_kappa_parameters_with_icc():
+    """metric="icc" ignored weights, level, tie, n_boot, ...: they are refused by name, their
+    defaults are no error."""
+    from noisefloor.agreement.from_file import agreement_study
+
+    scores = FIX / "shrout_fleiss1979_scores.csv"
+    with pytest.raises(ValueError, match=r"weights=, n_boot="):
+        agreement_study(scores, metric="icc", weights="linear", n_boot=0)
+    with pytest.raises(ValueError, match=r"tie="):
+        agreement_study(scores, metric="icc", tie="lowest")
+    assert agreement_study(scores, metric="icc", weights="none", n_boot=2000, rng=0).table

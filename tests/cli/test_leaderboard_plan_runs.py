@@ -167,3 +167,29 @@ def test_reruns_sim_json_has_one_key_set_and_is_one_library_call(log):
         assert isinstance(run, RerunsSimRun)
         assert _as_printed(run) == doc, case
         assert (doc["claim"] is None) == ("claim" not in kwargs), case
+
+
+def test_logs_given_as_a_dataframe_are_taken_like_paths(log):
+    """A trial frame (the docstrings allow one) counts as given, never as an ambiguous truth
+    value: the result is the one of its path."""
+    from noisefloor.logs.load import read_log_trials
+
+    frame = read_log_trials(log)
+    with_path = plan_run(gap=0.6, p_d=0.7, floor_logs=[log])
+    with_frame = plan_run(gap=0.6, p_d=0.7, floor_logs=frame)
+    assert with_frame.measured_floor is not None
+    assert with_frame.measured_floor.value == with_path.measured_floor.value
+    with pytest.raises(ValueError, match="not both"):
+        plan_run(gap=0.6, p_d=0.7, floor=0.1, floor_logs=frame)
+    run = leaderboard_run(tiers=True, tier_logs=frame)
+    assert run.tiers is not None
+    compared = leaderboard_run(BOARD, a="m_a", b="n_a", floor_logs=frame)
+    assert compared.comparison is not None
+
+
+def test_plan_run_labels_a_floor_given_as_a_number_neutrally():
+    """The result says the floor was given, not how a command spells it; ``plan`` prints the
+    option."""
+    assert plan_run(gap=0.15, p_d=0.36, floor=0.118).floor_source == "given"
+    res = CliRunner().invoke(cli, ["plan", "--gap", "0.15", "--p-d", "0.36", "--floor", "0.118"])
+    assert "clearing a floor of 11.8 pp (--floor)" in res.output

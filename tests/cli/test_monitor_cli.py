@@ -111,6 +111,16 @@ def test_sigma_from_floor_logs(tmp_path):
         f"null_gap_sd of the noise floor of {floor_path} (2 per-seed null contrasts)")
 
 
+def test_monitor_logs_takes_floor_logs_as_given_or_not(tmp_path):
+    """No floor logs (``()``) is not given; a trial frame is, however it is held."""
+    from noisefloor.monitoring.from_logs import monitor_logs
+
+    assert monitor_logs(MONITORED, BASELINE, sigma=0.05, floor_logs=()).r1.sigma == 0.05
+    floor_path = _floor_log(tmp_path / "floor.jsonl")
+    with pytest.raises(ValueError, match="not both"):
+        monitor_logs(MONITORED, BASELINE, sigma=0.05, floor_logs=load_trials(floor_path))
+
+
 def test_errors_are_one_clear_line(tmp_path):
     both = CliRunner().invoke(
         monitor, [MONITORED, "--baseline", BASELINE, "--sigma", "0.1", "--floor-log", BASELINE]
