@@ -7,7 +7,9 @@ Data flows one way: files -> :mod:`noisefloor.logs` (validated trial records, a 
 frozen results; one call per command in :mod:`noisefloor.pipelines`) -> :mod:`noisefloor.report`
 and the ``noisefloor`` command line (:mod:`noisefloor.cli`). The main functions and result types
 of those packages are importable from here (``from noisefloor import noise_floor,
-load_trials``); they load on first use.
+load_trials``); they load on first use. No name exported here is also the name of a package
+(``noisefloor.audit`` and ``noisefloor.compare`` are packages: their one calls are
+:func:`audit_run` and :func:`compare_runs`, and ``from noisefloor.compare import compare``).
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ if TYPE_CHECKING:
     from noisefloor.agreement.from_file import AgreementStudy, agreement_study
     from noisefloor.agreement.study import AgreementTable, agreement_by_label
     from noisefloor.audit.published import TableError, read_claims, read_paired_counts
-    from noisefloor.audit.verdicts import AuditResult, ClaimVerdict, audit
-    from noisefloor.compare.result import Comparison, compare
+    from noisefloor.audit.verdicts import AuditResult, ClaimVerdict
+    from noisefloor.compare.result import Comparison
     from noisefloor.compare.runs import compare_runs
     from noisefloor.floor.estimate import NoiseFloor, noise_floor
     from noisefloor.floor.nulls import NullContrasts, certified_null_contrasts
@@ -86,12 +88,10 @@ _HOMES: dict[str, str] = {
     "adjust_pvalues": "stats.multiplicity",
     "agreement_by_label": "agreement.study",
     "agreement_study": "agreement.from_file",
-    "audit": "audit.verdicts",
     "audit_forest": "report.forest",
     "audit_run": "pipelines.audit",
     "certified_null_contrasts": "floor.nulls",
     "cohen_kappa": "stats.agreement.cohen",
-    "compare": "compare.result",
     "compare_entries": "leaderboard.gaps",
     "compare_runs": "compare.runs",
     "contrast_counts": "pipelines.contrast",
@@ -131,8 +131,6 @@ _HOMES: dict[str, str] = {
 #: Subpackages reachable as attributes (``noisefloor.stats``) without an explicit import.
 _SUBPACKAGES = (
     "agreement",
-    "audit",
-    "compare",
     "endpoints",
     "floor",
     "leaderboard",

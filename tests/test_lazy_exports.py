@@ -56,9 +56,10 @@ def test_the_commands_one_call_functions_are_exported_from_the_top():
     # compare_runs, contrast_counts, reruns_sim_run (and its result) and passk's one call were
     # exported by their packages only; each is the package's own object, loaded on first use
     import noisefloor
-    from noisefloor import compare, passk, pipelines
+    from noisefloor import compare as compare_package
+    from noisefloor import passk, pipelines
 
-    for package, names in ((compare, ["compare_runs"]),
+    for package, names in ((compare_package, ["compare_runs"]),
                            (pipelines, ["contrast_counts", "reruns_sim_run", "RerunsSimRun"]),
                            (passk, ["pass_hat_k_report_from_logs", "PassHatKReport"])):
         for name in names:
@@ -73,3 +74,16 @@ def test_passk_help_names_its_one_call_function():
 
     help_text = " ".join(CliRunner().invoke(passk, ["--help"]).output.split())
     assert "Python: noisefloor.pass_hat_k_report_from_logs(LOGS, ks)" in help_text
+
+
+def test_no_top_level_export_is_also_a_package_or_module_name():
+    # ``from noisefloor import compare`` gave the function compare() or the package
+    # noisefloor.compare depending on whether the package had been imported before (importing a
+    # submodule binds it as the package's attribute, over the lazy export): a name is one thing
+    import noisefloor
+
+    root = Path(noisefloor.__file__).parent
+    submodules = {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
+    submodules |= {p.stem for p in root.glob("*.py") if not p.stem.startswith("_")}
+    clashes = sorted(set(noisefloor.__all__) & submodules)
+    assert not clashes, f"exported names that are also submodules of noisefloor: {clashes}"
