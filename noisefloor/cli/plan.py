@@ -99,11 +99,15 @@ def _echo_plan(run, gap, n_tasks) -> None:
     what = (f"tasks for a gain of {pp(gap, signed=True)} pp" if gap is not None
             else f"minimum detectable effect with n = {n_tasks}")
     click.echo(f"{what}: alpha {first.alpha:g} (two-sided), power {first.power:g}")
+    # a floor given with --floor-kind envelope is called an envelope
+    kind = ("envelope" if run.measured_floor is not None
+            and run.measured_floor.kind == "envelope" else "floor")
     if first.floor > 0:
         source = "--floor" if run.floor_source == GIVEN_FLOOR else run.floor_source
-        click.echo(f"clearing a floor of {pp(first.floor)} pp ({source})")
+        click.echo(f"clearing {'an' if kind == 'envelope' else 'a'} {kind} of "
+                   f"{pp(first.floor)} pp ({source})")
     if run.measured_floor is not None and run.measured_floor.n_tasks:
-        click.echo("held fixed in the table: the floor as measured, on n = "
+        click.echo(f"held fixed in the table: the {kind} as measured, on n = "
                    f"{run.measured_floor.n_tasks} paired tasks")
     for shrink in run.shrinking_floor:
         if shrink.n > 0:

@@ -120,3 +120,14 @@ def test_floor_log_takes_the_log_options_of_every_log_reader(args):
 def test_log_options_without_a_log_are_refused(args, named):
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 2 and named in res.output, res.output
+
+
+@pytest.mark.parametrize("kind, word", [("floor", "a floor"), ("envelope", "an envelope")])
+def test_plan_names_the_floor_kind_it_clears(kind, word):
+    # `--floor-kind envelope` was printed as "clearing a floor of ..." and "the floor as
+    # measured": the number is the envelope, and the text says so (fixture: two re-runs of
+    # no_coord on 3 tasks, whose one null contrast gives 33.3 pp)
+    out = CliRunner().invoke(cli, ["plan", "--gap", "0.2", "--p-d", "0.3", "--floor-log",
+                                   "fixtures/logs/trials.jsonl", "--floor-kind", kind]).output
+    assert f"clearing {word} of 33.3 pp ({kind} of fixtures/logs/trials.jsonl" in out
+    assert f"held fixed in the table: the {kind} as measured, on n = 3 paired tasks" in out

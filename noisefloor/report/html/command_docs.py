@@ -197,12 +197,14 @@ def plan_doc(doc: dict, fig: Any = None) -> ReportDoc:
                     if p["test"] == "two_proportion" else f"p_d {p['p_d']}"),
         "note": p["reason"]} for i, p in enumerate(plans)])
     first = plans[0]
+    measured = doc.get("measured_floor") or {}
+    kind = "an envelope" if measured.get("kind") == "envelope" else "a floor"
     if solve_n:
         parts = [f"{_TEST_NAMES.get(p['test'], p['test'])} {{plans.{i}.n:int}}"
                  for i, p in enumerate(plans) if p["n"] is not None and p["n"] >= 0]
         verdict = (f"To detect a gain of {{plans.0.gap:pp+}} pp with power {first['power']:g} "
                    f"at alpha {first['alpha']:g}"
-                   + (", clearing a floor of {plans.0.floor:pp} pp" if first["floor"] else "")
+                   + (f", clearing {kind} of {{plans.0.floor:pp}} pp" if first["floor"] else "")
                    + ", you need " + (", ".join(parts) or "no feasible design") + " tasks.")
     else:
         parts = [f"{_TEST_NAMES.get(p['test'], p['test'])} {{plans.{i}.gap:pp+}} pp"
