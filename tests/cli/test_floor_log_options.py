@@ -14,26 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from noisefloor.cli.main import cli
-
-# Trial 0 of no_coord and intercept with empty stores and identical first requests, so
-# intercept-no_coord is a clean null contrast at each seed (rewards: no_coord, intercept).
-SEED_1 = [(0.0, 1.0)] * 4 + [(1.0, 0.0)] + [(1.0, 1.0)] * 5  # W=4, L=1, T=5
-SEED_2 = [(0.0, 1.0)] + [(1.0, 0.0)] * 2 + [(0.0, 0.0)] * 7  # W=1, L=2, T=7
-
-
-def _write_log(path, seeds):
-    with open(path, "w", encoding="utf-8") as fh:
-        for seed, rows in seeds.items():
-            for i, pair in enumerate(rows):
-                for protocol, reward in zip(("no_coord", "intercept"), pair):
-                    fh.write(json.dumps({
-                        "schema_version": "1", "benchmark": "tau2/retail", "model": "m",
-                        "protocol": protocol, "seed": seed, "task_id": f"t{i:02d}", "trial": 0,
-                        "reward": reward, "termination_reason": None,
-                        "infrastructure_error": False, "store_events_at_start": 0,
-                        "injections": 0,
-                        "first_request_sha256": f"{seed:02d}{i:02d}".ljust(64, "0")}) + "\n")
-    return str(path)
+from tests.cli.null_logs import SEED_1, SEED_2, write_clean_null_log
 
 
 def _run(*args):
@@ -43,7 +24,7 @@ def _run(*args):
 
 
 def test_plan_floor_log_is_the_wilson_mapped_floor(tmp_path):
-    one = _write_log(tmp_path / "one.jsonl", {1: SEED_1})
+    one = write_clean_null_log(tmp_path / "one.jsonl", {1: SEED_1})
     doc = json.loads(_run("plan", "--gap", "0.6", "--p-d", "0.7", "--floor-log", one,
                           "--json").output)
     # R: prop.test(4, 5, correct = FALSE)$conf.int[2] = 0.9637759 (Wilson upper of W/(W+L));
@@ -51,7 +32,7 @@ def test_plan_floor_log_is_the_wilson_mapped_floor(tmp_path):
     assert doc["plans"][0]["floor"] == pytest.approx((2 * 0.9637759 - 1) * 5 / 10, abs=1e-6)
     assert doc["floor_source"] == f"floor of {one} (intercept-no_coord)"
 
-    two = _write_log(tmp_path / "two.jsonl", {1: SEED_1, 2: SEED_2})
+    two = write_clean_null_log(tmp_path / "two.jsonl", {1: SEED_1, 2: SEED_2})
     doc = json.loads(_run("plan", "--gap", "0.6", "--p-d", "0.7", "--floor-log", two,
                           "--json").output)
     # seeds pooled, W=5, L=3, n=20. R: prop.test(5, 8, correct = FALSE)$conf.int[2] = 0.8631557
@@ -60,7 +41,7 @@ def test_plan_floor_log_is_the_wilson_mapped_floor(tmp_path):
 
 def test_leaderboard_floor_log_names_the_log(tmp_path, shared_data):
     board = shared_data / "tau2-bench" / "leaderboard_submissions.json"
-    log = _write_log(tmp_path / "one.jsonl", {1: SEED_1})
+    log = write_clean_null_log(tmp_path / "one.jsonl", {1: SEED_1})
     doc = json.loads(_run("leaderboard", str(board), "--a", "gemini-3-pro_google_2025-11-18",
                           "--b", "gemini-3-pro_sierra_2026-03-02", "--floor-log", log,
                           "--json").output)
@@ -68,7 +49,7 @@ def test_leaderboard_floor_log_names_the_log(tmp_path, shared_data):
 
 
 def test_reruns_sim_claim_rates_against_the_logs_null_gaps(tmp_path):
-    log = _write_log(tmp_path / "two.jsonl", {1: SEED_1, 2: SEED_2})
+    log = write_clean_null_log(tmp_path / "two.jsonl", {1: SEED_1, 2: SEED_2})
     doc = json.loads(_run("reruns-sim", "--flip-rate", "0.2", "--tasks", "10", "--claim", "0.1",
                           "--floor-log", log, "--json").output)
     claim = doc["claim"]
@@ -81,7 +62,7 @@ def test_reruns_sim_claim_rates_against_the_logs_null_gaps(tmp_path):
 @pytest.mark.parametrize("command", ["plan", "leaderboard"])
 def test_an_undefined_floor_is_refused_naming_the_options(tmp_path, shared_data, command):
     # every task tied at trial 0 of a certified pair: the floor has no informative pair
-    log = _write_log(tmp_path / "tied.jsonl", {1: [(1.0, 1.0)] * 5})
+    log = write_clean_null_log(tmp_path / "tied.jsonl", {1: [(1.0, 1.0)] * 5})
     board = shared_data / "tau2-bench" / "leaderboard_submissions.json"
     args = (["plan", "--gap", "0.1", "--p-d", "0.3"] if command == "plan" else
             ["leaderboard", str(board), "--a", "gemini-3-pro_google_2025-11-18",

@@ -25,6 +25,7 @@ from noisefloor.pipelines import (
     plan_run,
     reruns_sim_run,
 )
+from tests.cli.null_logs import SEED_1, SEED_2, write_clean_null_log
 
 BOARD = str(Path(__file__).resolve().parents[2] / "fixtures" / "leaderboard" /
             "three_entries.json")
@@ -38,21 +39,8 @@ RERUNS_SIM_KEYS = ["source", "simulation", "claim"]
 def log(tmp_path_factory) -> str:
     """Trial 0 of two protocols on ten tasks at two seeds: intercept-no_coord is a clean null
     contrast (identical first requests, empty stores)."""
-    rewards = {1: [(0.0, 1.0)] * 4 + [(1.0, 0.0)] + [(1.0, 1.0)] * 5,
-               2: [(0.0, 1.0)] + [(1.0, 0.0)] * 2 + [(0.0, 0.0)] * 7}
-    path = tmp_path_factory.mktemp("runs") / "two.jsonl"
-    with open(path, "w", encoding="utf-8") as fh:
-        for seed, rows in rewards.items():
-            for i, pair in enumerate(rows):
-                for protocol, reward in zip(("no_coord", "intercept"), pair):
-                    fh.write(json.dumps({
-                        "schema_version": "1", "benchmark": "tau2/retail", "model": "m",
-                        "protocol": protocol, "seed": seed, "task_id": f"t{i:02d}", "trial": 0,
-                        "reward": reward, "termination_reason": None,
-                        "infrastructure_error": False, "store_events_at_start": 0,
-                        "injections": 0,
-                        "first_request_sha256": f"{seed:02d}{i:02d}".ljust(64, "0")}) + "\n")
-    return str(path)
+    return write_clean_null_log(tmp_path_factory.mktemp("runs") / "two.jsonl",
+                                {1: SEED_1, 2: SEED_2})
 
 
 def _json(*args) -> dict:
