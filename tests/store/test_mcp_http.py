@@ -68,3 +68,26 @@ def test_write_and_query_over_streamable_http(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_url_is_announced_only_once_the_socket_listens(tmp_path, monkeypatch):
+    # Regression: the URL was announced when the socket was bound but before uvicorn called
+    # listen(), so a client connecting at once was refused ("All connection attempts failed",
+    # seen once in CI under load). Here uvicorn never starts: a connection made when the URL is
+    # announced succeeds only if the socket already listens (the kernel queues it).
+    import socket
+
+    import uvicorn
+
+    from noisefloor.store.mcp.server import serve_http
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    connected = []
+
+    def on_ready(url):
+        port = int(url.rsplit(":", 1)[1].split("/", 1)[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=5):
+            connected.append(port)
+
+    serve_http(str(tmp_path / "store.db"), port=0, on_ready=on_ready)
+    assert len(connected) == 1

@@ -262,7 +262,7 @@ def serve_http(db: str, *, host: str = "127.0.0.1", port: int = 0, path: str = "
     path : str, default "/mcp"
         URL path of the MCP endpoint.
     on_ready : callable, optional
-        Called with the endpoint's URL (``http://host:port/mcp``) once the socket is bound.
+        Called with the endpoint's URL (``http://host:port/mcp``) once the socket listens.
 
     Raises
     ------
@@ -284,6 +284,9 @@ def serve_http(db: str, *, host: str = "127.0.0.1", port: int = 0, path: str = "
         sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        # listening before the URL is announced: a client that connects at once is queued by
+        # the kernel until uvicorn accepts, instead of refused while uvicorn starts up
+        sock.listen(2048)
         bound = sock.getsockname()[1]
         shown = f"[{host}]" if ":" in host else host
         if on_ready is not None:
